@@ -1,0 +1,297 @@
+/*
+ * callfile.c - the transaction files: <server>/call, <server>/<thread>/call
+ * and the tools.json files that wait for a listing.
+ *
+ * Protocol of call, per open file (after Plan 9's factotum rpc):
+ *
+ *   write   bytes accumulate until they form one complete JSON value; then
+ *           the request is sent at once and write returns. Bytes that can no
+ *           longer become JSON fail with EINVAL, more than 16 MiB with EFBIG,
+ *           a complete value that is not a valid request with EINVAL. The
+ *           first byte of a new request ends the previous transaction on
+ *           this open file (its call goes on and becomes the latest reply).
+ *   read    waits for this open file's request and returns its reply (one
+ *           JSON document and a newline), in pieces, from its own position
+ *           (the file offset is ignored); then 0 until the next write. An
+ *           open file that sent nothing reads the session's latest reply,
+ *           waiting for the most recently sent call if one is in flight.
+ *           A signal (FUSE interrupt) on a waiting read cancels the call
+ *           (notifications/cancelled) and fails the read with EINTR.
+ *   close   never cancels; an unfinished request fails close with EINVAL.
+ *
+ * tools.json waits the same way for its listing but reads at the offset.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fs.h"
+#include "jscan.h"
+
+struct callfile {
+	enum kind kind;
+	uint64_t server_id, session_id;
+	struct jscan scan;
+	char *req;
+	size_t reqlen, reqcap;
+	int wrote;            /* a request was sent on this open file */
+	int attached;         /* call was taken (sent, latest or tools) */
+	mcp_call *call;
+	size_t pos;
+	fuse_req_t rreq;      /* the read waiting for call */
+	size_t rsize;
+	off_t roff;
+	struct mcp_listener lis;
+};
+
+static int resolve(struct callfile *cf, mcp_server **srv, mcp_session **s)
+{
+	*s = NULL;
+	if (cf->session_id) {
+		*s = mcp_session_by_id(cf->session_id);
+		if (!*s)
+			return -ENOENT;
+		*srv = mcp_session_server(*s);
+		return 0;
+	}
+	*srv = mcp_server_by_id(cf->server_id);
+	return *srv ? 0 : -ENOENT;
+}
+
+struct callfile *callfile_new(enum kind kind, uint64_t server_id,
+			      uint64_t session_id)
+{
+	struct callfile *cf = calloc(1, sizeof *cf);
+
+	if (!cf)
+		return NULL;
+	cf->kind = kind;
+	cf->server_id = server_id;
+	cf->session_id = session_id;
+	if (kind == K_TOOLS) {
+		mcp_server *srv;
+		mcp_session *s;
+
+		if (resolve(cf, &srv, &s) < 0 || mcp_tools(srv, s, &cf->call)) {
+			free(cf);
+			return NULL;
+		}
+		cf->attached = 1;
+	}
+	return cf;
+}
+
+/* Answer the waiting read from the finished call. */
+static void serve(struct callfile *cf, fuse_req_t req, size_t size, off_t off)
+{
+	mcp_buf *b = mcp_call_reply(cf->call);
+	size_t at = cf->kind == K_TOOLS ? (size_t)off : cf->pos, n;
+
+	if (at >= b->len) {
+		fuse_reply_buf(req, NULL, 0);
+		return;
+	}
+	n = b->len - at < size ? b->len - at : size;
+	if (cf->kind != K_TOOLS)
+		cf->pos += n;
+	fuse_reply_buf(req, b->data + at, n);
+}
+
+static void done_cb(struct mcp_listener *l, mcp_call *c)
+{
+	struct callfile *cf = (struct callfile *)((char *)l -
+				offsetof(struct callfile, lis));
+	fuse_req_t req = cf->rreq;
+
+	if (!req)
+		return;
+	cf->rreq = NULL;
+	serve(cf, req, cf->rsize, cf->roff);
+}
+
+static void interrupt_cb(fuse_req_t req, void *data)
+{
+	struct callfile *cf = data;
+
+	if (cf->rreq != req)
+		return;
+	cf->rreq = NULL;
+	mcp_listener_remove(&cf->lis);
+	if (cf->kind == K_CALL && cf->call)
+		mcp_call_cancel(cf->call);
+	fuse_reply_err(req, EINTR);
+}
+
+void callfile_read(struct callfile *cf, fuse_req_t req, size_t size,
+		   off_t off)
+{
+	if (cf->rreq) {
+		fuse_reply_err(req, EBUSY); /* one read at a time per file */
+		return;
+	}
+	if (!cf->attached) {
+		mcp_server *srv;
+		mcp_session *s;
+
+		cf->attached = 1;
+		if (resolve(cf, &srv, &s) == 0)
+			cf->call = mcp_call_ref(mcp_latest(srv, s));
+		cf->pos = 0;
+	}
+	if (!cf->call) {
+		fuse_reply_buf(req, NULL, 0);
+		return;
+	}
+	if (mcp_call_is_done(cf->call)) {
+		serve(cf, req, size, off);
+		return;
+	}
+	cf->rreq = req;
+	cf->rsize = size;
+	cf->roff = off;
+	cf->lis.done = done_cb;
+	mcp_call_listen(cf->call, &cf->lis);
+	fuse_req_interrupt_func(req, interrupt_cb, cf);
+}
+
+static void reset_request(struct callfile *cf)
+{
+	cf->reqlen = 0;
+}
+
+static int all_space(const char *p, size_t n)
+{
+	while (n--) {
+		char ch = *p++;
+
+		if (ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r')
+			return 0;
+	}
+	return 1;
+}
+
+static int append(struct callfile *cf, const char *buf, size_t n)
+{
+	if (cf->reqlen + n > cf->reqcap) {
+		size_t cap = cf->reqcap ? cf->reqcap : 4096;
+		char *nr;
+
+		while (cap < cf->reqlen + n)
+			cap *= 2;
+		nr = realloc(cf->req, cap);
+		if (!nr)
+			return -ENOMEM;
+		cf->req = nr;
+		cf->reqcap = cap;
+	}
+	memcpy(cf->req + cf->reqlen, buf, n);
+	cf->reqlen += n;
+	return 0;
+}
+
+/* A complete request: send it. */
+static int dispatch(struct callfile *cf)
+{
+	mcp_server *srv;
+	mcp_session *s;
+	mcp_call *c;
+	const char *why = NULL;
+	int r = resolve(cf, &srv, &s);
+
+	if (r == 0)
+		r = mcp_call_start(srv, s, cf->req, cf->reqlen, &c, &why);
+	reset_request(cf);
+	if (r < 0) {
+		if (why)
+			mlog(MLOG_INFO, "call refused: %s", why);
+		return r;
+	}
+	if (cf->rreq) { /* cannot happen: reads and writes are serialised */
+		fuse_reply_err(cf->rreq, EINTR);
+		cf->rreq = NULL;
+	}
+	mcp_listener_remove(&cf->lis);
+	mcp_call_unref(cf->call);
+	cf->call = c;
+	cf->pos = 0;
+	cf->wrote = cf->attached = 1;
+	return 0;
+}
+
+void callfile_write(struct callfile *cf, fuse_req_t req, const char *buf,
+		    size_t size)
+{
+	size_t used = 0;
+	int r;
+
+	if (cf->kind != K_CALL) {
+		fuse_reply_err(req, EBADF);
+		return;
+	}
+	if (!size) {
+		fuse_reply_write(req, 0);
+		return;
+	}
+	if (cf->reqlen == 0) {
+		if (all_space(buf, size)) {
+			fuse_reply_write(req, size);
+			return;
+		}
+		jscan_init(&cf->scan);
+	}
+	if (cf->reqlen + size > MAX_REQUEST) {
+		mlog(MLOG_INFO, "call refused: request over %u bytes",
+		     MAX_REQUEST);
+		reset_request(cf);
+		fuse_reply_err(req, EFBIG);
+		return;
+	}
+	r = jscan_feed(&cf->scan, buf, size, &used);
+	if (r == JSCAN_ERROR ||
+	    (r == JSCAN_DONE && !all_space(buf + used, size - used))) {
+		mlog(MLOG_INFO, "call refused: invalid JSON (%s)",
+		     r == JSCAN_ERROR && cf->scan.error ? cf->scan.error
+							: "trailing data");
+		reset_request(cf);
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	if (append(cf, buf, r == JSCAN_DONE ? used : size) < 0) {
+		reset_request(cf);
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	if (r == JSCAN_DONE && (r = dispatch(cf)) < 0) {
+		fuse_reply_err(req, -r);
+		return;
+	}
+	fuse_reply_write(req, size);
+}
+
+void callfile_flush(struct callfile *cf, fuse_req_t req)
+{
+	if (cf->kind == K_CALL && cf->reqlen) {
+		/* a pending top-level number completes at end of input */
+		int done = jscan_finish(&cf->scan) == JSCAN_DONE;
+		int r = done ? dispatch(cf) : -EINVAL;
+
+		if (!done)
+			mlog(MLOG_INFO, "call refused: incomplete request "
+			     "at close");
+		reset_request(cf);
+		fuse_reply_err(req, r < 0 ? -r : 0);
+		return;
+	}
+	fuse_reply_err(req, 0);
+}
+
+void callfile_free(struct callfile *cf)
+{
+	if (cf->rreq)
+		fuse_reply_err(cf->rreq, EINTR);
+	mcp_listener_remove(&cf->lis);
+	mcp_call_unref(cf->call);
+	free(cf->req);
+	free(cf);
+}

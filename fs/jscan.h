@@ -1,0 +1,50 @@
+/*
+ * jscan.h - an incremental JSON scanner: fed a request in pieces of any size
+ * (down to one byte), it tells when the bytes so far form one complete JSON
+ * value (RFC 8259), when they can still become one, and when they never can.
+ * Strings are checked to be valid UTF-8; nesting is bounded.
+ * Constant memory, no allocation.
+ */
+#ifndef MCPFS_JSCAN_H
+#define MCPFS_JSCAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define JSCAN_MAX_DEPTH 256
+
+enum { JSCAN_MORE = 0, JSCAN_DONE = 1, JSCAN_ERROR = -1 };
+
+struct jscan {
+	int state;
+	int depth;
+	int utf8_need;      /* continuation bytes still expected */
+	uint32_t utf8_cp;   /* code point being decoded (overlong checks) */
+	int utf8_len;
+	int esc_hex;        /* hex digits left in \uXXXX */
+	uint32_t esc_cp;    /* surrogate handling */
+	int lit_pos;        /* position in true/false/null */
+	const char *lit;
+	uint8_t stack[(JSCAN_MAX_DEPTH + 7) / 8]; /* 1 = object, 0 = array */
+	const char *error;  /* static reason when JSCAN_ERROR */
+};
+
+void jscan_init(struct jscan *j);
+
+/*
+ * Feed len bytes. Returns:
+ *  JSCAN_MORE  all bytes consumed, the value is not complete yet;
+ *  JSCAN_DONE  the value ended; *used = bytes consumed up to and including
+ *              its last byte (a top-level number ends at the byte after it,
+ *              which is not consumed); further feeds after DONE accept only
+ *              whitespace;
+ *  JSCAN_ERROR the bytes can never become valid JSON; *used = offset of
+ *              the offending byte, j->error says why.
+ */
+int jscan_feed(struct jscan *j, const char *buf, size_t len, size_t *used);
+
+/* At end of input: JSCAN_DONE if a complete value was seen (a pending
+ * top-level number counts), else JSCAN_MORE (incomplete) or JSCAN_ERROR. */
+int jscan_finish(struct jscan *j);
+
+#endif

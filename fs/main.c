@@ -1,0 +1,289 @@
+/*
+ * main.c - wires mcpfs together: options, config, the FUSE session on the
+ * libuv loop, signals, shutdown. Also the exec helper: servers are started
+ * as "mcpfs --mcpfs-exec PPID COMMAND ARGS...", which sets the parent-death
+ * signal and then execs the command, since libuv has no pre-exec hook.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "fs.h"
+
+struct opts {
+	char *config;
+	char *log;
+	int debug;
+	int show_version;
+	int show_help;
+	double idle_timeout;
+	double call_timeout;
+	unsigned max_sessions;
+};
+
+#define OPT(t, p) { t, offsetof(struct opts, p), 1 }
+static const struct fuse_opt opt_spec[] = {
+	OPT("-c %s", config),
+	OPT("--config=%s", config),
+	OPT("--log %s", log),
+	OPT("--log=%s", log),
+	OPT("--idle-timeout %lf", idle_timeout),
+	OPT("--idle-timeout=%lf", idle_timeout),
+	OPT("--call-timeout %lf", call_timeout),
+	OPT("--call-timeout=%lf", call_timeout),
+	OPT("--max-sessions %u", max_sessions),
+	OPT("--max-sessions=%u", max_sessions),
+	OPT("-d", debug),
+	OPT("--debug", debug),
+	OPT("-V", show_version),
+	OPT("--version", show_version),
+	OPT("-h", show_help),
+	OPT("--help", show_help),
+	FUSE_OPT_END
+};
+
+static struct fuse_session *se;
+static uv_poll_t fuse_poll;
+static uv_signal_t sig_int, sig_term, sig_hup;
+static int shutting_down;
+static char *mountpoint;
+
+static int exec_helper(int argc, char **argv)
+{
+	if (argc < 4)
+		return 127;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != (pid_t)atol(argv[2]))
+		return 127; /* mcpfs died before we got here */
+	execvp(argv[3], argv + 3);
+	fprintf(stderr, "mcpfs: cannot run %s: %s\n", argv[3], strerror(errno));
+	return 127;
+}
+
+static void usage(const char *prog)
+{
+	printf("usage: %s [-c CONFIG] [options] MOUNTPOINT\n\n"
+	       "  -c, --config FILE     servers.json (default "
+	       "$XDG_CONFIG_HOME/mcpfs/servers.json,\n"
+	       "                        else the built-in demo)\n"
+	       "  -f                    stay in the foreground\n"
+	       "  -d, --debug           debug log\n"
+	       "  --log FILE            log to FILE (default stderr)\n"
+	       "  --idle-timeout SEC    close idle sessions (default 300, "
+	       "0 = never)\n"
+	       "  --call-timeout SEC    per-call timeout (default 60, "
+	       "0 = unlimited)\n"
+	       "  --max-sessions N      soft cap on sessions (default 32)\n"
+	       "  -o OPT                FUSE mount options\n"
+	       "  -V, --version         print the version\n"
+	       "  -h, --help            this help\n\n"
+	       "Unmount with: fusermount3 -u MOUNTPOINT\n", prog);
+}
+
+static void shutdown_done(void)
+{
+	uv_stop(uv_default_loop());
+}
+
+static void begin_shutdown(const char *why)
+{
+	if (shutting_down)
+		return;
+	shutting_down = 1;
+	mlog(MLOG_INFO, "shutting down (%s)", why);
+	uv_poll_stop(&fuse_poll);
+	fs_set_session(NULL);
+	fuse_session_unmount(se);
+	mcp_shutdown(shutdown_done);
+}
+
+static void fuse_cb(uv_poll_t *h, int status, int events)
+{
+	static struct fuse_buf buf;
+	int i, r;
+
+	for (i = 0; i < 64 && !shutting_down; i++) {
+		r = fuse_session_receive_buf(se, &buf);
+		if (r == -EAGAIN || r == -EINTR)
+			return;
+		if (r <= 0 || fuse_session_exited(se)) {
+			begin_shutdown("unmounted");
+			return;
+		}
+		fuse_session_process_buf(se, &buf);
+	}
+}
+
+static void signal_cb(uv_signal_t *h, int signum)
+{
+	char *err;
+
+	if (signum == SIGHUP) {
+		mlog(MLOG_INFO, "SIGHUP: reloading the config");
+		if (mcp_load_config(NULL, &err) < 0)
+			free(err);
+		return;
+	}
+	begin_shutdown(signum == SIGINT ? "SIGINT" : "SIGTERM");
+}
+
+static const struct mcp_hooks hooks = {
+	.session_gone = fs_session_gone,
+};
+
+/* $XDG_CONFIG_HOME/mcpfs/servers.json if it exists, else NULL. */
+static char *default_config_path(void)
+{
+	const char *x = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	char *p = NULL;
+
+	if (x && *x) {
+		if (asprintf(&p, "%s/mcpfs/servers.json", x) < 0)
+			return NULL;
+	} else if (home) {
+		if (asprintf(&p, "%s/.config/mcpfs/servers.json", home) < 0)
+			return NULL;
+	}
+	if (p && access(p, R_OK)) {
+		free(p);
+		p = NULL;
+	}
+	return p;
+}
+
+/* Parse the config once before mounting, so errors reach the terminal. */
+static int check_config(const char *path)
+{
+	struct mcp_config *cfg;
+	char *text = NULL, *err = NULL;
+	size_t cap = 0;
+	FILE *f;
+	ssize_t n;
+	int r;
+
+	if (!path)
+		return 0;
+	f = fopen(path, "rb");
+	if (!f) {
+		fprintf(stderr, "mcpfs: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	n = getdelim(&text, &cap, '\0', f);
+	fclose(f);
+	r = mcp_config_parse(text ? text : "", n > 0 ? (size_t)n : 0, path,
+			     &cfg, &err);
+	free(text);
+	if (r < 0) {
+		fprintf(stderr, "mcpfs: %s\n", err ? err : "invalid config");
+		free(err);
+		return -1;
+	}
+	mcp_config_free(cfg);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
+	struct fuse_cmdline_opts cl;
+	struct opts o = { .idle_timeout = 300, .call_timeout = 60,
+			  .max_sessions = 32 };
+	struct mcp_options mo;
+	char self[PATH_MAX], *err;
+	ssize_t n;
+	uv_loop_t *loop;
+	int fd;
+
+	if (argc > 1 && !strcmp(argv[1], "--mcpfs-exec"))
+		return exec_helper(argc, argv);
+	if (fuse_opt_parse(&args, &o, opt_spec, NULL) == -1)
+		return 2;
+	if (o.show_help) {
+		usage(argv[0]);
+		return 0;
+	}
+	if (o.show_version) {
+		printf("mcpfs %s\n", MCPFS_VERSION);
+		return 0;
+	}
+	if (fuse_parse_cmdline(&args, &cl) != 0)
+		return 2;
+	if (!cl.mountpoint) {
+		fprintf(stderr, "mcpfs: no mountpoint (see --help)\n");
+		return 2;
+	}
+	mountpoint = cl.mountpoint;
+	if (o.idle_timeout < 0 || o.call_timeout < 0) {
+		fprintf(stderr, "mcpfs: timeouts must be >= 0\n");
+		return 2;
+	}
+	if (!o.config)
+		o.config = default_config_path();
+	if (check_config(o.config) < 0)
+		return 1;
+	n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n <= 0) {
+		fprintf(stderr, "mcpfs: cannot find my own executable\n");
+		return 1;
+	}
+	self[n] = 0;
+	/* -o options only; the default permission model is the FUSE one:
+	 * only the mounting user gets in unless allow_other is given. */
+	fuse_opt_add_arg(&args, "-o");
+	fuse_opt_add_arg(&args, "fsname=mcpfs,subtype=mcpfs");
+	se = fuse_session_new(&args, &mcpfs_ops, sizeof mcpfs_ops, NULL);
+	if (!se)
+		return 1;
+	if (fuse_session_mount(se, cl.mountpoint) != 0)
+		return 1;
+	mlog_open(o.log, o.debug);
+	if (fuse_daemonize(cl.foreground) != 0)
+		return 1;
+	signal(SIGPIPE, SIG_IGN);
+	loop = uv_default_loop();
+	mo.idle_timeout = o.idle_timeout;
+	mo.call_timeout = o.call_timeout;
+	mo.max_sessions = o.max_sessions;
+	mo.max_line = 64u << 20;
+	mo.self_exe = self;
+	mcp_init(loop, &mo, &hooks);
+	if (mcp_load_config(o.config, &err) < 0) {
+		mlog(MLOG_ERR, "%s", err ? err : "invalid config");
+		free(err);
+		fuse_session_unmount(se);
+		return 1;
+	}
+	fs_set_session(se);
+	fd = fuse_session_fd(se);
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	uv_poll_init(loop, &fuse_poll, fd);
+	uv_poll_start(&fuse_poll, UV_READABLE, fuse_cb);
+	uv_signal_init(loop, &sig_int);
+	uv_signal_init(loop, &sig_term);
+	uv_signal_init(loop, &sig_hup);
+	uv_signal_start(&sig_int, signal_cb, SIGINT);
+	uv_signal_start(&sig_term, signal_cb, SIGTERM);
+	uv_signal_start(&sig_hup, signal_cb, SIGHUP);
+	mlog(MLOG_INFO, "mcpfs %s mounted on %s", MCPFS_VERSION, mountpoint);
+	uv_run(loop, UV_RUN_DEFAULT);
+	uv_close((uv_handle_t *)&fuse_poll, NULL);
+	uv_close((uv_handle_t *)&sig_int, NULL);
+	uv_close((uv_handle_t *)&sig_term, NULL);
+	uv_close((uv_handle_t *)&sig_hup, NULL);
+	uv_run(loop, UV_RUN_NOWAIT);
+	fuse_session_destroy(se);
+	fuse_opt_free_args(&args);
+	free(cl.mountpoint);
+	free(o.config);
+	free(o.log);
+	mlog(MLOG_INFO, "exit");
+	return 0;
+}

@@ -1,0 +1,55 @@
+/*
+ * config.h - the servers.json format (Claude Desktop / Cursor / .mcp.json
+ * "mcpServers", or VS Code "servers"), ${VAR} expansion and name rules.
+ * Pure code: no I/O but getenv, so it is unit tested and fuzzed directly.
+ */
+#ifndef MCPFS_CONFIG_H
+#define MCPFS_CONFIG_H
+
+#include <stddef.h>
+
+struct mcp_server_conf {
+	char *name;
+	char *command;          /* expanded */
+	char **args;            /* expanded, nargs entries */
+	size_t nargs;
+	char **env;             /* "KEY=value", expanded, nenv entries */
+	size_t nenv;
+	char *cwd;              /* expanded, NULL = inherit */
+	char **roots;           /* root URIs ("file:///x"), nroots entries */
+	size_t nroots;
+	double timeout;         /* call timeout seconds; -1 = global default */
+	double idle_timeout;    /* seconds; -1 = global default */
+	char digest[13];        /* hex digest of the launch fields */
+	struct mcp_server_conf *next;
+};
+
+struct mcp_config {
+	struct mcp_server_conf *servers; /* enabled stdio servers, file order */
+	char **warnings;                 /* entries left out, and why */
+	size_t nwarnings;
+};
+
+/* Parse text (len bytes) read from path (used in messages only). Returns 0
+ * and *out, or -1 and *err: a malloc'd message "PATH:LINE: FIELD: problem"
+ * or "PATH: FIELD: problem". */
+int mcp_config_parse(const char *text, size_t len, const char *path,
+		     struct mcp_config **out, char **err);
+void mcp_config_free(struct mcp_config *c);
+
+/* 1 if the launch fields (command, args, env, cwd) of a and b are equal. */
+int mcp_conf_same_launch(const struct mcp_server_conf *a,
+			 const struct mcp_server_conf *b);
+
+/* Expand ${VAR} and ${VAR:-default} from the environment. Returns a
+ * malloc'd string, or NULL with *err (static message) on bad syntax. An
+ * unset ${VAR} expands to "". "$" not followed by "{" is kept. */
+char *mcp_expand(const char *s, const char **err);
+
+/* Server names: a plain path component (non-empty, not "." or "..", no
+ * "/", not starting with "."). Returns NULL if valid, else why. */
+const char *mcp_server_name_check(const char *name);
+/* Thread names: 1-128 of [A-Za-z0-9._-], not starting with ".". */
+int mcp_thread_name_valid(const char *name);
+
+#endif

@@ -1,0 +1,48 @@
+/*
+ * log.c - the mcpfs log: one line per event, "time level message", to a file
+ * (--log) or stderr. Debug lines only with -d. Callers never pass env values
+ * or argv: servers are named by config name, basename and digest.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
+#include <sys/time.h>
+
+#include "sessions.h"
+
+static FILE *log_fp;
+static int log_debug;
+
+void mlog_open(const char *path, int debug)
+{
+	log_debug = debug;
+	if (path) {
+		log_fp = fopen(path, "a");
+		if (!log_fp)
+			fprintf(stderr, "mcpfs: cannot open log %s\n", path);
+		else
+			setvbuf(log_fp, NULL, _IOLBF, 0);
+	}
+}
+
+void mlog(int level, const char *fmt, ...)
+{
+	static const char *names[] = {"error", "warn", "info", "debug"};
+	FILE *fp = log_fp ? log_fp : stderr;
+	struct timeval tv;
+	struct tm tm;
+	char ts[32];
+	va_list ap;
+
+	if (level == MLOG_DEBUG && !log_debug)
+		return;
+	gettimeofday(&tv, NULL);
+	localtime_r(&tv.tv_sec, &tm);
+	strftime(ts, sizeof ts, "%Y-%m-%d %H:%M:%S", &tm);
+	fprintf(fp, "%s.%03d mcpfs %s: ", ts, (int)(tv.tv_usec / 1000),
+		names[level]);
+	va_start(ap, fmt);
+	vfprintf(fp, fmt, ap);
+	va_end(ap);
+	fputc('\n', fp);
+}

@@ -1,0 +1,515 @@
+/*
+ * registry.c - the configured servers and their thread sessions: loading and
+ * live-reloading the config (SIGHUP via mcp_load_config, and a libuv watch
+ * on the file), lookups by name and by id, the soft session cap, .status,
+ * and shutdown.
+ *
+ * Reload keeps what did not change: a server whose launch fields (command,
+ * args, env, cwd) are unchanged keeps its sessions and processes and only
+ * picks up the new timeouts; a changed one has its sessions closed; a removed
+ * or disabled one disappears with its sessions. An invalid file changes
+ * nothing and its error shows in .status.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static mcp_server *servers, *dead_servers;
+static struct idtab server_ids, session_ids;
+static char *config_path;   /* NULL = built-in */
+static char *config_error;  /* last reload error */
+static char **warnings;
+static size_t nwarnings;
+static uv_fs_event_t watch;
+static uv_timer_t debounce;
+static int watching;
+
+int mcp_init(uv_loop_t *loop, const struct mcp_options *opts,
+	     const struct mcp_hooks *hooks)
+{
+	mcp_loop = loop;
+	mcp_opts = *opts;
+	mcp_hooks_p = hooks;
+	idtab_init(&server_ids);
+	idtab_init(&session_ids);
+	return 0;
+}
+
+/* ---- lookups ---- */
+
+mcp_server *mcp_server_first(void) { return servers; }
+mcp_server *mcp_server_next(mcp_server *srv) { return srv->next; }
+uint64_t mcp_server_id(const mcp_server *srv) { return srv->id; }
+const char *mcp_server_name(const mcp_server *srv) { return srv->conf->name; }
+
+mcp_server *mcp_server_find(const char *name)
+{
+	mcp_server *srv;
+
+	for (srv = servers; srv; srv = srv->next)
+		if (!strcmp(srv->conf->name, name))
+			return srv;
+	return NULL;
+}
+
+mcp_server *mcp_server_by_id(uint64_t id)
+{
+	return idtab_get(&server_ids, id);
+}
+
+mcp_session *mcp_session_first(mcp_server *srv) { return srv->sessions; }
+
+mcp_session *mcp_session_next(mcp_session *s)
+{
+	return (mcp_session *)s->srv_next;
+}
+
+mcp_session *mcp_session_find(mcp_server *srv, const char *name)
+{
+	mcp_session *s;
+
+	for (s = srv->sessions; s; s = s->srv_next)
+		if (!strcmp(s->name, name))
+			return s;
+	return NULL;
+}
+
+mcp_session *mcp_session_by_id(uint64_t id)
+{
+	return idtab_get(&session_ids, id);
+}
+
+void registry_session_add(mcp_session *s)
+{
+	mcp_server *srv = s->srv;
+
+	s->srv_next = srv->sessions;
+	if (s->srv_next)
+		s->srv_next->srv_pprev = &s->srv_next;
+	s->srv_pprev = &srv->sessions;
+	srv->sessions = s;
+	srv->nsessions++;
+	idtab_put(&session_ids, s->id, s);
+}
+
+void registry_session_del(mcp_session *s)
+{
+	*s->srv_pprev = s->srv_next;
+	if (s->srv_next)
+		s->srv_next->srv_pprev = s->srv_pprev;
+	s->srv->nsessions--;
+	idtab_del(&session_ids, s->id);
+}
+
+/* ---- the cap ---- */
+
+static mcp_session *lru_idle(void)
+{
+	mcp_server *srv;
+	mcp_session *s, *best = NULL;
+
+	for (srv = servers; srv; srv = srv->next)
+		for (s = srv->sessions; s; s = s->srv_next)
+			if (session_idle(s) &&
+			    (!best || s->last_used < best->last_used))
+				best = s;
+	return best;
+}
+
+static void close_notify(mcp_session *s, const char *why)
+{
+	uint64_t sid = s->srv->id;
+	char name[sizeof s->name];
+
+	snprintf(name, sizeof name, "%s", s->name);
+	mlog(MLOG_INFO, "server %s thread %s: closing (%s)", s->srv->conf->name,
+	     name, why);
+	session_close(s, why);
+	if (mcp_hooks_p && mcp_hooks_p->session_gone)
+		mcp_hooks_p->session_gone(sid, name);
+}
+
+void registry_trim(void)
+{
+	static int trimming;
+	mcp_session *s;
+
+	if (trimming || !mcp_opts.max_sessions)
+		return;
+	trimming = 1;
+	while (session_live_count() > mcp_opts.max_sessions &&
+	       (s = lru_idle()) != NULL)
+		close_notify(s, "session cap");
+	trimming = 0;
+}
+
+int mcp_session_create(mcp_server *srv, const char *name, mcp_session **out)
+{
+	mcp_session *s;
+
+	if (!mcp_thread_name_valid(name))
+		return -EINVAL;
+	if (mcp_session_find(srv, name) || !strcmp(name, "call") ||
+	    !strcmp(name, "tools.json"))
+		return -EEXIST;
+	if (mcp_opts.max_sessions) {
+		while (session_live_count() >= mcp_opts.max_sessions &&
+		       (s = lru_idle()) != NULL)
+			close_notify(s, "session cap");
+	}
+	s = session_new(srv, name, 0);
+	if (!s)
+		return -ENOMEM;
+	registry_session_add(s);
+	session_start(s);
+	*out = s;
+	return 0;
+}
+
+void mcp_session_close(mcp_session *s)
+{
+	mlog(MLOG_INFO, "server %s thread %s: rmdir", s->srv->conf->name,
+	     s->name);
+	session_close(s, "rmdir");
+}
+
+/* ---- config ---- */
+
+static void cref_unref(struct conf_ref *r)
+{
+	if (r && --r->refs == 0) {
+		mcp_config_free(r->cfg);
+		free(r);
+	}
+}
+
+static void server_close_sessions(mcp_server *srv, const char *why)
+{
+	while (srv->sessions)
+		close_notify(srv->sessions, why);
+}
+
+static mcp_server *server_new(struct mcp_server_conf *conf,
+			      struct conf_ref *cref)
+{
+	mcp_server *srv = calloc(1, sizeof *srv);
+
+	if (!srv)
+		return NULL;
+	srv->id = mcp_new_id();
+	srv->conf = conf;
+	srv->cref = cref;
+	cref->refs++;
+	idtab_put(&server_ids, srv->id, srv);
+	return srv;
+}
+
+static void server_adopt(mcp_server *srv, struct mcp_server_conf *conf,
+			 struct conf_ref *cref)
+{
+	struct conf_ref *old = srv->cref;
+
+	srv->conf = conf;
+	srv->cref = cref;
+	cref->refs++;
+	cref_unref(old);
+}
+
+static void apply_config(struct mcp_config *cfg)
+{
+	struct conf_ref *cref = calloc(1, sizeof *cref);
+	struct mcp_server_conf *conf;
+	mcp_server *old = servers, *list = NULL, **tail = &list, *srv, **pp;
+	size_t i;
+
+	cref->cfg = cfg;
+	cref->refs = 1; /* ours, dropped at the end */
+	for (conf = cfg->servers; conf; conf = conf->next) {
+		for (pp = &old; *pp && strcmp((*pp)->conf->name, conf->name);
+		     pp = &(*pp)->next)
+			;
+		srv = *pp;
+		if (srv) {
+			*pp = srv->next;
+			if (!mcp_conf_same_launch(srv->conf, conf)) {
+				mlog(MLOG_INFO, "server %s: launch changed, "
+				     "closing its sessions", conf->name);
+				server_close_sessions(srv, "config changed");
+				mcp_call_unref(srv->tools);
+				srv->tools = NULL;
+			}
+			server_adopt(srv, conf, cref);
+		} else {
+			srv = server_new(conf, cref);
+			if (!srv)
+				continue;
+			mlog(MLOG_INFO, "server %s: added", conf->name);
+		}
+		srv->next = NULL;
+		*tail = srv;
+		tail = &srv->next;
+	}
+	while ((srv = old) != NULL) {
+		old = srv->next;
+		mlog(MLOG_INFO, "server %s: removed", srv->conf->name);
+		server_close_sessions(srv, "server removed");
+		idtab_del(&server_ids, srv->id);
+		srv->removed = 1;
+		srv->next = dead_servers;
+		dead_servers = srv;
+	}
+	servers = list;
+	for (i = 0; i < nwarnings; i++)
+		free(warnings[i]);
+	free(warnings);
+	warnings = cfg->warnings;
+	nwarnings = cfg->nwarnings;
+	cfg->warnings = NULL;
+	cfg->nwarnings = 0;
+	for (i = 0; i < nwarnings; i++)
+		mlog(MLOG_WARN, "%s", warnings[i]);
+	cref_unref(cref);
+	if (mcp_hooks_p && mcp_hooks_p->servers_changed)
+		mcp_hooks_p->servers_changed();
+}
+
+/* The built-in config: one server, demo, running the example server. */
+static char *default_config(void)
+{
+	char *dir = strdup(mcp_opts.self_exe), *d = dirname(dir);
+	char path[4096];
+	cJSON *o = cJSON_CreateObject(), *s, *demo;
+	char *txt;
+
+	snprintf(path, sizeof path, "%s/examples/demo-server", d);
+	if (access(path, X_OK))
+		snprintf(path, sizeof path, "%s/demo-server", d);
+	if (access(path, X_OK))
+		snprintf(path, sizeof path, "demo-server");
+	free(dir);
+	s = cJSON_AddObjectToObject(o, "mcpServers");
+	demo = cJSON_AddObjectToObject(s, "demo");
+	cJSON_AddStringToObject(demo, "command", path);
+	txt = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	return txt;
+}
+
+static char *read_file(const char *path, size_t *len, char **err)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t cap = 0, n = 0, k;
+
+	if (!f) {
+		if (asprintf(err, "%s: %s", path, strerror(errno)) < 0)
+			*err = NULL;
+		return NULL;
+	}
+	do {
+		if (n + 65536 > cap) {
+			char *nb = realloc(buf, cap = 2 * cap + 65536);
+
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				*err = strdup("out of memory");
+				return NULL;
+			}
+			buf = nb;
+		}
+		k = fread(buf + n, 1, cap - n - 1, f);
+		n += k;
+	} while (k > 0 && n < (64u << 20));
+	fclose(f);
+	buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
+static void watch_start(void);
+
+int mcp_load_config(const char *path, char **err)
+{
+	static int loaded;
+	struct mcp_config *cfg = NULL;
+	char *text, *perr = NULL;
+	size_t len = 0;
+	int r;
+
+	*err = NULL;
+	if (!loaded && path)
+		config_path = strdup(path);
+	if (config_path) {
+		text = read_file(config_path, &len, &perr);
+	} else {
+		text = default_config();
+		len = text ? strlen(text) : 0;
+	}
+	if (!text) {
+		r = -1;
+	} else {
+		r = mcp_config_parse(text, len,
+				     config_path ? config_path : "(built-in)",
+				     &cfg, &perr);
+		if (config_path)
+			free(text);
+		else
+			cJSON_free(text);
+	}
+	if (r < 0) {
+		mlog(MLOG_ERR, "config rejected: %s", perr ? perr : "?");
+		free(config_error);
+		config_error = perr ? strdup(perr) : strdup("invalid config");
+		*err = perr;
+		return -EINVAL;
+	}
+	free(config_error);
+	config_error = NULL;
+	apply_config(cfg);
+	if (!loaded) {
+		loaded = 1;
+		watch_start();
+	} else {
+		mlog(MLOG_INFO, "config reloaded");
+	}
+	return 0;
+}
+
+static void debounce_cb(uv_timer_t *t)
+{
+	char *err;
+
+	if (mcp_load_config(NULL, &err) < 0)
+		free(err);
+}
+
+static void watch_cb(uv_fs_event_t *h, const char *file, int events,
+		     int status)
+{
+	char *copy = strdup(config_path), *base = basename(copy);
+
+	if (status == 0 && (!file || !strcmp(file, base)))
+		uv_timer_start(&debounce, debounce_cb, 150, 0);
+	free(copy);
+}
+
+/* Watch the directory, so editors that replace the file are seen too. */
+static void watch_start(void)
+{
+	char *copy;
+
+	if (!config_path)
+		return;
+	copy = strdup(config_path);
+	uv_timer_init(mcp_loop, &debounce);
+	uv_fs_event_init(mcp_loop, &watch);
+	watching = 1;
+	if (uv_fs_event_start(&watch, watch_cb, dirname(copy), 0) < 0)
+		mlog(MLOG_WARN, "cannot watch the config directory; "
+		     "reload with SIGHUP");
+	free(copy);
+}
+
+/* ---- .status ---- */
+
+mcp_buf *mcp_status_json(void)
+{
+	cJSON *o = cJSON_CreateObject(), *a, *w;
+	mcp_server *srv;
+	size_t i;
+	char *txt;
+	mcp_buf *b;
+
+	cJSON_AddStringToObject(o, "version", MCPFS_VERSION);
+	cJSON_AddStringToObject(o, "config",
+				config_path ? config_path : "(built-in)");
+	if (config_error)
+		cJSON_AddStringToObject(o, "config_error", config_error);
+	else
+		cJSON_AddNullToObject(o, "config_error");
+	a = cJSON_AddArrayToObject(o, "servers");
+	for (srv = servers; srv; srv = srv->next) {
+		cJSON *s = cJSON_CreateObject();
+		const char *cmd = strrchr(srv->conf->command, '/');
+
+		cJSON_AddStringToObject(s, "name", srv->conf->name);
+		cJSON_AddStringToObject(s, "command",
+					cmd ? cmd + 1 : srv->conf->command);
+		cJSON_AddStringToObject(s, "digest", srv->conf->digest);
+		cJSON_AddNumberToObject(s, "sessions", srv->nsessions);
+		cJSON_AddItemToArray(a, s);
+	}
+	w = cJSON_AddArrayToObject(o, "warnings");
+	for (i = 0; i < nwarnings; i++)
+		cJSON_AddItemToArray(w, cJSON_CreateString(warnings[i]));
+	cJSON_AddNumberToObject(o, "sessions", session_live_count());
+	cJSON_AddNumberToObject(o, "max_sessions", mcp_opts.max_sessions);
+	cJSON_AddNumberToObject(o, "idle_timeout", mcp_opts.idle_timeout);
+	cJSON_AddNumberToObject(o, "call_timeout", mcp_opts.call_timeout);
+	txt = cJSON_Print(o);
+	cJSON_Delete(o);
+	if (!txt)
+		return NULL;
+	b = mcp_buf_new(NULL, strlen(txt) + 1);
+	if (b) {
+		memcpy(b->data, txt, b->len - 1);
+		b->data[b->len - 1] = '\n';
+	}
+	cJSON_free(txt);
+	return b;
+}
+
+/* ---- shutdown ---- */
+
+static void (*shutdown_cb)(void);
+
+static void free_servers(mcp_server *list)
+{
+	mcp_server *srv;
+
+	while ((srv = list) != NULL) {
+		list = srv->next;
+		mcp_call_unref(srv->tools);
+		mcp_call_unref(srv->last_sent);
+		mcp_call_unref(srv->last_done);
+		cref_unref(srv->cref);
+		free(srv);
+	}
+}
+
+static void reaped(void)
+{
+	size_t i;
+
+	free_servers(servers);
+	free_servers(dead_servers);
+	servers = dead_servers = NULL;
+	idtab_free(&server_ids);
+	idtab_free(&session_ids);
+	for (i = 0; i < nwarnings; i++)
+		free(warnings[i]);
+	free(warnings);
+	free(config_path);
+	free(config_error);
+	if (shutdown_cb)
+		shutdown_cb();
+}
+
+void mcp_shutdown(void (*done_cb)(void))
+{
+	shutdown_cb = done_cb;
+	if (watching) {
+		uv_close((uv_handle_t *)&watch, NULL);
+		uv_close((uv_handle_t *)&debounce, NULL);
+		watching = 0;
+	}
+	sessions_reap_done(reaped);
+}

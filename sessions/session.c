@@ -1,0 +1,1678 @@
+/*
+ * session.c - one MCP stdio session: a server process spawned with libuv in
+ * its own process group, newline-delimited JSON-RPC on its stdin/stdout, the
+ * initialize handshake, a table of requests in flight keyed by id, answers
+ * to the server's own requests, and the lifecycle around it (crash, timeout,
+ * cancel, restart, idle, close).
+ *
+ * Ownership. A session owns at most one attached process (struct proc). A
+ * process that is closed or lost is detached: it finishes its close sequence
+ * (stdin EOF, 2 s, SIGTERM to the group, 2 s, SIGKILL) on its own and frees
+ * itself once the child is reaped and every handle is closed. Calls are
+ * refcounted: the session holds one reference while a call is queued or in
+ * flight, whoever started it holds another, last_sent/last_done/tools hold
+ * theirs. A call is completed exactly once (reply, failure, timeout, cancel)
+ * and then fires its listeners.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "request.h"
+
+extern char **environ;
+
+uv_loop_t *mcp_loop;
+struct mcp_options mcp_opts;
+const struct mcp_hooks *mcp_hooks_p;
+
+static uint64_t id_counter;
+static mcp_session *all_sessions; /* every session, threads and one-shots */
+static unsigned closing_objects;  /* procs and sessions not yet freed */
+static void (*reaped_cb)(void);
+
+static const char *const versions[] = {
+	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07",
+};
+
+struct proc {
+	mcp_session *s; /* NULL once detached */
+	uv_process_t process;
+	uv_pipe_t in, out, err;
+	uv_timer_t timer;
+	int pid;
+	int handles;    /* open handles */
+	int exited, out_eof, err_eof, in_closed;
+	int64_t exit_status;
+	int term_signal;
+	int kill_stage;
+	struct frame frame;
+};
+
+struct wreq {
+	uv_write_t req;
+	char *data;
+};
+
+static void call_send(mcp_session *s, mcp_call *c);
+static void call_fail(mcp_call *c, int code, const char *msg, cJSON *data);
+static void session_lost(mcp_session *s, int code, const char *what);
+static void session_fail_all(mcp_session *s, int code, const char *msg,
+			     cJSON *data);
+static void proc_detach(struct proc *p);
+static void idle_check(mcp_session *s);
+
+double mcp_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+uint64_t mcp_new_id(void)
+{
+	return ++id_counter;
+}
+
+/* ---- buffers and rings ---- */
+
+mcp_buf *mcp_buf_new(const char *data, size_t len)
+{
+	mcp_buf *b = malloc(sizeof *b + len + 1);
+
+	if (!b)
+		return NULL;
+	b->refs = 1;
+	b->len = len;
+	if (data)
+		memcpy(b->data, data, len);
+	b->data[len] = 0;
+	return b;
+}
+
+mcp_buf *mcp_buf_ref(mcp_buf *b)
+{
+	if (b)
+		b->refs++;
+	return b;
+}
+
+void mcp_buf_unref(mcp_buf *b)
+{
+	if (b && --b->refs == 0)
+		free(b);
+}
+
+static void ring_append(struct ring *r, const char *p, size_t n)
+{
+	if (!r->buf) {
+		r->buf = malloc(r->cap);
+		if (!r->buf)
+			return;
+	}
+	if (n > r->cap) {
+		r->total += n - r->cap;
+		p += n - r->cap;
+		n = r->cap;
+	}
+	while (n) {
+		size_t at = r->total % r->cap, k = r->cap - at;
+
+		if (k > n)
+			k = n;
+		memcpy(r->buf + at, p, k);
+		r->total += k;
+		p += k;
+		n -= k;
+	}
+}
+
+/* Copy up to n bytes from stream offset off (clamped to the oldest kept). */
+static size_t ring_read(const struct ring *r, uint64_t off, char *dst,
+			size_t n)
+{
+	uint64_t first = r->total > r->cap ? r->total - r->cap : 0;
+	size_t done = 0;
+
+	if (off < first)
+		off = first;
+	while (off < r->total && done < n) {
+		size_t at = off % r->cap, k = r->cap - at;
+
+		if (k > r->total - off)
+			k = r->total - off;
+		if (k > n - done)
+			k = n - done;
+		memcpy(dst + done, r->buf + at, k);
+		done += k;
+		off += k;
+	}
+	return done;
+}
+
+static size_t ring_kept(const struct ring *r)
+{
+	return r->total > r->cap ? r->cap : r->total;
+}
+
+/* The last lines of stderr, at most max bytes, starting at a line. */
+static char *stderr_tail(const mcp_session *s, size_t max)
+{
+	size_t kept = ring_kept(&s->err), n = kept < max ? kept : max;
+	char *t = malloc(n + 1), *p;
+
+	if (!t)
+		return NULL;
+	n = ring_read(&s->err, s->err.total - n, t, n);
+	t[n] = 0;
+	p = t;
+	if (n == max && (p = memchr(t, '\n', n)) != NULL)
+		memmove(t, p + 1, strlen(p + 1) + 1);
+	return t;
+}
+
+/* ---- replies ---- */
+
+static mcp_buf *buf_from_json(cJSON *j, int pretty)
+{
+	char *txt = pretty ? cJSON_Print(j) : cJSON_PrintUnformatted(j);
+	mcp_buf *b;
+	size_t n;
+
+	if (!txt)
+		return NULL;
+	n = strlen(txt);
+	b = mcp_buf_new(NULL, n + 1);
+	if (b) {
+		memcpy(b->data, txt, n);
+		b->data[n] = '\n';
+		b->data[n + 1] = 0;
+	}
+	cJSON_free(txt);
+	return b;
+}
+
+/* {"error": err} + newline; err is borrowed. */
+static mcp_buf *error_reply(cJSON *err)
+{
+	cJSON *o = cJSON_CreateObject();
+	mcp_buf *b;
+
+	cJSON_AddItemToObject(o, "error", cJSON_Duplicate(err, 1));
+	b = buf_from_json(o, 0);
+	cJSON_Delete(o);
+	return b;
+}
+
+static cJSON *error_obj(int code, const char *msg, cJSON *data)
+{
+	cJSON *e = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(e, "code", code);
+	cJSON_AddStringToObject(e, "message", msg);
+	if (data)
+		cJSON_AddItemToObject(e, "data", cJSON_Duplicate(data, 1));
+	return e;
+}
+
+/* ---- calls ---- */
+
+static void call_free_cb(uv_handle_t *h)
+{
+	mcp_call *c = h->data;
+
+	mcp_buf_unref(c->reply);
+	free(c->line);
+	cJSON_Delete(c->acc);
+	free(c);
+}
+
+mcp_call *mcp_call_ref(mcp_call *c)
+{
+	if (c)
+		c->refs++;
+	return c;
+}
+
+void mcp_call_unref(mcp_call *c)
+{
+	if (c && --c->refs == 0)
+		uv_close((uv_handle_t *)&c->timer, call_free_cb);
+}
+
+int mcp_call_is_done(const mcp_call *c)
+{
+	return c->done;
+}
+
+mcp_buf *mcp_call_reply(const mcp_call *c)
+{
+	return c->reply;
+}
+
+void mcp_call_listen(mcp_call *c, struct mcp_listener *l)
+{
+	l->next = c->listeners;
+	if (l->next)
+		l->next->pprev = &l->next;
+	l->pprev = &c->listeners;
+	c->listeners = l;
+}
+
+void mcp_listener_remove(struct mcp_listener *l)
+{
+	if (!l->pprev)
+		return;
+	*l->pprev = l->next;
+	if (l->next)
+		l->next->pprev = l->pprev;
+	l->next = NULL;
+	l->pprev = NULL;
+}
+
+static double call_timeout_of(const mcp_server *srv)
+{
+	return srv->conf->timeout >= 0 ? srv->conf->timeout
+				       : mcp_opts.call_timeout;
+}
+
+static void call_timer_cb(uv_timer_t *t);
+
+static mcp_call *call_new(enum call_kind kind, mcp_server *srv,
+			  mcp_session *s)
+{
+	mcp_call *c = calloc(1, sizeof *c);
+
+	if (!c)
+		return NULL;
+	c->refs = 1;
+	c->kind = kind;
+	c->srv = srv;
+	c->s = s;
+	c->started = mcp_now();
+	c->timeout = call_timeout_of(srv);
+	uv_timer_init(mcp_loop, &c->timer);
+	c->timer.data = c;
+	if (c->timeout > 0)
+		uv_timer_start(&c->timer, call_timer_cb,
+			       (uint64_t)(c->timeout * 1000), 0);
+	return c;
+}
+
+static void queue_remove(mcp_session *s, mcp_call *c)
+{
+	mcp_call **pp;
+
+	for (pp = &s->queue; *pp; pp = &(*pp)->qnext) {
+		if (*pp == c) {
+			*pp = c->qnext;
+			if (s->qtail == &c->qnext)
+				s->qtail = pp;
+			c->qnext = NULL;
+			return;
+		}
+	}
+}
+
+static void set_ref(mcp_call **slot, mcp_call *c)
+{
+	mcp_call *old = *slot;
+
+	*slot = mcp_call_ref(c);
+	mcp_call_unref(old);
+}
+
+/*
+ * Complete c with reply (ownership taken). Detaches it from its session,
+ * updates the counters, fires the listeners and drops the session's
+ * reference. May close a one-shot session.
+ */
+static void call_complete(mcp_call *c, mcp_buf *reply)
+{
+	mcp_session *s = c->s;
+	struct mcp_listener *l;
+
+	if (c->done) {
+		mcp_buf_unref(reply);
+		return;
+	}
+	if (!reply)
+		reply = mcp_buf_new("{\"error\":{\"code\":-32603,\"message\":"
+				    "\"out of memory\"}}\n", 53);
+	c->done = 1;
+	c->reply = reply;
+	c->s = NULL;
+	uv_timer_stop(&c->timer);
+	mcp_call_ref(c); /* keep alive while listeners run */
+	if (s) {
+		if (c->rpc_id)
+			idtab_del(&s->pending, c->rpc_id);
+		else
+			queue_remove(s, c);
+		if (c->kind == CALL_USER) {
+			s->in_flight--;
+			s->last_used = mcp_now();
+			if (s->oneshot) {
+				c->srv->in_flight--;
+				set_ref(&c->srv->last_done, c);
+			} else {
+				set_ref(&s->last_done, c);
+			}
+		}
+		mcp_call_unref(c); /* the session's reference */
+	}
+	while ((l = c->listeners) != NULL) {
+		mcp_listener_remove(l);
+		l->done(l, c);
+	}
+	if (s && !s->closed) {
+		if (s->oneshot && session_idle(s))
+			session_close(s, "one-shot call done");
+		else
+			idle_check(s);
+	}
+	mcp_call_unref(c);
+	registry_trim();
+}
+
+/* Complete c with an error of the session itself. */
+static void call_fail(mcp_call *c, int code, const char *msg, cJSON *data)
+{
+	cJSON *e = error_obj(code, msg, data);
+
+	call_complete(c, error_reply(e));
+	cJSON_Delete(e);
+}
+
+static void send_cancelled(mcp_session *s, uint64_t id, const char *reason);
+
+static void call_abort(mcp_call *c, int code, const char *msg,
+		       const char *reason)
+{
+	mcp_session *s = c->s;
+
+	if (s && c->rpc_id && s->proc)
+		send_cancelled(s, c->rpc_id, reason);
+	call_fail(c, code, msg, NULL);
+}
+
+static void call_timer_cb(uv_timer_t *t)
+{
+	mcp_call *c = t->data;
+	mcp_session *s = c->s;
+	char msg[160];
+
+	if (c->done || !s)
+		return;
+	if (c->kind == CALL_INIT) {
+		snprintf(msg, sizeof msg, "initialize timed out after %g s",
+			 c->timeout);
+		session_lost(s, ERR_STARTUP, msg);
+		return;
+	}
+	snprintf(msg, sizeof msg, "call timed out after %g s%s", c->timeout,
+		 c->rpc_id ? "" : " waiting for the server to start");
+	mlog(MLOG_INFO, "server %s thread %s: request %" PRIu64 " timed out",
+	     c->srv->conf->name, s->oneshot ? "(one-shot)" : s->name,
+	     c->rpc_id);
+	call_abort(c, ERR_TIMEOUT, msg, "timeout");
+}
+
+void mcp_call_cancel(mcp_call *c)
+{
+	if (c->done || !c->s)
+		return;
+	call_abort(c, ERR_CANCELLED, "call cancelled", "cancelled by user");
+}
+
+/* A progress notification for c: restart its timer, up to 10x timeout. */
+static void call_progress(mcp_call *c)
+{
+	double now = mcp_now(), left, max_end;
+
+	if (c->timeout <= 0 || c->done)
+		return;
+	max_end = c->started + 10 * c->timeout;
+	left = c->timeout;
+	if (now + left > max_end)
+		left = max_end - now;
+	if (left < 0.001)
+		left = 0.001;
+	uv_timer_start(&c->timer, call_timer_cb, (uint64_t)(left * 1000), 0);
+}
+
+/* ---- process I/O ---- */
+
+static void proc_free_cb(uv_handle_t *h)
+{
+	struct proc *p = h->data;
+
+	if (--p->handles > 0)
+		return;
+	frame_free(&p->frame);
+	free(p);
+	if (--closing_objects == 0 && reaped_cb)
+		reaped_cb();
+}
+
+static void proc_close_handle(struct proc *p, uv_handle_t *h)
+{
+	if (!uv_is_closing(h))
+		uv_close(h, proc_free_cb);
+}
+
+/* Once detached and reaped, close every handle. */
+static void proc_maybe_finish(struct proc *p)
+{
+	if (p->s || !p->exited)
+		return;
+	/* stragglers of the group would be orphans: kill them */
+	kill(-p->pid, SIGKILL);
+	proc_close_handle(p, (uv_handle_t *)&p->in);
+	proc_close_handle(p, (uv_handle_t *)&p->out);
+	proc_close_handle(p, (uv_handle_t *)&p->err);
+	proc_close_handle(p, (uv_handle_t *)&p->timer);
+	proc_close_handle(p, (uv_handle_t *)&p->process);
+}
+
+static void write_cb(uv_write_t *req, int status)
+{
+	struct wreq *w = (struct wreq *)req;
+
+	if (status && status != UV_ECANCELED && status != UV_EPIPE)
+		mlog(MLOG_DEBUG, "write to server: %s", uv_strerror(status));
+	free(w->data);
+	free(w);
+}
+
+/* Send data (malloc'd, ownership taken) to the server's stdin. */
+static void proc_write(struct proc *p, char *data, size_t len)
+{
+	struct wreq *w;
+	uv_buf_t b;
+
+	if (!p || p->in_closed || p->exited) {
+		free(data);
+		return;
+	}
+	b = uv_buf_init(data, (unsigned)len);
+	/* fast path: the pipe takes it all now */
+	int n = uv_try_write((uv_stream_t *)&p->in, &b, 1);
+	if (n == (int)len) {
+		free(data);
+		return;
+	}
+	if (n < 0 && n != UV_EAGAIN) {
+		free(data);
+		return;
+	}
+	if (n < 0)
+		n = 0;
+	w = malloc(sizeof *w);
+	if (!w) {
+		free(data);
+		return;
+	}
+	w->data = data;
+	b = uv_buf_init(data + n, (unsigned)(len - n));
+	if (uv_write(&w->req, (uv_stream_t *)&p->in, &b, 1, write_cb) < 0) {
+		free(data);
+		free(w);
+	}
+}
+
+static void send_json(mcp_session *s, cJSON *msg)
+{
+	char *txt = cJSON_PrintUnformatted(msg);
+	size_t n;
+	char *line;
+
+	if (!txt)
+		return;
+	n = strlen(txt);
+	line = malloc(n + 2);
+	if (line) {
+		memcpy(line, txt, n);
+		line[n] = '\n';
+		line[n + 1] = 0;
+		proc_write(s->proc, line, n + 1);
+	}
+	cJSON_free(txt);
+}
+
+static void send_cancelled(mcp_session *s, uint64_t id, const char *reason)
+{
+	cJSON *m = cJSON_CreateObject(), *p;
+
+	cJSON_AddStringToObject(m, "jsonrpc", "2.0");
+	cJSON_AddStringToObject(m, "method", "notifications/cancelled");
+	p = cJSON_AddObjectToObject(m, "params");
+	cJSON_AddNumberToObject(p, "requestId", (double)id);
+	cJSON_AddStringToObject(p, "reason", reason);
+	send_json(s, m);
+	cJSON_Delete(m);
+}
+
+static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+	static char slab[256 * 1024];
+
+	buf->base = slab;
+	buf->len = sizeof slab;
+}
+
+static void handle_line(mcp_session *s, char *line, size_t len);
+
+static int line_cb(void *ctx, char *line, size_t len)
+{
+	struct proc *p = ctx;
+
+	if (!p->s)
+		return 1;
+	handle_line(p->s, line, len);
+	return p->s && p->s->proc == p ? 0 : 1;
+}
+
+static void exit_message(struct proc *p, char *msg, size_t n)
+{
+	if (p->term_signal)
+		snprintf(msg, n, "server killed by signal %d (%s)",
+			 p->term_signal, strsignal(p->term_signal));
+	else
+		snprintf(msg, n, "server exited with status %" PRId64,
+			 p->exit_status);
+}
+
+/* Attached process gone: exit seen and both pipes drained (or guard). */
+static void proc_lost_check(struct proc *p, int force)
+{
+	char msg[128];
+
+	if (!p->s || !p->exited)
+		return;
+	if (!force && !(p->out_eof && p->err_eof))
+		return;
+	exit_message(p, msg, sizeof msg);
+	session_lost(p->s, ERR_EXITED, msg);
+}
+
+static void guard_cb(uv_timer_t *t)
+{
+	proc_lost_check(t->data, 1);
+}
+
+static void out_read_cb(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
+{
+	struct proc *p = st->data;
+	int r;
+
+	if (n > 0) {
+		if (!p->s)
+			return;
+		r = frame_feed(&p->frame, buf->base, (size_t)n, line_cb, p);
+		if (r == -E2BIG && p->s) {
+			char msg[128];
+
+			snprintf(msg, sizeof msg,
+				 "protocol error: server sent a line longer "
+				 "than %zu bytes", mcp_opts.max_line);
+			mlog(MLOG_WARN, "server %s: %s", p->s->srv->conf->name,
+			     msg);
+			session_lost(p->s, ERR_PROTOCOL, msg);
+		}
+		return;
+	}
+	if (n == 0)
+		return;
+	uv_read_stop(st);
+	p->out_eof = 1;
+	if (!p->s)
+		return;
+	if (p->exited)
+		proc_lost_check(p, 0);
+	else
+		session_lost(p->s, ERR_EXITED, "server closed its stdout");
+}
+
+static void err_read_cb(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
+{
+	struct proc *p = st->data;
+
+	if (n > 0) {
+		if (p->s)
+			ring_append(&p->s->err, buf->base, (size_t)n);
+		return;
+	}
+	if (n == 0)
+		return;
+	uv_read_stop(st);
+	p->err_eof = 1;
+	proc_lost_check(p, 0);
+}
+
+static void exit_cb(uv_process_t *h, int64_t status, int sig)
+{
+	struct proc *p = h->data;
+
+	p->exited = 1;
+	p->exit_status = status;
+	p->term_signal = sig;
+	uv_timer_stop(&p->timer);
+	mlog(MLOG_DEBUG, "pid %d exited: status %" PRId64 " signal %d", p->pid,
+	     status, sig);
+	if (p->s) {
+		mcp_session *s = p->s;
+
+		s->has_exit = 1;
+		s->exit_status = (int)status;
+		s->term_signal = sig;
+		/* orphans of the group would hold the pipes open */
+		kill(-p->pid, SIGKILL);
+		if (p->out_eof && p->err_eof)
+			proc_lost_check(p, 0);
+		else
+			uv_timer_start(&p->timer, guard_cb, 500, 0);
+		return;
+	}
+	proc_maybe_finish(p);
+}
+
+static void kill_timer_cb(uv_timer_t *t)
+{
+	struct proc *p = t->data;
+
+	if (p->exited)
+		return;
+	if (p->kill_stage == 0) {
+		p->kill_stage = 1;
+		mlog(MLOG_DEBUG, "pid %d: SIGTERM to group", p->pid);
+		kill(-p->pid, SIGTERM);
+		uv_timer_start(&p->timer, kill_timer_cb, 2000, 0);
+	} else {
+		mlog(MLOG_INFO, "pid %d: SIGKILL to group", p->pid);
+		kill(-p->pid, SIGKILL);
+	}
+}
+
+/* Leave the session; close stdin, then SIGTERM, then SIGKILL. */
+static void proc_detach(struct proc *p)
+{
+	if (!p)
+		return;
+	if (p->s && p->s->proc == p)
+		p->s->proc = NULL;
+	p->s = NULL;
+	if (!p->in_closed) {
+		p->in_closed = 1;
+		proc_close_handle(p, (uv_handle_t *)&p->in);
+	}
+	if (p->exited) {
+		proc_maybe_finish(p);
+		return;
+	}
+	p->kill_stage = 0;
+	uv_timer_start(&p->timer, kill_timer_cb, 2000, 0);
+}
+
+/* ---- spawning ---- */
+
+static char **build_env(const struct mcp_server_conf *conf)
+{
+	size_t n = 0, i, j, k = 0;
+	char **env;
+
+	while (environ[n])
+		n++;
+	env = calloc(n + conf->nenv + 1, sizeof *env);
+	if (!env)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		const char *eq = strchr(environ[i], '=');
+		size_t klen = eq ? (size_t)(eq - environ[i]) : strlen(environ[i]);
+		int over = 0;
+
+		for (j = 0; j < conf->nenv; j++)
+			if (!strncmp(conf->env[j], environ[i], klen) &&
+			    conf->env[j][klen] == '=')
+				over = 1;
+		if (!over)
+			env[k++] = environ[i];
+	}
+	for (j = 0; j < conf->nenv; j++)
+		env[k++] = conf->env[j];
+	env[k] = NULL;
+	return env;
+}
+
+static void send_initialize(mcp_session *s)
+{
+	cJSON *m = cJSON_CreateObject(), *p, *caps, *info;
+	mcp_call *c = call_new(CALL_INIT, s->srv, s);
+
+	if (!c) {
+		cJSON_Delete(m);
+		return;
+	}
+	c->rpc_id = s->next_id++;
+	idtab_put(&s->pending, c->rpc_id, c);
+	s->init = c;
+	cJSON_AddStringToObject(m, "jsonrpc", "2.0");
+	cJSON_AddNumberToObject(m, "id", (double)c->rpc_id);
+	cJSON_AddStringToObject(m, "method", "initialize");
+	p = cJSON_AddObjectToObject(m, "params");
+	cJSON_AddStringToObject(p, "protocolVersion", versions[0]);
+	caps = cJSON_AddObjectToObject(p, "capabilities");
+	cJSON_AddBoolToObject(cJSON_AddObjectToObject(caps, "roots"),
+			      "listChanged", 1);
+	info = cJSON_AddObjectToObject(p, "clientInfo");
+	cJSON_AddStringToObject(info, "name", "mcpfs");
+	cJSON_AddStringToObject(info, "version", MCPFS_VERSION);
+	send_json(s, m);
+	cJSON_Delete(m);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+/*
+ * Start a fresh process for s. Returns 0 (handshake under way) or a negated
+ * errno with s->last_error set; -EAGAIN while backing off.
+ */
+static int session_spawn(mcp_session *s)
+{
+	const struct mcp_server_conf *conf = s->srv->conf;
+	uv_process_options_t o;
+	uv_stdio_container_t io[3];
+	struct proc *p;
+	char **argv, **env, ppid[24];
+	size_t i;
+	int r;
+
+	if (s->start_fails && mcp_now() < s->next_start)
+		return -EAGAIN;
+	p = calloc(1, sizeof *p);
+	argv = calloc(conf->nargs + 5, sizeof *argv);
+	env = build_env(conf);
+	if (!p || !argv || !env) {
+		free(p);
+		free(argv);
+		free(env);
+		return -ENOMEM;
+	}
+	snprintf(ppid, sizeof ppid, "%d", (int)getpid());
+	argv[0] = (char *)mcp_opts.self_exe;
+	argv[1] = "--mcpfs-exec";
+	argv[2] = ppid;
+	argv[3] = conf->command;
+	for (i = 0; i < conf->nargs; i++)
+		argv[4 + i] = conf->args[i];
+	frame_init(&p->frame, mcp_opts.max_line);
+	uv_pipe_init(mcp_loop, &p->in, 0);
+	uv_pipe_init(mcp_loop, &p->out, 0);
+	uv_pipe_init(mcp_loop, &p->err, 0);
+	uv_timer_init(mcp_loop, &p->timer);
+	p->handles = 5;
+	p->in.data = p->out.data = p->err.data = p->timer.data = p;
+	p->process.data = p;
+	closing_objects++;
+	memset(&o, 0, sizeof o);
+	io[0].flags = UV_CREATE_PIPE | UV_READABLE_PIPE;
+	io[0].data.stream = (uv_stream_t *)&p->in;
+	io[1].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
+	io[1].data.stream = (uv_stream_t *)&p->out;
+	io[2].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
+	io[2].data.stream = (uv_stream_t *)&p->err;
+	o.file = mcp_opts.self_exe;
+	o.args = argv;
+	o.env = env;
+	o.cwd = conf->cwd;
+	o.flags = UV_PROCESS_DETACHED;
+	o.stdio_count = 3;
+	o.stdio = io;
+	o.exit_cb = exit_cb;
+	r = uv_spawn(mcp_loop, &p->process, &o);
+	free(argv);
+	free(env);
+	if (r < 0) {
+		char msg[256];
+
+		snprintf(msg, sizeof msg, "cannot start %s: %s%s",
+			 base_name(conf->command), uv_strerror(r),
+			 conf->cwd && r == UV_ENOENT ? " (check cwd)" : "");
+		free(s->last_error);
+		s->last_error = strdup(msg);
+		s->state = S_EXITED;
+		s->start_fails++;
+		s->next_start = mcp_now() + 0.5;
+		p->exited = 1;
+		proc_maybe_finish(p);
+		return r;
+	}
+	p->pid = p->process.pid;
+	p->s = s;
+	s->proc = p;
+	s->generation++;
+	s->state = S_STARTING;
+	s->has_exit = 0;
+	s->exit_status = s->term_signal = 0;
+	uv_read_start((uv_stream_t *)&p->out, alloc_cb, out_read_cb);
+	uv_read_start((uv_stream_t *)&p->err, alloc_cb, err_read_cb);
+	mlog(MLOG_INFO, "server %s thread %s: started %s [%s] pid %d gen %u",
+	     conf->name, s->oneshot ? "(one-shot)" : s->name,
+	     base_name(conf->command), conf->digest, p->pid, s->generation);
+	send_initialize(s);
+	return 0;
+}
+
+/* ---- the session's end of the protocol ---- */
+
+static cJSON *failure_data(mcp_session *s)
+{
+	cJSON *d = cJSON_CreateObject();
+	char *tail;
+
+	if (s->has_exit) {
+		if (s->term_signal)
+			cJSON_AddNumberToObject(d, "signal", s->term_signal);
+		else
+			cJSON_AddNumberToObject(d, "exitStatus",
+						s->exit_status);
+	}
+	tail = stderr_tail(s, 2048);
+	if (tail && *tail)
+		cJSON_AddStringToObject(d, "stderr", tail);
+	free(tail);
+	return d;
+}
+
+static void session_fail_all(mcp_session *s, int code, const char *msg,
+			     cJSON *data)
+{
+	mcp_call *c;
+	size_t pos;
+
+	mcp_call_ref(s->init);
+	for (;;) {
+		pos = 0;
+		c = idtab_next(&s->pending, &pos, NULL);
+		if (!c)
+			c = s->queue;
+		if (!c)
+			break;
+		call_fail(c, code, msg, data);
+	}
+	mcp_call_unref(s->init);
+	s->init = NULL;
+}
+
+/*
+ * The process is gone or unusable (exit, stdout closed, protocol error,
+ * failed handshake): fail everything in flight with the cause and the
+ * stderr tail, detach the process, and remember a failed start for the
+ * back-off. The next call starts a fresh process.
+ */
+static void session_lost(mcp_session *s, int code, const char *what)
+{
+	int starting = s->state == S_STARTING;
+	char msg[512];
+	cJSON *data;
+
+	if (starting) {
+		double delay;
+
+		s->start_fails++;
+		delay = 0.5 * (double)(1u << (s->start_fails < 7 ?
+					      s->start_fails - 1 : 6));
+		if (delay > 30)
+			delay = 30;
+		s->next_start = mcp_now() + delay;
+		snprintf(msg, sizeof msg, "startup failed: %s", what);
+		code = ERR_STARTUP;
+	} else {
+		snprintf(msg, sizeof msg, "%s", what);
+	}
+	mlog(MLOG_WARN, "server %s thread %s: %s", s->srv->conf->name,
+	     s->oneshot ? "(one-shot)" : s->name, msg);
+	free(s->last_error);
+	s->last_error = strdup(msg);
+	s->state = S_EXITED;
+	proc_detach(s->proc);
+	data = failure_data(s);
+	session_fail_all(s, code, msg, data);
+	cJSON_Delete(data);
+	if (!s->closed)
+		set_ref(&s->tools, NULL);
+}
+
+static void answer(mcp_session *s, cJSON *id, cJSON *result, cJSON *err)
+{
+	cJSON *m = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(m, "jsonrpc", "2.0");
+	cJSON_AddItemToObject(m, "id", cJSON_Duplicate(id, 1));
+	if (err)
+		cJSON_AddItemToObject(m, "error", err);
+	else
+		cJSON_AddItemToObject(m, "result", result);
+	send_json(s, m);
+	cJSON_Delete(m);
+}
+
+/* Requests from the server to mcpfs. */
+static void server_request(mcp_session *s, const char *method, cJSON *id)
+{
+	const struct mcp_server_conf *conf = s->srv->conf;
+	char msg[160];
+
+	if (!strcmp(method, "ping")) {
+		answer(s, id, cJSON_CreateObject(), NULL);
+	} else if (!strcmp(method, "roots/list")) {
+		cJSON *r = cJSON_CreateObject();
+		cJSON *a = cJSON_AddArrayToObject(r, "roots");
+		size_t i;
+
+		for (i = 0; i < conf->nroots; i++) {
+			cJSON *o = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(o, "uri", conf->roots[i]);
+			cJSON_AddItemToArray(a, o);
+		}
+		answer(s, id, r, NULL);
+	} else {
+		snprintf(msg, sizeof msg, "mcpfs does not support %s%s",
+			 method,
+			 !strcmp(method, "sampling/createMessage") ||
+				 !strcmp(method, "elicitation/create")
+			     ? " yet"
+			     : "");
+		answer(s, id, NULL, error_obj(-32601, msg, NULL));
+	}
+}
+
+static void events_append(mcp_session *s, const char *line, size_t len)
+{
+	ring_append(&s->events, line, len);
+	ring_append(&s->events, "\n", 1);
+}
+
+static void progress_for(mcp_session *s, cJSON *params)
+{
+	cJSON *tok = cJSON_GetObjectItemCaseSensitive(params, "progressToken");
+	char *t;
+	size_t pos = 0;
+	mcp_call *c;
+
+	if (!tok)
+		return;
+	t = cJSON_PrintUnformatted(tok);
+	if (!t)
+		return;
+	while ((c = idtab_next(&s->pending, &pos, NULL)) != NULL)
+		if (!strcmp(c->token, t))
+			call_progress(c);
+	cJSON_free(t);
+}
+
+static void notification(mcp_session *s, const char *method, cJSON *msg,
+			 const char *line, size_t len)
+{
+	events_append(s, line, len);
+	if (!strcmp(method, "notifications/progress")) {
+		progress_for(s, cJSON_GetObjectItemCaseSensitive(msg, "params"));
+	} else if (!strcmp(method, "notifications/tools/list_changed")) {
+		set_ref(&s->tools, NULL);
+		set_ref(&s->srv->tools, NULL);
+	}
+}
+
+static int version_known(const char *v)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof versions / sizeof versions[0]; i++)
+		if (!strcmp(v, versions[i]))
+			return 1;
+	return 0;
+}
+
+static void init_reply(mcp_session *s, mcp_call *c, cJSON *msg)
+{
+	cJSON *res = cJSON_GetObjectItemCaseSensitive(msg, "result");
+	cJSON *err = cJSON_GetObjectItemCaseSensitive(msg, "error");
+	cJSON *v = cJSON_GetObjectItemCaseSensitive(res, "protocolVersion");
+	char why[300];
+	cJSON *nm;
+
+	idtab_del(&s->pending, c->rpc_id);
+	c->done = 1;
+	uv_timer_stop(&c->timer);
+	s->init = NULL;
+	if (err || !cJSON_IsObject(res)) {
+		cJSON *m = cJSON_GetObjectItemCaseSensitive(err, "message");
+
+		snprintf(why, sizeof why, "initialize failed: %s",
+			 cJSON_IsString(m) ? m->valuestring : "bad reply");
+		mcp_call_unref(c);
+		session_lost(s, ERR_STARTUP, why);
+		return;
+	}
+	if (!cJSON_IsString(v) || !version_known(v->valuestring)) {
+		snprintf(why, sizeof why, "unsupported protocol version %.40s",
+			 cJSON_IsString(v) ? v->valuestring : "(none)");
+		mcp_call_unref(c);
+		session_lost(s, ERR_STARTUP, why);
+		return;
+	}
+	mcp_call_unref(c);
+	snprintf(s->protocol, sizeof s->protocol, "%s", v->valuestring);
+	cJSON_Delete(s->server_info);
+	cJSON_Delete(s->capabilities);
+	s->server_info = cJSON_DetachItemFromObjectCaseSensitive(res,
+								 "serverInfo");
+	s->capabilities = cJSON_DetachItemFromObjectCaseSensitive(
+		res, "capabilities");
+	s->state = S_READY;
+	s->start_fails = 0;
+	nm = cJSON_GetObjectItemCaseSensitive(s->server_info, "name");
+	mlog(MLOG_INFO, "server %s thread %s: ready (%s, protocol %s)",
+	     s->srv->conf->name, s->oneshot ? "(one-shot)" : s->name,
+	     cJSON_IsString(nm) ? nm->valuestring : "?", s->protocol);
+	{
+		cJSON *n = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(n, "jsonrpc", "2.0");
+		cJSON_AddStringToObject(n, "method",
+					"notifications/initialized");
+		send_json(s, n);
+		cJSON_Delete(n);
+	}
+	while (s->queue && s->state == S_READY) {
+		mcp_call *q = s->queue;
+
+		s->queue = q->qnext;
+		if (!s->queue)
+			s->qtail = &s->queue;
+		q->qnext = NULL;
+		call_send(s, q);
+	}
+}
+
+/* tools/list pages: gather tools until there is no nextCursor. */
+static void tools_page(mcp_session *s, mcp_call *c, cJSON *res)
+{
+	cJSON *tools = cJSON_GetObjectItemCaseSensitive(res, "tools");
+	cJSON *next = cJSON_GetObjectItemCaseSensitive(res, "nextCursor");
+	cJSON *t, *out;
+
+	if (!c->acc)
+		c->acc = cJSON_CreateArray();
+	cJSON_ArrayForEach(t, tools)
+		cJSON_AddItemToArray(c->acc, cJSON_Duplicate(t, 1));
+	if (cJSON_IsString(next) && *next->valuestring &&
+	    cJSON_GetArraySize(c->acc) < 100000) {
+		cJSON *m = cJSON_CreateObject(), *p;
+
+		idtab_del(&s->pending, c->rpc_id);
+		c->rpc_id = s->next_id++;
+		idtab_put(&s->pending, c->rpc_id, c);
+		cJSON_AddStringToObject(m, "jsonrpc", "2.0");
+		cJSON_AddNumberToObject(m, "id", (double)c->rpc_id);
+		cJSON_AddStringToObject(m, "method", "tools/list");
+		p = cJSON_AddObjectToObject(m, "params");
+		cJSON_AddStringToObject(p, "cursor", next->valuestring);
+		send_json(s, m);
+		cJSON_Delete(m);
+		return;
+	}
+	out = cJSON_CreateObject();
+	cJSON_AddItemToObject(out, "tools", c->acc);
+	c->acc = NULL;
+	call_complete(c, buf_from_json(out, 1));
+	cJSON_Delete(out);
+}
+
+static void response(mcp_session *s, cJSON *msg)
+{
+	cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+	cJSON *res = cJSON_GetObjectItemCaseSensitive(msg, "result");
+	cJSON *err = cJSON_GetObjectItemCaseSensitive(msg, "error");
+	mcp_call *c = NULL;
+
+	if (cJSON_IsNumber(id) && id->valuedouble >= 1 &&
+	    id->valuedouble < 9007199254740992.0)
+		c = idtab_get(&s->pending, (uint64_t)id->valuedouble);
+	if (!c) {
+		mlog(MLOG_DEBUG, "server %s: reply to unknown id dropped",
+		     s->srv->conf->name);
+		return;
+	}
+	if (c->kind == CALL_INIT) {
+		init_reply(s, c, msg);
+		return;
+	}
+	if (err) {
+		call_complete(c, error_reply(err));
+		return;
+	}
+	if (c->kind == CALL_TOOLS) {
+		tools_page(s, c, res);
+		return;
+	}
+	call_complete(c, buf_from_json(res ? res : cJSON_GetObjectItem(msg,
+							"result"), 0));
+}
+
+static void handle_line(mcp_session *s, char *line, size_t len)
+{
+	cJSON *msg, *method, *id;
+
+	while (len && (*line == ' ' || *line == '\t')) {
+		line++;
+		len--;
+	}
+	if (!len)
+		return;
+	msg = cJSON_ParseWithLength(line, len);
+	if (!cJSON_IsObject(msg)) {
+		mlog(MLOG_WARN, "server %s: skipped a non-JSON stdout line "
+		     "(%zu bytes)", s->srv->conf->name, len);
+		cJSON_Delete(msg);
+		return;
+	}
+	method = cJSON_GetObjectItemCaseSensitive(msg, "method");
+	id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+	if (cJSON_IsString(method)) {
+		if (id && !cJSON_IsNull(id))
+			server_request(s, method->valuestring, id);
+		else
+			notification(s, method->valuestring, msg, line, len);
+	} else if (id) {
+		response(s, msg);
+	} else {
+		mlog(MLOG_WARN, "server %s: skipped a message that is neither "
+		     "request, notification nor reply", s->srv->conf->name);
+	}
+	cJSON_Delete(msg);
+}
+
+/* ---- sending calls ---- */
+
+static void call_send(mcp_session *s, mcp_call *c)
+{
+	char tok[40];
+	size_t n;
+	char *line;
+
+	c->rpc_id = s->next_id++;
+	if (c->kind == CALL_TOOLS) {
+		cJSON *m = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(m, "jsonrpc", "2.0");
+		cJSON_AddNumberToObject(m, "id", (double)c->rpc_id);
+		cJSON_AddStringToObject(m, "method", "tools/list");
+		idtab_put(&s->pending, c->rpc_id, c);
+		send_json(s, m);
+		cJSON_Delete(m);
+		return;
+	}
+	snprintf(tok, sizeof tok, "mcpfs-%" PRIu64, c->rpc_id);
+	line = mcp_request_build(c->line, c->linelen, c->rpc_id, tok, &n);
+	if (!c->token[0])
+		snprintf(c->token, sizeof c->token, "\"%s\"", tok);
+	free(c->line);
+	c->line = NULL;
+	if (!line) {
+		call_fail(c, -32603, "cannot build the request", NULL);
+		return;
+	}
+	idtab_put(&s->pending, c->rpc_id, c);
+	proc_write(s->proc, line, n);
+}
+
+/* Queue c behind the handshake, starting a process if there is none. */
+static void session_submit(mcp_session *s, mcp_call *c)
+{
+	if (s->state == S_EXITED || s->state == S_IDLE) {
+		int r = session_spawn(s);
+
+		if (r < 0) {
+			char msg[600];
+			cJSON *d = failure_data(s);
+
+			if (r == -EAGAIN)
+				snprintf(msg, sizeof msg,
+					 "server keeps failing to start "
+					 "(attempt %u); next try in %.1f s; "
+					 "last error: %s", s->start_fails,
+					 s->next_start - mcp_now(),
+					 s->last_error ? s->last_error : "");
+			else
+				snprintf(msg, sizeof msg, "startup failed: %s",
+					 s->last_error);
+			call_fail(c, ERR_STARTUP, msg, d);
+			cJSON_Delete(d);
+			return;
+		}
+	}
+	if (s->state == S_READY) {
+		call_send(s, c);
+		return;
+	}
+	c->qnext = NULL;
+	*s->qtail = c;
+	s->qtail = &c->qnext;
+}
+
+/* The user's own progress token, as JSON text, if there is one. */
+static void user_token(mcp_call *c, const char *json, size_t len)
+{
+	cJSON *j, *p, *m, *t;
+	char *txt;
+
+	if (!memmem(json, len, "progressToken", 13))
+		return;
+	j = cJSON_ParseWithLength(json, len);
+	p = cJSON_GetObjectItemCaseSensitive(j, "params");
+	m = cJSON_GetObjectItemCaseSensitive(p ? p : j, "_meta");
+	t = cJSON_GetObjectItemCaseSensitive(m, "progressToken");
+	if (t && (txt = cJSON_PrintUnformatted(t)) != NULL) {
+		snprintf(c->token, sizeof c->token, "%s", txt);
+		cJSON_free(txt);
+	}
+	cJSON_Delete(j);
+}
+
+int mcp_call_start(mcp_server *srv, mcp_session *s, const char *json,
+		   size_t len, mcp_call **out, const char **why)
+{
+	mcp_call *c;
+
+	if (mcp_request_check(json, len, why) < 0)
+		return -EINVAL;
+	if (s && s->closed)
+		return -ENOENT;
+	if (!s) {
+		s = session_new(srv, "", 1);
+		if (!s)
+			return -ENOMEM;
+	}
+	c = call_new(CALL_USER, srv, s);
+	if (!c || !(c->line = malloc(len + 1))) {
+		if (c)
+			mcp_call_unref(c);
+		return -ENOMEM;
+	}
+	memcpy(c->line, json, len);
+	c->line[len] = 0;
+	c->linelen = len;
+	c->timeout = call_timeout_of(srv);
+	user_token(c, json, len);
+	s->calls++;
+	s->in_flight++;
+	s->last_used = mcp_now();
+	if (s->oneshot) {
+		srv->in_flight++;
+		set_ref(&srv->last_sent, c);
+	} else {
+		set_ref(&s->last_sent, c);
+	}
+	uv_timer_stop(&s->idle_timer);
+	*out = mcp_call_ref(c); /* the caller's; the session keeps the first */
+	session_submit(s, c);
+	return 0;
+}
+
+int mcp_tools(mcp_server *srv, mcp_session *s, mcp_call **out)
+{
+	mcp_call **slot, *c;
+
+	if (s && s->closed)
+		return -ENOENT;
+	slot = s ? &s->tools : &srv->tools;
+	c = *slot;
+	if (c && c->done && !memcmp(c->reply->data, "{\"error\"", 8))
+		c = NULL; /* do not cache failures */
+	if (c) {
+		*out = mcp_call_ref(c);
+		return 0;
+	}
+	if (!s && !(s = session_new(srv, "", 1)))
+		return -ENOMEM;
+	c = call_new(CALL_TOOLS, srv, s);
+	if (!c)
+		return -ENOMEM;
+	set_ref(slot, c);
+	uv_timer_stop(&s->idle_timer);
+	*out = mcp_call_ref(c);
+	session_submit(s, c);
+	return 0;
+}
+
+mcp_call *mcp_latest(mcp_server *srv, mcp_session *s)
+{
+	if (s)
+		return s->in_flight ? s->last_sent : s->last_done;
+	return srv->in_flight ? srv->last_sent : srv->last_done;
+}
+
+/* ---- session objects ---- */
+
+static void idle_cb(uv_timer_t *t)
+{
+	mcp_session *s = t->data;
+	uint64_t sid = s->srv->id;
+	char name[sizeof s->name];
+
+	if (!session_idle(s))
+		return;
+	mlog(MLOG_INFO, "server %s thread %s: idle, closing",
+	     s->srv->conf->name, s->name);
+	snprintf(name, sizeof name, "%s", s->name);
+	session_close(s, "idle timeout");
+	if (mcp_hooks_p && mcp_hooks_p->session_gone)
+		mcp_hooks_p->session_gone(sid, name);
+}
+
+int session_idle(const mcp_session *s)
+{
+	size_t pos = 0;
+
+	return !s->closed && !s->holds && !s->queue &&
+	       (!idtab_next(&s->pending, &pos, NULL) ||
+		(s->init && s->pending.count == 1));
+}
+
+static void idle_check(mcp_session *s)
+{
+	double t = s->srv->conf->idle_timeout >= 0 ? s->srv->conf->idle_timeout
+						   : mcp_opts.idle_timeout;
+
+	if (s->oneshot || s->closed)
+		return;
+	if (t > 0 && session_idle(s))
+		uv_timer_start(&s->idle_timer, idle_cb, (uint64_t)(t * 1000),
+			       0);
+	else
+		uv_timer_stop(&s->idle_timer);
+}
+
+mcp_session *session_new(mcp_server *srv, const char *name, int oneshot)
+{
+	mcp_session *s = calloc(1, sizeof *s);
+
+	if (!s)
+		return NULL;
+	s->id = mcp_new_id();
+	snprintf(s->name, sizeof s->name, "%s", name);
+	s->srv = srv;
+	s->oneshot = oneshot;
+	s->state = S_IDLE;
+	s->created = s->last_used = mcp_now();
+	s->next_id = 1;
+	idtab_init(&s->pending);
+	s->qtail = &s->queue;
+	s->err.cap = STDERR_KEEP;
+	s->events.cap = EVENTS_KEEP;
+	uv_timer_init(mcp_loop, &s->idle_timer);
+	s->idle_timer.data = s;
+	s->next = all_sessions;
+	if (s->next)
+		s->next->pprev = &s->next;
+	s->pprev = &all_sessions;
+	all_sessions = s;
+	closing_objects++;
+	return s;
+}
+
+/* Start the process of a new thread session (mkdir). */
+int session_start(mcp_session *s)
+{
+	int r = session_spawn(s);
+
+	idle_check(s);
+	return r;
+}
+
+static void session_free_cb(uv_handle_t *h)
+{
+	mcp_session *s = h->data;
+
+	idtab_free(&s->pending);
+	cJSON_Delete(s->server_info);
+	cJSON_Delete(s->capabilities);
+	free(s->last_error);
+	free(s->err.buf);
+	free(s->events.buf);
+	free(s);
+	if (--closing_objects == 0 && reaped_cb)
+		reaped_cb();
+}
+
+void session_close(mcp_session *s, const char *why)
+{
+	char msg[160];
+
+	if (s->closed)
+		return;
+	if (!s->oneshot)
+		registry_session_del(s);
+	s->closed = 1;
+	*s->pprev = s->next;
+	if (s->next)
+		s->next->pprev = s->pprev;
+	snprintf(msg, sizeof msg, "session closed (%s)", why);
+	mlog(MLOG_DEBUG, "server %s thread %s: %s", s->srv->conf->name,
+	     s->oneshot ? "(one-shot)" : s->name, msg);
+	session_fail_all(s, ERR_CLOSED, msg, NULL);
+	s->state = S_CLOSING;
+	proc_detach(s->proc);
+	set_ref(&s->last_sent, NULL);
+	set_ref(&s->last_done, NULL);
+	set_ref(&s->tools, NULL);
+	uv_close((uv_handle_t *)&s->idle_timer, session_free_cb);
+}
+
+static void session_restart(mcp_session *s)
+{
+	set_ref(&s->tools, NULL);
+	session_fail_all(s, ERR_CLOSED, "session restarted", NULL);
+	proc_detach(s->proc);
+	s->state = S_EXITED;
+	s->start_fails = 0;
+	session_spawn(s);
+	idle_check(s);
+}
+
+unsigned session_live_count(void)
+{
+	unsigned n = 0;
+	mcp_session *s;
+
+	for (s = all_sessions; s; s = s->next)
+		if (!s->oneshot)
+			n++;
+	return n;
+}
+
+void sessions_reap_done(void (*cb)(void))
+{
+	mcp_session *s;
+
+	while ((s = all_sessions) != NULL) {
+		if (!s->oneshot && mcp_hooks_p && mcp_hooks_p->session_gone)
+			mcp_hooks_p->session_gone(s->srv->id, s->name);
+		session_close(s, "shutting down");
+	}
+	reaped_cb = cb;
+	if (closing_objects == 0)
+		cb();
+}
+
+/* ---- accessors for fs/ ---- */
+
+uint64_t mcp_session_id(const mcp_session *s) { return s->id; }
+const char *mcp_session_name(const mcp_session *s) { return s->name; }
+mcp_server *mcp_session_server(const mcp_session *s) { return s->srv; }
+double mcp_session_created(const mcp_session *s) { return s->created; }
+double mcp_session_last_used(const mcp_session *s) { return s->last_used; }
+
+void mcp_session_hold(mcp_session *s)
+{
+	s->holds++;
+	uv_timer_stop(&s->idle_timer);
+}
+
+void mcp_session_release(mcp_session *s)
+{
+	if (s->holds > 0)
+		s->holds--;
+	if (!s->closed) {
+		idle_check(s);
+		registry_trim();
+	}
+}
+
+int mcp_session_ctl(mcp_session *s, const char *verb, size_t len)
+{
+	while (len && (verb[len - 1] == '\n' || verb[len - 1] == ' ' ||
+		       verb[len - 1] == '\t' || verb[len - 1] == '\r'))
+		len--;
+	if (len == 6 && !memcmp(verb, "cancel", 6)) {
+		mcp_call *c;
+		size_t pos;
+
+		for (;;) {
+			pos = 0;
+			while ((c = idtab_next(&s->pending, &pos, NULL)) &&
+			       c->kind == CALL_INIT)
+				;
+			if (!c)
+				c = s->queue;
+			if (!c)
+				break;
+			mcp_call_cancel(c);
+		}
+		return 0;
+	}
+	if (len == 7 && !memcmp(verb, "restart", 7)) {
+		mlog(MLOG_INFO, "server %s thread %s: restart",
+		     s->srv->conf->name, s->name);
+		session_restart(s);
+		return 0;
+	}
+	if (len == 5 && !memcmp(verb, "close", 5)) {
+		uint64_t sid = s->srv->id;
+		char name[sizeof s->name];
+
+		snprintf(name, sizeof name, "%s", s->name);
+		session_close(s, "ctl close");
+		if (mcp_hooks_p && mcp_hooks_p->session_gone)
+			mcp_hooks_p->session_gone(sid, name);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static const char *state_name(enum sstate st)
+{
+	switch (st) {
+	case S_STARTING: return "starting";
+	case S_READY: return "ready";
+	case S_EXITED: return "exited";
+	case S_CLOSING: return "closing";
+	default: return "idle";
+	}
+}
+
+static void add_time(cJSON *o, const char *k, double t)
+{
+	char b[40];
+	time_t sec = (time_t)t;
+	struct tm tm;
+
+	gmtime_r(&sec, &tm);
+	strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	cJSON_AddStringToObject(o, k, b);
+}
+
+mcp_buf *mcp_session_status_json(mcp_session *s)
+{
+	cJSON *o = cJSON_CreateObject();
+	mcp_buf *b;
+
+	cJSON_AddStringToObject(o, "server", s->srv->conf->name);
+	cJSON_AddStringToObject(o, "thread", s->name);
+	cJSON_AddStringToObject(o, "state", state_name(s->state));
+	if (s->proc)
+		cJSON_AddNumberToObject(o, "pid", s->proc->pid);
+	else
+		cJSON_AddNullToObject(o, "pid");
+	cJSON_AddNumberToObject(o, "generation", s->generation);
+	add_time(o, "created", s->created);
+	add_time(o, "last_used", s->last_used);
+	cJSON_AddNumberToObject(o, "calls", (double)s->calls);
+	cJSON_AddNumberToObject(o, "in_flight", s->in_flight);
+	if (s->protocol[0])
+		cJSON_AddStringToObject(o, "protocolVersion", s->protocol);
+	else
+		cJSON_AddNullToObject(o, "protocolVersion");
+	cJSON_AddItemToObject(o, "serverInfo", s->server_info ?
+			      cJSON_Duplicate(s->server_info, 1) :
+			      cJSON_CreateNull());
+	cJSON_AddItemToObject(o, "capabilities", s->capabilities ?
+			      cJSON_Duplicate(s->capabilities, 1) :
+			      cJSON_CreateNull());
+	if (s->last_error)
+		cJSON_AddStringToObject(o, "last_error", s->last_error);
+	else
+		cJSON_AddNullToObject(o, "last_error");
+	if (s->has_exit) {
+		cJSON *e = cJSON_AddObjectToObject(o, "exit");
+
+		if (s->term_signal)
+			cJSON_AddNumberToObject(e, "signal", s->term_signal);
+		else
+			cJSON_AddNumberToObject(e, "status", s->exit_status);
+	} else {
+		cJSON_AddNullToObject(o, "exit");
+	}
+	cJSON_AddStringToObject(o, "command", base_name(s->srv->conf->command));
+	cJSON_AddStringToObject(o, "digest", s->srv->conf->digest);
+	b = buf_from_json(o, 1);
+	cJSON_Delete(o);
+	return b;
+}
+
+mcp_buf *mcp_session_stderr(mcp_session *s)
+{
+	size_t n = ring_kept(&s->err);
+	mcp_buf *b = mcp_buf_new(NULL, n);
+
+	if (b)
+		b->len = ring_read(&s->err, 0, b->data, n);
+	return b;
+}
+
+uint64_t mcp_session_events_size(const mcp_session *s)
+{
+	return s->events.total;
+}
+
+size_t mcp_session_events_read(const mcp_session *s, uint64_t off, char *dst,
+			       size_t n)
+{
+	if (!s->events.buf)
+		return 0;
+	return ring_read(&s->events, off, dst, n);
+}

@@ -1,0 +1,151 @@
+/*
+ * sessions.h - the one header where fs/ meets sessions/.
+ *
+ * sessions/ owns MCP server processes, their JSON-RPC traffic and their
+ * lifecycle; fs/ owns the FUSE tree. fs/ sees servers, sessions and calls only
+ * as opaque handles and the functions below. Everything runs on one libuv
+ * loop thread, so nothing here locks.
+ *
+ * Object ids: every server and session gets a unique, never reused 64-bit id
+ * (one counter for both), which fs/ folds into inode numbers.
+ *
+ * Functions return 0 or a negated errno unless said otherwise.
+ */
+#ifndef MCPFS_SESSIONS_H
+#define MCPFS_SESSIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+#define MCPFS_VERSION "0.1.0"
+
+typedef struct mcp_server mcp_server;
+typedef struct mcp_session mcp_session;
+typedef struct mcp_call mcp_call;
+
+/* A refcounted, immutable byte buffer (replies, rendered JSON files). */
+typedef struct mcp_buf {
+	unsigned refs;
+	size_t len;
+	char data[];
+} mcp_buf;
+
+mcp_buf *mcp_buf_new(const char *data, size_t len); /* refs = 1; NULL on ENOMEM */
+mcp_buf *mcp_buf_ref(mcp_buf *b);
+void mcp_buf_unref(mcp_buf *b);
+
+struct mcp_options {
+	double idle_timeout;    /* seconds, 0 = never */
+	double call_timeout;    /* seconds, 0 = unlimited */
+	unsigned max_sessions;  /* soft cap on live sessions */
+	size_t max_line;        /* longest stdout line accepted from a server */
+	const char *self_exe;   /* path of the mcpfs binary (exec helper) */
+};
+
+/* Notifications from sessions/ to fs/ (for kernel cache invalidation). */
+struct mcp_hooks {
+	/* A session directory went away without an rmdir (idle, cap, reload). */
+	void (*session_gone)(uint64_t server_id, const char *name);
+	/* The set of servers changed (reload). */
+	void (*servers_changed)(void);
+};
+
+int mcp_init(uv_loop_t *loop, const struct mcp_options *opts,
+	     const struct mcp_hooks *hooks);
+
+/* Load (first call) or reload the config file. Returns 0, or -EINVAL with
+ * *err set to a malloc'd message naming the file, field and problem (on
+ * reload the old config stays in force). path NULL = built-in default. */
+int mcp_load_config(const char *path, char **err);
+
+/* Close every session; done_cb runs once all processes are reaped and all
+ * handles are closed. */
+void mcp_shutdown(void (*done_cb)(void));
+
+/* ---- servers ---- */
+mcp_server *mcp_server_first(void);
+mcp_server *mcp_server_next(mcp_server *srv);
+mcp_server *mcp_server_find(const char *name);
+mcp_server *mcp_server_by_id(uint64_t id);
+uint64_t mcp_server_id(const mcp_server *srv);
+const char *mcp_server_name(const mcp_server *srv);
+
+/* ---- sessions (thread directories) ---- */
+mcp_session *mcp_session_first(mcp_server *srv);
+mcp_session *mcp_session_next(mcp_session *s);
+mcp_session *mcp_session_find(mcp_server *srv, const char *name);
+mcp_session *mcp_session_by_id(uint64_t id);
+uint64_t mcp_session_id(const mcp_session *s);
+const char *mcp_session_name(const mcp_session *s);
+mcp_server *mcp_session_server(const mcp_session *s);
+double mcp_session_created(const mcp_session *s);   /* unix time */
+double mcp_session_last_used(const mcp_session *s); /* unix time */
+
+/* mkdir: -EINVAL bad name, -EEXIST exists. Starts the process and the
+ * handshake in the background. */
+int mcp_session_create(mcp_server *srv, const char *name, mcp_session **out);
+/* rmdir / ctl close: the session leaves every lookup at once; its process is
+ * closed in the background. Calls in flight fail. */
+void mcp_session_close(mcp_session *s);
+/* Open files inside a thread directory hold the session (idle timer). */
+void mcp_session_hold(mcp_session *s);
+void mcp_session_release(mcp_session *s);
+/* ctl verbs: "cancel", "restart", "close" (trailing whitespace ignored). */
+int mcp_session_ctl(mcp_session *s, const char *verb, size_t len);
+
+/* Rendered read-only files, malloc'd-free snapshots (refs = 1). */
+mcp_buf *mcp_status_json(void);                 /* MOUNT/.status */
+mcp_buf *mcp_session_status_json(mcp_session *s); /* thread status */
+mcp_buf *mcp_session_stderr(mcp_session *s);     /* last 64 KiB */
+/* events: append-only log; size is all bytes ever appended, the last 1 MiB
+ * is kept. read copies from off (clamped to the oldest kept byte). */
+uint64_t mcp_session_events_size(const mcp_session *s);
+size_t mcp_session_events_read(const mcp_session *s, uint64_t off, char *dst,
+			       size_t n);
+
+/* ---- calls ---- */
+
+/* A listener waits for one call to complete; embed it in the waiter. */
+struct mcp_listener {
+	struct mcp_listener *next, **pprev;
+	void (*done)(struct mcp_listener *l, mcp_call *c);
+};
+
+/* Check a user request (the JSON written to call). Returns 0, or -EINVAL
+ * with *why set to a static message. */
+int mcp_request_check(const char *json, size_t len, const char **why);
+
+/* Start a request (text of one JSON value, validated here) on session s, or
+ * on a fresh one-shot process of srv when s is NULL. On success *out holds a
+ * reference the caller must drop with mcp_call_unref. -EINVAL: bad request
+ * (*why says why). The call completes later; it is never cancelled by
+ * dropping the reference. */
+int mcp_call_start(mcp_server *srv, mcp_session *s, const char *json,
+		   size_t len, mcp_call **out, const char **why);
+/* tools.json: a call whose reply is the tools document; may be done already
+ * (cached). Reference as above. */
+int mcp_tools(mcp_server *srv, mcp_session *s, mcp_call **out);
+/* The call a fresh open of call reads: the most recently sent one while any
+ * is in flight, else the most recently completed one; NULL if none. Borrowed. */
+mcp_call *mcp_latest(mcp_server *srv, mcp_session *s);
+
+mcp_call *mcp_call_ref(mcp_call *c);
+void mcp_call_unref(mcp_call *c);
+int mcp_call_is_done(const mcp_call *c);
+/* The reply once done: one JSON document plus a newline. Borrowed. */
+mcp_buf *mcp_call_reply(const mcp_call *c);
+/* Send notifications/cancelled; the call completes now with a cancelled
+ * error (listeners fire before this returns). No-op when done. */
+void mcp_call_cancel(mcp_call *c);
+/* Wait for a pending call; l->done fires once on completion. */
+void mcp_call_listen(mcp_call *c, struct mcp_listener *l);
+/* Stop waiting (safe if not listening). */
+void mcp_listener_remove(struct mcp_listener *l);
+
+/* ---- logging ---- */
+enum { MLOG_ERR, MLOG_WARN, MLOG_INFO, MLOG_DEBUG };
+void mlog_open(const char *path, int debug); /* NULL = stderr */
+void mlog(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif
