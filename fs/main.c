@@ -225,8 +225,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mcpfs: timeouts must be >= 0\n");
 		return 2;
 	}
-	if (!o.config)
+	if (!o.config) {
 		o.config = default_config_path();
+	} else if (o.config[0] != '/') {
+		char *abs = realpath(o.config, NULL);
+
+		if (abs) {
+			free(o.config);
+			o.config = abs;
+		}
+	}
 	if (check_config(o.config) < 0)
 		return 1;
 	n = readlink("/proc/self/exe", self, sizeof self - 1);

@@ -1,0 +1,17 @@
+#!/bin/sh
+# Install what mcpfs needs to build and test on Debian (run as root or with
+# sudo available). Safe to run again: it installs only what is missing.
+set -e
+PKGS="meson ninja-build pkg-config gcc libfuse3-dev fuse3 libuv1-dev
+libcjson-dev libcmocka-dev python3 python3-pytest clang libclang-rt-14-dev
+valgrind nodejs npm chromium procps psmisc util-linux"
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+	$SUDO apt-get update -q
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q $missing
+fi
