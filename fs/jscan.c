@@ -1,0 +1,497 @@
+/*
+ * jscan.c - incremental, strict RFC 8259 JSON scanner. A byte-at-a-time state
+ * machine: the whole state lives in struct jscan, so a value may arrive split
+ * anywhere (inside a literal, an escape, a UTF-8 sequence). Besides the
+ * grammar it checks that strings hold valid UTF-8 (no overlong forms, no
+ * UTF-8-encoded surrogates, nothing past U+10FFFF), that \u escapes pair
+ * their surrogates, and that nesting stays within JSCAN_MAX_DEPTH.
+ *
+ * While a \uXXXX escape is read, utf8_cp accumulates its hex digits (no UTF-8
+ * sequence can be pending then); esc_cp holds a high surrogate waiting for
+ * its low half.
+ */
+#include <string.h>
+
+#include "jscan.h"
+
+enum {
+	ST_VALUE,        /* a value must come (top level, after ':' or ',') */
+	ST_VALUE_CLOSE,  /* after '[': a value or ']' */
+	ST_KEY_CLOSE,    /* after '{': a key or '}' */
+	ST_KEY,          /* after ',' in an object: a key */
+	ST_COLON,        /* after a key */
+	ST_AFTER,        /* after a value in a container: ',' or the close */
+	ST_STR,          /* inside a string */
+	ST_ESC,          /* after '\' */
+	ST_UHEX,         /* in the hex digits of \u */
+	ST_LOW_BS,       /* after a high surrogate escape: '\' must follow */
+	ST_LOW_U,        /* ... then 'u' */
+	ST_MINUS,        /* number: after '-' */
+	ST_ZERO,         /* number: a leading 0 */
+	ST_INT,          /* number: integer digits */
+	ST_DOT,          /* number: after '.' */
+	ST_FRAC,         /* number: fraction digits */
+	ST_EXP,          /* number: after 'e' */
+	ST_EXP_SIGN,     /* number: after the exponent sign */
+	ST_EXP_DIG,      /* number: exponent digits */
+	ST_LIT,          /* inside true / false / null */
+	ST_DONE,         /* the value ended: only whitespace may follow */
+	ST_ERROR,
+};
+
+/* Set on the string states while the string is an object key. */
+#define ST_KEYFLAG 0x100
+
+/* Internal step results. */
+enum { STEP_MORE, STEP_DONE, STEP_DONE_UNUSED, STEP_ERROR };
+
+static int is_ws(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static int hexval(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static int fail(struct jscan *j, const char *why)
+{
+	j->state = ST_ERROR;
+	j->error = why;
+	return STEP_ERROR;
+}
+
+static int top_is_object(const struct jscan *j)
+{
+	int d = j->depth - 1;
+
+	return (j->stack[d / 8] >> (d % 8)) & 1;
+}
+
+static int push(struct jscan *j, int object)
+{
+	int d = j->depth;
+
+	if (d >= JSCAN_MAX_DEPTH)
+		return fail(j, "nesting too deep");
+	if (object)
+		j->stack[d / 8] |= (uint8_t)(1u << (d % 8));
+	else
+		j->stack[d / 8] &= (uint8_t)~(1u << (d % 8));
+	j->depth++;
+	j->state = object ? ST_KEY_CLOSE : ST_VALUE_CLOSE;
+	return STEP_MORE;
+}
+
+/* A value just ended (its last byte consumed). */
+static int value_end(struct jscan *j)
+{
+	if (j->depth == 0) {
+		j->state = ST_DONE;
+		return STEP_DONE;
+	}
+	j->state = ST_AFTER;
+	return STEP_MORE;
+}
+
+static int close_container(struct jscan *j, unsigned char c)
+{
+	if ((c == '}') != top_is_object(j))
+		return fail(j, "mismatched bracket");
+	j->depth--;
+	return value_end(j);
+}
+
+static int value_start(struct jscan *j, unsigned char c)
+{
+	switch (c) {
+	case '{':
+		return push(j, 1);
+	case '[':
+		return push(j, 0);
+	case '"':
+		j->state = ST_STR;
+		return STEP_MORE;
+	case '-':
+		j->state = ST_MINUS;
+		return STEP_MORE;
+	case '0':
+		j->state = ST_ZERO;
+		return STEP_MORE;
+	case 't':
+		j->lit = "true";
+		break;
+	case 'f':
+		j->lit = "false";
+		break;
+	case 'n':
+		j->lit = "null";
+		break;
+	default:
+		if (c >= '1' && c <= '9') {
+			j->state = ST_INT;
+			return STEP_MORE;
+		}
+		if (c == 0)
+			return fail(j, "NUL byte");
+		return fail(j, "unexpected character");
+	}
+	j->lit_pos = 1;
+	j->state = ST_LIT;
+	return STEP_MORE;
+}
+
+/* A number ended before c, which belongs to what follows. */
+static int number_end(struct jscan *j)
+{
+	if (j->depth == 0) {
+		j->state = ST_DONE;
+		return STEP_DONE_UNUSED;
+	}
+	j->state = ST_AFTER;
+	return STEP_MORE;
+}
+
+/* The byte after a string's closing quote. */
+static int string_end(struct jscan *j, int key)
+{
+	if (key) {
+		j->state = ST_COLON;
+		return STEP_MORE;
+	}
+	return value_end(j);
+}
+
+/* One byte of string content that is not '"' or '\'. */
+static int string_byte(struct jscan *j, unsigned char c)
+{
+	uint32_t partial;
+
+	if (j->utf8_need == 0) {
+		if (c < 0x20)
+			return fail(j, c ? "control character in string" :
+					   "NUL byte");
+		if (c < 0x80)
+			return STEP_MORE;
+		if (c >= 0xc2 && c <= 0xdf) {
+			j->utf8_len = 2;
+			j->utf8_cp = c & 0x1f;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			j->utf8_len = 3;
+			j->utf8_cp = c & 0x0f;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			j->utf8_len = 4;
+			j->utf8_cp = c & 0x07;
+		} else {
+			return fail(j, "invalid UTF-8");
+		}
+		j->utf8_need = j->utf8_len - 1;
+		return STEP_MORE;
+	}
+	if ((c & 0xc0) != 0x80)
+		return fail(j, "invalid UTF-8");
+	j->utf8_cp = (j->utf8_cp << 6) | (c & 0x3f);
+	if (j->utf8_need == j->utf8_len - 1) {
+		/* First continuation byte: the sequence's range is known. */
+		partial = j->utf8_cp;
+		if (j->utf8_len == 3 && partial < 0x20)
+			return fail(j, "invalid UTF-8 (overlong)");
+		if (j->utf8_len == 3 && partial >= 0x360 && partial <= 0x37f)
+			return fail(j, "invalid UTF-8 (surrogate)");
+		if (j->utf8_len == 4 && partial < 0x10)
+			return fail(j, "invalid UTF-8 (overlong)");
+		if (j->utf8_len == 4 && partial > 0x10f)
+			return fail(j, "invalid UTF-8 (above U+10FFFF)");
+	}
+	j->utf8_need--;
+	return STEP_MORE;
+}
+
+static int escape_done(struct jscan *j)
+{
+	uint32_t v = j->utf8_cp;
+
+	j->utf8_cp = 0;
+	if (j->esc_cp) {
+		if (v < 0xdc00 || v > 0xdfff)
+			return fail(j, "unpaired surrogate in \\u escape");
+		j->esc_cp = 0;
+		j->state = ST_STR | (j->state & ST_KEYFLAG);
+		return STEP_MORE;
+	}
+	if (v >= 0xd800 && v <= 0xdbff) {
+		j->esc_cp = v;
+		j->state = ST_LOW_BS | (j->state & ST_KEYFLAG);
+		return STEP_MORE;
+	}
+	if (v >= 0xdc00 && v <= 0xdfff)
+		return fail(j, "unpaired surrogate in \\u escape");
+	j->state = ST_STR | (j->state & ST_KEYFLAG);
+	return STEP_MORE;
+}
+
+static int step_string(struct jscan *j, unsigned char c)
+{
+	int key = j->state & ST_KEYFLAG;
+	int h;
+
+	switch (j->state & ~ST_KEYFLAG) {
+	case ST_STR:
+		if (j->utf8_need == 0 && c == '"')
+			return string_end(j, key);
+		if (j->utf8_need == 0 && c == '\\') {
+			j->state = ST_ESC | key;
+			return STEP_MORE;
+		}
+		return string_byte(j, c);
+	case ST_ESC:
+		if (c == 'u') {
+			j->esc_hex = 4;
+			j->utf8_cp = 0;
+			j->state = ST_UHEX | key;
+			return STEP_MORE;
+		}
+		if (!strchr("\"\\/bfnrt", c) || c == 0)
+			return fail(j, "invalid escape in string");
+		j->state = ST_STR | key;
+		return STEP_MORE;
+	case ST_UHEX:
+		h = hexval(c);
+		if (h < 0)
+			return fail(j, "invalid \\u escape");
+		j->utf8_cp = (j->utf8_cp << 4) | (uint32_t)h;
+		if (--j->esc_hex == 0)
+			return escape_done(j);
+		return STEP_MORE;
+	case ST_LOW_BS:
+		if (c != '\\')
+			return fail(j, "unpaired surrogate in \\u escape");
+		j->state = ST_LOW_U | key;
+		return STEP_MORE;
+	default: /* ST_LOW_U */
+		if (c != 'u')
+			return fail(j, "unpaired surrogate in \\u escape");
+		j->esc_hex = 4;
+		j->utf8_cp = 0;
+		j->state = ST_UHEX | key;
+		return STEP_MORE;
+	}
+}
+
+static int step_number(struct jscan *j, unsigned char c)
+{
+	int digit = c >= '0' && c <= '9';
+
+	switch (j->state) {
+	case ST_MINUS:
+		if (c == '0')
+			j->state = ST_ZERO;
+		else if (digit)
+			j->state = ST_INT;
+		else
+			return fail(j, "invalid number");
+		return STEP_MORE;
+	case ST_ZERO:
+	case ST_INT:
+		if (digit) {
+			if (j->state == ST_ZERO)
+				return fail(j, "leading zero in number");
+			return STEP_MORE;
+		}
+		if (c == '.') {
+			j->state = ST_DOT;
+			return STEP_MORE;
+		}
+		if (c == 'e' || c == 'E') {
+			j->state = ST_EXP;
+			return STEP_MORE;
+		}
+		return number_end(j);
+	case ST_DOT:
+		if (!digit)
+			return fail(j, "invalid number");
+		j->state = ST_FRAC;
+		return STEP_MORE;
+	case ST_FRAC:
+		if (digit)
+			return STEP_MORE;
+		if (c == 'e' || c == 'E') {
+			j->state = ST_EXP;
+			return STEP_MORE;
+		}
+		return number_end(j);
+	case ST_EXP:
+		if (c == '+' || c == '-') {
+			j->state = ST_EXP_SIGN;
+			return STEP_MORE;
+		}
+		if (!digit)
+			return fail(j, "invalid number");
+		j->state = ST_EXP_DIG;
+		return STEP_MORE;
+	case ST_EXP_SIGN:
+		if (!digit)
+			return fail(j, "invalid number");
+		j->state = ST_EXP_DIG;
+		return STEP_MORE;
+	default: /* ST_EXP_DIG */
+		if (digit)
+			return STEP_MORE;
+		return number_end(j);
+	}
+}
+
+static int step(struct jscan *j, unsigned char c)
+{
+	int r;
+
+	if (j->state & ST_KEYFLAG)
+		return step_string(j, c);
+	switch (j->state) {
+	case ST_VALUE:
+		if (is_ws(c))
+			return STEP_MORE;
+		if (c == ']' && j->depth > 0 && !top_is_object(j))
+			return fail(j, "trailing comma");
+		return value_start(j, c);
+	case ST_VALUE_CLOSE:
+		if (is_ws(c))
+			return STEP_MORE;
+		if (c == ']')
+			return close_container(j, c);
+		return value_start(j, c);
+	case ST_KEY_CLOSE:
+	case ST_KEY:
+		if (is_ws(c))
+			return STEP_MORE;
+		if (c == '"') {
+			j->state = ST_STR | ST_KEYFLAG;
+			return STEP_MORE;
+		}
+		if (c == '}' && j->state == ST_KEY_CLOSE)
+			return close_container(j, c);
+		if (c == '}')
+			return fail(j, "trailing comma");
+		return fail(j, c ? "expected a string key" : "NUL byte");
+	case ST_COLON:
+		if (is_ws(c))
+			return STEP_MORE;
+		if (c != ':')
+			return fail(j, c ? "expected ':'" : "NUL byte");
+		j->state = ST_VALUE;
+		return STEP_MORE;
+	case ST_AFTER:
+		if (is_ws(c))
+			return STEP_MORE;
+		if (c == ',') {
+			j->state = top_is_object(j) ? ST_KEY : ST_VALUE;
+			return STEP_MORE;
+		}
+		if (c == ']' || c == '}')
+			return close_container(j, c);
+		return fail(j, c ? "expected ',' or a closing bracket" :
+				   "NUL byte");
+	case ST_STR:
+	case ST_ESC:
+	case ST_UHEX:
+	case ST_LOW_BS:
+	case ST_LOW_U:
+		return step_string(j, c);
+	case ST_LIT:
+		if (c != (unsigned char)j->lit[j->lit_pos])
+			return fail(j, c ? "invalid literal" : "NUL byte");
+		if (j->lit[++j->lit_pos] == '\0')
+			return value_end(j);
+		return STEP_MORE;
+	case ST_DONE:
+		if (is_ws(c))
+			return STEP_MORE;
+		return fail(j, c ? "data after the JSON value" : "NUL byte");
+	case ST_ERROR:
+		return STEP_ERROR;
+	default:
+		r = step_number(j, c);
+		if (r == STEP_MORE && j->state == ST_AFTER)
+			return step(j, c); /* the byte after a nested number */
+		return r;
+	}
+}
+
+void jscan_init(struct jscan *j)
+{
+	memset(j, 0, sizeof(*j));
+	j->state = ST_VALUE;
+}
+
+/* Plain string bytes (printable ASCII but '"' and '\'): the common case. */
+static size_t skip_plain(const unsigned char *p, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && p[i] >= 0x20 && p[i] < 0x80 && p[i] != '"' &&
+	       p[i] != '\\')
+		i++;
+	return i;
+}
+
+int jscan_feed(struct jscan *j, const char *buf, size_t len, size_t *used)
+{
+	const unsigned char *p = (const unsigned char *)buf;
+	int was_done = j->state == ST_DONE;
+	size_t i;
+
+	if (j->state == ST_ERROR) {
+		*used = 0;
+		return JSCAN_ERROR;
+	}
+	for (i = 0; i < len; i++) {
+		if ((j->state & ~ST_KEYFLAG) == ST_STR && j->utf8_need == 0) {
+			i += skip_plain(p + i, len - i);
+			if (i == len)
+				break;
+		}
+		switch (step(j, p[i])) {
+		case STEP_MORE:
+			break;
+		case STEP_DONE:
+			*used = i + 1;
+			return JSCAN_DONE;
+		case STEP_DONE_UNUSED:
+			*used = i;
+			return JSCAN_DONE;
+		default:
+			*used = i;
+			return JSCAN_ERROR;
+		}
+	}
+	*used = len;
+	return was_done ? JSCAN_DONE : JSCAN_MORE;
+}
+
+int jscan_finish(struct jscan *j)
+{
+	switch (j->state) {
+	case ST_DONE:
+		return JSCAN_DONE;
+	case ST_ERROR:
+		return JSCAN_ERROR;
+	case ST_ZERO:
+	case ST_INT:
+	case ST_FRAC:
+	case ST_EXP_DIG:
+		if (j->depth == 0) {
+			j->state = ST_DONE;
+			return JSCAN_DONE;
+		}
+		return JSCAN_MORE;
+	default:
+		return JSCAN_MORE;
+	}
+}

@@ -1,0 +1,848 @@
+/*
+ * config.c - reads servers.json: the "mcpServers" object of Claude Desktop,
+ * Cursor and .mcp.json, or VS Code's "servers". The text is first checked
+ * with the strict scanner (jscan), which pins a syntax error to its byte and
+ * so to its line; cJSON then builds the tree. Each enabled stdio entry
+ * becomes a struct mcp_server_conf in file order with ${VAR} expanded;
+ * remote entries (url, http, sse) are left out with a warning, disabled ones
+ * silently. Errors name the file, the line or the field path
+ * ("mcpServers.foo.args[2]") and the problem.
+ *
+ * Messages never quote values from the tree (they may be secrets); only a
+ * syntax error quotes a few bytes of the text around it.
+ *
+ * env entries are kept sorted by name, so the digest and the launch
+ * comparison do not depend on their order in the file.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "config.h"
+#include "jscan.h"
+
+#define NAME_MAX_LEN 255
+#define EXCERPT_LEN 16
+
+/* ---- names ---- */
+
+static int is_alnum(unsigned char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') ||
+	       (c >= 'a' && c <= 'z');
+}
+
+const char *mcp_server_name_check(const char *name)
+{
+	const unsigned char *p;
+
+	if (!name || !*name)
+		return "server name must not be empty";
+	if (name[0] == '.')
+		return "server name must not start with '.'";
+	if (strlen(name) > NAME_MAX_LEN)
+		return "server name is longer than 255 bytes";
+	for (p = (const unsigned char *)name; *p; p++) {
+		if (*p == '/')
+			return "server name must not contain '/'";
+		if (*p < 0x20 || *p == 0x7f)
+			return "server name must not contain control characters";
+	}
+	return NULL;
+}
+
+int mcp_thread_name_valid(const char *name)
+{
+	size_t n;
+
+	if (!name || !*name || name[0] == '.')
+		return 0;
+	for (n = 0; name[n]; n++) {
+		if (n >= 128)
+			return 0;
+		if (!is_alnum((unsigned char)name[n]) && name[n] != '.' &&
+		    name[n] != '_' && name[n] != '-')
+			return 0;
+	}
+	return 1;
+}
+
+/* ---- ${VAR} expansion ---- */
+
+struct sbuf {
+	char *p;
+	size_t len, cap;
+	int oom;
+};
+
+static void sb_add(struct sbuf *b, const char *s, size_t n)
+{
+	size_t cap;
+	char *np;
+
+	if (b->oom)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		cap = b->cap ? b->cap : 64;
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		np = realloc(b->p, cap);
+		if (!np) {
+			b->oom = 1;
+			return;
+		}
+		b->p = np;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+/* The finished string (never NULL unless out of memory), owned by caller. */
+static char *sb_take(struct sbuf *b)
+{
+	if (!b->oom && !b->p)
+		sb_add(b, "", 0);
+	if (b->oom) {
+		free(b->p);
+		return NULL;
+	}
+	return b->p;
+}
+
+static int var_start(char c)
+{
+	return c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+}
+
+static int var_char(char c)
+{
+	return var_start(c) || (c >= '0' && c <= '9');
+}
+
+static const char bad_ref[] =
+	"bad ${...}: expected ${NAME} or ${NAME:-default}";
+static const char open_ref[] =
+	"unterminated ${ (expected ${NAME} or ${NAME:-default})";
+
+/* One reference: the text after "${". */
+struct ref {
+	size_t nlen;      /* the name is the first nlen bytes */
+	const char *def;  /* the default after ":-", or NULL */
+	size_t dlen;
+	const char *end;  /* the closing '}' */
+};
+
+/* Returns NULL and *r, or the static reason the reference is bad. */
+static const char *parse_ref(const char *s, struct ref *r)
+{
+	const char *why = strchr(s, '}') ? bad_ref : open_ref;
+
+	for (r->nlen = 0; var_char(s[r->nlen]); r->nlen++)
+		;
+	if (r->nlen == 0 || !var_start(s[0]))
+		return why;
+	r->def = NULL;
+	r->dlen = 0;
+	if (s[r->nlen] == '}') {
+		r->end = s + r->nlen;
+		return NULL;
+	}
+	if (s[r->nlen] != ':' || s[r->nlen + 1] != '-')
+		return why;
+	r->def = s + r->nlen + 2;
+	r->end = strchr(r->def, '}');
+	if (!r->end)
+		return open_ref;
+	r->dlen = (size_t)(r->end - r->def);
+	return NULL;
+}
+
+char *mcp_expand(const char *s, const char **err)
+{
+	struct sbuf b = {0};
+	const char *p = s, *q, *val, *why;
+	struct ref r;
+	char *var, *out;
+
+	while ((q = strstr(p, "${")) != NULL) {
+		sb_add(&b, p, (size_t)(q - p));
+		why = parse_ref(q + 2, &r);
+		if (why) {
+			free(b.p);
+			*err = why;
+			return NULL;
+		}
+		var = strndup(q + 2, r.nlen);
+		if (!var) {
+			free(b.p);
+			*err = "out of memory";
+			return NULL;
+		}
+		val = getenv(var);
+		free(var);
+		if (r.def && (!val || !*val))
+			sb_add(&b, r.def, r.dlen);
+		else if (val)
+			sb_add(&b, val, strlen(val));
+		p = r.end + 1;
+	}
+	sb_add(&b, p, strlen(p));
+	out = sb_take(&b);
+	if (!out)
+		*err = "out of memory";
+	return out;
+}
+
+/* ---- messages ---- */
+
+/* A field path, e.g. mcpServers.foo.args[2]; odd names are quoted.
+ * Overlong paths are cut short. */
+struct path {
+	char s[512];
+};
+
+static void path_cat(struct path *p, size_t *n, const char *s, size_t len)
+{
+	size_t room = sizeof(p->s) - 1 - *n;
+
+	if (len > room)
+		len = room;
+	memcpy(p->s + *n, s, len);
+	*n += len;
+	p->s[*n] = '\0';
+}
+
+static void path_key(struct path *dst, const struct path *base,
+		     const char *key)
+{
+	const unsigned char *k = (const unsigned char *)key;
+	int plain = *k != '\0';
+	size_t n = 0, i;
+	char hex[8];
+
+	for (i = 0; k[i]; i++)
+		if (!is_alnum(k[i]) && k[i] != '_' && k[i] != '-')
+			plain = 0;
+	path_cat(dst, &n, base->s, strlen(base->s));
+	if (plain) {
+		path_cat(dst, &n, ".", 1);
+		path_cat(dst, &n, key, strlen(key));
+		return;
+	}
+	path_cat(dst, &n, "[\"", 2);
+	for (i = 0; k[i] && i < 64; i++) {
+		if (k[i] < 0x20 || k[i] >= 0x7f || k[i] == '"' ||
+		    k[i] == '\\') {
+			snprintf(hex, sizeof(hex), "\\x%02x", k[i]);
+			path_cat(dst, &n, hex, 4);
+		} else {
+			path_cat(dst, &n, (const char *)k + i, 1);
+		}
+	}
+	if (k[i])
+		path_cat(dst, &n, "...", 3);
+	path_cat(dst, &n, "\"]", 2);
+}
+
+static void path_index(struct path *dst, const struct path *base, size_t i)
+{
+	char idx[32];
+	size_t n = 0;
+
+	snprintf(idx, sizeof(idx), "[%zu]", i);
+	path_cat(dst, &n, base->s, strlen(base->s));
+	path_cat(dst, &n, idx, strlen(idx));
+}
+
+static char *format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static char *format(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	return r < 0 ? NULL : s;
+}
+
+/* ---- parse state ---- */
+
+struct parse {
+	const char *file;
+	char *err;                    /* first error, malloc'd */
+	struct mcp_config *cfg;
+	struct mcp_server_conf **tail;
+};
+
+static int field_error(struct parse *ps, const struct path *field,
+		       const char *problem)
+{
+	if (!ps->err)
+		ps->err = format("%s: %s: %s", ps->file, field->s, problem);
+	return -1;
+}
+
+static int oom(struct parse *ps)
+{
+	if (!ps->err)
+		ps->err = format("%s: out of memory", ps->file);
+	return -1;
+}
+
+/* ---- syntax ---- */
+
+static size_t line_of(const char *text, size_t pos)
+{
+	size_t line = 1, i;
+
+	for (i = 0; i < pos; i++)
+		if (text[i] == '\n')
+			line++;
+	return line;
+}
+
+/* A few bytes from pos to the end of its line, non-printables as \xNN. */
+static void excerpt(const char *text, size_t len, size_t pos, char *out,
+		    size_t outsz)
+{
+	size_t n = 0, i;
+	unsigned char c;
+
+	for (i = pos; i < len && i < pos + EXCERPT_LEN && n + 5 < outsz; i++) {
+		c = (unsigned char)text[i];
+		if (c == '\n' || c == '\r')
+			break;
+		if (c < 0x20 || c >= 0x7f || c == '\'' || c == '\\')
+			n += (size_t)snprintf(out + n, outsz - n, "\\x%02x", c);
+		else
+			out[n++] = (char)c;
+	}
+	out[n] = '\0';
+}
+
+/* Strict syntax check. Returns 0, or -1 with ps->err set. */
+static int check_syntax(struct parse *ps, const char *text, size_t len)
+{
+	struct jscan j;
+	size_t used, pos, all = 0;
+	int r;
+	char ex[EXCERPT_LEN * 4 + 8];
+
+	jscan_init(&j);
+	r = jscan_feed(&j, text, len, &used);
+	if (r == JSCAN_DONE && used < len) {
+		/* The value ended; the rest must be whitespace. */
+		all = used;
+		r = jscan_feed(&j, text + all, len - all, &used);
+	}
+	if (r == JSCAN_DONE)
+		return 0;
+	if (r == JSCAN_MORE && jscan_finish(&j) == JSCAN_DONE)
+		return 0;
+	if (r == JSCAN_MORE) {
+		pos = len;
+		for (used = 0; used < len; used++)
+			if (text[used] != ' ' && text[used] != '\t' &&
+			    text[used] != '\r' && text[used] != '\n')
+				break;
+		if (used == len) {
+			ps->err = format("%s:%zu: invalid JSON: the file is empty",
+					 ps->file, line_of(text, pos));
+			return -1;
+		}
+		ps->err = format("%s:%zu: invalid JSON: unexpected end of file",
+				 ps->file, line_of(text, pos));
+		return -1;
+	}
+	pos = all + used;
+	excerpt(text, len, pos, ex, sizeof(ex));
+	if (!*ex)
+		ps->err = format("%s:%zu: invalid JSON at the end of the line: "
+				 "%s", ps->file, line_of(text, pos), j.error);
+	else
+		ps->err = format("%s:%zu: invalid JSON near '%s': %s",
+				 ps->file, line_of(text, pos), ex, j.error);
+	return -1;
+}
+
+/* ---- fields ---- */
+
+static int get_string(struct parse *ps, const cJSON *v, const struct path *at,
+		      char **out)
+{
+	const char *why = NULL;
+
+	if (!cJSON_IsString(v))
+		return field_error(ps, at, "must be a string");
+	*out = mcp_expand(v->valuestring, &why);
+	if (!*out)
+		return field_error(ps, at, why);
+	return 0;
+}
+
+static int get_seconds(struct parse *ps, const cJSON *obj, const char *key,
+		       const struct path *base, double *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	struct path at;
+
+	*out = -1;
+	if (!v)
+		return 0;
+	path_key(&at, base, key);
+	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) ||
+	    v->valuedouble < 0)
+		return field_error(ps, &at, "must be a number >= 0 (seconds)");
+	*out = v->valuedouble;
+	return 0;
+}
+
+static int get_args(struct parse *ps, struct mcp_server_conf *sc,
+		    const cJSON *obj, const struct path *base)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "args"), *a;
+	struct path at, el;
+	size_t n;
+
+	if (!v)
+		return 0;
+	path_key(&at, base, "args");
+	if (!cJSON_IsArray(v))
+		return field_error(ps, &at, "must be an array of strings");
+	n = (size_t)cJSON_GetArraySize(v);
+	sc->args = calloc(n + 1, sizeof(char *));
+	if (!sc->args)
+		return oom(ps);
+	cJSON_ArrayForEach(a, v) {
+		path_index(&el, &at, sc->nargs);
+		if (get_string(ps, a, &el, &sc->args[sc->nargs]) < 0)
+			return -1;
+		sc->nargs++;
+	}
+	return 0;
+}
+
+static int env_cmp(const void *a, const void *b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+
+	for (; *x == *y && *x != '=' && *x; x++, y++)
+		;
+	if (*x == '=' && *y == '=')
+		return 0;
+	if (*x == '=')
+		return -1;
+	if (*y == '=')
+		return 1;
+	return (unsigned char)*x - (unsigned char)*y;
+}
+
+static int get_env(struct parse *ps, struct mcp_server_conf *sc,
+		   const cJSON *obj, const struct path *base)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "env"), *e;
+	struct path at, el;
+	char *val, *key;
+	size_t n, i;
+
+	if (!v)
+		return 0;
+	path_key(&at, base, "env");
+	if (!cJSON_IsObject(v))
+		return field_error(ps, &at, "must be an object of strings");
+	n = (size_t)cJSON_GetArraySize(v);
+	sc->env = calloc(n + 1, sizeof(char *));
+	if (!sc->env)
+		return oom(ps);
+	cJSON_ArrayForEach(e, v) {
+		path_key(&el, &at, e->string);
+		if (!*e->string || strchr(e->string, '='))
+			return field_error(ps, &el,
+				"variable name must be non-empty, without '='");
+		if (get_string(ps, e, &el, &val) < 0)
+			return -1;
+		sc->env[sc->nenv] = format("%s=%s", e->string, val);
+		free(val);
+		if (!sc->env[sc->nenv])
+			return oom(ps);
+		sc->nenv++;
+	}
+	qsort(sc->env, sc->nenv, sizeof(char *), env_cmp);
+	for (i = 1; i < sc->nenv; i++) {
+		if (env_cmp(&sc->env[i - 1], &sc->env[i]) == 0) {
+			key = strndup(sc->env[i], strcspn(sc->env[i], "="));
+			if (!key)
+				return oom(ps);
+			path_key(&el, &at, key);
+			free(key);
+			return field_error(ps, &el, "variable set twice");
+		}
+	}
+	return 0;
+}
+
+static int uri_plain(unsigned char c)
+{
+	return is_alnum(c) || strchr("-._~/!$&'()*+,;=:@", c);
+}
+
+/* An absolute path as a file:// URI, percent-encoding what URIs forbid. */
+static char *file_uri(const char *path)
+{
+	struct sbuf b = {0};
+	const unsigned char *p;
+	char hex[4];
+
+	sb_add(&b, "file://", 7);
+	for (p = (const unsigned char *)path; *p; p++) {
+		if (uri_plain(*p)) {
+			sb_add(&b, (const char *)p, 1);
+		} else {
+			snprintf(hex, sizeof(hex), "%%%02X", *p);
+			sb_add(&b, hex, 3);
+		}
+	}
+	return sb_take(&b);
+}
+
+static int get_roots(struct parse *ps, struct mcp_server_conf *sc,
+		     const cJSON *obj, const struct path *base)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "roots"), *r;
+	struct path at, el;
+	char *s;
+	size_t n;
+
+	if (!v)
+		return 0;
+	path_key(&at, base, "roots");
+	if (!cJSON_IsArray(v))
+		return field_error(ps, &at, "must be an array of strings");
+	n = (size_t)cJSON_GetArraySize(v);
+	sc->roots = calloc(n + 1, sizeof(char *));
+	if (!sc->roots)
+		return oom(ps);
+	cJSON_ArrayForEach(r, v) {
+		path_index(&el, &at, sc->nroots);
+		if (!cJSON_IsString(r))
+			return field_error(ps, &el, "must be a string");
+		if (r->valuestring[0] == '/')
+			s = file_uri(r->valuestring);
+		else if (strstr(r->valuestring, "://"))
+			s = strdup(r->valuestring);
+		else
+			return field_error(ps, &el,
+				"must be an absolute path or a URI");
+		if (!s)
+			return oom(ps);
+		sc->roots[sc->nroots++] = s;
+	}
+	return 0;
+}
+
+/* ---- digest ---- */
+
+struct fnv {
+	uint64_t h;
+};
+
+static void fnv_add(struct fnv *f, const void *data, size_t n)
+{
+	const unsigned char *p = data;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		f->h ^= p[i];
+		f->h *= UINT64_C(0x100000001b3);
+	}
+}
+
+/* A tag and a length before each field, so no two splits hash alike. */
+static void fnv_field(struct fnv *f, char tag, const char *s)
+{
+	uint64_t n = s ? strlen(s) : UINT64_MAX;
+	unsigned char len[8];
+	int i;
+
+	for (i = 0; i < 8; i++)
+		len[i] = (unsigned char)(n >> (8 * i));
+	fnv_add(f, &tag, 1);
+	fnv_add(f, len, sizeof(len));
+	if (s)
+		fnv_add(f, s, strlen(s));
+}
+
+static void make_digest(struct mcp_server_conf *sc)
+{
+	struct fnv f = {UINT64_C(0xcbf29ce484222325)};
+	size_t i;
+
+	fnv_field(&f, 'c', sc->command);
+	for (i = 0; i < sc->nargs; i++)
+		fnv_field(&f, 'a', sc->args[i]);
+	for (i = 0; i < sc->nenv; i++)
+		fnv_field(&f, 'e', sc->env[i]);
+	fnv_field(&f, 'd', sc->cwd);
+	snprintf(sc->digest, sizeof(sc->digest), "%012llx",
+		 (unsigned long long)(f.h >> 16));
+}
+
+static int strv_eq(char **a, size_t na, char **b, size_t nb)
+{
+	size_t i;
+
+	if (na != nb)
+		return 0;
+	for (i = 0; i < na; i++)
+		if (strcmp(a[i], b[i]) != 0)
+			return 0;
+	return 1;
+}
+
+int mcp_conf_same_launch(const struct mcp_server_conf *a,
+			 const struct mcp_server_conf *b)
+{
+	if (strcmp(a->command, b->command) != 0)
+		return 0;
+	if ((a->cwd == NULL) != (b->cwd == NULL))
+		return 0;
+	if (a->cwd && strcmp(a->cwd, b->cwd) != 0)
+		return 0;
+	return strv_eq(a->args, a->nargs, b->args, b->nargs) &&
+	       strv_eq(a->env, a->nenv, b->env, b->nenv);
+}
+
+/* ---- entries ---- */
+
+static void strv_free(char **v, size_t n)
+{
+	size_t i;
+
+	if (!v)
+		return;
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static void server_free(struct mcp_server_conf *sc)
+{
+	free(sc->name);
+	free(sc->command);
+	strv_free(sc->args, sc->nargs);
+	strv_free(sc->env, sc->nenv);
+	free(sc->cwd);
+	strv_free(sc->roots, sc->nroots);
+	free(sc);
+}
+
+static int add_warning(struct parse *ps, char *w)
+{
+	char **nw;
+
+	if (!w)
+		return oom(ps);
+	nw = realloc(ps->cfg->warnings,
+		     (ps->cfg->nwarnings + 1) * sizeof(char *));
+	if (!nw) {
+		free(w);
+		return oom(ps);
+	}
+	ps->cfg->warnings = nw;
+	nw[ps->cfg->nwarnings++] = w;
+	return 0;
+}
+
+static int is_remote(const cJSON *e)
+{
+	const cJSON *type = cJSON_GetObjectItemCaseSensitive(e, "type");
+	const char *t = cJSON_GetStringValue(type);
+
+	if (cJSON_GetObjectItemCaseSensitive(e, "url"))
+		return 1;
+	return t && (!strcmp(t, "http") || !strcmp(t, "sse") ||
+		     !strcmp(t, "streamable-http"));
+}
+
+static int name_taken(const struct parse *ps, const char *name)
+{
+	const struct mcp_server_conf *sc;
+
+	for (sc = ps->cfg->servers; sc; sc = sc->next)
+		if (!strcmp(sc->name, name))
+			return 1;
+	return 0;
+}
+
+static int fill_server(struct parse *ps, struct mcp_server_conf *sc,
+		       const cJSON *e, const struct path *at)
+{
+	const cJSON *v;
+	struct path f;
+
+	v = cJSON_GetObjectItemCaseSensitive(e, "command");
+	path_key(&f, at, "command");
+	if (!v)
+		return field_error(ps, &f, "missing (required for stdio servers)");
+	if (get_string(ps, v, &f, &sc->command) < 0)
+		return -1;
+	if (!*sc->command)
+		return field_error(ps, &f, "must not be empty");
+	if (get_args(ps, sc, e, at) < 0 || get_env(ps, sc, e, at) < 0 ||
+	    get_roots(ps, sc, e, at) < 0)
+		return -1;
+	v = cJSON_GetObjectItemCaseSensitive(e, "cwd");
+	if (v) {
+		path_key(&f, at, "cwd");
+		if (get_string(ps, v, &f, &sc->cwd) < 0)
+			return -1;
+		if (!*sc->cwd)
+			return field_error(ps, &f, "must not be empty");
+	}
+	if (get_seconds(ps, e, "timeout", at, &sc->timeout) < 0 ||
+	    get_seconds(ps, e, "idleTimeout", at, &sc->idle_timeout) < 0)
+		return -1;
+	make_digest(sc);
+	return 0;
+}
+
+static int parse_entry(struct parse *ps, const cJSON *e,
+		       const struct path *servers)
+{
+	const char *name = e->string, *why;
+	struct mcp_server_conf *sc;
+	const cJSON *v;
+	struct path at, f;
+
+	path_key(&at, servers, name);
+	if (!cJSON_IsObject(e))
+		return field_error(ps, &at, "must be an object");
+	v = cJSON_GetObjectItemCaseSensitive(e, "disabled");
+	if (v && !cJSON_IsBool(v)) {
+		path_key(&f, &at, "disabled");
+		return field_error(ps, &f, "must be true or false");
+	}
+	if (cJSON_IsTrue(v))
+		return 0;
+	why = mcp_server_name_check(name);
+	if (why)
+		return field_error(ps, &at, why);
+	if (name_taken(ps, name))
+		return field_error(ps, &at, "server name used twice");
+	if (is_remote(e))
+		return add_warning(ps, format("server %s: remote (url/http/sse) "
+					      "servers are not served yet",
+					      name));
+	sc = calloc(1, sizeof(*sc));
+	if (!sc)
+		return oom(ps);
+	sc->name = strdup(name);
+	if (!sc->name) {
+		free(sc);
+		return oom(ps);
+	}
+	if (fill_server(ps, sc, e, &at) < 0) {
+		server_free(sc);
+		return -1;
+	}
+	*ps->tail = sc;
+	ps->tail = &sc->next;
+	return 0;
+}
+
+void mcp_config_free(struct mcp_config *c)
+{
+	struct mcp_server_conf *sc, *next;
+
+	if (!c)
+		return;
+	for (sc = c->servers; sc; sc = next) {
+		next = sc->next;
+		server_free(sc);
+	}
+	strv_free(c->warnings, c->nwarnings);
+	free(c);
+}
+
+static int parse_tree(struct parse *ps, const cJSON *root)
+{
+	const cJSON *servers, *e;
+	struct path top = {""};
+
+	if (!cJSON_IsObject(root)) {
+		ps->err = format("%s: the top level must be an object",
+				 ps->file);
+		return -1;
+	}
+	servers = cJSON_GetObjectItemCaseSensitive(root, "mcpServers");
+	snprintf(top.s, sizeof(top.s), "mcpServers");
+	if (!servers) {
+		servers = cJSON_GetObjectItemCaseSensitive(root, "servers");
+		snprintf(top.s, sizeof(top.s), "servers");
+	}
+	if (!servers) {
+		ps->err = format("%s: mcpServers: missing (the object of "
+				 "servers)", ps->file);
+		return -1;
+	}
+	if (!cJSON_IsObject(servers))
+		return field_error(ps, &top, "must be an object");
+	cJSON_ArrayForEach(e, servers)
+		if (parse_entry(ps, e, &top) < 0)
+			return -1;
+	return 0;
+}
+
+int mcp_config_parse(const char *text, size_t len, const char *path,
+		     struct mcp_config **out, char **err)
+{
+	struct parse ps = {0};
+	const char *body = text;
+	size_t blen = len, off = 0;
+	cJSON *root;
+	int rc;
+
+	*out = NULL;
+	*err = NULL;
+	ps.file = path ? path : "(config)";
+	if (blen >= 3 && !memcmp(body, "\xef\xbb\xbf", 3))
+		off = 3;  /* a UTF-8 byte order mark */
+	body += off;
+	blen -= off;
+	if (check_syntax(&ps, body, blen) < 0)
+		goto fail;
+	root = cJSON_ParseWithLengthOpts(body, blen, NULL, 0);
+	if (!root) {
+		/* Valid per the scanner, so cJSON can only lack memory or
+		 * hit its own nesting limit. */
+		ps.err = format("%s: cannot parse (out of memory?)", ps.file);
+		goto fail;
+	}
+	ps.cfg = calloc(1, sizeof(*ps.cfg));
+	if (!ps.cfg) {
+		cJSON_Delete(root);
+		oom(&ps);
+		goto fail;
+	}
+	ps.tail = &ps.cfg->servers;
+	rc = parse_tree(&ps, root);
+	cJSON_Delete(root);
+	if (rc < 0)
+		goto fail;
+	*out = ps.cfg;
+	return 0;
+fail:
+	mcp_config_free(ps.cfg);
+	*err = ps.err ? ps.err : strdup("out of memory");
+	return -1;
+}

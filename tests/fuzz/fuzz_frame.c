@@ -1,0 +1,117 @@
+/*
+ * fuzz_frame.c - libFuzzer target for newline framing. The first two bytes
+ * pick the line limit and the chunk size; the rest is the stream. The lines
+ * delivered, and whether the stream fails with -E2BIG, must match a naive
+ * reference splitter, whatever the chunking.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frame.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+struct check {
+	const char *ref;     /* the stream */
+	size_t n, pos;       /* where the next expected line starts */
+	size_t max;
+	size_t lines;
+};
+
+/* The next complete line of the reference: 1 and its span, or 0. */
+static int ref_next(struct check *c, size_t *start, size_t *len)
+{
+	const char *nl;
+
+	if (c->pos >= c->n)
+		return 0;
+	nl = memchr(c->ref + c->pos, '\n', c->n - c->pos);
+	if (!nl)
+		return 0;
+	*start = c->pos;
+	*len = (size_t)(nl - c->ref) - c->pos;
+	if (*len && c->ref[*start + *len - 1] == '\r')
+		(*len)--;
+	c->pos = (size_t)(nl - c->ref) + 1;
+	return 1;
+}
+
+static int line_cb(void *ctx, char *line, size_t len)
+{
+	struct check *c = ctx;
+	size_t start, rlen;
+
+	if (line[len] != '\0' || len > c->max || memchr(line, '\n', len))
+		abort();
+	if (!ref_next(c, &start, &rlen) || rlen != len ||
+	    memcmp(c->ref + start, line, len) != 0)
+		abort();
+	c->lines++;
+	return 0;
+}
+
+/* 1 if the reference stream must fail with -E2BIG. */
+static int ref_too_long(const char *s, size_t n, size_t max)
+{
+	size_t i = 0, j, len;
+
+	while (i < n) {
+		for (j = i; j < n && s[j] != '\n'; j++)
+			;
+		len = j - i;
+		if (j < n) {
+			if (len && s[j - 1] == '\r')
+				len--;
+			if (len > max)
+				return 1;
+			i = j + 1;
+		} else {
+			/* a tail: too long unless it may still end "\r\n" */
+			return len > max + 1 ||
+			       (len == max + 1 && s[j - 1] != '\r');
+		}
+	}
+	return 0;
+}
+
+static int run(const char *s, size_t n, size_t max, size_t chunk,
+	       size_t *lines)
+{
+	struct check c = {s, n, 0, max, 0};
+	struct frame f;
+	size_t off, k;
+	int rc = 0;
+
+	frame_init(&f, max);
+	for (off = 0; off < n && rc == 0; off += k) {
+		k = n - off > chunk ? chunk : n - off;
+		rc = frame_feed(&f, s + off, k, line_cb, &c);
+	}
+	if (rc == 0 && f.len != n - c.pos)
+		abort(); /* the pending tail is exactly what is left */
+	frame_free(&f);
+	*lines = c.lines;
+	return rc;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	size_t max, chunk, n, l1, l2;
+	const char *s;
+	int r1, r2, want;
+
+	if (size < 2)
+		return 0;
+	max = data[0] % 64;
+	chunk = data[1] % 32 + 1;
+	s = (const char *)data + 2;
+	n = size - 2;
+	want = ref_too_long(s, n, max) ? -E2BIG : 0;
+	r1 = run(s, n, max, n ? n : 1, &l1);
+	r2 = run(s, n, max, chunk, &l2);
+	if (r1 != want || r2 != want || l1 != l2)
+		abort();
+	return 0;
+}

@@ -1,0 +1,377 @@
+/*
+ * test_frame.c - newline framing: lines split across feeds at every point,
+ * CRLF, empty lines, the length limit (exactly max, max + 1, a "\r\n" right
+ * at the limit), the broken state after -E2BIG, stopping from the callback,
+ * and a 64 MiB line fed in 64 KiB chunks.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "frame.h"
+
+#define MAXLINES 64
+
+struct got {
+	int n;
+	char *line[MAXLINES];
+	size_t len[MAXLINES];
+	int stop_at;       /* return 7 on this line (1-based), 0 = never */
+	size_t big_len;    /* lines longer than 64 bytes: counted, not kept */
+	int big_ok;
+};
+
+static int collect_cb(void *ctx, char *line, size_t len)
+{
+	struct got *g = ctx;
+
+	assert_int_equal(line[len], '\0');
+	assert_int_equal(strlen(line), len);
+	if (len > 64) {
+		g->big_len = len;
+		g->big_ok = line[0] == 'x' && line[len - 1] == 'y';
+	} else {
+		assert_true(g->n < MAXLINES);
+		g->line[g->n] = strdup(line);
+		g->len[g->n] = len;
+	}
+	g->n++;
+	return g->stop_at && g->n == g->stop_at ? 7 : 0;
+}
+
+static void got_free(struct got *g)
+{
+	int i;
+
+	for (i = 0; i < g->n && i < MAXLINES; i++)
+		free(g->line[i]);
+	memset(g, 0, sizeof(*g));
+}
+
+static int feed_str(struct frame *f, struct got *g, const char *s)
+{
+	return frame_feed(f, s, strlen(s), collect_cb, g);
+}
+
+static void test_basic(void **state)
+{
+	struct frame f;
+	struct got g = {0};
+
+	frame_init(&f, 100);
+	assert_int_equal(feed_str(&f, &g, "a\nbc\n"), 0);
+	assert_int_equal(g.n, 2);
+	assert_string_equal(g.line[0], "a");
+	assert_string_equal(g.line[1], "bc");
+	assert_int_equal(feed_str(&f, &g, "de"), 0);
+	assert_int_equal(g.n, 2);
+	assert_int_equal(feed_str(&f, &g, "f\ng"), 0);
+	assert_int_equal(g.n, 3);
+	assert_string_equal(g.line[2], "def");
+	assert_int_equal(feed_str(&f, &g, ""), 0);
+	assert_int_equal(feed_str(&f, &g, "\n"), 0);
+	assert_int_equal(g.n, 4);
+	assert_string_equal(g.line[3], "g");
+	got_free(&g);
+	frame_free(&f);
+}
+
+static void test_crlf_and_empty(void **state)
+{
+	struct frame f;
+	struct got g = {0};
+
+	frame_init(&f, 100);
+	assert_int_equal(feed_str(&f, &g, "x\r\n\n\r\na\rb\n\r\r\n"), 0);
+	assert_int_equal(g.n, 5);
+	assert_string_equal(g.line[0], "x");
+	assert_string_equal(g.line[1], "");
+	assert_string_equal(g.line[2], "");
+	assert_string_equal(g.line[3], "a\rb");  /* only a trailing \r goes */
+	assert_string_equal(g.line[4], "\r");
+	/* \r and \n in separate feeds. */
+	assert_int_equal(feed_str(&f, &g, "yz\r"), 0);
+	assert_int_equal(feed_str(&f, &g, "\n"), 0);
+	assert_int_equal(g.n, 6);
+	assert_string_equal(g.line[5], "yz");
+	got_free(&g);
+	frame_free(&f);
+}
+
+/* The same lines whatever the split of the stream into two feeds. */
+static void test_every_split(void **state)
+{
+	static const char stream[] = "ab\ncd\r\n\nefg\n{\"x\":1}\nrest";
+	static const char *want[] = {"ab", "cd", "", "efg", "{\"x\":1}"};
+	size_t n = sizeof(stream) - 1, cut, third;
+	struct frame f;
+	struct got g;
+	int i;
+
+	for (cut = 0; cut <= n; cut++) {
+		for (third = cut; third <= n; third++) {
+			memset(&g, 0, sizeof(g));
+			frame_init(&f, 10);
+			assert_int_equal(frame_feed(&f, stream, cut,
+						    collect_cb, &g), 0);
+			assert_int_equal(frame_feed(&f, stream + cut,
+						    third - cut, collect_cb,
+						    &g), 0);
+			assert_int_equal(frame_feed(&f, stream + third,
+						    n - third, collect_cb,
+						    &g), 0);
+			assert_int_equal(g.n, 5);
+			for (i = 0; i < 5; i++)
+				assert_string_equal(g.line[i], want[i]);
+			assert_int_equal(f.len, 4); /* "rest" is pending */
+			got_free(&g);
+			frame_free(&f);
+		}
+	}
+}
+
+static void test_limit(void **state)
+{
+	struct frame f;
+	struct got g = {0};
+
+	/* Exactly max is fine, with or without \r. */
+	frame_init(&f, 4);
+	assert_int_equal(feed_str(&f, &g, "abcd\nabcd\r\n"), 0);
+	assert_int_equal(g.n, 2);
+	assert_string_equal(g.line[1], "abcd");
+	assert_int_equal(feed_str(&f, &g, "abcd\r"), 0);
+	assert_int_equal(feed_str(&f, &g, "\n"), 0);
+	assert_int_equal(g.n, 3);
+	/* max + 1 in one piece. */
+	assert_int_equal(feed_str(&f, &g, "abcde\n"), -E2BIG);
+	assert_int_equal(g.n, 3);
+	/* The frame stays broken. */
+	assert_int_equal(feed_str(&f, &g, "a\n"), -E2BIG);
+	assert_int_equal(g.n, 3);
+	frame_free(&f);
+
+	/* A partial line fails as soon as it passes max, before any '\n'. */
+	frame_init(&f, 4);
+	assert_int_equal(feed_str(&f, &g, "abc"), 0);
+	assert_int_equal(feed_str(&f, &g, "de"), -E2BIG);
+	assert_int_equal(feed_str(&f, &g, "\n"), -E2BIG);
+	frame_free(&f);
+
+	/* max + 1 bytes ending in '\r' may still be a "\r\n" line... */
+	frame_init(&f, 4);
+	assert_int_equal(feed_str(&f, &g, "abcd\r"), 0);
+	/* ...but not when something else follows. */
+	assert_int_equal(feed_str(&f, &g, "x"), -E2BIG);
+	frame_free(&f);
+
+	frame_init(&f, 4);
+	assert_int_equal(feed_str(&f, &g, "abcde"), -E2BIG);
+	frame_free(&f);
+
+	frame_init(&f, 4);
+	assert_int_equal(feed_str(&f, &g, "abcd\r\r\n"), -E2BIG);
+	frame_free(&f);
+
+	/* max 0: only empty lines. */
+	frame_init(&f, 0);
+	assert_int_equal(feed_str(&f, &g, "\n\r\n"), 0);
+	assert_int_equal(g.n, 5);
+	assert_int_equal(feed_str(&f, &g, "a"), -E2BIG);
+	frame_free(&f);
+	got_free(&g);
+}
+
+static void test_stop(void **state)
+{
+	struct frame f;
+	struct got g = {0};
+
+	frame_init(&f, 100);
+	g.stop_at = 2;
+	assert_int_equal(feed_str(&f, &g, "one\ntwo\nthree\n"), 7);
+	assert_int_equal(g.n, 2);
+	assert_string_equal(g.line[1], "two");
+	got_free(&g);
+	frame_free(&f);
+}
+
+static void test_free_reuse(void **state)
+{
+	struct frame f;
+	struct got g = {0};
+
+	frame_init(&f, 100);
+	assert_int_equal(feed_str(&f, &g, "partial"), 0);
+	frame_free(&f);
+	assert_null(f.buf);
+	assert_int_equal(f.len, 0);
+	assert_int_equal(feed_str(&f, &g, "new\n"), 0);
+	assert_int_equal(g.n, 1);
+	assert_string_equal(g.line[0], "new");
+	frame_free(&f);
+	frame_free(&f); /* twice is harmless */
+	got_free(&g);
+}
+
+/* A long line does not leave a long buffer behind. */
+static void test_release(void **state)
+{
+	size_t n = 2 << 20;
+	char *data = malloc(n + 1);
+	struct frame f;
+	struct got g = {0};
+
+	assert_non_null(data);
+	memset(data, 'x', n);
+	data[n - 1] = 'y';
+	data[n] = '\n';
+	frame_init(&f, 4 << 20);
+	assert_int_equal(frame_feed(&f, data, n / 2, collect_cb, &g), 0);
+	assert_true(f.cap >= n / 2);
+	assert_int_equal(frame_feed(&f, data + n / 2, n + 1 - n / 2,
+				    collect_cb, &g), 0);
+	assert_int_equal(g.big_len, n);
+	assert_true(g.big_ok);
+	assert_null(f.buf);
+	assert_int_equal(f.cap, 0);
+	assert_int_equal(feed_str(&f, &g, "short\n"), 0);
+	assert_int_equal(g.n, 2);
+	assert_string_equal(g.line[1], "short");
+	assert_true(f.cap <= 4096);
+	frame_free(&f);
+	got_free(&g);
+	free(data);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Feed total bytes of a line "x...y\n" (plus a short line) in chunks. */
+static double feed_big(size_t max, size_t linelen, size_t chunk, int *rc,
+		       struct got *g)
+{
+	char *data = malloc(linelen + 8);
+	struct frame f;
+	size_t off, k;
+	double t0;
+
+	assert_non_null(data);
+	memset(data, 'x', linelen);
+	data[linelen - 1] = 'y';
+	memcpy(data + linelen, "\nok\n", 4);
+	frame_init(&f, max);
+	t0 = now();
+	*rc = 0;
+	for (off = 0; off < linelen + 4 && *rc == 0; off += k) {
+		k = linelen + 4 - off < chunk ? linelen + 4 - off : chunk;
+		*rc = frame_feed(&f, data + off, k, collect_cb, g);
+	}
+	t0 = now() - t0;
+	frame_free(&f);
+	free(data);
+	return t0;
+}
+
+static void test_64mib(void **state)
+{
+	size_t mib64 = (size_t)64 << 20;
+	struct got g = {0};
+	double t;
+	int rc;
+
+	t = feed_big(mib64, mib64, 64 << 10, &rc, &g);
+	assert_int_equal(rc, 0);
+	assert_int_equal(g.n, 2);
+	assert_int_equal(g.big_len, mib64);
+	assert_true(g.big_ok);
+	assert_string_equal(g.line[1], "ok"); /* line[0] was the big one */
+	print_message("64 MiB line in 64 KiB chunks: %.3f s\n", t);
+	/* Linear work is well under a second; rescanning the buffer on every
+	 * chunk would be 1024 passes over up to 64 MiB. Generous for slow
+	 * machines and valgrind. */
+	assert_true(t < 30.0);
+	got_free(&g);
+
+	/* One byte over the limit. */
+	feed_big(mib64, mib64 + 1, 64 << 10, &rc, &g);
+	assert_int_equal(rc, -E2BIG);
+	assert_int_equal(g.n, 0);
+	got_free(&g);
+}
+
+struct count {
+	size_t lines, bytes;
+};
+
+static int count_cb(void *ctx, char *line, size_t len)
+{
+	struct count *c = ctx;
+
+	assert_int_equal(line[len], '\0');
+	c->lines++;
+	c->bytes += len;
+	return 0;
+}
+
+/* Many short lines in chunks of an odd size, lines crossing chunk borders. */
+static void test_many_lines(void **state)
+{
+	size_t n = 1 << 20, i, off, k, lines = 0, bytes = 0;
+	char *data = malloc(n);
+	struct count c = {0};
+	struct frame f;
+
+	assert_non_null(data);
+	for (i = 0; i < n; i++) {
+		data[i] = (i * 7 % 13 == 0) ? '\n' : 'a';
+		if (data[i] == '\n')
+			lines++;
+		else
+			bytes++;
+	}
+	/* The tail after the last '\n' stays pending. */
+	for (i = n; data[i - 1] != '\n'; i--)
+		bytes--;
+	frame_init(&f, 64);
+	for (off = 0; off < n; off += k) {
+		k = n - off < 4093 ? n - off : 4093;
+		assert_int_equal(frame_feed(&f, data + off, k, count_cb, &c),
+				 0);
+	}
+	assert_int_equal(c.lines, lines);
+	assert_int_equal(c.bytes, bytes);
+	assert_int_equal(f.len, n - i);
+	frame_free(&f);
+	free(data);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_basic),
+		cmocka_unit_test(test_crlf_and_empty),
+		cmocka_unit_test(test_every_split),
+		cmocka_unit_test(test_limit),
+		cmocka_unit_test(test_stop),
+		cmocka_unit_test(test_free_reuse),
+		cmocka_unit_test(test_release),
+		cmocka_unit_test(test_64mib),
+		cmocka_unit_test(test_many_lines),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
