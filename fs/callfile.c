@@ -37,6 +37,7 @@ struct callfile {
 	size_t reqlen, reqcap;
 	int wrote;            /* a request was sent on this open file */
 	int attached;         /* call was taken (sent, latest or tools) */
+	int too_big;          /* a request overflowed: writes fail till close */
 	mcp_call *call;
 	size_t pos;
 	fuse_req_t rreq;      /* the read waiting for call */
@@ -233,16 +234,18 @@ void callfile_write(struct callfile *cf, fuse_req_t req, const char *buf,
 		fuse_reply_write(req, 0);
 		return;
 	}
-	if (cf->reqlen == 0) {
+	if (cf->reqlen == 0 && !cf->too_big) {
 		if (all_space(buf, size)) {
 			fuse_reply_write(req, size);
 			return;
 		}
 		jscan_init(&cf->scan);
 	}
-	if (cf->reqlen + size > MAX_REQUEST) {
-		mlog(MLOG_INFO, "call refused: request over %u bytes",
-		     MAX_REQUEST);
+	if (cf->too_big || cf->reqlen + size > MAX_REQUEST) {
+		if (!cf->too_big)
+			mlog(MLOG_INFO, "call refused: request over %u bytes",
+			     MAX_REQUEST);
+		cf->too_big = 1;
 		reset_request(cf);
 		fuse_reply_err(req, EFBIG);
 		return;

@@ -24,9 +24,9 @@ struct opts {
 	int debug;
 	int show_version;
 	int show_help;
-	double idle_timeout;
-	double call_timeout;
-	unsigned max_sessions;
+	char *idle_timeout;
+	char *call_timeout;
+	char *max_sessions;
 };
 
 #define OPT(t, p) { t, offsetof(struct opts, p), 1 }
@@ -35,12 +35,12 @@ static const struct fuse_opt opt_spec[] = {
 	OPT("--config=%s", config),
 	OPT("--log %s", log),
 	OPT("--log=%s", log),
-	OPT("--idle-timeout %lf", idle_timeout),
-	OPT("--idle-timeout=%lf", idle_timeout),
-	OPT("--call-timeout %lf", call_timeout),
-	OPT("--call-timeout=%lf", call_timeout),
-	OPT("--max-sessions %u", max_sessions),
-	OPT("--max-sessions=%u", max_sessions),
+	OPT("--idle-timeout %s", idle_timeout),
+	OPT("--idle-timeout=%s", idle_timeout),
+	OPT("--call-timeout %s", call_timeout),
+	OPT("--call-timeout=%s", call_timeout),
+	OPT("--max-sessions %s", max_sessions),
+	OPT("--max-sessions=%s", max_sessions),
 	OPT("-d", debug),
 	OPT("--debug", debug),
 	OPT("-V", show_version),
@@ -139,6 +139,28 @@ static const struct mcp_hooks hooks = {
 	.session_gone = fs_session_gone,
 };
 
+/* A numeric option: a finite number >= 0 (an integer when integer). */
+static int number_opt(const char *name, const char *text, double dflt,
+		      int integer, double *out)
+{
+	char *end;
+	double v;
+
+	if (!text) {
+		*out = dflt;
+		return 0;
+	}
+	v = strtod(text, &end);
+	if (end == text || *end || !(v >= 0 && v < 1e9) ||
+	    (integer && (v != (double)(long)v || v < 1))) {
+		fprintf(stderr, "mcpfs: %s: '%s' is not %s\n", name, text,
+			integer ? "a positive integer" : "a number >= 0");
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
 /* $XDG_CONFIG_HOME/mcpfs/servers.json if it exists, else NULL. */
 static char *default_config_path(void)
 {
@@ -194,10 +216,10 @@ int main(int argc, char **argv)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 	struct fuse_cmdline_opts cl;
-	struct opts o = { .idle_timeout = 300, .call_timeout = 60,
-			  .max_sessions = 32 };
+	struct opts o = { 0 };
 	struct mcp_options mo;
 	char self[PATH_MAX], *err;
+	double cap;
 	ssize_t n;
 	uv_loop_t *loop;
 	int fd;
@@ -221,10 +243,13 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	mountpoint = cl.mountpoint;
-	if (o.idle_timeout < 0 || o.call_timeout < 0) {
-		fprintf(stderr, "mcpfs: timeouts must be >= 0\n");
+	if (number_opt("--idle-timeout", o.idle_timeout, 300, 0,
+		       &mo.idle_timeout) < 0 ||
+	    number_opt("--call-timeout", o.call_timeout, 60, 0,
+		       &mo.call_timeout) < 0 ||
+	    number_opt("--max-sessions", o.max_sessions, 32, 1, &cap) < 0)
 		return 2;
-	}
+	mo.max_sessions = (unsigned)cap;
 	if (!o.config) {
 		o.config = default_config_path();
 	} else if (o.config[0] != '/') {
@@ -257,9 +282,6 @@ int main(int argc, char **argv)
 		return 1;
 	signal(SIGPIPE, SIG_IGN);
 	loop = uv_default_loop();
-	mo.idle_timeout = o.idle_timeout;
-	mo.call_timeout = o.call_timeout;
-	mo.max_sessions = o.max_sessions;
 	mo.max_line = 64u << 20;
 	mo.self_exe = self;
 	mcp_init(loop, &mo, &hooks);
@@ -292,6 +314,9 @@ int main(int argc, char **argv)
 	free(cl.mountpoint);
 	free(o.config);
 	free(o.log);
+	free(o.idle_timeout);
+	free(o.call_timeout);
+	free(o.max_sessions);
 	mlog(MLOG_INFO, "exit");
 	return 0;
 }

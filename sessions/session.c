@@ -608,6 +608,14 @@ static void guard_cb(uv_timer_t *t)
 	proc_lost_check(t->data, 1);
 }
 
+static void eof_guard_cb(uv_timer_t *t)
+{
+	struct proc *p = t->data;
+
+	if (p->s && !p->exited)
+		session_lost(p->s, ERR_EXITED, "server closed its stdout");
+}
+
 static void out_read_cb(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
 {
 	struct proc *p = st->data;
@@ -637,8 +645,8 @@ static void out_read_cb(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
 		return;
 	if (p->exited)
 		proc_lost_check(p, 0);
-	else
-		session_lost(p->s, ERR_EXITED, "server closed its stdout");
+	else /* an exit usually follows at once: wait for it, to name it */
+		uv_timer_start(&p->timer, eof_guard_cb, 250, 0);
 }
 
 static void err_read_cb(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
