@@ -1680,7 +1680,15 @@ uint64_t mcp_session_events_size(const mcp_session *s)
 size_t mcp_session_events_read(const mcp_session *s, uint64_t off, char *dst,
 			       size_t n)
 {
-	if (!s->events.buf)
+	const struct ring *r = &s->events;
+	uint64_t first = r->total > r->cap ? r->total - r->cap : 0;
+	size_t fill = 0;
+
+	if (!r->buf)
 		return 0;
-	return ring_read(&s->events, off, dst, n);
+	if (off < first) { /* the dropped start reads as empty lines */
+		fill = first - off < n ? (size_t)(first - off) : n;
+		memset(dst, '\n', fill);
+	}
+	return fill + ring_read(r, off + fill, dst + fill, n - fill);
 }

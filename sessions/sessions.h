@@ -99,7 +99,7 @@ mcp_buf *mcp_status_json(void);                 /* MOUNT/.status */
 mcp_buf *mcp_session_status_json(mcp_session *s); /* thread status */
 mcp_buf *mcp_session_stderr(mcp_session *s);     /* last 64 KiB */
 /* events: append-only log; size is all bytes ever appended, the last 1 MiB
- * is kept. read copies from off (clamped to the oldest kept byte). */
+ * is kept. read copies from off; bytes no longer kept read as newlines. */
 uint64_t mcp_session_events_size(const mcp_session *s);
 size_t mcp_session_events_read(const mcp_session *s, uint64_t off, char *dst,
 			       size_t n);

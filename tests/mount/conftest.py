@@ -1,0 +1,627 @@
+"""Fixtures and helpers for the mcpfs mount tests.
+
+Every test mounts a real mcpfs (BUILD/mcpfs, run in the foreground) on a
+temporary directory with a servers.json written from a dict, drives it with
+plain file I/O and checks the contract in shared/SPEC.md.
+
+Leak checking: every configured server gets MCPFS_TEST_TAG=<unique tag> in
+its env, so the live processes of one mount are found through
+/proc/*/environ (Mount.pids()). This pytest process makes itself a child
+subreaper, so a child that mcpfs leaves behind when it exits (running or a
+zombie) is re-parented to us and can be reported and reaped instead of
+vanishing into init.
+
+Blocking I/O on the mount always runs under a deadline (run_with_deadline):
+a hung mcpfs fails the test instead of hanging the suite.
+"""
+
+import ctypes
+import copy
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+BUILD = Path(os.environ.get('MCPFS_BUILD', REPO / 'build'))
+MCPFS = BUILD / 'mcpfs'
+FAKESERVER = BUILD / 'tests/fake/fakeserver'
+DEMO = BUILD / 'examples/demo-server'
+
+TAG_VAR = 'MCPFS_TEST_TAG'
+
+
+def _become_subreaper():
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        pass
+
+
+_become_subreaper()
+
+
+# ---------------------------------------------------------------- servers
+
+def fake(*opts):
+    """A config entry running the fake MCP server with these options."""
+    return {'command': str(FAKESERVER), 'args': [str(o) for o in opts]}
+
+
+def demo():
+    """A config entry running the demo server built from examples/."""
+    return {'command': str(DEMO)}
+
+
+# ---------------------------------------------------------------- deadlines
+
+def run_with_deadline(fn, timeout, what='I/O on the mount'):
+    """Run fn() in a daemon thread; return its value or re-raise its
+    exception. Fails the test if it has not finished after timeout seconds
+    (the thread is left blocked; the mount teardown deals with the rest)."""
+    box = {}
+
+    def target():
+        try:
+            box['value'] = fn()
+        except BaseException as e:  # noqa: B902 - re-raised in the caller
+            box['error'] = e
+
+    t = threading.Thread(target=target, name=what, daemon=True)
+    t.start()
+    t.join(timeout)
+    if t.is_alive():
+        pytest.fail(f'{what}: no answer after {timeout} s (mcpfs hung?)')
+    if 'error' in box:
+        raise box['error']
+    return box.get('value')
+
+
+def wait_until(pred, timeout=10.0, what='condition', interval=0.05):
+    """Poll pred() until it returns a true value (returned) or fail."""
+    end = time.monotonic() + timeout
+    while True:
+        v = pred()
+        if v:
+            return v
+        if time.monotonic() > end:
+            pytest.fail(f'timed out after {timeout} s waiting for {what}')
+        time.sleep(interval)
+
+
+# ---------------------------------------------------------------- file I/O
+
+def write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]
+
+
+def read_all(fd, bufsize=1 << 20):
+    chunks = []
+    while True:
+        b = os.read(fd, bufsize)
+        if not b:
+            return b''.join(chunks)
+        chunks.append(b)
+
+
+def read_file(path, timeout=10):
+    """Whole content of a file on the mount (bytes), under a deadline."""
+    def io():
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            return read_all(fd)
+        finally:
+            os.close(fd)
+    return run_with_deadline(io, timeout, f'read {path}')
+
+
+def write_file(path, data, timeout=10):
+    """Open path O_WRONLY, write data, close (errors propagate)."""
+    if isinstance(data, str):
+        data = data.encode()
+
+    def io():
+        fd = os.open(path, os.O_WRONLY)
+        try:
+            write_all(fd, data)
+        except BaseException:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+            raise
+        os.close(fd)
+    run_with_deadline(io, timeout, f'write {path}')
+
+
+def _call_file(path):
+    p = Path(path)
+    return p if p.name == 'call' else p / 'call'
+
+
+def _request_bytes(obj):
+    if isinstance(obj, bytes):
+        return obj
+    if isinstance(obj, str):
+        return obj.encode()
+    return json.dumps(obj).encode()
+
+
+def call_raw(path, obj, timeout=30):
+    """One transaction on a call file (path is a directory holding `call`
+    or the call file itself): open O_RDWR, write the request (bytes and str
+    are sent as they are, anything else as json.dumps), read to EOF, close.
+    Returns the raw reply bytes."""
+    f = _call_file(path)
+    data = _request_bytes(obj)
+
+    def io():
+        fd = os.open(f, os.O_RDWR)
+        try:
+            write_all(fd, data)
+            out = read_all(fd)
+        except BaseException:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+            raise
+        os.close(fd)
+        return out
+    return run_with_deadline(io, timeout, f'call {f} {data[:80]!r}')
+
+
+def call(path, obj, timeout=30):
+    """call_raw, then the reply parsed as JSON."""
+    raw = call_raw(path, obj, timeout)
+    try:
+        return json.loads(raw)
+    except ValueError:
+        pytest.fail(f'reply is not JSON: {raw[:300]!r}')
+
+
+def tool(path, name, /, timeout=30, **arguments):
+    """Shorthand: call tool `name` with keyword arguments (which may
+    include one called name)."""
+    return call(path, {'name': name, 'arguments': arguments}, timeout)
+
+
+def text(reply):
+    """The concatenated text of the content items of a CallToolResult."""
+    assert isinstance(reply, dict) and 'content' in reply, \
+        f'not a tool result: {reply!r}'
+    return ''.join(c.get('text', '') for c in reply['content']
+                   if c.get('type') == 'text')
+
+
+def status(path, timeout=10):
+    """JSON of a status file: a thread directory's `status`, or the file
+    itself when path names `status` or `.status`."""
+    p = Path(path)
+    if p.name not in ('status', '.status'):
+        p = p / 'status'
+    raw = read_file(p, timeout)
+    try:
+        return json.loads(raw)
+    except ValueError:
+        pytest.fail(f'{p} is not JSON: {raw[:300]!r}')
+
+
+def error_text(reply):
+    """The whole error object of an {"error": ...} reply as one string, for
+    substring checks where the SPEC leaves the wording open."""
+    assert isinstance(reply, dict) and 'error' in reply, \
+        f'expected an error reply, got {reply!r}'
+    return json.dumps(reply['error'])
+
+
+# ---------------------------------------------------------------- processes
+
+def proc_stat(pid):
+    """(state, ppid) of pid, or None if it does not exist."""
+    try:
+        s = Path(f'/proc/{pid}/stat').read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    fields = s[s.rindex(')') + 2:].split()
+    return fields[0], int(fields[1])
+
+
+def pid_alive(pid):
+    """True if pid exists and is not a zombie."""
+    st = proc_stat(pid)
+    return st is not None and st[0] != 'Z'
+
+
+def pid_gone(pid):
+    """True if pid no longer exists at all (exited and reaped)."""
+    return proc_stat(pid) is None
+
+
+def tagged_pids(tag):
+    """Live (non-zombie) processes whose environment carries the tag."""
+    needle = f'{TAG_VAR}={tag}'.encode()
+    out = []
+    for d in os.listdir('/proc'):
+        if not d.isdigit():
+            continue
+        try:
+            env = Path(f'/proc/{d}/environ').read_bytes()
+        except OSError:
+            continue
+        if needle in env.split(b'\0') and pid_alive(int(d)):
+            out.append(int(d))
+    return sorted(out)
+
+
+def children_of(ppid):
+    out = []
+    for d in os.listdir('/proc'):
+        if d.isdigit():
+            st = proc_stat(d)
+            if st and st[1] == ppid:
+                out.append(int(d))
+    return sorted(out)
+
+
+def reap_adopted(pids):
+    """Of pids, those that were re-parented to this process (left behind by
+    a parent that exited): returns [(pid, state)], killing and reaping them."""
+    me = os.getpid()
+    left = []
+    for pid in pids:
+        st = proc_stat(pid)
+        if st and st[1] == me:
+            left.append((pid, st[0]))
+            if st[0] != 'Z':
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+    return left
+
+
+def close_fds_into(path):
+    """Close this process's descriptors for files under path (a test that
+    failed half-way leaves them open, which keeps the mount busy)."""
+    prefix = str(path) + '/'
+    closed = []
+    for fd in os.listdir('/proc/self/fd'):
+        try:
+            target = os.readlink(f'/proc/self/fd/{fd}')
+        except OSError:
+            continue
+        if target.startswith(prefix) or target == str(path):
+            try:
+                os.close(int(fd))
+                closed.append(target)
+            except OSError:
+                pass
+    return closed
+
+
+def mountinfo_points():
+    pts = set()
+    with open('/proc/self/mountinfo') as f:
+        for line in f:
+            mp = line.split()[4]
+            pts.add(mp.encode().decode('unicode_escape'))
+    return pts
+
+
+def is_mounted(path):
+    return str(path) in mountinfo_points()
+
+
+def fusermount(*args):
+    return subprocess.run(['fusermount3', *args], capture_output=True,
+                          text=True, timeout=20)
+
+
+# ---------------------------------------------------------------- mounts
+
+class Mount:
+    """One running mcpfs, mounted on .path."""
+
+    def __init__(self, tmp, servers, args, config_extra, env, use_config):
+        self.tmp = tmp
+        self.path = tmp / 'mnt'
+        self.path.mkdir()
+        self.log = tmp / 'mcpfs.log'
+        self.config = tmp / 'servers.json'
+        self.stdout = tmp / 'mcpfs.stdout'
+        self.stderr = tmp / 'mcpfs.stderr'
+        self.tag = f'mcpfs-test-{uuid.uuid4().hex}'
+        self.args = [str(a) for a in args]
+        self.env = dict(os.environ)
+        self.env.setdefault('XDG_CONFIG_HOME', str(tmp / 'xdg'))
+        self.env.update(env or {})
+        self.use_config = use_config
+        self.done = False
+        self.proc = None
+        if use_config:
+            self.write_config(servers, config_extra)
+
+    # -- config
+
+    def _tagged(self, servers):
+        servers = copy.deepcopy(servers)
+        for entry in servers.values():
+            if isinstance(entry, dict):
+                env = entry.get('env')
+                if env is None or isinstance(env, dict):
+                    entry['env'] = dict(env or {}, **{TAG_VAR: self.tag})
+        return servers
+
+    def config_doc(self, servers, config_extra=None):
+        doc = {}
+        if servers is not None:
+            doc['mcpServers'] = self._tagged(servers)
+        for k, v in (config_extra or {}).items():
+            doc[k] = self._tagged(v) if k == 'servers' and \
+                isinstance(v, dict) else v
+        return doc
+
+    def write_config(self, servers, config_extra=None, atomic=True,
+                     raw=None):
+        """Write the config file (raw text when given). atomic: write a
+        temp file and rename it over the config; else rewrite in place."""
+        data = raw if raw is not None else \
+            json.dumps(self.config_doc(servers, config_extra), indent=2)
+        if atomic:
+            tmp = self.config.with_name(self.config.name + '.new')
+            tmp.write_text(data)
+            os.replace(tmp, self.config)
+        else:
+            with open(self.config, 'r+' if self.config.exists() else 'w') \
+                    as f:
+                f.seek(0)
+                f.truncate()
+                f.write(data)
+
+    def reload(self, servers, config_extra=None, raw=None):
+        """Rewrite the config atomically and send SIGHUP."""
+        self.write_config(servers, config_extra, raw=raw)
+        self.proc.send_signal(signal.SIGHUP)
+
+    # -- running
+
+    def command(self):
+        cmd = [str(MCPFS), '-f', '-d', '--log', str(self.log)]
+        if self.use_config:
+            cmd += ['-c', str(self.config)]
+        return cmd + self.args + [str(self.path)]
+
+    def start(self, timeout=10):
+        with open(self.stdout, 'wb') as out, open(self.stderr, 'wb') as err:
+            self.proc = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL,
+                                         stdout=out, stderr=err, env=self.env,
+                                         cwd=self.tmp)
+        end = time.monotonic() + timeout
+        while True:
+            if self.proc.poll() is not None:
+                self.done = True
+                if is_mounted(self.path):
+                    fusermount('-uz', str(self.path))
+                pytest.fail(f'mcpfs exited {self.proc.returncode} at start:'
+                            f'\n{self.output()}')
+            if is_mounted(self.path):
+                try:
+                    read_file(self.path / '.status', timeout=5)
+                    return self
+                except FileNotFoundError:
+                    pass
+            if time.monotonic() > end:
+                self.kill()
+                pytest.fail(f'{self.path}/.status not readable after '
+                            f'{timeout} s:\n{self.output()}')
+            time.sleep(0.05)
+
+    def output(self):
+        """mcpfs's stderr and log, for failure messages and checks."""
+        parts = []
+        for p in (self.stderr, self.log):
+            try:
+                parts.append(p.read_text(errors='replace'))
+            except FileNotFoundError:
+                pass
+        return '\n'.join(parts)
+
+    def status(self, timeout=10):
+        """JSON of MOUNT/.status."""
+        return status(self.path / '.status', timeout)
+
+    def pids(self):
+        """Live processes carrying this mount's tag."""
+        return tagged_pids(self.tag)
+
+    def children(self):
+        """Direct children of mcpfs."""
+        return children_of(self.proc.pid) if self.proc else []
+
+    def zombies(self):
+        """Children of mcpfs that exited and were not reaped."""
+        return [p for p in self.children()
+                if (proc_stat(p) or ('', 0))[0] == 'Z']
+
+    def kill(self):
+        """Emergency stop: SIGKILL mcpfs, detach the mount lazily."""
+        self.done = True
+        kids = self.children()
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        if is_mounted(self.path):
+            fusermount('-uz', str(self.path))
+        for pid in self.pids():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        reap_adopted(kids)
+
+    def abandon(self, kids=()):
+        """After a test killed mcpfs on purpose: detach the dead mount and
+        reap what we adopted, without the clean-exit checks."""
+        self.done = True
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        if is_mounted(self.path):
+            fusermount('-uz', str(self.path))
+        reap_adopted(kids)
+
+    def unmount(self, how=None):
+        """Unmount (fusermount3 -u, or send signal `how` to mcpfs) and check
+        the clean exit: mcpfs exits 0 within 20 s, the mount is gone, within
+        10 s no tagged process remains and mcpfs left no child behind
+        (running or zombie). Idempotent."""
+        if self.done:
+            return
+        self.done = True
+        kids = self.children()
+        problems = []
+        wait = 20
+        if how is None:
+            end = time.monotonic() + 3
+            while True:
+                r = fusermount('-u', str(self.path))
+                if r.returncode == 0 or self.proc.poll() is not None:
+                    break
+                if time.monotonic() > end:
+                    problems.append(f'fusermount3 -u failed: {r.stderr.strip()}')
+                    fusermount('-uz', str(self.path))
+                    wait = 5   # busy and detached: mcpfs cannot see it end
+                    break
+                time.sleep(0.2)
+        else:
+            self.proc.send_signal(how)
+        try:
+            rc = self.proc.wait(wait)
+        except subprocess.TimeoutExpired:
+            self.done = False
+            self.kill()
+            pytest.fail('; '.join(problems + [
+                        f'mcpfs did not exit within {wait} s of '
+                        f'{"unmount" if how is None else signal.Signals(how).name}'
+                        '; killed it']) + '\n' + self.output()[-3000:])
+        if rc != 0:
+            problems.append(f'mcpfs exited with {rc}')
+        if is_mounted(self.path):
+            problems.append('still mounted after mcpfs exited')
+            fusermount('-uz', str(self.path))
+        left = reap_adopted(kids)
+        for pid, state in left:
+            problems.append(f'mcpfs exited leaving child {pid} '
+                            f'{"as a zombie" if state == "Z" else "running"}')
+        end = time.monotonic() + 10
+        while self.pids() and time.monotonic() < end:
+            time.sleep(0.05)
+        stray = self.pids()
+        if stray:
+            problems.append(f'server processes left after exit: {stray}')
+            for pid in stray:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        if problems:
+            pytest.fail('; '.join(problems) + '\n' + self.output()[-3000:])
+
+
+@pytest.fixture
+def mcpfs_mount(tmp_path):
+    """Factory: m = mcpfs_mount(servers, args=(), config_extra=None,
+    env=None, use_config=True). servers: {name: entry}; None leaves the
+    mcpServers key out. use_config=False runs mcpfs without -c."""
+    mounts = []
+
+    def factory(servers, args=(), config_extra=None, env=None,
+                use_config=True):
+        if not MCPFS.exists():
+            pytest.fail(f'{MCPFS} does not exist (set MCPFS_BUILD or build '
+                        'mcpfs first)')
+        for entry in (servers or {}).values():
+            cmd = entry.get('command') if isinstance(entry, dict) else None
+            if cmd in (str(FAKESERVER), str(DEMO)) and not Path(cmd).exists():
+                pytest.fail(f'{cmd} does not exist')
+        d = tmp_path / f'm{len(mounts)}'
+        d.mkdir()
+        m = Mount(d, servers, args, config_extra, env, use_config)
+        mounts.append(m)
+        return m.start()
+
+    yield factory
+
+    failures = []
+    for m in mounts:
+        if m.done:
+            continue
+        try:
+            leaked = close_fds_into(m.path)
+            m.unmount()
+            if leaked:
+                failures.append(f'{m.path}: the test left open: {leaked}')
+        except BaseException as e:  # noqa: B902 - collect, fail once below
+            failures.append(f'{m.path}: {e}')
+            if not m.done or (m.proc and m.proc.poll() is None):
+                m.kill()
+    if failures:
+        pytest.fail('at teardown: ' + '\n'.join(failures))
+
+
+def run_mcpfs_expect_exit(tmp, config_text, args=(), timeout=10, env=None,
+                          use_config=True):
+    """Start mcpfs with this config text expecting it to refuse to start.
+    Returns (returncode, stderr + log text). If it mounted instead, it is
+    unmounted and the test fails."""
+    tmp = Path(tmp)
+    cfg = tmp / 'bad.json'
+    cfg.write_text(config_text)
+    mnt = tmp / 'mnt-bad'
+    mnt.mkdir(exist_ok=True)
+    log = tmp / 'bad.log'
+    e = dict(os.environ, **(env or {}))
+    if not MCPFS.exists():
+        pytest.fail(f'{MCPFS} does not exist')
+    cmd = [str(MCPFS), '-f', '--log', str(log)]
+    if use_config:
+        cmd += ['-c', str(cfg)]
+    p = subprocess.Popen(cmd + [*map(str, args), str(mnt)],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, env=e)
+    try:
+        out, _ = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        fusermount('-u', str(mnt))
+        try:
+            p.wait(10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+        if is_mounted(mnt):
+            fusermount('-uz', str(mnt))
+        pytest.fail(f'mcpfs accepted config {config_text!r} and args {args} '
+                    'and kept running')
+    text_out = out.decode(errors='replace')
+    try:
+        text_out += '\n' + log.read_text(errors='replace')
+    except FileNotFoundError:
+        pass
+    if is_mounted(mnt):
+        fusermount('-uz', str(mnt))
+    return p.returncode, text_out

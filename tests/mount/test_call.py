@@ -1,0 +1,676 @@
+"""The call file (SPEC section 4) and the files of a thread directory:
+transactions, state across calls, isolation, one-shot calls, multiplexing,
+bad requests, tools.json, stderr, events and ctl."""
+
+import concurrent.futures
+import contextlib
+import errno
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import (call, call_raw, demo, error_text, fake, pid_gone,
+                      proc_stat, read_all, read_file, run_with_deadline,
+                      status, text, tool, wait_until, write_all, write_file)
+
+
+def thread(m, server='a', name='t'):
+    t = m.path / server / name
+    os.mkdir(t)
+    return t
+
+
+def open_call(d, flags=os.O_RDWR):
+    return os.open(d / 'call', flags)
+
+
+def send(fd, obj):
+    data = obj if isinstance(obj, bytes) else json.dumps(obj).encode()
+    run_with_deadline(lambda: write_all(fd, data), 10, 'write to call')
+
+
+def recv(fd, timeout=10):
+    raw = run_with_deadline(lambda: read_all(fd), timeout, 'read call')
+    return json.loads(raw)
+
+
+def cancelled_ids(t):
+    return json.loads(text(tool(t, 'cancelled')))
+
+
+# ---------------------------------------------------------------- basics
+
+def test_round_trip(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    raw = call_raw(t, {'name': 'echo', 'arguments': {'text': 'hello'}})
+    # one JSON document plus a newline
+    assert raw.endswith(b'\n') and raw.count(b'\n') == 1
+    reply = json.loads(raw)
+    assert text(reply) == 'hello'
+    assert not reply.get('isError')
+
+
+def test_demo_state_survives(mcpfs_mount):
+    m = mcpfs_mount({'demo': demo()})
+    t = thread(m, 'demo')
+    assert text(tool(t, 'incr')) == '1'
+    pid = status(t)['pid']
+    assert text(tool(t, 'incr')) == '2'
+    assert text(tool(t, 'incr', by=5)) == '7'
+    assert text(tool(t, 'get_count')) == '7'
+    assert text(tool(t, 'set', key='k', value='v')) == 'ok'
+    assert text(tool(t, 'get', key='k')) == 'v'
+    assert 'k' in text(tool(t, 'keys'))
+    assert text(tool(t, 'echo', text='e')) == 'e'
+    assert status(t)['pid'] == pid
+    assert status(t)['calls'] >= 8
+
+
+def test_fake_counter_same_pid(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    pid = int(text(tool(t, 'pid')))
+    assert [text(tool(t, 'counter')) for _ in range(3)] == ['1', '2', '3']
+    assert int(text(tool(t, 'pid'))) == pid
+    assert status(t)['pid'] == pid
+
+
+def test_threads_isolated(mcpfs_mount):
+    m = mcpfs_mount({'a': fake(), 'demo': demo()})
+    t1, t2 = thread(m, name='t1'), thread(m, name='t2')
+    assert text(tool(t1, 'counter')) == '1'
+    assert text(tool(t1, 'counter')) == '2'
+    assert text(tool(t2, 'counter')) == '1'
+    assert text(tool(t1, 'counter')) == '3'
+    p1, p2 = int(text(tool(t1, 'pid'))), int(text(tool(t2, 'pid')))
+    assert p1 != p2
+    assert status(t1)['pid'] == p1 and status(t2)['pid'] == p2
+    d1, d2 = thread(m, 'demo', 'x'), thread(m, 'demo', 'y')
+    tool(d1, 'set', key='k', value='one')
+    assert text(tool(d2, 'get', key='k')) != 'one'
+    assert text(tool(d1, 'get', key='k')) == 'one'
+
+
+def test_server_level_call_is_one_shot(mcpfs_mount):
+    m = mcpfs_mount({'a': fake(), 'demo': demo()})
+    pids = []
+    for _ in range(3):
+        pids.append(int(text(tool(m.path / 'a', 'pid'))))
+        assert text(tool(m.path / 'a', 'counter')) == '1'
+        assert text(tool(m.path / 'demo', 'incr')) == '1'
+    assert len(set(pids)) == 3
+    # each one-shot process is closed right after
+    wait_until(lambda: not m.pids(), 7, 'one-shot processes to end')
+    assert all(pid_gone(p) for p in pids)
+    assert set(os.listdir(m.path / 'a')) == {'call', 'tools.json'}
+    assert m.status()['sessions'] == 0
+
+
+def test_unmount_leaves_no_process(mcpfs_mount):
+    m = mcpfs_mount({'a': fake(), 'demo': demo()})
+    for n in ('t1', 't2', 't3'):
+        tool(thread(m, name=n), 'counter')
+    tool(thread(m, 'demo', 'd'), 'incr')
+    pids = m.pids()
+    assert len(pids) == 4
+    m.unmount()  # asserts exit 0, no tagged process, no zombie
+    assert all(pid_gone(p) for p in pids)
+
+
+def test_big_reply(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    n = 3 * 1024 * 1024 + 17
+    assert text(tool(t, 'big', bytes=n)) == 'x' * n
+    assert text(tool(t, 'echo', text='after')) == 'after'
+
+
+def test_structured_content(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    reply = tool(thread(m), 'structured')
+    assert reply['structuredContent'] == {'a': 1, 'b': [1, 2]}
+    assert json.loads(text(reply)) == {'a': 1, 'b': [1, 2]}
+
+
+def test_call_before_handshake_waits(mcpfs_mount):
+    m = mcpfs_mount({'a': fake('--slow-start', 1000)})
+    t0 = time.monotonic()
+    t = thread(m)
+    assert time.monotonic() - t0 < 0.8   # mkdir did not wait
+    assert text(tool(t, 'echo', text='early')) == 'early'
+    assert time.monotonic() - t0 >= 0.9
+
+
+# ---------------------------------------------------------------- multiplexing
+
+def test_16_concurrent_open_files(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    tool(t, 'echo', text='warm')
+    fds, want = [], []
+    for i in range(16):
+        fd = open_call(t)
+        fds.append(fd)
+        if i % 2 == 0:
+            ms = 100 + (15 - i) * 80    # sent first, answered last
+            send(fd, {'name': 'sleep', 'arguments': {'ms': ms}})
+            want.append(f'slept {ms}')
+        else:
+            send(fd, {'name': 'echo', 'arguments': {'text': f'echo-{i}'}})
+            want.append(f'echo-{i}')
+    assert status(t)['in_flight'] >= 1
+    finished = {}
+
+    def one(i):
+        r = json.loads(read_all(fds[i]))
+        finished[i] = time.monotonic()
+        return text(r)
+
+    def all_reads():
+        with concurrent.futures.ThreadPoolExecutor(16) as ex:
+            return list(ex.map(one, range(16)))
+    got = run_with_deadline(all_reads, 20, '16 concurrent reads')
+    for fd in fds:
+        os.close(fd)
+    assert got == want
+    sleeps = sorted((i for i in range(16) if i % 2 == 0),
+                    key=lambda i: finished[i])
+    assert sleeps == list(range(14, -1, -2))  # shortest sleep first
+    assert max(finished[i] for i in range(1, 16, 2)) < finished[14]
+    assert status(t)['in_flight'] == 0
+
+
+def test_write_returns_at_once(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    tool(t, 'echo', text='warm')
+    fd = open_call(t)
+    t0 = time.monotonic()
+    send(fd, {'name': 'sleep', 'arguments': {'ms': 1500}})
+    assert time.monotonic() - t0 < 0.5
+    assert text(recv(fd)) == 'slept 1500'
+    assert time.monotonic() - t0 >= 1.4
+    os.close(fd)
+
+
+def test_one_byte_writes(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    req = json.dumps({'name': 'echo',
+                      'arguments': {'text': 'byte by byte \u00e9\u65e5'}},
+                     ensure_ascii=False).encode()
+    fd = open_call(t)
+
+    def dribble():
+        for i in range(len(req)):
+            assert os.write(fd, req[i:i + 1]) == 1
+    run_with_deadline(dribble, 10, 'one-byte writes')
+    assert text(recv(fd)) == 'byte by byte \u00e9\u65e5'
+    os.close(fd)
+
+
+def test_shell_echo_then_cat(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    r = subprocess.run(
+        ['sh', '-c', 'echo \'{"name":"echo","arguments":{"text":"from sh"}}\''
+         ' > call; cat call'], cwd=t, capture_output=True, timeout=20)
+    assert r.returncode == 0, r.stderr
+    assert text(json.loads(r.stdout)) == 'from sh'
+    # and at the server level, one-shot
+    r = subprocess.run(
+        ['sh', '-c', 'echo \'{"name":"counter"}\' > call; cat call'],
+        cwd=m.path / 'a', capture_output=True, timeout=20)
+    assert r.returncode == 0, r.stderr
+    assert text(json.loads(r.stdout)) == '1'
+
+
+def test_latest_reply_for_reader_that_sent_nothing(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    first = call_raw(t, {'name': 'echo', 'arguments': {'text': 'latest'}})
+    assert read_file(t / 'call') == first
+    assert read_file(t / 'call') == first   # not consumed
+
+
+def test_latest_waits_for_most_recently_sent(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    # the most recently sent call finishes first ...
+    f1 = open_call(t)
+    send(f1, {'name': 'sleep', 'arguments': {'ms': 1200}})
+    f2 = open_call(t)
+    send(f2, {'name': 'sleep', 'arguments': {'ms': 400}})
+    assert text(json.loads(read_file(t / 'call'))) == 'slept 400'
+    # ... or last: a fresh reader waits for it, not for the first to end
+    f3 = open_call(t)
+    send(f3, {'name': 'sleep', 'arguments': {'ms': 1000}})
+    assert text(json.loads(read_file(t / 'call'))) == 'slept 1000'
+    assert text(recv(f1)) == 'slept 1200'
+    assert text(recv(f2)) == 'slept 400'
+    assert text(recv(f3)) == 'slept 1000'
+    for fd in (f1, f2, f3):
+        os.close(fd)
+
+
+def test_several_transactions_on_one_open_file(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    fd = open_call(t)
+    for i in range(4):
+        send(fd, {'name': 'echo', 'arguments': {'text': f'tx{i}'}})
+        assert text(recv(fd)) == f'tx{i}'
+    send(fd, {'name': 'counter'})
+    assert text(recv(fd)) == '1'
+    os.close(fd)
+
+
+def test_open_with_trunc(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    fd = open_call(t, os.O_RDWR | os.O_TRUNC)
+    send(fd, {'name': 'echo', 'arguments': {'text': 'trunc'}})
+    assert text(recv(fd)) == 'trunc'
+    os.close(fd)
+    fd = open_call(t, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    send(fd, {'name': 'echo', 'arguments': {'text': 'shell-like'}})
+    os.close(fd)
+    assert text(json.loads(read_file(t / 'call'))) == 'shell-like'
+
+
+def test_close_does_not_cancel(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    fd = open_call(t)
+    send(fd, {'name': 'sleep', 'arguments': {'ms': 800}})
+    os.close(fd)
+    t0 = time.monotonic()
+    assert text(json.loads(read_file(t / 'call'))) == 'slept 800'
+    assert time.monotonic() - t0 >= 0.3   # the read waited for it
+    assert cancelled_ids(t) == []
+
+
+def test_head_closes_early(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    r = subprocess.run(
+        ['sh', '-c', 'echo \'{"name":"big","arguments":{"bytes":300000}}\''
+         ' > call; head -c 10 call'], cwd=t, capture_output=True, timeout=20)
+    assert r.returncode == 0, r.stderr
+    assert len(r.stdout) == 10 and r.stdout.startswith(b'{')
+    assert text(tool(t, 'echo', text='still here')) == 'still here'
+    pid = status(t)['pid']
+    fd = os.open(t / 'call', os.O_RDONLY)
+    assert len(os.read(fd, 5)) == 5
+    os.close(fd)
+    assert text(tool(t, 'counter')) == '1'
+    assert status(t)['pid'] == pid
+
+
+# ---------------------------------------------------------------- bad requests
+
+def expect_write_errno(t, data, want):
+    fd = open_call(t)
+    try:
+        with pytest.raises(OSError) as e:
+            run_with_deadline(lambda: write_all(fd, data), 10, 'write')
+        assert e.value.errno == want, (data[:60], e.value)
+    finally:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+@pytest.mark.parametrize('data', [b'{"name": x', b'{"name":"echo"}}',
+                                  b'{"name":"echo",,}', b'\xff\xfe',
+                                  b'{"name":"\xc3\x28"}', b'}'])
+def test_malformed_json_einval(mcpfs_mount, data):
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    pid = int(text(tool(t, 'pid')))
+    expect_write_errno(t, data, errno.EINVAL)
+    assert text(tool(t, 'echo', text='fine')) == 'fine'
+    assert int(text(tool(t, 'pid'))) == pid
+
+
+@pytest.mark.parametrize('data', [b'[1, 2]', b'"echo"', b'null', b'true',
+                                  b'{"foo": 1}', b'{"name": 5}',
+                                  b'{"method": 7}'])
+def test_request_not_a_request_einval(mcpfs_mount, data):
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    expect_write_errno(t, data, errno.EINVAL)
+    assert text(tool(t, 'echo', text='fine')) == 'fine'
+
+
+@pytest.mark.parametrize('req', [
+    {'method': 'initialize', 'params': {}},
+    {'method': 'notifications/initialized'},
+    {'method': 'notifications/cancelled', 'params': {'requestId': 1}},
+    {'method': 'notifications/roots/list_changed'},
+])
+def test_initialize_and_notifications_einval(mcpfs_mount, req):
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    expect_write_errno(t, json.dumps(req).encode(), errno.EINVAL)
+    expect_write_errno(m.path / 'a', json.dumps(req).encode(), errno.EINVAL)
+    assert text(tool(t, 'echo', text='fine')) == 'fine'
+
+
+def test_request_over_16mib_efbig(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    fd = open_call(t)
+    chunk = b'x' * (1 << 20)
+
+    def flood():
+        write_all(fd, b'{"name":"echo","arguments":{"text":"')
+        total = 0
+        while total < 20 << 20:
+            total += os.write(fd, chunk)
+        return total
+    try:
+        # a writer that retries short writes (cat, write_all) must see
+        # EFBIG, not some later error
+        with pytest.raises(OSError) as e:
+            run_with_deadline(flood, 30, 'writing 20 MiB')
+    finally:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    assert e.value.errno == errno.EFBIG
+    assert text(tool(t, 'echo', text='fine')) == 'fine'
+
+
+def test_incomplete_request_close_einval(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    fd = open_call(t)
+    send(fd, b'{"name": "echo", "argu')
+    with pytest.raises(OSError) as e:
+        os.close(fd)
+    assert e.value.errno == errno.EINVAL
+    assert status(t)['calls'] == 0 or status(t)['in_flight'] == 0
+    assert text(tool(t, 'echo', text='fine')) == 'fine'
+
+
+def test_unknown_tool_is_jsonrpc_error(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    pid = int(text(tool(t, 'pid')))
+    reply = tool(t, 'no_such_tool')
+    assert set(reply) == {'error'}
+    assert reply['error']['code'] == -32602
+    assert 'Unknown tool' in reply['error']['message']
+    assert status(t)['state'] == 'ready'
+    assert int(text(tool(t, 'pid'))) == pid
+    reply = tool(m.path / 'a', 'no_such_tool')
+    assert reply['error']['code'] == -32602
+
+
+def test_is_error_result(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    pid = int(text(tool(t, 'pid')))
+    reply = tool(t, 'fail')
+    assert reply['isError'] is True
+    assert text(reply) == 'tool failed'
+    assert int(text(tool(t, 'pid'))) == pid
+
+
+def test_method_tools_list(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    for where in (t, m.path / 'a'):
+        reply = call(where, {'method': 'tools/list'})
+        assert 'echo' in [x['name'] for x in reply['tools']]
+        reply = call(where, {'method': 'tools/list', 'params': {}})
+        assert 'echo' in [x['name'] for x in reply['tools']]
+
+
+def test_method_ping(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    assert call(t, {'method': 'ping'}) == {}
+    assert call(t, {'method': 'ping', 'params': {}}) == {}
+
+
+def test_unknown_method_is_jsonrpc_error(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    reply = call(t, {'method': 'no/such', 'params': {}})
+    assert reply['error']['code'] == -32601
+
+
+# ---------------------------------------------------------------- tools.json
+
+def tool_names(raw):
+    doc = json.loads(raw)
+    # tools.json is the tools/list result with every page merged
+    assert isinstance(doc, dict) and 'nextCursor' not in doc, raw[:200]
+    return [x['name'] for x in doc['tools']]
+
+
+@pytest.mark.parametrize('level', ['server', 'thread'])
+def test_tools_json_all_pages(mcpfs_mount, level):
+    m = mcpfs_mount({'a': fake('--tools', 30, '--page-size', 7)})
+    d = m.path / 'a' if level == 'server' else thread(m)
+    names = tool_names(read_file(d / 'tools.json', 20))
+    assert len(names) == len(set(names))
+    assert {f't{i}' for i in range(30)} <= set(names)
+    assert {'echo', 'counter', 'hang', 'crash'} <= set(names)
+    assert tool_names(read_file(d / 'tools.json', 20)) == names
+
+
+def test_server_tools_json_process_is_short_lived(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    assert 'echo' in tool_names(read_file(m.path / 'a' / 'tools.json', 20))
+    wait_until(lambda: not m.pids(), 7, 'the tools.json process to end')
+    assert set(os.listdir(m.path / 'a')) == {'call', 'tools.json'}
+    # cached: a second read does not start anything new and still works
+    assert 'echo' in tool_names(read_file(m.path / 'a' / 'tools.json', 5))
+
+
+# ---------------------------------------------------------------- stderr, events
+
+def test_stderr_file(mcpfs_mount):
+    m = mcpfs_mount({'a': fake('--stderr-lines', 5)})
+    t = thread(m)
+    wait_until(lambda: b'stderr line 4\n' in read_file(t / 'stderr'), 5,
+               'stderr lines')
+    data = read_file(t / 'stderr').decode()
+    assert all(f'stderr line {i}\n' in data for i in range(5))
+
+
+def test_stderr_keeps_last_64k(mcpfs_mount):
+    m = mcpfs_mount({'a': fake('--stderr-lines', 10000)})
+    t = thread(m)
+    wait_until(lambda: b'stderr line 9999\n' in read_file(t / 'stderr'), 5,
+               'the last stderr line')
+    data = read_file(t / 'stderr')
+    assert len(data) <= 64 * 1024
+    assert len(data) >= 60 * 1024
+    assert data.endswith(b'stderr line 9999\n')
+    assert b'stderr line 10\n' not in data
+
+
+def events_lines(t):
+    raw = read_file(t / 'events', 5)
+    return [json.loads(line) for line in raw.splitlines() if line.strip()]
+
+
+def test_events_log_notifications(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    tool(t, 'echo', text='start')
+    t0 = time.monotonic()
+    before = read_file(t / 'events', 3)   # reads never block
+    assert time.monotonic() - t0 < 2
+    size0 = os.stat(t / 'events').st_size
+    assert text(tool(t, 'log', level='info', data='hello-events')) == 'logged'
+    wait_until(lambda: os.stat(t / 'events').st_size > size0, 3,
+               'events to grow')
+    evs = events_lines(t)
+    msgs = [e for e in evs if 'hello-events' in json.dumps(e)]
+    assert msgs, evs
+    assert 'notifications/message' in json.dumps(msgs[0])
+    size1 = os.stat(t / 'events').st_size
+    tool(t, 'log', level='warning', data={'n': 2})
+    wait_until(lambda: os.stat(t / 'events').st_size > size1, 3,
+               'events to grow again')
+    raw = read_file(t / 'events')
+    assert raw.startswith(before) and raw.endswith(b'\n')
+    assert len(raw) == os.stat(t / 'events').st_size
+    # reading from an offset returns the tail (tail -f)
+    fd = os.open(t / 'events', os.O_RDONLY)
+    assert os.pread(fd, 100000, size1) == raw[size1:]
+    os.close(fd)
+
+
+def test_events_keeps_last_mib(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    for i in range(5):
+        tool(t, 'log', level='info', data=f'big-{i}-' + 'y' * 300000)
+    wait_until(lambda: os.stat(t / 'events').st_size > 1500000, 3,
+               'events to pass 1.5 MB')
+    size = os.stat(t / 'events').st_size
+    raw = read_file(t / 'events')
+    # cat events: the last MiB, each byte once (what stands for the
+    # discarded start, if anything, is left open: NUL or newline filler)
+    kept = raw.lstrip(b'\0\n')
+    assert len(kept) <= 1024 * 1024, len(kept)
+    assert kept.endswith(b'\n') and b'big-0-' not in kept
+    assert kept.count(b'big-4-') == 1 and kept.count(b'big-3-') == 1
+    fd = os.open(t / 'events', os.O_RDONLY)
+    tail = os.pread(fd, 1 << 20, size - 1000)
+    os.close(fd)
+    assert tail == raw[-1000:]
+
+
+def test_events_list_changed(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    assert text(tool(t, 'list_changed')) == 'ok'
+    wait_until(lambda: b'list_changed' in read_file(t / 'events'), 3,
+               'list_changed in events')
+
+
+# ---------------------------------------------------------------- ctl
+
+def test_ctl_restart(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    p1 = int(text(tool(t, 'pid')))
+    assert text(tool(t, 'counter')) == '1'
+    g1 = status(t)['generation']
+    write_file(t / 'ctl', 'restart\n')
+    wait_until(lambda: pid_gone(p1), 7, 'the old process to end')
+    p2 = int(text(tool(t, 'pid')))
+    assert p2 != p1
+    assert status(t)['generation'] == g1 + 1
+    assert status(t)['pid'] == p2
+    assert text(tool(t, 'counter')) == '1'
+
+
+def test_ctl_close(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    pid = int(text(tool(t, 'pid')))
+    write_file(t / 'ctl', 'close')
+    wait_until(lambda: not t.exists(), 5, 'the directory to go')
+    assert 't' not in os.listdir(m.path / 'a')
+    wait_until(lambda: pid_gone(pid), 7, 'the process to end')
+    os.mkdir(t)   # the name is free again
+    assert int(text(tool(t, 'pid'))) != pid
+
+
+def test_ctl_cancel(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    pid = int(text(tool(t, 'pid')))
+    fd = open_call(t)
+    send(fd, {'name': 'hang'})
+    wait_until(lambda: status(t)['in_flight'] == 1, 5, 'the call in flight')
+    write_file(t / 'ctl', 'cancel\n')
+    reply = recv(fd, 5)
+    os.close(fd)
+    assert 'cancel' in error_text(reply).lower()
+    assert status(t)['in_flight'] == 0
+    wait_until(lambda: len(cancelled_ids(t)) == 1, 3,
+               'notifications/cancelled at the server')
+    assert int(text(tool(t, 'pid'))) == pid
+
+
+def wait_blocked(pid, timeout=5):
+    """Wait until pid sleeps in a syscall (reading the call file)."""
+    def blocked():
+        st = proc_stat(pid)
+        return st and st[0] in 'SD' and \
+            open(f'/proc/{pid}/comm').read().strip() == 'cat'
+    wait_until(blocked, timeout, 'cat to block in read')
+    time.sleep(0.3)
+
+
+def test_ctrl_c_cat_cancels(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    pid = int(text(tool(t, 'pid')))
+    p = subprocess.Popen(['sh', '-c', 'echo \'{"name":"hang"}\' > call;'
+                          ' exec cat call'], cwd=t, start_new_session=True,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        wait_until(lambda: status(t)['in_flight'] == 1, 5, 'hang in flight')
+        wait_blocked(p.pid)
+        t0 = time.monotonic()
+        os.killpg(p.pid, signal.SIGINT)
+        p.wait(5)
+        assert time.monotonic() - t0 < 3
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    wait_until(lambda: len(cancelled_ids(t)) == 1, 3,
+               'notifications/cancelled at the server')
+    assert int(text(tool(t, 'pid'))) == pid
+    assert text(tool(t, 'echo', text='alive')) == 'alive'
+
+
+EINTR_SCRIPT = r'''
+import ctypes, os, signal, sys
+libc = ctypes.CDLL(None, use_errno=True)
+signal.signal(signal.SIGUSR1, lambda *a: None)
+fd = os.open(sys.argv[1], os.O_RDWR)
+os.write(fd, b'{"name": "hang"}')
+print("ready", flush=True)
+buf = ctypes.create_string_buffer(1 << 16)
+n = libc.read(fd, buf, 1 << 16)
+print(n, ctypes.get_errno(), flush=True)
+'''
+
+
+def test_interrupted_read_fails_eintr(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    pid = int(text(tool(t, 'pid')))
+    p = subprocess.Popen([sys.executable, '-c', EINTR_SCRIPT, str(t / 'call')],
+                         stdout=subprocess.PIPE, text=True)
+    try:
+        assert run_with_deadline(p.stdout.readline, 10, 'ready') == 'ready\n'
+        wait_until(lambda: status(t)['in_flight'] == 1, 5, 'hang in flight')
+        time.sleep(0.3)
+        p.send_signal(signal.SIGUSR1)
+        line = run_with_deadline(p.stdout.readline, 5, 'interrupted read')
+        assert line.split() == ['-1', str(errno.EINTR)]
+        p.wait(5)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    wait_until(lambda: len(cancelled_ids(t)) == 1, 3,
+               'notifications/cancelled at the server')
+    assert int(text(tool(t, 'pid'))) == pid
