@@ -34,7 +34,7 @@ void mlog(int level, const char *fmt, ...)
 	char ts[32];
 	va_list ap;
 
-	if (level == MLOG_DEBUG && !log_debug)
+	if (!fmt || (level == MLOG_DEBUG && !log_debug))
 		return;
 	gettimeofday(&tv, NULL);
 	localtime_r(&tv.tv_sec, &tm);
