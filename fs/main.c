@@ -139,6 +139,19 @@ static const struct mcp_hooks hooks = {
 	.session_gone = fs_session_gone,
 };
 
+/* Was -o allow_other given? */
+static int allow_other(const struct fuse_args *args)
+{
+	int i;
+
+	for (i = 1; i < args->argc; i++)
+		if (strstr(args->argv[i], "allow_other") &&
+		    (!strncmp(args->argv[i], "-o", 2) ||
+		     !strcmp(args->argv[i - 1], "-o")))
+			return 1;
+	return 0;
+}
+
 /* A numeric option: a finite number >= 0 (an integer when integer). */
 static int number_opt(const char *name, const char *text, double dflt,
 		      int integer, double *out)
@@ -268,10 +281,14 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	self[n] = 0;
-	/* -o options only; the default permission model is the FUSE one:
-	 * only the mounting user gets in unless allow_other is given. */
+	/* Only the mounting user gets in (FUSE's default); with allow_other
+	 * the kernel enforces the modes (default_permissions). */
 	fuse_opt_add_arg(&args, "-o");
 	fuse_opt_add_arg(&args, "fsname=mcpfs,subtype=mcpfs");
+	if (allow_other(&args)) {
+		fuse_opt_add_arg(&args, "-o");
+		fuse_opt_add_arg(&args, "default_permissions");
+	}
 	se = fuse_session_new(&args, &mcpfs_ops, sizeof mcpfs_ops, NULL);
 	if (!se)
 		return 1;

@@ -267,7 +267,9 @@ def test_reload_timeout_change_keeps_session(mcpfs_mount):
 
     def timed_out():
         r = tool(t, 'sleep', ms=1500, timeout=10)
-        return 'error' in r
+        if 'error' in r:
+            assert 'timed out' in error_text(r) or 'timeout' in error_text(r)
+            return True
     wait_until(timed_out, 8, 'the new timeout to apply', interval=0.2)
     assert t.exists()
     assert int(text(tool(t, 'pid'))) == pid
