@@ -241,12 +241,14 @@ int main(int argc, char **argv)
 		return exec_helper(argc, argv);
 	if (fuse_opt_parse(&args, &o, opt_spec, NULL) == -1)
 		return 2;
-	if (o.show_help) {
-		usage(argv[0]);
-		return 0;
-	}
-	if (o.show_version) {
-		printf("mcpfs %s\n", MCPFS_VERSION);
+	if (o.show_help || o.show_version) {
+		if (o.show_help)
+			usage(argv[0]);
+		else
+			printf("mcpfs %s\n", MCPFS_VERSION);
+		fuse_opt_free_args(&args);
+		free(o.config);
+		free(o.log);
 		return 0;
 	}
 	if (fuse_parse_cmdline(&args, &cl) != 0)

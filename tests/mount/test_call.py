@@ -123,6 +123,54 @@ def test_unmount_leaves_no_process(mcpfs_mount):
     assert all(pid_gone(p) for p in pids)
 
 
+def test_server_level_transactions_and_concurrency(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    srv = m.path / 'a'
+    fd = open_call(srv)
+    pids = []
+    for _ in range(2):
+        send(fd, {'name': 'pid'})
+        pids.append(int(text(recv(fd))))
+    os.close(fd)
+    fds = [open_call(srv) for _ in range(4)]
+    for i, fd in enumerate(fds):
+        send(fd, {'name': 'sleep', 'arguments': {'ms': 600 - 100 * i}})
+    for i, fd in enumerate(fds):
+        assert text(recv(fd)) == f'slept {600 - 100 * i}'
+        os.close(fd)
+    assert len(set(pids)) == 2
+    wait_until(lambda: not m.pids(), 7, 'one-shot processes to end')
+
+
+def test_read_with_nothing_sent_does_not_hang(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    for d in (t, m.path / 'a'):
+        raw = read_file(d / 'call', 3)
+        assert raw == b'' or json.loads(raw), raw
+
+
+def test_call_after_rmdir_on_open_file(mcpfs_mount):
+    # The directory is gone; an old descriptor must not reach a process.
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    tool(t, 'pid')
+    fd = open_call(t)
+    os.rmdir(t)
+    wait_until(lambda: not m.pids(), 7, 'the process to end')
+    try:
+        send(fd, {'name': 'pid'})
+    except OSError:
+        pass
+    else:
+        assert 'error' in recv(fd, 5)
+    finally:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    assert m.pids() == []
+    assert text(tool(m.path / 'a', 'echo', text='ok')) == 'ok'
+
+
 def test_big_reply(mcpfs_mount):
     m = mcpfs_mount({'a': fake()})
     t = thread(m)
@@ -345,6 +393,13 @@ def test_request_not_a_request_einval(mcpfs_mount, data):
     m = mcpfs_mount({'a': fake()})
     t = thread(m)
     expect_write_errno(t, data, errno.EINVAL)
+    assert text(tool(t, 'echo', text='fine')) == 'fine'
+
+
+def test_two_values_in_one_request_einval(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    expect_write_errno(t, b'{"name":"echo"} {"name":"echo"}', errno.EINVAL)
     assert text(tool(t, 'echo', text='fine')) == 'fine'
 
 
@@ -575,6 +630,19 @@ def test_ctl_restart(mcpfs_mount):
     assert status(t)['generation'] == g1 + 1
     assert status(t)['pid'] == p2
     assert text(tool(t, 'counter')) == '1'
+
+
+def test_ctl_restart_fails_calls_in_flight(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    p1 = int(text(tool(t, 'pid')))
+    fd = open_call(t)
+    send(fd, {'name': 'hang'})
+    wait_until(lambda: status(t)['in_flight'] == 1, 5, 'the call in flight')
+    write_file(t / 'ctl', 'restart')
+    assert 'error' in recv(fd, 5)
+    os.close(fd)
+    assert int(text(tool(t, 'pid'))) != p1
 
 
 def test_ctl_close(mcpfs_mount):

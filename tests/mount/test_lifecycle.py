@@ -249,6 +249,17 @@ def test_idle_reaping(mcpfs_mount):
     wait_until(lambda: pid_gone(pid), 7, 'the idle process to end')
 
 
+def test_idle_timer_reset_by_use(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()}, args=['--idle-timeout', '2'])
+    t = thread(m)
+    pid = int(text(tool(t, 'pid')))
+    for _ in range(4):
+        time.sleep(1)
+        assert t.exists()
+        assert int(text(tool(t, 'pid'))) == pid
+    wait_until(lambda: not t.exists(), 6, 'the idle session to be closed')
+
+
 def test_idle_held_by_open_file(mcpfs_mount):
     m = mcpfs_mount({'a': fake()}, args=['--idle-timeout', '2'])
     t = thread(m)
@@ -295,6 +306,17 @@ def test_cap_closes_lru_idle(mcpfs_mount):
     assert pid_alive(pb)
     assert text(tool(c, 'echo', text='c')) == 'c'
     assert m.status()['sessions'] == 2
+
+
+def test_default_cap_32(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    for i in range(36):
+        os.mkdir(m.path / 'a' / f's{i:02d}')
+    wait_until(lambda: m.status()['sessions'] == 32, 10, '32 sessions')
+    left = sorted(n for n in os.listdir(m.path / 'a')
+                  if n not in ('call', 'tools.json'))
+    assert left == [f's{i:02d}' for i in range(4, 36)]   # oldest went
+    wait_until(lambda: len(m.pids()) == 32, 10, '32 processes')
 
 
 def test_cap_never_closes_busy_session(mcpfs_mount):
