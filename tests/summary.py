@@ -18,7 +18,13 @@ for d in map(Path, sys.argv[1:]):
         root = ET.parse(f).getroot()
         for case in root.iter("testcase"):
             if f == meson and case.get("name") == "mount":
-                continue  # counted case by case from pytest's own XML
+                # counted case by case from pytest's own XML, unless pytest
+                # died before writing it
+                if not list(d.glob("pytest-*.xml")) and (
+                        case.find("failure") is not None
+                        or case.find("error") is not None):
+                    failed += 1
+                continue
             if case.find("failure") is not None or case.find("error") is not None:
                 failed += 1
             elif case.find("skipped") is not None:
