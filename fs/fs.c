@@ -156,6 +156,9 @@ static void op_init(void *ud, struct fuse_conn_info *conn)
 {
 	mount_time = (double)time(NULL);
 	conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
+	/* 1 MiB requests (FUSE_MAX_PAGES) for big replies and requests */
+	conn->max_write = 1u << 20;
+	conn->max_read = 0;
 }
 
 static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -625,31 +628,34 @@ const struct fuse_lowlevel_ops mcpfs_ops = {
 	.statfs = op_statfs,
 };
 
-/* ---- kernel cache invalidation, deferred until no op is running ---- */
+/* ---- kernel cache invalidation ----
+ *
+ * A session that goes away without an rmdir (idle, cap, ctl close, reload)
+ * leaves a dentry in the kernel. fuse_lowlevel_notify_inval_entry takes the
+ * parent directory's lock in the kernel, and that lock may be held by an op
+ * (mkdir, lookup) that waits for this very loop: so the notification is
+ * written from libuv's thread pool, never from the loop thread.
+ */
 
 struct gone {
-	struct gone *next;
+	uv_work_t work;
 	fuse_ino_t parent;
 	char name[];
 };
 
-static struct gone *gone_list;
-static uv_idle_t gone_idle;
-static int gone_init;
-
-static void gone_flush(uv_idle_t *h)
+static void gone_work_cb(uv_work_t *w)
 {
-	struct gone *g;
+	struct gone *g = (struct gone *)w;
+	struct fuse_session *se = fse;
 
-	uv_idle_stop(h);
-	while ((g = gone_list) != NULL) {
-		gone_list = g->next;
-		if (fse)
-			fuse_lowlevel_notify_inval_entry(fse, g->parent,
-							 g->name,
-							 strlen(g->name));
-		free(g);
-	}
+	if (se)
+		fuse_lowlevel_notify_inval_entry(se, g->parent, g->name,
+						 strlen(g->name));
+}
+
+static void gone_done_cb(uv_work_t *w, int status)
+{
+	free(w);
 }
 
 void fs_set_session(struct fuse_session *se)
@@ -657,26 +663,15 @@ void fs_set_session(struct fuse_session *se)
 	fse = se;
 }
 
-static void defer_inval(fuse_ino_t parent, const char *name)
-{
-	struct gone *g = malloc(sizeof *g + strlen(name) + 1);
-
-	if (!g || !fse)
-		return free(g);
-	g->parent = parent;
-	strcpy(g->name, name);
-	g->next = gone_list;
-	gone_list = g;
-	if (!gone_init) {
-		uv_idle_init(uv_default_loop(), &gone_idle);
-		uv_unref((uv_handle_t *)&gone_idle);
-		gone_init = 1;
-	}
-	uv_idle_start(&gone_idle, gone_flush);
-}
-
 void fs_session_gone(uint64_t server_id, const char *name)
 {
-	defer_inval(ino_of(server_id, K_DIR), name);
-}
+	struct gone *g;
 
+	if (!fse || !(g = malloc(sizeof *g + strlen(name) + 1)))
+		return;
+	g->parent = ino_of(server_id, K_DIR);
+	strcpy(g->name, name);
+	if (uv_queue_work(uv_default_loop(), &g->work, gone_work_cb,
+			  gone_done_cb) < 0)
+		free(g);
+}

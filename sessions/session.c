@@ -37,6 +37,9 @@ static mcp_session *all_sessions; /* every session, threads and one-shots */
 static unsigned closing_objects;  /* procs and sessions not yet freed */
 static void (*reaped_cb)(void);
 
+/* Replies at least this long take the pass-through path. */
+#define FAST_REPLY_MIN (256 * 1024)
+
 static const char *const versions[] = {
 	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07",
 };
@@ -1181,6 +1184,145 @@ static void response(mcp_session *s, cJSON *msg)
 							"result"), 0));
 }
 
+/* ---- big replies: pass the result through without parsing it ---- */
+
+static size_t skip_ws(const char *p, size_t i, size_t n)
+{
+	while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' ||
+			 p[i] == '\n'))
+		i++;
+	return i;
+}
+
+/* End of the string whose opening quote is at p[i], or 0. */
+static size_t skip_string(const char *p, size_t i, size_t n)
+{
+	i++;
+	for (;;) {
+		const char *q = memchr(p + i, '"', n - i);
+		size_t j, k;
+
+		if (!q)
+			return 0;
+		j = (size_t)(q - p);
+		for (k = j; k > i && p[k - 1] == '\\'; k--)
+			;
+		i = j + 1;
+		if ((j - k) % 2 == 0)
+			return i;
+	}
+}
+
+/* End of the JSON value at p[i] (structure only), or 0. */
+static size_t skip_value(const char *p, size_t i, size_t n)
+{
+	int depth = 0;
+
+	while (i < n) {
+		char ch = p[i];
+
+		if (ch == '"') {
+			if (!(i = skip_string(p, i, n)))
+				return 0;
+			if (!depth)
+				return i;
+			continue;
+		}
+		if (ch == '{' || ch == '[') {
+			depth++;
+		} else if (ch == '}' || ch == ']') {
+			if (!depth)
+				return i;
+			if (--depth == 0)
+				return i + 1;
+		} else if (!depth && (ch == ',' || ch == ' ' || ch == '\t' ||
+				      ch == '\r' || ch == '\n')) {
+			return i;
+		}
+		i++;
+	}
+	return depth ? 0 : i;
+}
+
+/*
+ * A reply {"jsonrpc", "id": N, "result": R} found by its top-level
+ * structure: *id and the span of R. Returns 0, or -1 for anything else
+ * (which then takes the cJSON path).
+ */
+static int raw_reply(const char *p, size_t n, uint64_t *id, size_t *rs,
+		     size_t *re)
+{
+	size_t i = skip_ws(p, 0, n), ks, ke, vs, ve;
+	int have_id = 0, have_res = 0;
+
+	if (i >= n || p[i++] != '{')
+		return -1;
+	for (;;) {
+		i = skip_ws(p, i, n);
+		if (i >= n || p[i] != '"' || !(ke = skip_string(p, i, n)))
+			return -1;
+		ks = i + 1;
+		i = skip_ws(p, ke, n);
+		if (i >= n || p[i++] != ':')
+			return -1;
+		vs = skip_ws(p, i, n);
+		if (!(ve = skip_value(p, vs, n)) || ve == vs)
+			return -1;
+		if (ke - ks == 3 && !memcmp(p + ks, "id\"", 3)) {
+			char num[24];
+			char *end;
+			unsigned long long v;
+
+			if (ve - vs >= sizeof num)
+				return -1;
+			memcpy(num, p + vs, ve - vs);
+			num[ve - vs] = 0;
+			v = strtoull(num, &end, 10);
+			if (*end || !v)
+				return -1;
+			*id = v;
+			have_id = 1;
+		} else if (ke - ks == 7 && !memcmp(p + ks, "result\"", 7)) {
+			*rs = vs;
+			*re = ve;
+			have_res = 1;
+		} else if (ke - ks != 8 || memcmp(p + ks, "jsonrpc\"", 8)) {
+			return -1;
+		}
+		i = skip_ws(p, ve, n);
+		if (i < n && p[i] == ',') {
+			i++;
+			continue;
+		}
+		if (i < n && p[i] == '}')
+			break;
+		return -1;
+	}
+	return have_id && have_res ? 0 : -1;
+}
+
+/* Big replies to user calls skip cJSON: one copy, no parse, no print. */
+static int fast_reply(mcp_session *s, const char *line, size_t len)
+{
+	uint64_t id = 0;
+	size_t rs = 0, re = 0;
+	mcp_call *c;
+	mcp_buf *b;
+
+	if (len < FAST_REPLY_MIN || raw_reply(line, len, &id, &rs, &re) < 0)
+		return -1;
+	c = idtab_get(&s->pending, id);
+	if (!c || c->kind != CALL_USER)
+		return -1;
+	b = mcp_buf_new(NULL, re - rs + 1);
+	if (!b)
+		return -1;
+	memcpy(b->data, line + rs, re - rs);
+	b->data[re - rs] = '\n';
+	call_complete(c, b);
+	return 0;
+}
+
 static void handle_line(mcp_session *s, char *line, size_t len)
 {
 	cJSON *msg, *method, *id;
@@ -1189,7 +1331,7 @@ static void handle_line(mcp_session *s, char *line, size_t len)
 		line++;
 		len--;
 	}
-	if (!len)
+	if (!len || fast_reply(s, line, len) == 0)
 		return;
 	msg = cJSON_ParseWithLength(line, len);
 	if (!cJSON_IsObject(msg)) {
