@@ -27,7 +27,6 @@
 #include "jscan.h"
 
 #define NAME_MAX_LEN 255
-#define EXCERPT_LEN 16
 
 /* ---- names ---- */
 
@@ -311,32 +310,12 @@ static size_t line_of(const char *text, size_t pos)
 	return line;
 }
 
-/* A few bytes from pos to the end of its line, non-printables as \xNN. */
-static void excerpt(const char *text, size_t len, size_t pos, char *out,
-		    size_t outsz)
-{
-	size_t n = 0, i;
-	unsigned char c;
-
-	for (i = pos; i < len && i < pos + EXCERPT_LEN && n + 5 < outsz; i++) {
-		c = (unsigned char)text[i];
-		if (c == '\n' || c == '\r')
-			break;
-		if (c < 0x20 || c >= 0x7f || c == '\'' || c == '\\')
-			n += (size_t)snprintf(out + n, outsz - n, "\\x%02x", c);
-		else
-			out[n++] = (char)c;
-	}
-	out[n] = '\0';
-}
-
 /* Strict syntax check. Returns 0, or -1 with ps->err set. */
 static int check_syntax(struct parse *ps, const char *text, size_t len)
 {
 	struct jscan j;
 	size_t used, pos, all = 0;
 	int r;
-	char ex[EXCERPT_LEN * 4 + 8];
 
 	jscan_init(&j);
 	r = jscan_feed(&j, text, len, &used);
@@ -364,14 +343,16 @@ static int check_syntax(struct parse *ps, const char *text, size_t len)
 				 ps->file, line_of(text, pos));
 		return -1;
 	}
+	/* position only: quoting the text could show a secret */
 	pos = all + used;
-	excerpt(text, len, pos, ex, sizeof(ex));
-	if (!*ex)
-		ps->err = format("%s:%zu: invalid JSON at the end of the line: "
-				 "%s", ps->file, line_of(text, pos), j.error);
-	else
-		ps->err = format("%s:%zu: invalid JSON near '%s': %s",
-				 ps->file, line_of(text, pos), ex, j.error);
+	{
+		size_t col = pos;
+
+		while (col > 0 && text[col - 1] != '\n')
+			col--;
+		ps->err = format("%s:%zu:%zu: invalid JSON: %s", ps->file,
+				 line_of(text, pos), pos - col + 1, j.error);
+	}
 	return -1;
 }
 

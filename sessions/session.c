@@ -453,6 +453,13 @@ static void call_progress(mcp_call *c)
 
 /* ---- process I/O ---- */
 
+/* Signal the process group; never with pid 0 (a failed spawn). */
+static void proc_kill(const struct proc *p, int sig)
+{
+	if (p->pid > 0)
+		kill(-p->pid, sig);
+}
+
 static void proc_free_cb(uv_handle_t *h)
 {
 	struct proc *p = h->data;
@@ -477,7 +484,7 @@ static void proc_maybe_finish(struct proc *p)
 	if (p->s || !p->exited)
 		return;
 	/* stragglers of the group would be orphans: kill them */
-	kill(-p->pid, SIGKILL);
+	proc_kill(p, SIGKILL);
 	proc_close_handle(p, (uv_handle_t *)&p->in);
 	proc_close_handle(p, (uv_handle_t *)&p->out);
 	proc_close_handle(p, (uv_handle_t *)&p->err);
@@ -685,7 +692,7 @@ static void exit_cb(uv_process_t *h, int64_t status, int sig)
 		s->exit_status = (int)status;
 		s->term_signal = sig;
 		/* orphans of the group would hold the pipes open */
-		kill(-p->pid, SIGKILL);
+		proc_kill(p, SIGKILL);
 		if (p->out_eof && p->err_eof)
 			proc_lost_check(p, 0);
 		else
@@ -704,11 +711,11 @@ static void kill_timer_cb(uv_timer_t *t)
 	if (p->kill_stage == 0) {
 		p->kill_stage = 1;
 		mlog(MLOG_DEBUG, "pid %d: SIGTERM to group", p->pid);
-		kill(-p->pid, SIGTERM);
+		proc_kill(p, SIGTERM);
 		uv_timer_start(&p->timer, kill_timer_cb, 2000, 0);
 	} else {
 		mlog(MLOG_INFO, "pid %d: SIGKILL to group", p->pid);
-		kill(-p->pid, SIGKILL);
+		proc_kill(p, SIGKILL);
 	}
 }
 
