@@ -36,6 +36,14 @@ DEMO = BUILD / 'examples/demo-server'
 
 TAG_VAR = 'MCPFS_TEST_TAG'
 
+# Watchdog: a test (with its teardown) that runs longer than this has hung
+# on the mount, usually in a syscall that no Python deadline can interrupt
+# (a deadlocked mcpfs holds a directory lock, say). Its FUSE connections are
+# then aborted through fusectl, which fails every pending syscall with
+# ENOTCONN, and the test fails instead of hanging the suite.
+TEST_DEADLINE = float(os.environ.get('MCPFS_TEST_DEADLINE', 90))
+FUSECTL = Path('/sys/fs/fuse/connections')
+
 
 def _become_subreaper():
     try:
@@ -314,6 +322,24 @@ def close_fds_into(path):
     return closed
 
 
+def ensure_fusectl():
+    if not any(FUSECTL.glob('*')) and FUSECTL.is_dir():
+        subprocess.run(['mount', '-t', 'fusectl', 'none', str(FUSECTL)],
+                       capture_output=True, timeout=10)
+
+
+def mount_device(path):
+    """The minor device number of the FUSE mount at path (its fusectl
+    directory name), or None."""
+    with open('/proc/self/mountinfo') as f:
+        for line in f:
+            fields = line.split()
+            if fields[4].encode().decode('unicode_escape') == str(path):
+                major, minor = fields[2].split(':')
+                return int(minor) if major == '0' else None
+    return None
+
+
 def mountinfo_points():
     pts = set()
     with open('/proc/self/mountinfo') as f:
@@ -353,6 +379,7 @@ class Mount:
         self.use_config = use_config
         self.done = False
         self.proc = None
+        self.device = None
         if use_config:
             self.write_config(servers, config_extra)
 
@@ -421,6 +448,7 @@ class Mount:
                             f'\n{self.output()}')
             if is_mounted(self.path):
                 try:
+                    self.device = mount_device(self.path)
                     read_file(self.path / '.status', timeout=5)
                     return self
                 except FileNotFoundError:
@@ -457,6 +485,17 @@ class Mount:
         """Children of mcpfs that exited and were not reaped."""
         return [p for p in self.children()
                 if (proc_stat(p) or ('', 0))[0] == 'Z']
+
+    def abort(self):
+        """Abort the FUSE connection: every pending and future syscall on
+        the mount fails with ENOTCONN; mcpfs sees its device close."""
+        if self.device is None:
+            return False
+        try:
+            (FUSECTL / str(self.device) / 'abort').write_text('1')
+            return True
+        except OSError:
+            return False
 
     def kill(self):
         """Emergency stop: SIGKILL mcpfs, detach the mount lazily."""
@@ -544,11 +583,28 @@ class Mount:
 
 
 @pytest.fixture
-def mcpfs_mount(tmp_path):
+def mcpfs_mount(tmp_path, request):
     """Factory: m = mcpfs_mount(servers, args=(), config_extra=None,
     env=None, use_config=True). servers: {name: entry}; None leaves the
     mcpServers key out. use_config=False runs mcpfs without -c."""
     mounts = []
+    fired = []
+
+    def watchdog():
+        fired.append(time.monotonic())
+        import faulthandler
+        import sys
+        sys.stderr.write(f'\n*** {request.node.nodeid}: still running after '
+                         f'{TEST_DEADLINE} s; aborting its FUSE connections\n')
+        faulthandler.dump_traceback(all_threads=True)
+        for m in mounts:
+            if not m.done:
+                m.abort()
+
+    timer = threading.Timer(TEST_DEADLINE, watchdog)
+    timer.daemon = True
+    timer.start()
+    ensure_fusectl()
 
     def factory(servers, args=(), config_extra=None, env=None,
                 use_config=True):
@@ -580,6 +636,10 @@ def mcpfs_mount(tmp_path):
             failures.append(f'{m.path}: {e}')
             if not m.done or (m.proc and m.proc.poll() is None):
                 m.kill()
+    timer.cancel()
+    if fired:
+        failures.insert(0, f'watchdog: the test hung for {TEST_DEADLINE} s '
+                        'and its FUSE connections were aborted')
     if failures:
         pytest.fail('at teardown: ' + '\n'.join(failures))
 
