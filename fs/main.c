@@ -64,7 +64,10 @@ static int exec_helper(int argc, char **argv)
 	if (getppid() != (pid_t)atol(argv[2]))
 		return 127; /* mcpfs died before we got here */
 	execvp(argv[3], argv + 3);
-	fprintf(stderr, "mcpfs: cannot run %s: %s\n", argv[3], strerror(errno));
+	/* the basename only: a path can say more than the user wants shown */
+	fprintf(stderr, "mcpfs: cannot run %s: %s\n",
+		strrchr(argv[3], '/') ? strrchr(argv[3], '/') + 1 : argv[3],
+		strerror(errno));
 	return 127;
 }
 
