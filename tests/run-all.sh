@@ -10,6 +10,9 @@ rm -f build*/pytest-*.xml
 meson setup build --wipe >/dev/null 2>&1 || meson setup build || exit 1
 ninja -C build || exit 1
 meson test -C build --print-errorlogs --num-processes 2
+# the unit tests again under valgrind memcheck (their own junit file)
+meson test -C build --suite unit --print-errorlogs --logbase valgrind \
+	--wrap='valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=all'
 meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false \
 	--wipe >/dev/null 2>&1 ||
 	meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false ||

@@ -14,6 +14,7 @@ for d in map(Path, sys.argv[1:]):
     meson = d / "meson-logs" / "testlog.junit.xml"
     if meson.exists():
         files.append(meson)
+    files += list(d.glob("meson-logs/valgrind*.junit.xml"))
     for f in files:
         root = ET.parse(f).getroot()
         for case in root.iter("testcase"):
