@@ -299,7 +299,7 @@ static void test_64mib(void **state)
 	assert_int_equal(g.big_len, mib64);
 	assert_true(g.big_ok);
 	assert_string_equal(g.line[1], "ok"); /* line[0] was the big one */
-	print_message("64 MiB line in 64 KiB chunks: %.3f s\n", t);
+	print_message("# 64 MiB line in 64 KiB chunks: %.3f s\n", t);
 	/* Linear work is well under a second; rescanning the buffer on every
 	 * chunk would be 1024 passes over up to 64 MiB. Generous for slow
 	 * machines and valgrind. */
