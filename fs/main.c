@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -303,6 +304,8 @@ int main(int argc, char **argv)
 	if (fuse_daemonize(cl.foreground) != 0)
 		return 1;
 	signal(SIGPIPE, SIG_IGN);
+	/* big replies grow by realloc: keep them out of the copying heap */
+	mallopt(M_MMAP_THRESHOLD, 1 << 20);
 	loop = uv_default_loop();
 	mo.max_line = 64u << 20;
 	mo.self_exe = self;

@@ -1,0 +1,460 @@
+#!/bin/sh
+# tests/bench/run.sh - mcpfs benchmarks, measured side by side in one run,
+# printed as one markdown table of ratios. A benchmark, not a test: it
+# asserts no time; the "met?" column only compares against the targets.
+#
+#   sh tests/bench/run.sh
+#
+# Needs build/ (mcpfs, examples/demo-server, tests/fake/fakeserver), FUSE
+# (fusermount3, /dev/fuse) and cc. Rows for the Node servers and the SDK
+# need node and node_modules/@modelcontextprotocol/{sdk,server-everything}
+# (package.json); without them those rows say "skipped".
+#
+# Environment: MCPFS_BUILD (default ./build), BENCH_N (sequential calls per
+# loop, default 2000), BENCH_SECS (seconds per concurrency level, default 3),
+# BENCH_SESSIONS (idle sessions for the memory rows, default 1000),
+# BENCH_PIN=0 (do not pin the sequential rows to CPU 0, see below).
+# Takes about 1 minute; tests/bench/README.md says what each row measures.
+set -u
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+BUILD=${MCPFS_BUILD:-$ROOT/build}
+N=${BENCH_N:-2000}
+SECS=${BENCH_SECS:-3}
+NMEM=${BENCH_SESSIONS:-1000}
+MCPFS=$BUILD/mcpfs
+DEMO=$BUILD/examples/demo-server
+FAKE=$BUILD/tests/fake/fakeserver
+EVERYTHING=$ROOT/node_modules/@modelcontextprotocol/server-everything/dist/index.js
+SDK=$ROOT/node_modules/@modelcontextprotocol/sdk/package.json
+REQ='{"name":"echo","arguments":{"text":"hi"}}'
+NREQ='{"name":"echo","arguments":{"message":"hi"}}'
+
+for f in "$MCPFS" "$DEMO" "$FAKE"; do
+	[ -x "$f" ] || { echo "run.sh: $f missing: ninja -C $BUILD" >&2; exit 1; }
+done
+
+WORK=$(mktemp -d /tmp/mcpfs-bench.XXXXXX) || exit 1
+MNT=$WORK/mnt
+MNT2=$WORK/mnt-mem
+SHM=/dev/shm/mcpfs-bench.$$
+PIDS=
+ROWS=$WORK/rows
+
+# Unmount and stop everything this script started, on any exit.
+cleanup() {
+	trap - EXIT INT TERM HUP
+	for m in "$MNT" "$MNT2"; do
+		mountpoint -q "$m" 2>/dev/null && fusermount3 -u "$m" 2>/dev/null
+	done
+	for p in $PIDS; do
+		i=0
+		while kill -0 "$p" 2>/dev/null && [ $i -lt 100 ]; do
+			sleep 0.1; i=$((i + 1))
+		done
+		kill -9 "$p" 2>/dev/null
+	done
+	for m in "$MNT" "$MNT2"; do
+		mountpoint -q "$m" 2>/dev/null && fusermount3 -uz "$m" 2>/dev/null
+	done
+	rm -f "$SHM"
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+log() { printf '%s\n' "$*" >&2; }
+
+# Copies of the binaries: a rebuild during the run changes nothing.
+mkdir "$WORK/bin" || exit 1
+cp "$MCPFS" "$DEMO" "$FAKE" "$WORK/bin/" || exit 1
+MCPFS=$WORK/bin/mcpfs
+DEMO=$WORK/bin/demo-server
+FAKE=$WORK/bin/fakeserver
+
+# fail MESSAGE: say why, show the mcpfs logs and the rows so far, exit 1.
+fail() {
+	log "run.sh: FAILED: $*"
+	for m in "$MNT" "$MNT2"; do
+		[ -d "$m" ] || continue
+		if mountpoint -q "$m"; then log "$m: mounted"; else log "$m: NOT mounted"; fi
+	done
+	for p in $PIDS; do
+		if kill -0 "$p" 2>/dev/null; then log "mcpfs pid $p: running"; else log "mcpfs pid $p: gone"; fi
+	done
+	for f in "$WORK"/mcpfs*.log; do
+		[ -f "$f" ] && { log "--- last lines of $(basename "$f"):"; tail -n 15 "$f" >&2; }
+	done
+	if [ -s "$ROWS" ]; then
+		echo "| measurement | value | baseline | ratio | target | met? |"
+		echo "|---|---|---|---|---|---|"
+		cat "$ROWS"
+	fi
+	echo "run.sh: FAILED: $*"
+	exit 1
+}
+
+# The driver: meson's build/tests/bench/bench when current, else cc.
+B=$BUILD/tests/bench/bench
+if [ ! -x "$B" ] || [ "$HERE/bench.c" -nt "$B" ]; then
+	B=$WORK/bench
+	${CC:-cc} -O2 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -o "$B" \
+		"$HERE/bench.c" -lpthread || fail "line $LINENO"
+fi
+
+# row MEASUREMENT VALUE BASELINE RATIO TARGET MET
+row() { printf '| %s | %s | %s | %s | %s | %s |\n' "$@" >>"$ROWS"; }
+# calc EXPR VAR=VALUE...: awk arithmetic, e.g. calc "a/b" a=1 b=2
+calc() {
+	e=$1; shift
+	# shellcheck disable=SC2046
+	set -- $(for a in "$@"; do printf -- '-v %s ' "$a"; done)
+	awk "$@" "BEGIN { printf \"%.6f\", $e }"
+}
+f1() { awk -v x="$1" 'BEGIN { printf "%.1f", x }'; }
+f2() { awk -v x="$1" 'BEGIN { printf "%.2f", x }'; }
+f0() { awk -v x="$1" 'BEGIN { printf "%.0f", x }'; }
+yes_if() { if awk "BEGIN { exit !($1) }"; then echo yes; else echo no; fi; }
+now_ns() { date +%s%N; }
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+first() { printf '%s\n' "$1" | awk '{ print $1 }'; }
+
+HAVE_NODE=no
+if command -v node >/dev/null 2>&1 && [ -f "$EVERYTHING" ]; then
+	HAVE_NODE=yes
+fi
+HAVE_SDK=no
+[ "$HAVE_NODE" = yes ] && [ -f "$SDK" ] && HAVE_SDK=yes
+
+# Config for both mounts.
+CONF=$WORK/servers.json
+{
+	printf '{"mcpServers": {\n'
+	printf '  "demo": {"command": "%s"},\n' "$DEMO"
+	if [ "$HAVE_NODE" = yes ]; then
+		printf '  "everything": {"command": "%s", "args": ["%s", "stdio"]},\n' \
+			"$(command -v node)" "$EVERYTHING"
+	fi
+	printf '  "fake": {"command": "%s"}\n}}\n' "$FAKE"
+} >"$CONF"
+
+# mount_fs MOUNTPOINT LOG: mcpfs in the foreground, in the background;
+# sets MPID.
+mount_fs() {
+	mkdir -p "$1"
+	"$MCPFS" -f -c "$CONF" --max-sessions 2000 --idle-timeout 0 "$1" \
+		2>"$2" &
+	MPID=$!
+	PIDS="$PIDS $MPID"
+	i=0
+	while [ ! -e "$1/.status" ]; do
+		i=$((i + 1))
+		if [ $i -gt 100 ] || ! kill -0 "$MPID" 2>/dev/null; then
+			fail "mcpfs did not mount $1"
+		fi
+		sleep 0.05
+	done
+}
+
+# wait_ready DIR COUNT: until COUNT sessions under DIR say "ready".
+wait_ready() {
+	i=0
+	while :; do
+		n=$(cat "$1"/*/status 2>/dev/null | grep -c '"state":[[:space:]]*"ready"')
+		[ "$n" -ge "$2" ] && return 0
+		i=$((i + 1))
+		[ $i -gt 600 ] && { log "run.sh: only $n of $2 sessions ready"; return 1; }
+		sleep 0.1
+	done
+}
+
+rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+log "machine: $(nproc) CPUs, kernel $(uname -r), load $LOAD0"
+
+# Sequential rows run with the script, mcpfs and every server on one CPU
+# (BENCH_PIN=0 to not): on a VM without guest halt-polling a wake-up across
+# vCPUs costs tens of µs and lands on a random subset of calls, which swamps
+# what is measured. Floor and mcpfs rows are pinned alike; the "unpinned"
+# rows show the difference. Concurrency, large replies and pipelining run
+# unpinned.
+NCPU=$(nproc)
+ALL=0-$((NCPU - 1))
+PIN=${BENCH_PIN:-1}
+[ "$NCPU" -gt 1 ] && command -v taskset >/dev/null 2>&1 || PIN=0
+[ "$PIN" = 1 ] && taskset -apc 0 $$ >/dev/null
+PINNOTE=$([ "$PIN" = 1 ] && echo ", pinned to CPU 0" || echo "")
+unpinned() { if [ "$PIN" = 1 ]; then taskset -c "$ALL" "$@"; else "$@"; fi; }
+
+# ---- 1. floor: a minimal client on pipes, no mcpfs ----
+log "1. floor"
+FLOOR=$(first "$("$B" floor "$N" "$REQ" -- "$DEMO")") || fail "line $LINENO"
+row "1. floor: C client ↔ demo-server over pipes, sequential echo$PINNOTE" \
+	"$(f1 "$FLOOR") µs/call" "—" "1x" "—" "—"
+
+mount_fs "$MNT" "$WORK/mcpfs.log"
+MAIN_PID=$MPID
+mkdir "$MNT/demo/t1" || fail "line $LINENO"
+
+# ---- 2. a thread's call ----
+log "2. thread call"
+T2A=$(first "$("$B" reuse "$N" "$REQ" "$MNT/demo/t1/call")") || fail "line $LINENO"
+R=$(calc "a/b" a="$T2A" b="$FLOOR")
+row "2a. thread call, one open fd reused (write, read to EOF; 64 KiB reads)" \
+	"$(f1 "$T2A") µs/call" "floor $(f1 "$FLOOR") µs" "$(f1 "$R")x" "≤ 2x" \
+	"$(yes_if "$R <= 2")"
+T=$(first "$(BENCH_NOEOF=1 "$B" reuse "$N" "$REQ" "$MNT/demo/t1/call")") || fail "line $LINENO"
+R=$(calc "a/b" a="$T" b="$FLOOR")
+row "2a\". same, stopping at the reply's newline (no read of 0)" \
+	"$(f1 "$T") µs/call" "floor $(f1 "$FLOOR") µs" "$(f1 "$R")x" "(info)" "—"
+T=$(first "$(BENCH_RBUF=1048576 "$B" reuse "$N" "$REQ" "$MNT/demo/t1/call")") || fail "line $LINENO"
+R=$(calc "a/b" a="$T" b="$FLOOR")
+row "2a'. same as 2a with a 1 MiB read buffer" \
+	"$(f1 "$T") µs/call" "floor $(f1 "$FLOOR") µs" "$(f1 "$R")x" "(info)" "—"
+T2B=$(first "$("$B" reopen "$N" "$REQ" "$MNT/demo/t1/call")") || fail "line $LINENO"
+R=$(calc "a/b" a="$T2B" b="$FLOOR")
+row "2b. thread call, open/write/read/close per call" \
+	"$(f1 "$T2B") µs/call" "floor $(f1 "$FLOOR") µs" "$(f1 "$R")x" "≤ 3x" \
+	"$(yes_if "$R <= 3")"
+# shloop FILE LOOPS: µs per iteration of echo > FILE; cat FILE
+shloop() {
+	t0=$(now_ns)
+	i=0
+	while [ $i -lt "$2" ]; do
+		echo "$REQ" >"$1"
+		cat "$1" >/dev/null
+		i=$((i + 1))
+	done
+	t1=$(now_ns)
+	echo $(((t1 - t0) / 1000 / $2))
+}
+LOOPS=200
+T2C=$(shloop "$MNT/demo/t1/call" $LOOPS)
+TSH=$(shloop "$SHM" $LOOPS)
+rm -f "$SHM"
+R=$(calc "a/b" a="$T2C" b="$TSH")
+row "2c. sh loop: echo '{...}' > call; cat call ($LOOPS iterations)" \
+	"$(f2 "$(calc "x/1000" x="$T2C")") ms/call" \
+	"same loop on a tmpfs file $(f2 "$(calc "x/1000" x="$TSH")") ms" \
+	"$(f2 "$R")x" "< 5 ms/call" "$(yes_if "$T2C < 5000")"
+
+# ---- 3. one-shot ----
+log "3. one-shot"
+N1=200
+T3=$(first "$("$B" oneshot "$N1" "$REQ" -- "$DEMO")") || fail "line $LINENO"
+R=$(calc "a/b" a="$T3" b="$T2A")
+row "3a. one-shot: spawn demo-server, initialize, call (no mcpfs)" \
+	"$(f1 "$T3") µs/call" "2a $(f1 "$T2A") µs" "2a is $(f0 "$R")x faster" \
+	"—" "—"
+T3S=$(first "$("$B" reuse "$N1" "$REQ" "$MNT/demo/call")") || fail "line $LINENO"
+R=$(calc "a/b" a="$T3S" b="$T2A")
+row "3b. server-level MOUNT/demo/call (fresh process per call)" \
+	"$(f1 "$T3S") µs/call" "2a $(f1 "$T2A") µs" "2a is $(f0 "$R")x faster" \
+	"—" "—"
+TNODE=
+if [ "$HAVE_NODE" = yes ]; then
+	mkdir "$MNT/everything/s1" || fail "line $LINENO"
+	TNODE=$(first "$("$B" reuse 1000 "$NREQ" "$MNT/everything/s1/call")") || fail "line $LINENO"
+	# node starts faster on all CPUs: one-shot runs unpinned
+	T3N=$(first "$(unpinned "$B" oneshot 10 "$NREQ" -- node "$EVERYTHING" stdio 2>/dev/null)") || fail "line $LINENO"
+	R=$(calc "a/b" a="$T3N" b="$TNODE")
+	row "3c. one-shot: spawn node server-everything, initialize, echo (unpinned)" \
+		"$(f1 "$(calc "x/1000" x="$T3N")") ms/call" \
+		"mcpfs session, same server $(f1 "$TNODE") µs" "mcpfs $(f0 "$R")x faster" \
+		"mcpfs ≥ 100x faster" "$(yes_if "$R >= 100")"
+else
+	row "3c. one-shot Node server-everything" "skipped: node or node_modules/@modelcontextprotocol/server-everything missing" "—" "—" "≥ 100x" "—"
+fi
+
+# ---- 7a. against the official SDK, sequential ----
+log "7a. SDK sequential"
+if [ "$HAVE_SDK" = yes ]; then
+	out=$(node "$HERE/sdk.mjs" seq 1000 "$NREQ" node "$EVERYTHING" stdio) || fail "line $LINENO"
+	TSDK=$(first "$out")
+	R=$(calc "a/b" a="$TNODE" b="$TSDK")
+	row "7a. SDK Client+StdioClientTransport → server-everything echo, sequential" \
+		"$(f1 "$TSDK") µs/call" "mcpfs 2a same server $(f1 "$TNODE") µs" \
+		"mcpfs/SDK $(f2 "$R")x" "mcpfs ≤ 1x" "$(yes_if "$R <= 1")"
+else
+	row "7a. SDK sequential" "skipped: node_modules/@modelcontextprotocol/sdk or server-everything missing" "—" "—" "no slower than SDK" "—"
+fi
+
+# ---- the rest runs on all CPUs ----
+if [ "$PIN" = 1 ]; then
+	taskset -apc "$ALL" $$ >/dev/null
+	taskset -apc "$ALL" "$MAIN_PID" >/dev/null
+	# the same sequential loops, unpinned, for comparison
+	F=$(first "$("$B" floor "$N" "$REQ" -- "$DEMO")") || fail "line $LINENO"
+	mkdir "$MNT/demo/t2" || fail "line $LINENO"
+	T=$(first "$("$B" reuse "$N" "$REQ" "$MNT/demo/t2/call")") || fail "line $LINENO"
+	R=$(calc "a/b" a="$T" b="$F")
+	row "2a unpinned (info): the same loops on all CPUs" "$(f1 "$T") µs/call" \
+		"unpinned floor $(f1 "$F") µs" "$(f1 "$R")x" "(info)" "—"
+fi
+
+# ---- 4. concurrency ----
+log "4. concurrency"
+i=1
+while [ $i -le 64 ]; do mkdir "$MNT/demo/c$i" || fail "line $LINENO"; i=$((i + 1)); done
+wait_ready "$MNT/demo" 65
+RATE1=
+for k in 1 4 16 64; do
+	files=
+	i=1
+	while [ $i -le $k ]; do files="$files $MNT/demo/c$i/call"; i=$((i + 1)); done
+	# three runs of a third of the time each: the median rate (a stall of
+	# the machine in one run does not make the row), and the slowest call
+	: >"$WORK/c.rate"; : >"$WORK/c.max"
+	for rep in 1 2 3; do
+		# shellcheck disable=SC2086
+		out=$("$B" conc "$(calc "s/3" s="$SECS")" "$REQ" $files) || fail "line $LINENO"
+		echo "$out" | awk '{ print $1 }' >>"$WORK/c.rate"
+		echo "$out" | awk '{ print $4, $5, $6 }' >>"$WORK/c.max"
+	done
+	rate=$(median <"$WORK/c.rate")
+	maxus=$(awk '$1 > m { m = $1 } END { print m }' "$WORK/c.max")
+	spread=$(awk 'NR == 1 || $2 < lo { lo = $2 } $3 > hi { hi = $3 } END { print lo "–" hi }' "$WORK/c.max")
+	[ -z "$RATE1" ] && RATE1=$rate
+	R=$(calc "a/b" a="$rate" b="$RATE1")
+	case $k in
+	1) tgt="—"; met="—" ;;
+	4) tgt="> 1 session"; met=$(yes_if "$rate > $RATE1") ;;
+	16) tgt="≥ 20000/s"; met=$(yes_if "$rate >= 20000") ;;
+	64) tgt="—"; met="—" ;;
+	esac
+	row "4. $k session(s), one thread each, 3 × $(f1 "$(calc "s/3" s="$SECS")") s: median rate (slowest call; calls per thread per run)" \
+		"$(f0 "$rate") calls/s ($(f1 "$(calc "m/1000" m="$maxus")") ms; $spread)" \
+		"1 session $(f0 "$RATE1")/s" "$(f2 "$R")x" "$tgt" "$met"
+done
+
+# ---- 5. large replies ----
+log "5. large replies"
+mkdir "$MNT/fake/b1" || fail "line $LINENO"
+BC=$MNT/fake/b1/call
+for mib in 1 16 63 64; do
+	bytes=$((mib * 1048576))
+	big="{\"name\":\"big\",\"arguments\":{\"bytes\":$bytes}}"
+	: >"$WORK/t.call"; : >"$WORK/t.reread"; : >"$WORK/t.shm"
+	for rep in 1 2 3; do
+		t0=$(now_ns)
+		echo "$big" >"$BC"
+		cat "$BC" >/dev/null
+		t1=$(now_ns)
+		echo $((t1 - t0)) >>"$WORK/t.call"
+	done
+	got=$(cat "$BC" | wc -c)
+	if [ "$got" -lt "$bytes" ]; then
+		msg=$(cat "$BC" | cut -c1-120)
+		row "5. big $mib MiB: echo > call; cat call" "error: $msg" "—" "—" \
+			"≥ 0.5x tmpfs" "no"
+		# the session ended (protocol error); the next call restarts it
+		continue
+	fi
+	for rep in 1 2 3; do
+		t0=$(now_ns); cat "$BC" >/dev/null; t1=$(now_ns)
+		echo $((t1 - t0)) >>"$WORK/t.reread"
+	done
+	head -c "$got" /dev/zero >"$SHM"
+	for rep in 1 2 3; do
+		t0=$(now_ns); cat "$SHM" >/dev/null; t1=$(now_ns)
+		echo $((t1 - t0)) >>"$WORK/t.shm"
+	done
+	rm -f "$SHM"
+	tc=$(median <"$WORK/t.call"); tr=$(median <"$WORK/t.reread")
+	ts=$(median <"$WORK/t.shm")
+	mc=$(calc "g/t*1000" g="$got" t="$tc")   # bytes/ns*1000 = MB/s
+	mr=$(calc "g/t*1000" g="$got" t="$tr")
+	ms=$(calc "g/t*1000" g="$got" t="$ts")
+	R=$(calc "a/b" a="$mc" b="$ms")
+	row "5. big $mib MiB: echo > call; cat call (whole call)" "$(f0 "$mc") MB/s" \
+		"tmpfs cat $(f0 "$ms") MB/s" "$(f2 "$R")x" "≥ 0.5x tmpfs" \
+		"$(yes_if "$R >= 0.5")"
+	R=$(calc "a/b" a="$mr" b="$ms")
+	row "5'. big $mib MiB: cat call again (finished reply, transfer only)" \
+		"$(f0 "$mr") MB/s" "tmpfs cat $(f0 "$ms") MB/s" "$(f2 "$R")x" "(info)" "—"
+	td=$(first "$(BENCH_RBUF=1048576 "$B" reuse 5 "$big" "$BC")") || fail "line $LINENO"
+	md=$(calc "g/t" g="$got" t="$td")
+	R=$(calc "a/b" a="$md" b="$ms")
+	row "5‴. big $mib MiB: C driver, one open fd, write + 1 MiB reads (whole call)" \
+		"$(f0 "$md") MB/s" "tmpfs cat $(f0 "$ms") MB/s" "$(f2 "$R")x" "(info)" "—"
+	if [ "$mib" -le 16 ]; then
+		tf=$(first "$("$B" floor 3 "$big" -- "$FAKE")") || fail "line $LINENO"
+		mf=$(calc "g/t" g="$got" t="$tf")
+		R=$(calc "a/b" a="$mf" b="$ms")
+		row "5\". big $mib MiB: C client ↔ fakeserver over pipes (no mcpfs)" \
+			"$(f0 "$mf") MB/s" "tmpfs cat $(f0 "$ms") MB/s" "$(f2 "$R")x" \
+			"(info)" "—"
+	fi
+done
+
+# ---- 7b. against the official SDK, pipelined ----
+log "7b. SDK pipelined"
+if [ "$HAVE_SDK" = yes ]; then
+	K=16
+	mkdir "$MNT/everything/s2" || fail "line $LINENO"
+	files=
+	i=1
+	while [ $i -le $K ]; do files="$files $MNT/everything/s2/call"; i=$((i + 1)); done
+	# three rounds each, alternating; the medians (both vary with where
+	# the scheduler puts the processes)
+	: >"$WORK/p.sdk"; : >"$WORK/p.fs"
+	for rep in 1 2 3; do
+		out=$(node "$HERE/sdk.mjs" pipe 3000 $K "$NREQ" node "$EVERYTHING" stdio) || fail "line $LINENO"
+		first "$out" >>"$WORK/p.sdk"
+		# shellcheck disable=SC2086
+		out=$("$B" conc 1.5 "$NREQ" $files) || fail "line $LINENO"
+		calc "1e6/r" r="$(first "$out")" >>"$WORK/p.fs"
+		echo >>"$WORK/p.fs"
+	done
+	PSDK=$(median <"$WORK/p.sdk")
+	PFS=$(median <"$WORK/p.fs")
+	R=$(calc "a/b" a="$PFS" b="$PSDK")
+	row "7b. pipelined, $K in flight on one server (SDK: $K promises; mcpfs: $K threads, $K open fds, 1 session)" \
+		"mcpfs $(f1 "$PFS") µs/call" "SDK $(f1 "$PSDK") µs/call" \
+		"mcpfs/SDK $(f2 "$R")x" "mcpfs ≤ 1x" "$(yes_if "$R <= 1")"
+else
+	row "7b. SDK pipelined" "skipped: node_modules/@modelcontextprotocol/sdk or server-everything missing" "—" "—" "no slower than SDK" "—"
+fi
+
+# ---- 6. memory: a fresh mount, idle demo sessions ----
+log "6. memory"
+fusermount3 -u "$MNT"
+mount_fs "$MNT2" "$WORK/mcpfs-mem.log"
+sleep 0.3
+RSS0=$(rss_kib "$MPID")
+prev=0
+for target in 100 "$NMEM"; do
+	i=$((prev + 1))
+	while [ $i -le "$target" ]; do mkdir "$MNT2/demo/m$i" || fail "line $LINENO"; i=$((i + 1)); done
+	prev=$target
+	wait_ready "$MNT2/demo" "$target" || fail "line $LINENO"
+	sleep 0.3
+	rss=$(rss_kib "$MPID")
+	per=$(calc "(r-z)/n" r="$rss" z="$RSS0" n="$target")
+	row "6. mcpfs RSS, $target idle demo sessions" "$rss KiB" \
+		"0 sessions $RSS0 KiB" "$(f1 "$per") KiB/session" "≤ 64 KiB/session" \
+		"$(yes_if "$per <= 64")"
+done
+t0=$(now_ns)
+fusermount3 -u "$MNT2"
+while kill -0 "$MPID" 2>/dev/null; do sleep 0.05; done
+t1=$(now_ns)
+row "6'. unmount with $NMEM sessions (all closed, mcpfs exited)" \
+	"$(f2 "$(calc "(b-a)/1e9" a="$t0" b="$t1")") s" "—" "—" "(info)" "—"
+
+# ---- the table ----
+echo
+echo "machine: $(nproc) CPUs, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), kernel $(uname -r), $(awk '/^MemTotal/ { printf "%.1f GiB RAM", $2 / 1048576 }' /proc/meminfo)"
+idle=$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null)
+[ -r /sys/module/haltpoll/parameters/guest_halt_poll_ns ] &&
+	idle="$idle, guest_halt_poll_ns=$(cat /sys/module/haltpoll/parameters/guest_halt_poll_ns)"
+[ -n "$idle" ] && echo "cpuidle: $idle"
+echo "load average before: $LOAD0, after: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine skews every row)"
+[ "$PIN" = 1 ] && echo "rows 1-3 and 7a: client, mcpfs and servers pinned to CPU 0 (BENCH_PIN=0 to not); rows 4-6 and 7b on all CPUs"
+echo "mcpfs $("$MCPFS" --version | awk '{ print $2 }'), N=$N sequential calls per loop (medians after warm-up), $SECS s per concurrency level"
+echo
+echo "| measurement | value | baseline | ratio | target | met? |"
+echo "|---|---|---|---|---|---|"
+cat "$ROWS"
