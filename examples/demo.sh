@@ -1,18 +1,28 @@
 #!/bin/sh
-# A walk through the mcpfs tree with the demo server: a session keeps its
-# state between calls. Usage: sh examples/demo.sh [MOUNTPOINT]
-set -e
+# A walk through an mcpfs mount that serves the demo config: a thread
+# directory is a session on one long-lived demo-server process, so its
+# counter keeps counting from one call to the next.
+# Usage: sh examples/demo.sh [MOUNTPOINT]   (default /tmp/mcpfs)
+set -eu
 M=${1:-/tmp/mcpfs}
-for i in 1 2 3 4 5 6 7 8 9 10; do [ -e "$M/.status" ] && break; sleep 0.2; done
+i=0
+until [ -e "$M/.status" ]; do
+	i=$((i + 1))
+	if [ "$i" -gt 25 ]; then
+		echo "demo.sh: no mcpfs mount at $M (start: mcpfs $M)" >&2
+		exit 1
+	fi
+	sleep 0.2
+done
+T=$M/demo/walk-$$
 set -x
 ls "$M" "$M/demo"
-mkdir "$M/demo/walk"
-echo '{"name":"incr","arguments":{}}' > "$M/demo/walk/call"
-cat "$M/demo/walk/call"
-echo '{"name":"incr","arguments":{"by":41}}' > "$M/demo/walk/call"
-cat "$M/demo/walk/call"
-echo '{"name":"get_count","arguments":{}}' > "$M/demo/call"
-cat "$M/demo/call"
-head -c 300 "$M/demo/walk/status"; echo
-rmdir "$M/demo/walk"
+mkdir "$T"
+ls "$T"
+echo '{"name":"incr","arguments":{}}' > "$T/call"
+cat "$T/call"
+echo '{"name":"incr","arguments":{"by":41}}' > "$T/call"
+cat "$T/call"
+cat "$T/status"
+rmdir "$T"
 ls "$M/demo"

@@ -1,484 +1,740 @@
 /*
  * fakeserver.c - an MCP stdio server that misbehaves on purpose, for the
- * mount tests. Options and tools are in README.md beside this file.
+ * mount tests. Its options and tools are specified in README.md beside
+ * this file; the stdio plumbing is examples/mini_mcp.c.
  *
- * One thread: poll() on stdin with a queue of timers, so sleep, hang,
- * progress and ask never block other requests and replies can come out of
- * order.
+ * One thread. Requests that take time (sleep, progress, hang, ask, a slow
+ * initialize) wait in a list of pending requests; mini_mcp's loop fires
+ * the due ones between reads of stdin, so replies can come out of order
+ * and nothing blocks the other requests.
  */
 #include <errno.h>
-#include <poll.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <strings.h>
 #include <unistd.h>
 
-#include <cjson/cJSON.h>
+#include "mini_mcp.h"
 
-enum { T_SLEEP, T_PROGRESS };
+enum kind { P_INIT, P_SLEEP, P_PROGRESS, P_HANG, P_ASK };
 
-struct timer {
-	double at;
-	int type;
-	cJSON *id;      /* request id */
-	cJSON *token;   /* progress token */
-	long ms, step, steps;
-	struct timer *next;
+/* A request that has not been answered yet. */
+struct pending {
+	enum kind kind;
+	cJSON *id;              /* the client's request id (a copy) */
+	long long due;          /* mm_now_ms() of the next step, -1: none */
+	long long ms;           /* sleep length, progress interval */
+	long long step, steps;  /* progress */
+	cJSON *token;           /* progressToken, or NULL */
+	cJSON *init;            /* P_INIT: the result, NULL for the error */
+	char ask_id[32];        /* P_ASK: the id of our request */
+	struct pending *next;
 };
 
-struct ask {
-	char id[32];
-	cJSON *req_id;
-	struct ask *next;
+struct tool {
+	const char *name;
+	const char *description;
+	const char *schema;     /* inputSchema, as JSON text */
+	void (*run)(const cJSON *id, const cJSON *args, const cJSON *params);
 };
 
-static struct timer *timers;
-static struct ask *asks;
+static struct pending *pending;
 static cJSON *cancelled_ids;
-static long counter, ask_seq;
-static int opt_garbage, opt_wrong_id, opt_no_init, opt_init_error;
-static int opt_ignore_eof, out_closed;
-static long opt_slow_start, opt_tools, opt_page;
+static long long counter, ask_seq;
+
+static long long opt_slow_start, opt_tools, opt_page, opt_stderr_lines;
+static long long opt_exit_code;
+static int opt_exit_at_start, opt_no_init, opt_init_error, opt_ignore_term;
+static int opt_ignore_eof, opt_garbage, opt_wrong_id;
 static const char *opt_protocol;
 
-static const char *const builtin[] = {
-	"echo", "pid", "counter", "sleep", "crash", "hang", "close_stdout",
-	"big", "hugeline", "progress", "log", "ask", "list_changed", "fail",
-	"structured", "cancelled", "env", "cwd",
-};
-#define NBUILTIN (sizeof builtin / sizeof builtin[0])
+/* ---------------------------------------------------------------- replies */
 
-static double now(void)
+static void garbage(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void write_all(const char *p, size_t n)
-{
-	while (n && !out_closed) {
-		ssize_t k = write(1, p, n);
-
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return;
-		}
-		p += k;
-		n -= (size_t)k;
-	}
-}
-
-static void send_json(cJSON *m)
-{
-	char *txt = cJSON_PrintUnformatted(m);
-
-	if (txt) {
-		size_t n = strlen(txt);
-
-		txt[n] = '\n'; /* the NUL goes; write n + 1 bytes */
-		write_all(txt, n + 1);
-		cJSON_free(txt);
-	}
-	cJSON_Delete(m);
-}
-
-static void reply(cJSON *id, cJSON *result, cJSON *error)
-{
-	cJSON *m = cJSON_CreateObject();
+	static const char line[] = "this is not json\n";
 
 	if (opt_garbage)
-		write_all("this is not json\n", 17);
+		mm_write(line, sizeof line - 1);
+}
+
+/* A reply to anything but tools/call. */
+static void reply(const cJSON *id, cJSON *result)
+{
+	garbage();
+	mm_result(id, result);
+}
+
+static void reply_error(const cJSON *id, int code, const char *message)
+{
+	garbage();
+	mm_error(id, code, message);
+}
+
+/* --wrong-id: a stray reply before the real one, with id + 1000 (a string
+ * id gets "+1000" appended). */
+static void stray(const cJSON *id)
+{
+	cJSON *wrong;
+	char buf[512];
+
+	if (!opt_wrong_id)
+		return;
+	if (cJSON_IsNumber(id)) {
+		wrong = cJSON_CreateNumber(id->valuedouble + 1000);
+	} else if (cJSON_IsString(id)) {
+		snprintf(buf, sizeof buf, "%.400s+1000", id->valuestring);
+		wrong = cJSON_CreateString(buf);
+	} else {
+		wrong = cJSON_CreateNumber(1000);
+	}
+	reply(wrong, mm_text("stray", 0));
+	cJSON_Delete(wrong);
+}
+
+/* The reply to a tools/call: the stray first if asked for. */
+static void tool_reply(const cJSON *id, cJSON *result)
+{
+	stray(id);
+	reply(id, result);
+}
+
+static void tool_error(const cJSON *id, int code, const char *message)
+{
+	stray(id);
+	reply_error(id, code, message);
+}
+
+static void tool_text(const cJSON *id, const char *text)
+{
+	tool_reply(id, mm_text(text, 0));
+}
+
+/* ---------------------------------------------------------------- pending */
+
+static struct pending *pending_add(enum kind kind, const cJSON *id)
+{
+	struct pending *p = calloc(1, sizeof *p), **pp;
+
+	if (!p) {
+		fprintf(stderr, "fakeserver: out of memory\n");
+		exit(70);
+	}
+	p->kind = kind;
+	p->id = cJSON_Duplicate(id, 1);
+	p->due = -1;
+	for (pp = &pending; *pp; pp = &(*pp)->next)
+		;
+	*pp = p;
+	return p;
+}
+
+static void pending_free(struct pending *p)
+{
+	cJSON_Delete(p->id);
+	cJSON_Delete(p->token);
+	cJSON_Delete(p->init);
+	free(p);
+}
+
+static void pending_unlink(struct pending *p)
+{
+	struct pending **pp;
+
+	for (pp = &pending; *pp != p; pp = &(*pp)->next)
+		;
+	*pp = p->next;
+}
+
+static int timeout_cb(void)
+{
+	long long soonest = -1, now = mm_now_ms();
+	struct pending *p;
+
+	for (p = pending; p; p = p->next)
+		if (p->due >= 0 && (soonest < 0 || p->due < soonest))
+			soonest = p->due;
+	if (soonest < 0)
+		return -1;
+	if (soonest <= now)
+		return 0;
+	return soonest - now > INT_MAX ? INT_MAX : (int)(soonest - now);
+}
+
+/* Advances p by one step; returns 1 if p is finished (answered). */
+static int pending_fire(struct pending *p, long long now)
+{
+	char buf[64];
+
+	switch (p->kind) {
+	case P_INIT:
+		if (p->init) {
+			reply(p->id, p->init);
+			p->init = NULL;
+		} else {
+			reply_error(p->id, -32603, "init refused");
+		}
+		return 1;
+	case P_SLEEP:
+		snprintf(buf, sizeof buf, "slept %lld", p->ms);
+		tool_text(p->id, buf);
+		return 1;
+	case P_PROGRESS:
+		if (p->step < p->steps) {
+			p->step++;
+			if (p->token) {
+				cJSON *n = cJSON_CreateObject();
+
+				cJSON_AddItemToObject(n, "progressToken",
+						cJSON_Duplicate(p->token, 1));
+				cJSON_AddNumberToObject(n, "progress",
+							(double)p->step);
+				cJSON_AddNumberToObject(n, "total",
+							(double)p->steps);
+				mm_notify("notifications/progress", n);
+			}
+		}
+		if (p->step < p->steps) {
+			p->due = now + p->ms;
+			return 0;
+		}
+		tool_text(p->id, "done");
+		return 1;
+	case P_HANG:
+	case P_ASK:
+		break;
+	}
+	p->due = -1;
+	return 0;
+}
+
+/* Fires the first due request (one per call: firing may change the list). */
+static void timers_cb(void)
+{
+	long long now = mm_now_ms();
+	struct pending *p, *first = NULL;
+
+	for (p = pending; p; p = p->next)
+		if (p->due >= 0 && p->due <= now &&
+		    (!first || p->due < first->due))
+			first = p;
+	if (first && pending_fire(first, now)) {
+		pending_unlink(first);
+		pending_free(first);
+	}
+}
+
+/* ---------------------------------------------------------------- tools */
+
+static void tool_echo(const cJSON *id, const cJSON *args,
+		      const cJSON *params)
+{
+	const char *t = mm_str(args, "text");
+
+	tool_text(id, t ? t : "");
+}
+
+static void tool_pid(const cJSON *id, const cJSON *args, const cJSON *params)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof buf, "%ld", (long)getpid());
+	tool_text(id, buf);
+}
+
+static void tool_counter(const cJSON *id, const cJSON *args,
+			 const cJSON *params)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof buf, "%lld", ++counter);
+	tool_text(id, buf);
+}
+
+static long long nonneg(const cJSON *args, const char *key, long long dflt)
+{
+	long long v = dflt;
+
+	if (mm_int(args, key, &v) < 0 || v < 0)
+		v = dflt;
+	return v;
+}
+
+static void tool_sleep(const cJSON *id, const cJSON *args,
+		       const cJSON *params)
+{
+	struct pending *p = pending_add(P_SLEEP, id);
+
+	p->ms = nonneg(args, "ms", 0);
+	p->due = mm_now_ms() + p->ms;
+}
+
+static int signal_number(const cJSON *v)
+{
+	static const struct { const char *name; int sig; } names[] = {
+		{ "HUP", SIGHUP }, { "INT", SIGINT }, { "QUIT", SIGQUIT },
+		{ "ILL", SIGILL }, { "ABRT", SIGABRT }, { "FPE", SIGFPE },
+		{ "KILL", SIGKILL }, { "SEGV", SIGSEGV }, { "PIPE", SIGPIPE },
+		{ "ALRM", SIGALRM }, { "TERM", SIGTERM }, { "USR1", SIGUSR1 },
+		{ "USR2", SIGUSR2 }, { "BUS", SIGBUS },
+	};
+	const char *s;
+	size_t i;
+
+	if (cJSON_IsNumber(v))
+		return (int)v->valuedouble;
+	if (!cJSON_IsString(v))
+		return 0;
+	s = v->valuestring;
+	if (!strncasecmp(s, "SIG", 3))
+		s += 3;
+	for (i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (!strcasecmp(s, names[i].name))
+			return names[i].sig;
+	return atoi(s);
+}
+
+static void tool_crash(const cJSON *id, const cJSON *args,
+		       const cJSON *params)
+{
+	int sig = signal_number(cJSON_GetObjectItemCaseSensitive(args,
+								 "signal"));
+	long long code = 3;
+
+	mm_int(args, "code", &code);
+	fprintf(stderr, "crashing now\n");
+	if (sig > 0 && sig < NSIG) {
+		sigset_t set;
+
+		signal(sig, SIG_DFL);
+		sigemptyset(&set);
+		sigaddset(&set, sig);
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
+		raise(sig);
+	}
+	_exit((int)(code & 255));
+}
+
+static void tool_hang(const cJSON *id, const cJSON *args,
+		      const cJSON *params)
+{
+	pending_add(P_HANG, id);
+}
+
+static void tool_close_stdout(const cJSON *id, const cJSON *args,
+			      const cJSON *params)
+{
+	mm_close_stdout();
+}
+
+/* n bytes of 'x', written in big slices of one static block. */
+static void write_xs(long long n)
+{
+	static char block[1 << 20];
+
+	if (!block[0])
+		memset(block, 'x', sizeof block);
+	while (n > 0) {
+		size_t k = n > (long long)sizeof block ? sizeof block
+						       : (size_t)n;
+
+		mm_write(block, k);
+		n -= (long long)k;
+	}
+}
+
+/* The reply is written by hand: the payload never goes through cJSON. */
+static void tool_big(const cJSON *id, const cJSON *args, const cJSON *params)
+{
+	static const char head[] = "{\"jsonrpc\":\"2.0\",\"id\":";
+	static const char mid[] = ",\"result\":{\"content\":[{\"type\":"
+				  "\"text\",\"text\":\"";
+	static const char tail[] = "\"}]}}\n";
+	cJSON *copy = cJSON_Duplicate(id, 1);
+	char *idtext = cJSON_PrintUnformatted(copy);
+
+	stray(id);
+	garbage();
+	mm_write(head, sizeof head - 1);
+	mm_write(idtext, strlen(idtext));
+	mm_write(mid, sizeof mid - 1);
+	write_xs(nonneg(args, "bytes", 0));
+	mm_write(tail, sizeof tail - 1);
+	cJSON_free(idtext);
+	cJSON_Delete(copy);
+}
+
+static void tool_hugeline(const cJSON *id, const cJSON *args,
+			  const cJSON *params)
+{
+	write_xs(nonneg(args, "bytes", 0));
+	mm_write("\n", 1);
+}
+
+static void tool_progress(const cJSON *id, const cJSON *args,
+			  const cJSON *params)
+{
+	cJSON *meta = cJSON_GetObjectItemCaseSensitive(params, "_meta");
+	cJSON *token = cJSON_GetObjectItemCaseSensitive(meta, "progressToken");
+	struct pending *p = pending_add(P_PROGRESS, id);
+
+	p->steps = nonneg(args, "steps", 3);
+	p->ms = nonneg(args, "ms", 100);
+	p->token = token ? cJSON_Duplicate(token, 1) : NULL;
+	p->due = mm_now_ms() + p->ms;
+}
+
+static void tool_log(const cJSON *id, const cJSON *args, const cJSON *params)
+{
+	const char *level = mm_str(args, "level");
+	cJSON *data = cJSON_GetObjectItemCaseSensitive(args, "data");
+	cJSON *n = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(n, "level", level ? level : "info");
+	cJSON_AddStringToObject(n, "logger", "fake");
+	cJSON_AddItemToObject(n, "data", data ? cJSON_Duplicate(data, 1)
+					      : cJSON_CreateNull());
+	mm_notify("notifications/message", n);
+	tool_text(id, "logged");
+}
+
+static void tool_ask(const cJSON *id, const cJSON *args, const cJSON *params)
+{
+	const char *method = mm_str(args, "method");
+	cJSON *p = cJSON_GetObjectItemCaseSensitive(args, "params");
+	cJSON *m;
+	struct pending *a;
+
+	if (!method) {
+		tool_error(id, -32602, "ask needs a method");
+		return;
+	}
+	a = pending_add(P_ASK, id);
+	snprintf(a->ask_id, sizeof a->ask_id, "srv-%lld", ++ask_seq);
+	m = cJSON_CreateObject();
 	cJSON_AddStringToObject(m, "jsonrpc", "2.0");
-	cJSON_AddItemToObject(m, "id", cJSON_Duplicate(id, 1));
-	if (error)
-		cJSON_AddItemToObject(m, "error", error);
-	else
-		cJSON_AddItemToObject(m, "result", result);
-	send_json(m);
-}
-
-static cJSON *text(const char *s)
-{
-	cJSON *r = cJSON_CreateObject();
-	cJSON *c = cJSON_AddArrayToObject(r, "content"), *t = cJSON_CreateObject();
-
-	cJSON_AddStringToObject(t, "type", "text");
-	cJSON_AddStringToObject(t, "text", s);
-	cJSON_AddItemToArray(c, t);
-	return r;
-}
-
-static cJSON *err(int code, const char *msg)
-{
-	cJSON *e = cJSON_CreateObject();
-
-	cJSON_AddNumberToObject(e, "code", code);
-	cJSON_AddStringToObject(e, "message", msg);
-	return e;
-}
-
-static void notify(const char *method, cJSON *params)
-{
-	cJSON *m = cJSON_CreateObject();
-
-	cJSON_AddStringToObject(m, "jsonrpc", "2.0");
+	cJSON_AddStringToObject(m, "id", a->ask_id);
 	cJSON_AddStringToObject(m, "method", method);
-	cJSON_AddItemToObject(m, "params", params);
-	send_json(m);
+	cJSON_AddItemToObject(m, "params", cJSON_IsObject(p) || cJSON_IsArray(p)
+				? cJSON_Duplicate(p, 1) : cJSON_CreateObject());
+	mm_send(m);
 }
 
-static long num(cJSON *o, const char *k, long dflt)
+static void tool_list_changed(const cJSON *id, const cJSON *args,
+			      const cJSON *params)
 {
-	cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-
-	return cJSON_IsNumber(v) ? (long)v->valuedouble : dflt;
+	mm_notify("notifications/tools/list_changed", NULL);
+	tool_text(id, "ok");
 }
 
-static const char *str(cJSON *o, const char *k)
+static void tool_fail(const cJSON *id, const cJSON *args, const cJSON *params)
 {
-	cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-
-	return cJSON_IsString(v) ? v->valuestring : "";
+	tool_reply(id, mm_text("tool failed", 1));
 }
 
-static void add_timer(struct timer *t)
+static void tool_structured(const cJSON *id, const cJSON *args,
+			    const cJSON *params)
 {
-	t->next = timers;
-	timers = t;
+	static const char doc[] = "{\"a\":1,\"b\":[1,2]}";
+	cJSON *r = mm_text(doc, 0);
+
+	cJSON_AddItemToObject(r, "structuredContent", cJSON_Parse(doc));
+	tool_reply(id, r);
 }
 
-static void tools_list(cJSON *id, cJSON *params)
+static void tool_cancelled(const cJSON *id, const cJSON *args,
+			   const cJSON *params)
 {
-	long total = (long)NBUILTIN + opt_tools;
-	long start = 0, end, i;
-	const char *cur = str(params, "cursor");
-	cJSON *r = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(r, "tools");
-	char name[32];
+	char *t = cJSON_PrintUnformatted(cancelled_ids);
 
-	if (*cur)
-		start = atol(cur + 1); /* cursors are "c<index>" */
-	end = opt_page > 0 && start + opt_page < total ? start + opt_page : total;
+	tool_text(id, t);
+	cJSON_free(t);
+}
+
+static void tool_env(const cJSON *id, const cJSON *args, const cJSON *params)
+{
+	const char *name = mm_str(args, "name");
+	const char *v = name ? getenv(name) : NULL;
+
+	tool_text(id, v ? v : "");
+}
+
+static void tool_cwd(const cJSON *id, const cJSON *args, const cJSON *params)
+{
+	char *d = getcwd(NULL, 0);
+
+	tool_text(id, d ? d : "");
+	free(d);
+}
+
+#define NO_ARGS "{\"type\":\"object\",\"properties\":{}}"
+#define ECHO_ARGS "{\"type\":\"object\",\"properties\":{\"text\":" \
+	"{\"type\":\"string\",\"description\":\"text to return\"}}," \
+	"\"required\":[\"text\"]}"
+#define BYTES_ARGS "{\"type\":\"object\",\"properties\":{\"bytes\":" \
+	"{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"bytes\"]}"
+
+static const struct tool tools[] = {
+	{ "echo", "Return text.", ECHO_ARGS, tool_echo },
+	{ "pid", "Return the process id.", NO_ARGS, tool_pid },
+	{ "counter", "Increment the per-process counter and return it.",
+	  NO_ARGS, tool_counter },
+	{ "sleep", "Answer \"slept MS\" after ms milliseconds, without "
+	  "blocking other requests.",
+	  "{\"type\":\"object\",\"properties\":{\"ms\":{\"type\":\"integer\","
+	  "\"minimum\":0}},\"required\":[\"ms\"]}", tool_sleep },
+	{ "crash", "Write \"crashing now\" to stderr and exit with code, or "
+	  "die of signal; never answers.",
+	  "{\"type\":\"object\",\"properties\":{\"code\":{\"type\":"
+	  "\"integer\",\"default\":3},\"signal\":{\"type\":[\"integer\","
+	  "\"string\"]}}}", tool_crash },
+	{ "hang", "Never answer.", NO_ARGS, tool_hang },
+	{ "close_stdout", "Close stdout and keep running until stdin EOF.",
+	  NO_ARGS, tool_close_stdout },
+	{ "big", "Return a text of exactly bytes bytes of x.", BYTES_ARGS,
+	  tool_big },
+	{ "hugeline", "Write one line of bytes bytes of x that is not JSON.",
+	  BYTES_ARGS, tool_hugeline },
+	{ "progress", "Send steps notifications/progress, one every ms "
+	  "milliseconds, then answer \"done\".",
+	  "{\"type\":\"object\",\"properties\":{\"steps\":{\"type\":"
+	  "\"integer\",\"minimum\":0,\"default\":3},\"ms\":{\"type\":"
+	  "\"integer\",\"minimum\":0,\"default\":100}}}", tool_progress },
+	{ "log", "Send notifications/message with level and data, then "
+	  "answer \"logged\".",
+	  "{\"type\":\"object\",\"properties\":{\"level\":{\"type\":"
+	  "\"string\",\"enum\":[\"debug\",\"info\",\"notice\",\"warning\","
+	  "\"error\",\"critical\",\"alert\",\"emergency\"]},\"data\":{}}}",
+	  tool_log },
+	{ "ask", "Send the request method with params to the client and "
+	  "answer with the JSON of its result or error.",
+	  "{\"type\":\"object\",\"properties\":{\"method\":{\"type\":"
+	  "\"string\"},\"params\":{\"type\":\"object\"}},"
+	  "\"required\":[\"method\"]}", tool_ask },
+	{ "list_changed", "Send notifications/tools/list_changed.", NO_ARGS,
+	  tool_list_changed },
+	{ "fail", "Return a result with isError: true.", NO_ARGS, tool_fail },
+	{ "structured", "Return {\"a\":1,\"b\":[1,2]} as text and as "
+	  "structuredContent.", NO_ARGS, tool_structured },
+	{ "cancelled", "Return the request ids seen in "
+	  "notifications/cancelled, as a JSON array.", NO_ARGS,
+	  tool_cancelled },
+	{ "env", "Return the value of an environment variable (empty if "
+	  "unset).",
+	  "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":"
+	  "\"string\"}},\"required\":[\"name\"]}", tool_env },
+	{ "cwd", "Return the current directory.", NO_ARGS, tool_cwd },
+};
+#define NTOOLS ((long long)(sizeof tools / sizeof tools[0]))
+
+/* Index of an extra tool tK, or -1. */
+static long long extra_index(const char *name)
+{
+	char *end;
+	long long k;
+
+	if (name[0] != 't' || name[1] < '0' || name[1] > '9' ||
+	    (name[1] == '0' && name[2]))
+		return -1;
+	errno = 0;
+	k = strtoll(name + 1, &end, 10);
+	return !errno && !*end && k < opt_tools ? k : -1;
+}
+
+/* ---------------------------------------------------------------- methods */
+
+/* Cursors are "fake-page-<index>"; anything else is refused. */
+static void tools_list(const cJSON *id, const cJSON *params)
+{
+	static const char prefix[] = "fake-page-";
+	long long total = NTOOLS + opt_tools, start = 0, end, i;
+	const char *cursor = mm_str(params, "cursor");
+	cJSON *r, *list;
+	char name[48];
+
+	if (cursor) {
+		char *rest;
+
+		errno = 0;
+		if (strncmp(cursor, prefix, sizeof prefix - 1) ||
+		    (start = strtoll(cursor + sizeof prefix - 1, &rest, 10),
+		     errno || *rest || start < 0 || start >= total)) {
+			reply_error(id, -32602, "Invalid cursor");
+			return;
+		}
+	}
+	end = opt_page > 0 && opt_page < total - start ? start + opt_page
+							: total;
+	r = cJSON_CreateObject();
+	list = cJSON_AddArrayToObject(r, "tools");
 	for (i = start; i < end; i++) {
-		cJSON *t = cJSON_CreateObject(), *s;
+		cJSON *t = cJSON_CreateObject();
 
-		if (i < (long)NBUILTIN)
-			snprintf(name, sizeof name, "%s", builtin[i]);
-		else
-			snprintf(name, sizeof name, "t%ld", i - (long)NBUILTIN);
-		cJSON_AddStringToObject(t, "name", name);
-		cJSON_AddStringToObject(t, "description", "fake tool");
-		s = cJSON_AddObjectToObject(t, "inputSchema");
-		cJSON_AddStringToObject(s, "type", "object");
-		cJSON_AddItemToArray(a, t);
+		if (i < NTOOLS) {
+			cJSON_AddStringToObject(t, "name", tools[i].name);
+			cJSON_AddStringToObject(t, "description",
+						tools[i].description);
+			cJSON_AddItemToObject(t, "inputSchema",
+					      cJSON_Parse(tools[i].schema));
+		} else {
+			snprintf(name, sizeof name, "t%lld", i - NTOOLS);
+			cJSON_AddStringToObject(t, "name", name);
+			cJSON_AddStringToObject(t, "description",
+						"Extra tool: return text.");
+			cJSON_AddItemToObject(t, "inputSchema",
+					      cJSON_Parse(ECHO_ARGS));
+		}
+		cJSON_AddItemToArray(list, t);
 	}
 	if (end < total) {
-		snprintf(name, sizeof name, "c%ld", end);
+		snprintf(name, sizeof name, "%s%lld", prefix, end);
 		cJSON_AddStringToObject(r, "nextCursor", name);
 	}
-	reply(id, r, NULL);
+	reply(id, r);
 }
 
-static void tool_call(cJSON *id, cJSON *params)
+static void tools_call(const cJSON *id, const cJSON *params)
 {
-	const char *name = str(params, "name");
+	const char *name = mm_str(params, "name");
 	cJSON *args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
-	cJSON *meta = cJSON_GetObjectItemCaseSensitive(params, "_meta");
-	char buf[256];
+	char buf[300];
+	long long i;
 
-	if (opt_wrong_id && cJSON_IsNumber(id)) {
-		cJSON *stray = cJSON_CreateNumber(id->valuedouble + 1000);
-
-		reply(stray, text("stray"), NULL);
-		cJSON_Delete(stray);
-	}
-	if (!strcmp(name, "echo") || (name[0] == 't' && name[1] >= '0' &&
-				      name[1] <= '9')) {
-		reply(id, text(str(args, "text")), NULL);
-	} else if (!strcmp(name, "pid")) {
-		snprintf(buf, sizeof buf, "%d", (int)getpid());
-		reply(id, text(buf), NULL);
-	} else if (!strcmp(name, "counter")) {
-		snprintf(buf, sizeof buf, "%ld", ++counter);
-		reply(id, text(buf), NULL);
-	} else if (!strcmp(name, "sleep") || !strcmp(name, "progress")) {
-		struct timer *t = calloc(1, sizeof *t);
-
-		t->id = cJSON_Duplicate(id, 1);
-		if (!strcmp(name, "sleep")) {
-			t->type = T_SLEEP;
-			t->ms = num(args, "ms", 0);
-		} else {
-			t->type = T_PROGRESS;
-			t->ms = num(args, "ms", 100);
-			t->steps = num(args, "steps", 3);
-			t->token = cJSON_Duplicate(
-				cJSON_GetObjectItemCaseSensitive(meta,
-							"progressToken"), 1);
+	if (!name)
+		name = "";
+	for (i = 0; i < NTOOLS; i++) {
+		if (!strcmp(name, tools[i].name)) {
+			tools[i].run(id, args, params);
+			return;
 		}
-		t->at = now() + t->ms / 1000.0;
-		add_timer(t);
-	} else if (!strcmp(name, "crash")) {
-		long sig = num(args, "signal", 0);
-
-		fprintf(stderr, "crashing now\n");
-		fflush(stderr);
-		if (sig) {
-			signal((int)sig, SIG_DFL);
-			raise((int)sig);
-		}
-		_exit((int)num(args, "code", 3));
-	} else if (!strcmp(name, "hang")) {
-		/* never answered */
-	} else if (!strcmp(name, "close_stdout")) {
-		close(1);
-		out_closed = 1;
-	} else if (!strcmp(name, "big")) {
-		long n = num(args, "bytes", 0), k;
-		cJSON *idc = cJSON_Duplicate(id, 1);
-		char *idt = cJSON_PrintUnformatted(idc);
-		static const char pre[] = "{\"jsonrpc\":\"2.0\",\"id\":";
-		static const char mid[] =
-			",\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"";
-		char *x = malloc(n > 0 ? (size_t)n : 1);
-
-		for (k = 0; k < n; k++)
-			x[k] = 'x';
-		write_all(pre, sizeof pre - 1);
-		write_all(idt, strlen(idt));
-		write_all(mid, sizeof mid - 1);
-		write_all(x, (size_t)n);
-		write_all("\"}]}}\n", 6);
-		free(x);
-		cJSON_free(idt);
-		cJSON_Delete(idc);
-	} else if (!strcmp(name, "hugeline")) {
-		long n = num(args, "bytes", 0);
-		char *x = malloc(n > 0 ? (size_t)n : 1);
-
-		memset(x, 'x', (size_t)n);
-		write_all(x, (size_t)n);
-		write_all("\n", 1);
-		free(x);
-	} else if (!strcmp(name, "log")) {
-		cJSON *p = cJSON_CreateObject();
-
-		cJSON_AddStringToObject(p, "level", *str(args, "level") ?
-					str(args, "level") : "info");
-		cJSON_AddStringToObject(p, "logger", "fake");
-		cJSON_AddItemToObject(p, "data", cJSON_Duplicate(
-			cJSON_GetObjectItemCaseSensitive(args, "data"), 1));
-		notify("notifications/message", p);
-		reply(id, text("logged"), NULL);
-	} else if (!strcmp(name, "ask")) {
-		struct ask *a = calloc(1, sizeof *a);
-		cJSON *m = cJSON_CreateObject();
-
-		snprintf(a->id, sizeof a->id, "srv-%ld", ++ask_seq);
-		a->req_id = cJSON_Duplicate(id, 1);
-		a->next = asks;
-		asks = a;
-		cJSON_AddStringToObject(m, "jsonrpc", "2.0");
-		cJSON_AddStringToObject(m, "id", a->id);
-		cJSON_AddStringToObject(m, "method", str(args, "method"));
-		cJSON_AddItemToObject(m, "params", cJSON_Duplicate(
-			cJSON_GetObjectItemCaseSensitive(args, "params"), 1));
-		if (!cJSON_GetObjectItemCaseSensitive(m, "params") ||
-		    cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(m, "params")))
-			cJSON_ReplaceItemInObject(m, "params",
-						  cJSON_CreateObject());
-		send_json(m);
-	} else if (!strcmp(name, "list_changed")) {
-		notify("notifications/tools/list_changed", cJSON_CreateObject());
-		reply(id, text("ok"), NULL);
-	} else if (!strcmp(name, "fail")) {
-		cJSON *r = text("tool failed");
-
-		cJSON_AddTrueToObject(r, "isError");
-		reply(id, r, NULL);
-	} else if (!strcmp(name, "structured")) {
-		cJSON *r = text("{\"a\":1,\"b\":[1,2]}");
-
-		cJSON_AddItemToObject(r, "structuredContent",
-				      cJSON_Parse("{\"a\":1,\"b\":[1,2]}"));
-		reply(id, r, NULL);
-	} else if (!strcmp(name, "cancelled")) {
-		char *t = cJSON_PrintUnformatted(cancelled_ids);
-
-		reply(id, text(t), NULL);
-		cJSON_free(t);
-	} else if (!strcmp(name, "env")) {
-		const char *v = getenv(str(args, "name"));
-
-		reply(id, text(v ? v : ""), NULL);
-	} else if (!strcmp(name, "cwd")) {
-		char *d = getcwd(NULL, 0);
-
-		reply(id, text(d ? d : ""), NULL);
-		free(d);
-	} else {
-		snprintf(buf, sizeof buf, "Unknown tool: %.200s", name);
-		reply(id, NULL, err(-32602, buf));
 	}
+	if (extra_index(name) >= 0) {
+		tool_echo(id, args, params);
+		return;
+	}
+	snprintf(buf, sizeof buf, "Unknown tool: %.256s", name);
+	tool_error(id, -32602, buf);
 }
 
-/* An answer from the client to one of our ask requests. */
-static void answer_in(cJSON *msg)
+static void initialize(const cJSON *id, const cJSON *params)
+{
+	struct pending *p;
+	cJSON *r = NULL, *caps;
+
+	if (opt_no_init)
+		return;
+	if (!opt_init_error) {
+		r = mm_initialize_result(params, opt_protocol, "fakeserver",
+					 "1.0");
+		caps = cJSON_GetObjectItemCaseSensitive(r, "capabilities");
+		cJSON_AddTrueToObject(cJSON_AddObjectToObject(caps, "tools"),
+				      "listChanged");
+		cJSON_AddObjectToObject(caps, "logging");
+	}
+	p = pending_add(P_INIT, id);
+	p->init = r;
+	p->due = mm_now_ms() + opt_slow_start;
+}
+
+/* The client's answer to one of our ask requests. */
+static void answer(const cJSON *msg)
 {
 	cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
-	struct ask **pp, *a;
+	cJSON *error = cJSON_GetObjectItemCaseSensitive(msg, "error");
+	cJSON *result = cJSON_GetObjectItemCaseSensitive(msg, "result");
+	struct pending *p;
 	cJSON *o;
 	char *t;
 
-	for (pp = &asks; (a = *pp) != NULL; pp = &a->next)
-		if (cJSON_IsString(id) && !strcmp(a->id, id->valuestring))
-			break;
-	if (!a)
+	if (!cJSON_IsString(id))
 		return;
-	*pp = a->next;
+	for (p = pending; p; p = p->next)
+		if (p->kind == P_ASK && !strcmp(p->ask_id, id->valuestring))
+			break;
+	if (!p)
+		return;
 	o = cJSON_CreateObject();
-	if (cJSON_GetObjectItemCaseSensitive(msg, "error"))
-		cJSON_AddItemToObject(o, "error", cJSON_Duplicate(
-			cJSON_GetObjectItemCaseSensitive(msg, "error"), 1));
+	if (error)
+		cJSON_AddItemToObject(o, "error", cJSON_Duplicate(error, 1));
 	else
-		cJSON_AddItemToObject(o, "result", cJSON_Duplicate(
-			cJSON_GetObjectItemCaseSensitive(msg, "result"), 1));
+		cJSON_AddItemToObject(o, "result", result
+				      ? cJSON_Duplicate(result, 1)
+				      : cJSON_CreateNull());
 	t = cJSON_PrintUnformatted(o);
-	reply(a->req_id, text(t), NULL);
+	tool_text(p->id, t);
 	cJSON_free(t);
 	cJSON_Delete(o);
-	cJSON_Delete(a->req_id);
-	free(a);
+	pending_unlink(p);
+	pending_free(p);
 }
 
-static void cancel(cJSON *params)
+static void cancel(const cJSON *params)
 {
 	cJSON *rid = cJSON_GetObjectItemCaseSensitive(params, "requestId");
-	struct timer **pp, *t;
+	struct pending *p, *next;
 
 	if (!rid)
 		return;
 	cJSON_AddItemToArray(cancelled_ids, cJSON_Duplicate(rid, 1));
-	for (pp = &timers; (t = *pp) != NULL;) {
-		if (cJSON_Compare(t->id, rid, 1)) {
-			*pp = t->next;
-			cJSON_Delete(t->id);
-			cJSON_Delete(t->token);
-			free(t);
-		} else {
-			pp = &t->next;
+	for (p = pending; p; p = next) {
+		next = p->next;
+		if ((p->kind == P_SLEEP || p->kind == P_HANG ||
+		     p->kind == P_PROGRESS) && cJSON_Compare(p->id, rid, 1)) {
+			pending_unlink(p);
+			pending_free(p);
 		}
 	}
 }
 
-static void handle(cJSON *msg)
+static void message_cb(cJSON *msg)
 {
 	cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
-	cJSON *m = cJSON_GetObjectItemCaseSensitive(msg, "method");
 	cJSON *params = cJSON_GetObjectItemCaseSensitive(msg, "params");
-	const char *method = cJSON_IsString(m) ? m->valuestring : NULL;
+	const char *method = mm_str(msg, "method");
 
 	if (!method) {
-		answer_in(msg);
-		return;
-	}
-	if (!id) {
+		answer(msg);
+	} else if (!id) {
 		if (!strcmp(method, "notifications/cancelled"))
 			cancel(params);
-		return;
-	}
-	if (!strcmp(method, "initialize")) {
-		cJSON *r, *caps, *info;
-		const char *v = opt_protocol ? opt_protocol
-					     : str(params, "protocolVersion");
-
-		if (opt_no_init)
-			return;
-		if (opt_init_error) {
-			reply(id, NULL, err(-32603, "init refused"));
-			return;
-		}
-		if (opt_slow_start) {
-			struct timespec ts = { opt_slow_start / 1000,
-					       (opt_slow_start % 1000) * 1000000L };
-			nanosleep(&ts, NULL);
-		}
-		r = cJSON_CreateObject();
-		cJSON_AddStringToObject(r, "protocolVersion", v);
-		caps = cJSON_AddObjectToObject(r, "capabilities");
-		cJSON_AddTrueToObject(cJSON_AddObjectToObject(caps, "tools"),
-				      "listChanged");
-		cJSON_AddObjectToObject(caps, "logging");
-		info = cJSON_AddObjectToObject(r, "serverInfo");
-		cJSON_AddStringToObject(info, "name", "fakeserver");
-		cJSON_AddStringToObject(info, "version", "1.0");
-		reply(id, r, NULL);
-	} else if (!strcmp(method, "ping")) {
-		reply(id, cJSON_CreateObject(), NULL);
+	} else if (!strcmp(method, "initialize")) {
+		initialize(id, params);
+	} else if (!strcmp(method, "ping") ||
+		   !strcmp(method, "logging/setLevel")) {
+		reply(id, NULL);
 	} else if (!strcmp(method, "tools/list")) {
 		tools_list(id, params);
 	} else if (!strcmp(method, "tools/call")) {
-		tool_call(id, params);
+		tools_call(id, params);
 	} else {
-		reply(id, NULL, err(-32601, "Method not found"));
+		reply_error(id, -32601, "Method not found");
 	}
 }
 
-static void run_timers(void)
+/* ---------------------------------------------------------------- main */
+
+static void usage_error(const char *what, const char *arg)
 {
-	struct timer **pp, *t;
-	double n = now();
-	char buf[64];
-
-	for (pp = &timers; (t = *pp) != NULL;) {
-		if (t->at > n) {
-			pp = &t->next;
-			continue;
-		}
-		if (t->type == T_PROGRESS && t->step < t->steps) {
-			t->step++;
-			if (t->token) {
-				cJSON *p = cJSON_CreateObject();
-
-				cJSON_AddItemToObject(p, "progressToken",
-					cJSON_Duplicate(t->token, 1));
-				cJSON_AddNumberToObject(p, "progress", t->step);
-				cJSON_AddNumberToObject(p, "total", t->steps);
-				notify("notifications/progress", p);
-			}
-			t->at = n + t->ms / 1000.0;
-			if (t->step < t->steps) {
-				pp = &t->next;
-				continue;
-			}
-		}
-		*pp = t->next;
-		if (t->type == T_SLEEP)
-			snprintf(buf, sizeof buf, "slept %ld", t->ms);
-		else
-			snprintf(buf, sizeof buf, "done");
-		reply(t->id, text(buf), NULL);
-		cJSON_Delete(t->id);
-		cJSON_Delete(t->token);
-		free(t);
-	}
+	fprintf(stderr, "fakeserver: %s: %s\n", what, arg);
+	exit(2);
 }
 
-static int next_wait_ms(void)
+static long long number_arg(int argc, char **argv, int *i)
 {
-	struct timer *t;
-	double soonest = -1, n = now();
+	const char *opt = argv[*i];
+	char *end;
+	long long v;
 
-	for (t = timers; t; t = t->next)
-		if (soonest < 0 || t->at < soonest)
-			soonest = t->at;
-	if (soonest < 0)
-		return -1;
-	return soonest <= n ? 0 : (int)((soonest - n) * 1000) + 1;
+	if (*i + 1 >= argc)
+		usage_error("missing value for", opt);
+	errno = 0;
+	v = strtoll(argv[++*i], &end, 10);
+	if (errno || end == argv[*i] || *end || v < 0)
+		usage_error("bad value for", opt);
+	return v;
 }
 
 static void options(int argc, char **argv)
@@ -486,84 +742,73 @@ static void options(int argc, char **argv)
 	int i;
 
 	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "0";
+		const char *a = argv[i];
 
 		if (!strcmp(a, "--exit-at-start")) {
-			fprintf(stderr, "fakeserver: exiting at start\n");
-			exit(atoi(v));
+			opt_exit_at_start = 1;
+			opt_exit_code = number_arg(argc, argv, &i);
 		} else if (!strcmp(a, "--slow-start")) {
-			opt_slow_start = atol(v), i++;
+			opt_slow_start = number_arg(argc, argv, &i);
 		} else if (!strcmp(a, "--no-init")) {
 			opt_no_init = 1;
 		} else if (!strcmp(a, "--init-error")) {
 			opt_init_error = 1;
 		} else if (!strcmp(a, "--protocol")) {
-			opt_protocol = v, i++;
+			if (i + 1 >= argc)
+				usage_error("missing value for", a);
+			opt_protocol = argv[++i];
 		} else if (!strcmp(a, "--ignore-sigterm")) {
-			signal(SIGTERM, SIG_IGN);
+			opt_ignore_term = 1;
 		} else if (!strcmp(a, "--ignore-stdin-eof")) {
 			opt_ignore_eof = 1;
 		} else if (!strcmp(a, "--tools")) {
-			opt_tools = atol(v), i++;
+			opt_tools = number_arg(argc, argv, &i);
 		} else if (!strcmp(a, "--page-size")) {
-			opt_page = atol(v), i++;
+			opt_page = number_arg(argc, argv, &i);
 		} else if (!strcmp(a, "--stderr-lines")) {
-			long k, n = atol(v);
-
-			for (k = 0; k < n; k++)
-				fprintf(stderr, "stderr line %ld\n", k);
-			fflush(stderr);
-			i++;
+			opt_stderr_lines = number_arg(argc, argv, &i);
 		} else if (!strcmp(a, "--garbage")) {
 			opt_garbage = 1;
 		} else if (!strcmp(a, "--wrong-id")) {
 			opt_wrong_id = 1;
+		} else {
+			usage_error("unknown option", a);
 		}
 	}
+	if (opt_tools > 1000000)
+		usage_error("too many tools", "--tools");
 }
 
 int main(int argc, char **argv)
 {
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
+	const struct mm_loop l = {
+		.message_cb = message_cb,
+		.timeout_cb = timeout_cb,
+		.timers_cb = timers_cb,
+	};
+	long long k;
 
-	signal(SIGPIPE, SIG_IGN);
-	cancelled_ids = cJSON_CreateArray();
 	options(argc, argv);
-	for (;;) {
-		struct pollfd p = { .fd = 0, .events = POLLIN };
-		int r = poll(&p, 1, next_wait_ms());
-		ssize_t n;
-		char *nl;
-
-		run_timers();
-		if (r <= 0)
-			continue;
-		if (len + 65536 > cap) {
-			cap = 2 * cap + 65536;
-			buf = realloc(buf, cap);
-		}
-		n = read(0, buf + len, cap - len);
-		if (n <= 0) {
-			if (n < 0 && errno == EINTR)
-				continue;
-			break;
-		}
-		len += (size_t)n;
-		while ((nl = memchr(buf, '\n', len)) != NULL) {
-			size_t k = (size_t)(nl - buf) + 1;
-			cJSON *msg = cJSON_ParseWithLength(buf, k - 1);
-
-			if (cJSON_IsObject(msg))
-				handle(msg);
-			cJSON_Delete(msg);
-			memmove(buf, buf + k, len - k);
-			len -= k;
-		}
+	signal(SIGPIPE, SIG_IGN);
+	if (opt_ignore_term)
+		signal(SIGTERM, SIG_IGN);
+	for (k = 0; k < opt_stderr_lines; k++)
+		fprintf(stderr, "stderr line %lld\n", k);
+	if (opt_exit_at_start) {
+		fprintf(stderr, "fakeserver: exiting at start\n");
+		exit((int)(opt_exit_code & 255));
 	}
-	while (opt_ignore_eof)
-		pause();
-	free(buf);
+	cancelled_ids = cJSON_CreateArray();
+	if (mm_run(&l) < 0)
+		perror("fakeserver: stdin");
+	if (opt_ignore_eof)
+		mm_idle(&l);
+	while (pending) {
+		struct pending *p = pending;
+
+		pending = p->next;
+		pending_free(p);
+	}
 	cJSON_Delete(cancelled_ids);
 	return 0;
 }
