@@ -420,7 +420,8 @@ static void call_timer_cb(uv_timer_t *t)
 		session_lost(s, ERR_STARTUP, msg);
 		return;
 	}
-	snprintf(msg, sizeof msg, "call timed out after %g s%s", c->timeout,
+	snprintf(msg, sizeof msg, "timeout: call timed out after %g s%s",
+		 c->timeout,
 		 c->rpc_id ? "" : " waiting for the server to start");
 	mlog(MLOG_INFO, "server %s thread %s: request %" PRIu64 " timed out",
 	     c->srv->conf->name, s->oneshot ? "(one-shot)" : s->name,
