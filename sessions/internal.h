@@ -116,6 +116,7 @@ uint64_t mcp_new_id(void);
 mcp_session *session_new(mcp_server *srv, const char *name, int oneshot);
 void session_close(mcp_session *s, const char *why);
 int session_start(mcp_session *s);
+void session_close_notify(mcp_session *s, const char *why);
 unsigned session_live_count(void);
 int session_idle(const mcp_session *s);
 void sessions_reap_done(void (*cb)(void));

@@ -123,19 +123,6 @@ static mcp_session *lru_idle(void)
 	return best;
 }
 
-static void close_notify(mcp_session *s, const char *why)
-{
-	uint64_t sid = s->srv->id;
-	char name[sizeof s->name];
-
-	snprintf(name, sizeof name, "%s", s->name);
-	mlog(MLOG_INFO, "server %s thread %s: closing (%s)", s->srv->conf->name,
-	     name, why);
-	session_close(s, why);
-	if (mcp_hooks_p && mcp_hooks_p->session_gone)
-		mcp_hooks_p->session_gone(sid, name);
-}
-
 void registry_trim(void)
 {
 	static int trimming;
@@ -146,7 +133,7 @@ void registry_trim(void)
 	trimming = 1;
 	while (session_live_count() > mcp_opts.max_sessions &&
 	       (s = lru_idle()) != NULL)
-		close_notify(s, "session cap");
+		session_close_notify(s, "session cap");
 	trimming = 0;
 }
 
@@ -162,7 +149,7 @@ int mcp_session_create(mcp_server *srv, const char *name, mcp_session **out)
 	if (mcp_opts.max_sessions) {
 		while (session_live_count() >= mcp_opts.max_sessions &&
 		       (s = lru_idle()) != NULL)
-			close_notify(s, "session cap");
+			session_close_notify(s, "session cap");
 	}
 	s = session_new(srv, name, 0);
 	if (!s)
@@ -193,7 +180,7 @@ static void cref_unref(struct conf_ref *r)
 static void server_close_sessions(mcp_server *srv, const char *why)
 {
 	while (srv->sessions)
-		close_notify(srv->sessions, why);
+		session_close_notify(srv->sessions, why);
 }
 
 static mcp_server *server_new(struct mcp_server_conf *conf,

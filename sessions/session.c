@@ -1526,20 +1526,26 @@ mcp_call *mcp_latest(mcp_server *srv, mcp_session *s)
 
 /* ---- session objects ---- */
 
+/*
+ * Close a session that goes away without an rmdir (idle, cap, ctl close,
+ * reload) and tell fs/ so the kernel forgets its directory. The session is
+ * freed later (from a close callback), so s stays valid here.
+ */
+void session_close_notify(mcp_session *s, const char *why)
+{
+	mlog(MLOG_INFO, "server %s thread %s: closing (%s)",
+	     s->srv->conf->name, s->name, why);
+	session_close(s, why);
+	if (mcp_hooks_p && mcp_hooks_p->session_gone)
+		mcp_hooks_p->session_gone(s->srv->id, s->name);
+}
+
 static void idle_cb(uv_timer_t *t)
 {
 	mcp_session *s = t->data;
-	uint64_t sid = s->srv->id;
-	char name[sizeof s->name];
 
-	if (!session_idle(s))
-		return;
-	mlog(MLOG_INFO, "server %s thread %s: idle, closing",
-	     s->srv->conf->name, s->name);
-	snprintf(name, sizeof name, "%s", s->name);
-	session_close(s, "idle timeout");
-	if (mcp_hooks_p && mcp_hooks_p->session_gone)
-		mcp_hooks_p->session_gone(sid, name);
+	if (session_idle(s))
+		session_close_notify(s, "idle timeout");
 }
 
 int session_idle(const mcp_session *s)
@@ -1730,13 +1736,7 @@ int mcp_session_ctl(mcp_session *s, const char *verb, size_t len)
 		return 0;
 	}
 	if (len == 5 && !memcmp(verb, "close", 5)) {
-		uint64_t sid = s->srv->id;
-		char name[sizeof s->name];
-
-		snprintf(name, sizeof name, "%s", s->name);
-		session_close(s, "ctl close");
-		if (mcp_hooks_p && mcp_hooks_p->session_gone)
-			mcp_hooks_p->session_gone(sid, name);
+		session_close_notify(s, "ctl close");
 		return 0;
 	}
 	return -EINVAL;

@@ -39,7 +39,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, call, status, text, wait_until, pid_gone
+from conftest import (REPO, call, status, text, wait_until, pid_gone,
+                      proc_stat)
 
 PLAYWRIGHT = REPO / 'node_modules/@playwright/mcp/cli.js'
 CHROMIUM = Path('/usr/bin/chromium')
@@ -195,8 +196,14 @@ def cmdline(pid):
 
 
 def is_chromium(pid):
+    """A Chromium process (its crashpad handler included), a zombie too."""
     argv0 = cmdline(pid)[:1]
-    return bool(argv0) and b'chromium' in os.path.basename(argv0[0])
+    if argv0 and b'chrom' in os.path.basename(argv0[0]):
+        return True
+    try:
+        return 'chrom' in Path(f'/proc/{pid}/comm').read_text()
+    except OSError:
+        return False
 
 
 def descendants(root):
@@ -264,6 +271,7 @@ def test_navigate_then_screenshot_keeps_the_page(mcpfs_mount, tmp_path,
                10, 'every chromium this test started to end')
     me = os.getpid()
     adopted = [p for p in descendants(me) if is_chromium(p)]
+    print('ADOPTED', [(p, proc_stat(p)) for p in adopted])
     assert not adopted, f'chromium re-parented to the test: {adopted}'
 
 
