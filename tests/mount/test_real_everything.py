@@ -221,7 +221,6 @@ def test_progress_resets_a_short_timeout(mcpfs_mount):
     m = mcpfs_mount({'ev': everything(timeout=2)})
     t = m.path / 'ev' / 't'
     os.mkdir(t)
-    pid = None
     # control: the first progress comes after 4 s, past the 2 s timeout
     t0 = time.monotonic()
     r = call(t, {'name': 'trigger-long-running-operation',

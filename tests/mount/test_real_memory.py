@@ -28,7 +28,8 @@ import pytest
 
 from conftest import REPO, call, read_file, status
 
-MEMORY = REPO / 'node_modules/@modelcontextprotocol/server-memory/dist/index.js'
+MEMORY = REPO / \
+    'node_modules/@modelcontextprotocol/server-memory/dist/index.js'
 
 pytestmark = pytest.mark.skipif(
     not MEMORY.exists() or not shutil.which('node'),
