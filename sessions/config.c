@@ -3,16 +3,17 @@
  * Cursor and .mcp.json, or VS Code's "servers". The text is first checked
  * with the strict scanner (jscan), which pins a syntax error to its byte and
  * so to its line; cJSON then builds the tree. Each enabled stdio entry
- * becomes a struct mcp_server_conf in file order with ${VAR} expanded;
- * remote entries (url, http, sse) are left out with a warning, disabled ones
- * silently. Errors name the file, the line or the field path
+ * becomes a struct mcp_server_conf in file order with ${VAR} expanded:
+ * stdio entries (command) and Streamable HTTP entries (url); entries of the
+ * legacy HTTP+SSE transport (type sse) are left out with a warning,
+ * disabled ones silently. Errors name the file, the line or the field path
  * ("mcpServers.foo.args[2]") and the problem.
  *
  * Messages never quote values from the tree (they may be secrets); only a
  * syntax error quotes a few bytes of the text around it.
  *
- * env entries are kept sorted by name, so the digest and the launch
- * comparison do not depend on their order in the file.
+ * env and headers entries are kept sorted by name, so the digest and the
+ * launch comparison do not depend on their order in the file.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -413,60 +414,101 @@ static int get_args(struct parse *ps, struct mcp_server_conf *sc,
 	return 0;
 }
 
-static int env_cmp(const void *a, const void *b)
+/* Compare two "KEY<sep>value" entries by key; sep is '=' (env) or ':'
+ * (headers, whose names compare case-insensitively). Keys never hold sep. */
+static int pair_cmp(const char *x, const char *y, char sep, int nocase)
 {
-	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	for (;; x++, y++) {
+		int a = (unsigned char)*x, b = (unsigned char)*y;
 
-	for (; *x == *y && *x != '=' && *x; x++, y++)
-		;
-	if (*x == '=' && *y == '=')
-		return 0;
-	if (*x == '=')
-		return -1;
-	if (*y == '=')
-		return 1;
-	return (unsigned char)*x - (unsigned char)*y;
+		a = a == sep ? 0 : a; /* the key ends at sep */
+		b = b == sep ? 0 : b;
+		if (nocase && a >= 'A' && a <= 'Z')
+			a += 'a' - 'A';
+		if (nocase && b >= 'A' && b <= 'Z')
+			b += 'a' - 'A';
+		if (a != b || !a)
+			return a - b;
+	}
 }
 
-static int get_env(struct parse *ps, struct mcp_server_conf *sc,
-		   const cJSON *obj, const struct path *base)
+static int env_cmp(const void *a, const void *b)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "env"), *e;
+	return pair_cmp(*(const char *const *)a, *(const char *const *)b, '=',
+			0);
+}
+
+static int header_cmp(const void *a, const void *b)
+{
+	return pair_cmp(*(const char *const *)a, *(const char *const *)b, ':',
+			1);
+}
+
+/* HTTP header names are tokens (RFC 9110). */
+static int header_name_ok(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!is_alnum((unsigned char)*s) &&
+		    !strchr("!#$%&'*+-.^_`|~", *s))
+			return 0;
+	return 1;
+}
+
+/*
+ * An object of strings (env, headers) as a sorted vector of
+ * "KEY<sep>value" entries, values expanded. sep is "=" or ": ".
+ */
+static int get_map(struct parse *ps, const cJSON *obj,
+		   const struct path *base, const char *key, const char *sep,
+		   char ***out, size_t *n)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key), *e;
+	int hdr = *sep == ':';
+	int (*cmp)(const void *, const void *) = hdr ? header_cmp : env_cmp;
 	struct path at, el;
-	char *val, *key;
-	size_t n, i;
+	char *val, *name;
+	size_t i;
 
 	if (!v)
 		return 0;
-	path_key(&at, base, "env");
+	path_key(&at, base, key);
 	if (!cJSON_IsObject(v))
 		return field_error(ps, &at, "must be an object of strings");
-	n = (size_t)cJSON_GetArraySize(v);
-	sc->env = calloc(n + 1, sizeof(char *));
-	if (!sc->env)
+	*out = calloc((size_t)cJSON_GetArraySize(v) + 1, sizeof(char *));
+	if (!*out)
 		return oom(ps);
 	cJSON_ArrayForEach(e, v) {
 		path_key(&el, &at, e->string);
-		if (!*e->string || strchr(e->string, '='))
-			return field_error(ps, &el,
+		if (hdr ? !header_name_ok(e->string)
+			: !*e->string || strchr(e->string, '='))
+			return field_error(ps, &el, hdr ?
+				"header name must be a token ([A-Za-z0-9!#$%&'*+.^_`|~-])" :
 				"variable name must be non-empty, without '='");
 		if (get_string(ps, e, &el, &val) < 0)
 			return -1;
-		sc->env[sc->nenv] = format("%s=%s", e->string, val);
+		if (hdr && strpbrk(val, "\r\n")) {
+			free(val);
+			return field_error(ps, &el,
+					   "header value must not hold CR or LF");
+		}
+		(*out)[*n] = format("%s%s%s", e->string, sep, val);
 		free(val);
-		if (!sc->env[sc->nenv])
+		if (!(*out)[*n])
 			return oom(ps);
-		sc->nenv++;
+		(*n)++;
 	}
-	qsort(sc->env, sc->nenv, sizeof(char *), env_cmp);
-	for (i = 1; i < sc->nenv; i++) {
-		if (env_cmp(&sc->env[i - 1], &sc->env[i]) == 0) {
-			key = strndup(sc->env[i], strcspn(sc->env[i], "="));
-			if (!key)
+	qsort(*out, *n, sizeof(char *), cmp);
+	for (i = 1; i < *n; i++) {
+		if (cmp(&(*out)[i - 1], &(*out)[i]) == 0) {
+			name = strndup((*out)[i], strcspn((*out)[i], sep));
+			if (!name)
 				return oom(ps);
-			path_key(&el, &at, key);
-			free(key);
-			return field_error(ps, &el, "variable set twice");
+			path_key(&el, &at, name);
+			free(name);
+			return field_error(ps, &el, hdr ? "header set twice" :
+						   "variable set twice");
 		}
 	}
 	return 0;
@@ -574,6 +616,9 @@ static void make_digest(struct mcp_server_conf *sc)
 	for (i = 0; i < sc->nenv; i++)
 		fnv_field(&f, 'e', sc->env[i]);
 	fnv_field(&f, 'd', sc->cwd);
+	fnv_field(&f, 'u', sc->url);
+	for (i = 0; i < sc->nheaders; i++)
+		fnv_field(&f, 'h', sc->headers[i]);
 	snprintf(sc->digest, sizeof(sc->digest), "%012llx",
 		 (unsigned long long)(f.h >> 16));
 }
@@ -590,17 +635,19 @@ static int strv_eq(char **a, size_t na, char **b, size_t nb)
 	return 1;
 }
 
+static int str_eq(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
 int mcp_conf_same_launch(const struct mcp_server_conf *a,
 			 const struct mcp_server_conf *b)
 {
-	if (strcmp(a->command, b->command) != 0)
-		return 0;
-	if ((a->cwd == NULL) != (b->cwd == NULL))
-		return 0;
-	if (a->cwd && strcmp(a->cwd, b->cwd) != 0)
-		return 0;
-	return strv_eq(a->args, a->nargs, b->args, b->nargs) &&
-	       strv_eq(a->env, a->nenv, b->env, b->nenv);
+	return str_eq(a->command, b->command) && str_eq(a->cwd, b->cwd) &&
+	       str_eq(a->url, b->url) &&
+	       strv_eq(a->args, a->nargs, b->args, b->nargs) &&
+	       strv_eq(a->env, a->nenv, b->env, b->nenv) &&
+	       strv_eq(a->headers, a->nheaders, b->headers, b->nheaders);
 }
 
 /* ---- entries ---- */
@@ -623,6 +670,8 @@ static void server_free(struct mcp_server_conf *sc)
 	strv_free(sc->args, sc->nargs);
 	strv_free(sc->env, sc->nenv);
 	free(sc->cwd);
+	free(sc->url);
+	strv_free(sc->headers, sc->nheaders);
 	strv_free(sc->roots, sc->nroots);
 	free(sc);
 }
@@ -644,15 +693,28 @@ static int add_warning(struct parse *ps, char *w)
 	return 0;
 }
 
-static int is_remote(const cJSON *e)
+/*
+ * The transport an entry asks for: 's' stdio, 'h' Streamable HTTP, 'e' the
+ * legacy HTTP+SSE transport (not served); -1 after a field error.
+ */
+static int transport_of(struct parse *ps, const cJSON *e,
+			const struct path *at)
 {
 	const cJSON *type = cJSON_GetObjectItemCaseSensitive(e, "type");
 	const char *t = cJSON_GetStringValue(type);
+	struct path f;
 
-	if (cJSON_GetObjectItemCaseSensitive(e, "url"))
-		return 1;
-	return t && (!strcmp(t, "http") || !strcmp(t, "sse") ||
-		     !strcmp(t, "streamable-http"));
+	if (!type)
+		return cJSON_GetObjectItemCaseSensitive(e, "url") ? 'h' : 's';
+	if (t && !strcmp(t, "stdio"))
+		return 's';
+	if (t && (!strcmp(t, "http") || !strcmp(t, "streamable-http") ||
+		  !strcmp(t, "streamableHttp")))
+		return 'h';
+	if (t && !strcmp(t, "sse"))
+		return 'e';
+	path_key(&f, at, "type");
+	return field_error(ps, &f, "must be \"stdio\", \"http\" or \"sse\"");
 }
 
 static int name_taken(const struct parse *ps, const char *name)
@@ -665,8 +727,8 @@ static int name_taken(const struct parse *ps, const char *name)
 	return 0;
 }
 
-static int fill_server(struct parse *ps, struct mcp_server_conf *sc,
-		       const cJSON *e, const struct path *at)
+static int fill_stdio(struct parse *ps, struct mcp_server_conf *sc,
+		      const cJSON *e, const struct path *at)
 {
 	const cJSON *v;
 	struct path f;
@@ -679,8 +741,8 @@ static int fill_server(struct parse *ps, struct mcp_server_conf *sc,
 		return -1;
 	if (!*sc->command)
 		return field_error(ps, &f, "must not be empty");
-	if (get_args(ps, sc, e, at) < 0 || get_env(ps, sc, e, at) < 0 ||
-	    get_roots(ps, sc, e, at) < 0)
+	if (get_args(ps, sc, e, at) < 0 ||
+	    get_map(ps, e, at, "env", "=", &sc->env, &sc->nenv) < 0)
 		return -1;
 	v = cJSON_GetObjectItemCaseSensitive(e, "cwd");
 	if (v) {
@@ -690,7 +752,46 @@ static int fill_server(struct parse *ps, struct mcp_server_conf *sc,
 		if (!*sc->cwd)
 			return field_error(ps, &f, "must not be empty");
 	}
-	if (get_seconds(ps, e, "timeout", at, &sc->timeout) < 0 ||
+	return 0;
+}
+
+static int fill_http(struct parse *ps, struct mcp_server_conf *sc,
+		     const cJSON *e, const struct path *at)
+{
+	static const char *const stdio_only[] = {"command", "args", "env",
+						 "cwd"};
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, "url");
+	struct path f;
+	size_t i;
+
+	for (i = 0; i < sizeof stdio_only / sizeof stdio_only[0]; i++) {
+		if (cJSON_GetObjectItemCaseSensitive(e, stdio_only[i])) {
+			path_key(&f, at, stdio_only[i]);
+			return field_error(ps, &f, "only for stdio servers, "
+					   "not with url");
+		}
+	}
+	path_key(&f, at, "url");
+	if (!v)
+		return field_error(ps, &f, "missing (required for http servers)");
+	if (get_string(ps, v, &f, &sc->url) < 0)
+		return -1;
+	if (strncmp(sc->url, "http://", 7) && strncmp(sc->url, "https://", 8))
+		return field_error(ps, &f, "must start with http:// or https://");
+	if (strpbrk(sc->url, " \t\r\n"))
+		return field_error(ps, &f, "must not hold white space");
+	return get_map(ps, e, at, "headers", ": ", &sc->headers,
+		       &sc->nheaders);
+}
+
+static int fill_server(struct parse *ps, struct mcp_server_conf *sc,
+		       const cJSON *e, const struct path *at, int transport)
+{
+	if ((transport == 'h' ? fill_http(ps, sc, e, at)
+			      : fill_stdio(ps, sc, e, at)) < 0)
+		return -1;
+	if (get_roots(ps, sc, e, at) < 0 ||
+	    get_seconds(ps, e, "timeout", at, &sc->timeout) < 0 ||
 	    get_seconds(ps, e, "idleTimeout", at, &sc->idle_timeout) < 0)
 		return -1;
 	make_digest(sc);
@@ -702,6 +803,7 @@ static int parse_entry(struct parse *ps, const cJSON *e,
 {
 	const char *name = e->string, *why;
 	struct mcp_server_conf *sc;
+	int transport;
 	const cJSON *v;
 	struct path at, f;
 
@@ -720,10 +822,14 @@ static int parse_entry(struct parse *ps, const cJSON *e,
 		return field_error(ps, &at, why);
 	if (name_taken(ps, name))
 		return field_error(ps, &at, "server name used twice");
-	if (is_remote(e))
-		return add_warning(ps, format("server %s: remote (url/http/sse) "
-					      "servers are not served yet",
-					      name));
+	transport = transport_of(ps, e, &at);
+	if (transport < 0)
+		return -1;
+	if (transport == 'e')
+		return add_warning(ps, format("server %s: the legacy HTTP+SSE "
+					      "transport (type sse) is not "
+					      "served; use a Streamable HTTP "
+					      "url (type http)", name));
 	sc = calloc(1, sizeof(*sc));
 	if (!sc)
 		return oom(ps);
@@ -732,7 +838,7 @@ static int parse_entry(struct parse *ps, const cJSON *e,
 		free(sc);
 		return oom(ps);
 	}
-	if (fill_server(ps, sc, e, &at) < 0) {
+	if (fill_server(ps, sc, e, &at, transport) < 0) {
 		server_free(sc);
 		return -1;
 	}

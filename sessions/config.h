@@ -10,12 +10,15 @@
 
 struct mcp_server_conf {
 	char *name;
-	char *command;          /* expanded */
+	char *command;          /* expanded; NULL for an http server */
 	char **args;            /* expanded, nargs entries */
 	size_t nargs;
 	char **env;             /* "KEY=value", expanded, nenv entries */
 	size_t nenv;
 	char *cwd;              /* expanded, NULL = inherit */
+	char *url;              /* Streamable HTTP endpoint, NULL = stdio */
+	char **headers;         /* "Name: value", expanded, nheaders entries */
+	size_t nheaders;
 	char **roots;           /* root URIs ("file:///x"), nroots entries */
 	size_t nroots;
 	double timeout;         /* call timeout seconds; -1 = global default */
@@ -25,7 +28,7 @@ struct mcp_server_conf {
 };
 
 struct mcp_config {
-	struct mcp_server_conf *servers; /* enabled stdio servers, file order */
+	struct mcp_server_conf *servers; /* enabled servers, file order */
 	char **warnings;                 /* entries left out, and why */
 	size_t nwarnings;
 };
@@ -37,7 +40,8 @@ int mcp_config_parse(const char *text, size_t len, const char *path,
 		     struct mcp_config **out, char **err);
 void mcp_config_free(struct mcp_config *c);
 
-/* 1 if the launch fields (command, args, env, cwd) of a and b are equal. */
+/* 1 if the launch fields (command, args, env, cwd; url, headers) of a and
+ * b are equal. */
 int mcp_conf_same_launch(const struct mcp_server_conf *a,
 			 const struct mcp_server_conf *b);
 

@@ -24,6 +24,7 @@ enum {
 	ERR_STARTUP = -32004,
 	ERR_PROTOCOL = -32005,
 	ERR_CLOSED = -32006,
+	ERR_HTTP = -32007,
 };
 
 /* A kept configuration; servers point into it. */
@@ -55,6 +56,7 @@ struct mcp_server {
 enum sstate { S_IDLE, S_STARTING, S_READY, S_EXITED, S_CLOSING };
 
 struct proc;
+struct http;
 
 struct mcp_session {
 	uint64_t id;
@@ -69,7 +71,8 @@ struct mcp_session {
 	uint64_t calls;
 	unsigned in_flight;
 	int holds;
-	struct proc *proc;
+	struct proc *proc;        /* stdio servers */
+	struct http *http;        /* Streamable HTTP servers */
 	uint64_t next_id;
 	struct idtab pending;     /* rpc id -> mcp_call, sent */
 	mcp_call *queue, **qtail; /* waiting for the handshake */
@@ -120,6 +123,24 @@ void session_close_notify(mcp_session *s, const char *why);
 unsigned session_live_count(void);
 int session_idle(const mcp_session *s);
 void sessions_reap_done(void (*cb)(void));
+void session_obj_hold(void);
+void session_obj_drop(void);
+void ring_append(struct ring *r, const char *p, size_t n);
+/* For the transports: one message from the server; the session is lost;
+ * request rpc_id failed; request rpc_id still waits for its reply. */
+void session_message(mcp_session *s, char *line, size_t len);
+void session_lost(mcp_session *s, int code, const char *what);
+void session_call_error(mcp_session *s, uint64_t rpc_id, int code,
+			const char *msg);
+int session_call_pending(mcp_session *s, uint64_t rpc_id);
+
+/* http.c: the Streamable HTTP transport (contract at its top). */
+int http_start(mcp_session *s);       /* s->http set; init not sent */
+void http_send(struct http *h, char *line, size_t len, uint64_t rpc_id);
+void http_ready(struct http *h);      /* handshake done: GET stream */
+void http_forget(struct http *h, uint64_t rpc_id); /* call ended here */
+void http_detach(struct http *h);     /* s->http cleared; DELETE */
+void http_global_shutdown(void);      /* after the last session */
 
 /* registry.c */
 void registry_session_add(mcp_session *s);

@@ -425,11 +425,14 @@ mcp_buf *mcp_status_json(void)
 	a = cJSON_AddArrayToObject(o, "servers");
 	for (srv = servers; srv; srv = srv->next) {
 		cJSON *s = cJSON_CreateObject();
-		const char *cmd = strrchr(srv->conf->command, '/');
+		const char *cmd = srv->conf->command;
 
 		cJSON_AddStringToObject(s, "name", srv->conf->name);
-		cJSON_AddStringToObject(s, "command",
-					cmd ? cmd + 1 : srv->conf->command);
+		cJSON_AddStringToObject(s, "transport",
+					srv->conf->url ? "http" : "stdio");
+		if (cmd)
+			cJSON_AddStringToObject(s, "command", strrchr(cmd, '/') ?
+						strrchr(cmd, '/') + 1 : cmd);
 		cJSON_AddStringToObject(s, "digest", srv->conf->digest);
 		cJSON_AddNumberToObject(s, "sessions", srv->nsessions);
 		cJSON_AddItemToArray(a, s);
@@ -486,6 +489,7 @@ static void reaped(void)
 	free(warnings);
 	free(config_path);
 	free(config_error);
+	http_global_shutdown();
 	if (shutdown_cb)
 		shutdown_cb();
 }

@@ -34,7 +34,7 @@ const struct mcp_hooks *mcp_hooks_p;
 
 static uint64_t id_counter;
 static mcp_session *all_sessions; /* every session, threads and one-shots */
-static unsigned closing_objects;  /* procs and sessions not yet freed */
+static unsigned closing_objects;  /* procs, https, sessions not yet freed */
 static void (*reaped_cb)(void);
 
 /* Replies at least this long take the pass-through path. */
@@ -65,7 +65,6 @@ struct wreq {
 
 static void call_send(mcp_session *s, mcp_call *c);
 static void call_fail(mcp_call *c, int code, const char *msg, cJSON *data);
-static void session_lost(mcp_session *s, int code, const char *what);
 static void session_fail_all(mcp_session *s, int code, const char *msg,
 			     cJSON *data);
 static void proc_detach(struct proc *p);
@@ -82,6 +81,18 @@ double mcp_now(void)
 uint64_t mcp_new_id(void)
 {
 	return ++id_counter;
+}
+
+/* Objects that shutdown waits for: held from creation until freed. */
+void session_obj_hold(void)
+{
+	closing_objects++;
+}
+
+void session_obj_drop(void)
+{
+	if (--closing_objects == 0 && reaped_cb)
+		reaped_cb();
 }
 
 /* ---- buffers and rings ---- */
@@ -113,7 +124,7 @@ void mcp_buf_unref(mcp_buf *b)
 		free(b);
 }
 
-static void ring_append(struct ring *r, const char *p, size_t n)
+void ring_append(struct ring *r, const char *p, size_t n)
 {
 	if (!r->buf) {
 		r->buf = malloc(r->cap);
@@ -401,8 +412,11 @@ static void call_abort(mcp_call *c, int code, const char *msg,
 {
 	mcp_session *s = c->s;
 
-	if (s && c->rpc_id && s->proc)
+	if (s && c->rpc_id && (s->proc || s->http)) {
 		send_cancelled(s, c->rpc_id, reason);
+		if (s->http)
+			http_forget(s->http, c->rpc_id);
+	}
 	call_fail(c, code, msg, NULL);
 }
 
@@ -469,8 +483,7 @@ static void proc_free_cb(uv_handle_t *h)
 		return;
 	frame_free(&p->frame);
 	free(p);
-	if (--closing_objects == 0 && reaped_cb)
-		reaped_cb();
+	session_obj_drop();
 }
 
 static void proc_close_handle(struct proc *p, uv_handle_t *h)
@@ -539,7 +552,25 @@ static void proc_write(struct proc *p, char *data, size_t len)
 	}
 }
 
-static void send_json(mcp_session *s, cJSON *msg)
+/* Hand one message (malloc'd line, ownership taken) to the session's
+ * transport; rpc_id is the request it carries, 0 for none. */
+static void session_send(mcp_session *s, char *line, size_t len,
+			 uint64_t rpc_id)
+{
+	if (s->http)
+		http_send(s->http, line, len, rpc_id);
+	else
+		proc_write(s->proc, line, len);
+}
+
+/* Leave the process or the HTTP session, whichever s has. */
+static void session_detach(mcp_session *s)
+{
+	proc_detach(s->proc);
+	http_detach(s->http);
+}
+
+static void send_json(mcp_session *s, cJSON *msg, uint64_t rpc_id)
 {
 	char *txt = cJSON_PrintUnformatted(msg);
 	size_t n;
@@ -553,7 +584,7 @@ static void send_json(mcp_session *s, cJSON *msg)
 		memcpy(line, txt, n);
 		line[n] = '\n';
 		line[n + 1] = 0;
-		proc_write(s->proc, line, n + 1);
+		session_send(s, line, n + 1, rpc_id);
 	}
 	cJSON_free(txt);
 }
@@ -567,7 +598,7 @@ static void send_cancelled(mcp_session *s, uint64_t id, const char *reason)
 	p = cJSON_AddObjectToObject(m, "params");
 	cJSON_AddNumberToObject(p, "requestId", (double)id);
 	cJSON_AddStringToObject(p, "reason", reason);
-	send_json(s, m);
+	send_json(s, m, 0);
 	cJSON_Delete(m);
 }
 
@@ -579,7 +610,6 @@ static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 	buf->len = sizeof slab;
 }
 
-static void handle_line(mcp_session *s, char *line, size_t len);
 
 static int line_cb(void *ctx, char *line, size_t len)
 {
@@ -587,7 +617,7 @@ static int line_cb(void *ctx, char *line, size_t len)
 
 	if (!p->s)
 		return 1;
-	handle_line(p->s, line, len);
+	session_message(p->s, line, len);
 	return p->s && p->s->proc == p ? 0 : 1;
 }
 
@@ -793,7 +823,7 @@ static void send_initialize(mcp_session *s)
 	info = cJSON_AddObjectToObject(p, "clientInfo");
 	cJSON_AddStringToObject(info, "name", "mcpfs");
 	cJSON_AddStringToObject(info, "version", MCPFS_VERSION);
-	send_json(s, m);
+	send_json(s, m, c->rpc_id);
 	cJSON_Delete(m);
 }
 
@@ -804,8 +834,31 @@ static const char *base_name(const char *path)
 	return b ? b + 1 : path;
 }
 
+/* The HTTP counterpart of a spawn: a new MCP session on the server. */
+static int session_connect(mcp_session *s)
+{
+	const struct mcp_server_conf *conf = s->srv->conf;
+	int r = http_start(s);
+
+	if (r < 0) {
+		free(s->last_error);
+		s->last_error = strdup("cannot start the HTTP client");
+		s->state = S_EXITED;
+		return r;
+	}
+	s->generation++;
+	s->state = S_STARTING;
+	s->has_exit = 0;
+	s->exit_status = s->term_signal = 0;
+	mlog(MLOG_INFO, "server %s thread %s: connecting over http [%s] gen %u",
+	     conf->name, s->oneshot ? "(one-shot)" : s->name, conf->digest,
+	     s->generation);
+	send_initialize(s);
+	return 0;
+}
+
 /*
- * Start a fresh process for s. Returns 0 (handshake under way) or a negated
+ * Start a fresh process (or HTTP session) for s. Returns 0 (handshake under way) or a negated
  * errno with s->last_error set; -EAGAIN while backing off.
  */
 static int session_spawn(mcp_session *s)
@@ -820,6 +873,8 @@ static int session_spawn(mcp_session *s)
 
 	if (s->start_fails && mcp_now() < s->next_start)
 		return -EAGAIN;
+	if (conf->url)
+		return session_connect(s);
 	p = calloc(1, sizeof *p);
 	argv = calloc(conf->nargs + 5, sizeof *argv);
 	env = build_env(conf);
@@ -844,7 +899,7 @@ static int session_spawn(mcp_session *s)
 	p->handles = 5;
 	p->in.data = p->out.data = p->err.data = p->timer.data = p;
 	p->process.data = p;
-	closing_objects++;
+	session_obj_hold();
 	memset(&o, 0, sizeof o);
 	io[0].flags = UV_CREATE_PIPE | UV_READABLE_PIPE;
 	io[0].data.stream = (uv_stream_t *)&p->in;
@@ -941,7 +996,7 @@ static void session_fail_all(mcp_session *s, int code, const char *msg,
  * stderr tail, detach the process, and remember a failed start for the
  * back-off. The next call starts a fresh process.
  */
-static void session_lost(mcp_session *s, int code, const char *what)
+void session_lost(mcp_session *s, int code, const char *what)
 {
 	int starting = s->state == S_STARTING;
 	char msg[512];
@@ -966,12 +1021,42 @@ static void session_lost(mcp_session *s, int code, const char *what)
 	free(s->last_error);
 	s->last_error = strdup(msg);
 	s->state = S_EXITED;
-	proc_detach(s->proc);
+	session_detach(s);
 	data = failure_data(s);
 	session_fail_all(s, code, msg, data);
 	cJSON_Delete(data);
 	if (!s->closed)
 		set_ref(&s->tools, NULL);
+}
+
+/*
+ * The transport lost request rpc_id (http.c: a failed transfer, an HTTP
+ * error): fail that call with the cause, or the start when it was the
+ * handshake. The session stays.
+ */
+void session_call_error(mcp_session *s, uint64_t rpc_id, int code,
+			const char *msg)
+{
+	mcp_call *c = idtab_get(&s->pending, rpc_id);
+	cJSON *d;
+
+	if (!c)
+		return;
+	if (c->kind == CALL_INIT) {
+		session_lost(s, code, msg);
+		return;
+	}
+	mlog(MLOG_INFO, "server %s thread %s: request %" PRIu64 " failed: %s",
+	     s->srv->conf->name, s->oneshot ? "(one-shot)" : s->name, rpc_id,
+	     msg);
+	d = failure_data(s);
+	call_fail(c, code, msg, d);
+	cJSON_Delete(d);
+}
+
+int session_call_pending(mcp_session *s, uint64_t rpc_id)
+{
+	return idtab_get(&s->pending, rpc_id) != NULL;
 }
 
 static void answer(mcp_session *s, cJSON *id, cJSON *result, cJSON *err)
@@ -984,7 +1069,7 @@ static void answer(mcp_session *s, cJSON *id, cJSON *result, cJSON *err)
 		cJSON_AddItemToObject(m, "error", err);
 	else
 		cJSON_AddItemToObject(m, "result", result);
-	send_json(s, m);
+	send_json(s, m, 0);
 	cJSON_Delete(m);
 }
 
@@ -1113,9 +1198,11 @@ static void init_reply(mcp_session *s, mcp_call *c, cJSON *msg)
 		cJSON_AddStringToObject(n, "jsonrpc", "2.0");
 		cJSON_AddStringToObject(n, "method",
 					"notifications/initialized");
-		send_json(s, n);
+		send_json(s, n, 0);
 		cJSON_Delete(n);
 	}
+	if (s->http)
+		http_ready(s->http);
 	while (s->queue && s->state == S_READY) {
 		mcp_call *q = s->queue;
 
@@ -1150,7 +1237,7 @@ static void tools_page(mcp_session *s, mcp_call *c, cJSON *res)
 		cJSON_AddStringToObject(m, "method", "tools/list");
 		p = cJSON_AddObjectToObject(m, "params");
 		cJSON_AddStringToObject(p, "cursor", next->valuestring);
-		send_json(s, m);
+		send_json(s, m, c->rpc_id);
 		cJSON_Delete(m);
 		return;
 	}
@@ -1331,7 +1418,7 @@ static int fast_reply(mcp_session *s, const char *line, size_t len)
 	return 0;
 }
 
-static void handle_line(mcp_session *s, char *line, size_t len)
+void session_message(mcp_session *s, char *line, size_t len)
 {
 	cJSON *msg, *method, *id;
 
@@ -1380,7 +1467,7 @@ static void call_send(mcp_session *s, mcp_call *c)
 		cJSON_AddNumberToObject(m, "id", (double)c->rpc_id);
 		cJSON_AddStringToObject(m, "method", "tools/list");
 		idtab_put(&s->pending, c->rpc_id, c);
-		send_json(s, m);
+		send_json(s, m, c->rpc_id);
 		cJSON_Delete(m);
 		return;
 	}
@@ -1395,7 +1482,7 @@ static void call_send(mcp_session *s, mcp_call *c)
 		return;
 	}
 	idtab_put(&s->pending, c->rpc_id, c);
-	proc_write(s->proc, line, n);
+	session_send(s, line, n, c->rpc_id);
 }
 
 /* Queue c behind the handshake, starting a process if there is none. */
@@ -1595,7 +1682,7 @@ mcp_session *session_new(mcp_server *srv, const char *name, int oneshot)
 		s->next->pprev = &s->next;
 	s->pprev = &all_sessions;
 	all_sessions = s;
-	closing_objects++;
+	session_obj_hold();
 	return s;
 }
 
@@ -1619,8 +1706,7 @@ static void session_free_cb(uv_handle_t *h)
 	free(s->err.buf);
 	free(s->events.buf);
 	free(s);
-	if (--closing_objects == 0 && reaped_cb)
-		reaped_cb();
+	session_obj_drop();
 }
 
 void session_close(mcp_session *s, const char *why)
@@ -1640,7 +1726,7 @@ void session_close(mcp_session *s, const char *why)
 	     s->oneshot ? "(one-shot)" : s->name, msg);
 	session_fail_all(s, ERR_CLOSED, msg, NULL);
 	s->state = S_CLOSING;
-	proc_detach(s->proc);
+	session_detach(s);
 	set_ref(&s->last_sent, NULL);
 	set_ref(&s->last_done, NULL);
 	set_ref(&s->tools, NULL);
@@ -1651,7 +1737,7 @@ static void session_restart(mcp_session *s)
 {
 	set_ref(&s->tools, NULL);
 	session_fail_all(s, ERR_CLOSED, "session restarted", NULL);
-	proc_detach(s->proc);
+	session_detach(s);
 	s->state = S_EXITED;
 	s->start_fails = 0;
 	session_spawn(s);
@@ -1805,7 +1891,11 @@ mcp_buf *mcp_session_status_json(mcp_session *s)
 	} else {
 		cJSON_AddNullToObject(o, "exit");
 	}
-	cJSON_AddStringToObject(o, "command", base_name(s->srv->conf->command));
+	cJSON_AddStringToObject(o, "transport",
+				s->srv->conf->url ? "http" : "stdio");
+	if (s->srv->conf->command)
+		cJSON_AddStringToObject(o, "command",
+					base_name(s->srv->conf->command));
 	cJSON_AddStringToObject(o, "digest", s->srv->conf->digest);
 	b = buf_from_json(o, 1);
 	cJSON_Delete(o);

@@ -3,7 +3,7 @@
 # sudo available). Safe to run again: it installs only what is missing.
 set -e
 PKGS="meson ninja-build pkg-config gcc libfuse3-dev fuse3 libuv1-dev
-libcjson-dev libcmocka-dev python3 python3-pytest clang libclang-rt-14-dev
+libcjson-dev libcurl4-openssl-dev libcmocka-dev python3 python3-pytest clang libclang-rt-14-dev
 valgrind chromium procps psmisc util-linux"
 missing=""
 for p in $PKGS; do

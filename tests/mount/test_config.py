@@ -96,16 +96,19 @@ def test_bad_option_values(tmp_path, args):
 
 # ---------------------------------------------------------------- entries
 
-def test_url_entries_left_out_with_warning(mcpfs_mount):
+def test_sse_entries_left_out_with_warning(mcpfs_mount):
     m = mcpfs_mount({'ok': fake(),
                      'remote': {'url': 'http://127.0.0.1:9/mcp'},
                      'ssesrv': {'type': 'sse', 'url': 'http://127.0.0.1:9/s'},
                      'httpsrv': {'type': 'http', 'url': 'http://127.0.0.1:9/h'}})
-    assert servers_listed(m) == {'ok'}
-    st = json.dumps(m.status())
-    for name in ('remote', 'ssesrv', 'httpsrv'):
-        assert name in st, st
-        assert name in m.output()
+    assert servers_listed(m) == {'ok', 'remote', 'httpsrv'}
+    st = m.status()
+    assert [w for w in st['warnings'] if 'ssesrv' in w] == [
+        'server ssesrv: the legacy HTTP+SSE transport (type sse) is not '
+        'served; use a Streamable HTTP url (type http)'], st
+    assert 'ssesrv' in m.output()
+    kinds = {s['name']: s['transport'] for s in st['servers']}
+    assert kinds == {'ok': 'stdio', 'remote': 'http', 'httpsrv': 'http'}
     assert text(tool(m.path / 'ok', 'echo', text='x')) == 'x'
 
 

@@ -1,6 +1,6 @@
 /*
  * test_config.c - servers.json parsing: every field, file order, the VS Code
- * "servers" key, remote and disabled entries, ${VAR} expansion, name rules,
+ * "servers" key, http and disabled entries, ${VAR} expansion, name rules,
  * the digest and launch comparison, and the exact error messages (line
  * numbers for syntax errors, field paths for the rest).
  */
@@ -147,27 +147,92 @@ static void test_remote_and_disabled(void **state)
 		"\"web\":{\"url\":\"https://example.com/mcp\"},"
 		"\"off\":{\"command\":\"x\",\"disabled\":true},"
 		"\"s\":{\"type\":\"sse\",\"url\":\"http://h/sse\"},"
-		"\"h\":{\"type\":\"http\"},"
-		"\"sh\":{\"type\":\"streamable-http\",\"command\":\"x\"},"
 		"\"off2\":{\"disabled\":true,\"args\":5},"
-		"\"ok\":{\"command\":\"x\",\"disabled\":false}}}");
+		"\"ok\":{\"command\":\"x\",\"disabled\":false,"
+		"\"type\":\"stdio\"}}}");
 
 	assert_non_null(c->servers);
-	assert_string_equal(c->servers->name, "ok");
-	assert_null(c->servers->next);
-	assert_int_equal(c->nwarnings, 4);
-	assert_string_equal(c->warnings[0], "server web: remote (url/http/sse) "
-			    "servers are not served yet");
-	assert_string_equal(c->warnings[1], "server s: remote (url/http/sse) "
-			    "servers are not served yet");
-	assert_string_equal(c->warnings[2], "server h: remote (url/http/sse) "
-			    "servers are not served yet");
-	assert_string_equal(c->warnings[3], "server sh: remote (url/http/sse) "
-			    "servers are not served yet");
+	assert_string_equal(c->servers->name, "web");
+	assert_string_equal(c->servers->url, "https://example.com/mcp");
+	assert_null(c->servers->command);
+	assert_non_null(c->servers->next);
+	assert_string_equal(c->servers->next->name, "ok");
+	assert_null(c->servers->next->url);
+	assert_null(c->servers->next->next);
+	assert_int_equal(c->nwarnings, 1);
+	assert_string_equal(c->warnings[0], "server s: the legacy HTTP+SSE "
+			    "transport (type sse) is not served; use a "
+			    "Streamable HTTP url (type http)");
 	mcp_config_free(c);
 
 	parse_err("{\"mcpServers\":{\"a\":{\"command\":\"x\",\"disabled\":1}}}",
 		  PATH ": mcpServers.a.disabled: must be true or false");
+}
+
+static void test_http_fields(void **state)
+{
+	struct mcp_config *c;
+	struct mcp_server_conf *s;
+
+	setenv("MCPFS_T_TOKEN", "sekrit", 1);
+	c = parse_ok("{\"mcpServers\":{\"h\":{\"type\":\"http\","
+		     "\"url\":\"http://127.0.0.1:${MCPFS_T_PORT:-80}/mcp\","
+		     "\"headers\":{\"X-B\":\"2\",\"Authorization\":"
+		     "\"Bearer ${MCPFS_T_TOKEN}\",\"x-a\":\"1\"},"
+		     "\"timeout\":5,\"roots\":[\"/r\"]}}}");
+	s = c->servers;
+	assert_string_equal(s->url, "http://127.0.0.1:80/mcp");
+	assert_int_equal(s->nheaders, 3);
+	assert_string_equal(s->headers[0], "Authorization: Bearer sekrit");
+	assert_string_equal(s->headers[1], "x-a: 1");
+	assert_string_equal(s->headers[2], "X-B: 2");
+	assert_true(s->timeout == 5);
+	assert_int_equal(s->nroots, 1);
+	assert_int_equal(strlen(s->digest), 12);
+	mcp_config_free(c);
+
+	c = parse_ok("{\"servers\":{\"h\":{\"type\":\"streamable-http\","
+		     "\"url\":\"https://h/\"},\"g\":{\"type\":"
+		     "\"streamableHttp\",\"url\":\"https://g/\"}}}");
+	assert_string_equal(c->servers->url, "https://h/");
+	assert_string_equal(c->servers->next->url, "https://g/");
+	mcp_config_free(c);
+
+	parse_err("{\"mcpServers\":{\"h\":{\"type\":\"http\"}}}",
+		  PATH ": mcpServers.h.url: missing (required for http "
+		  "servers)");
+	parse_err("{\"mcpServers\":{\"h\":{\"type\":\"streamable-http\","
+		  "\"command\":\"x\"}}}",
+		  PATH ": mcpServers.h.command: only for stdio servers, not "
+		  "with url");
+	parse_err("{\"mcpServers\":{\"h\":{\"url\":\"http://h/\","
+		  "\"env\":{}}}}",
+		  PATH ": mcpServers.h.env: only for stdio servers, not with "
+		  "url");
+	parse_err("{\"mcpServers\":{\"h\":{\"url\":\"ftp://h/\"}}}",
+		  PATH ": mcpServers.h.url: must start with http:// or "
+		  "https://");
+	parse_err("{\"mcpServers\":{\"h\":{\"url\":\"http://h/ x\"}}}",
+		  PATH ": mcpServers.h.url: must not hold white space");
+	parse_err("{\"mcpServers\":{\"h\":{\"url\":5}}}",
+		  PATH ": mcpServers.h.url: must be a string");
+	parse_err("{\"mcpServers\":{\"h\":{\"type\":\"ws\",\"url\":\"x\"}}}",
+		  PATH ": mcpServers.h.type: must be \"stdio\", \"http\" or "
+		  "\"sse\"");
+	parse_err("{\"mcpServers\":{\"h\":{\"url\":\"http://h/\","
+		  "\"headers\":[]}}}",
+		  PATH ": mcpServers.h.headers: must be an object of strings");
+	parse_err("{\"mcpServers\":{\"h\":{\"url\":\"http://h/\","
+		  "\"headers\":{\"A B\":\"1\"}}}}",
+		  PATH ": mcpServers.h.headers[\"A B\"]: header name must be a "
+		  "token ([A-Za-z0-9!#$%&'*+.^_`|~-])");
+	parse_err("{\"mcpServers\":{\"h\":{\"url\":\"http://h/\","
+		  "\"headers\":{\"A\":\"1\\r\\nB: 2\"}}}}",
+		  PATH ": mcpServers.h.headers.A: header value must not hold "
+		  "CR or LF");
+	parse_err("{\"mcpServers\":{\"h\":{\"url\":\"http://h/\","
+		  "\"headers\":{\"a\":\"1\",\"A\":\"2\"}}}}",
+		  PATH ": mcpServers.h.headers.A: header set twice");
 }
 
 static void test_field_errors(void **state)
@@ -524,6 +589,21 @@ static void test_digest_and_launch(void **state)
 		      "{\"command\":\"x\",\"cwd\":\"/b\"}", 0);
 	assert_launch("{\"command\":\"x\",\"args\":[\"/a\"]}",
 		      "{\"command\":\"x\",\"cwd\":\"/a\"}", 0);
+	assert_launch("{\"url\":\"http://a/\",\"timeout\":1}",
+		      "{\"url\":\"http://a/\"}", 1);
+	assert_launch("{\"url\":\"http://a/\",\"headers\":{\"A\":\"1\","
+		      "\"B\":\"2\"}}",
+		      "{\"url\":\"http://a/\",\"headers\":{\"B\":\"2\","
+		      "\"A\":\"1\"}}", 1);
+	assert_launch("{\"url\":\"http://a/\"}", "{\"url\":\"http://b/\"}",
+		      0);
+	assert_launch("{\"url\":\"http://a/\",\"headers\":{\"A\":\"1\"}}",
+		      "{\"url\":\"http://a/\",\"headers\":{\"A\":\"2\"}}",
+		      0);
+	assert_launch("{\"url\":\"http://a/\",\"headers\":{\"A\":\"1\"}}",
+		      "{\"url\":\"http://a/\"}", 0);
+	assert_launch("{\"url\":\"http://x\"}",
+		      "{\"command\":\"http://x\"}", 0);
 }
 
 int main(void)
@@ -533,6 +613,7 @@ int main(void)
 		cmocka_unit_test(test_all_fields),
 		cmocka_unit_test(test_order_and_vscode),
 		cmocka_unit_test(test_remote_and_disabled),
+		cmocka_unit_test(test_http_fields),
 		cmocka_unit_test(test_field_errors),
 		cmocka_unit_test(test_name_errors),
 		cmocka_unit_test(test_syntax_errors),

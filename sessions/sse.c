@@ -1,0 +1,183 @@
+/*
+ * sse.c - text/event-stream parsing. Lines end in "\r\n", "\n" or "\r" (a
+ * "\r\n" split across two feeds counts once). A line starting with ':' is a
+ * comment; otherwise it is "field: value" (one space after the colon is
+ * dropped) or a bare "field". The fields kept are data (appended), event
+ * (the type), id (kept unless it holds a NUL) and retry (all digits); an
+ * empty line dispatches the event. Unknown fields are ignored. A line or an
+ * event past max bytes breaks the parser for good (every later feed
+ * returns -E2BIG), like frame.c does for over-long lines.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sse.h"
+
+void sse_init(struct sse *p, size_t max)
+{
+	memset(p, 0, sizeof *p);
+	p->retry = -1;
+	p->max = max;
+}
+
+void sse_free(struct sse *p)
+{
+	free(p->line);
+	free(p->data);
+	p->line = p->data = NULL;
+	p->len = p->cap = p->dlen = p->dcap = 0;
+}
+
+/* Make room for need more bytes and a NUL in *buf. */
+static int reserve(char **buf, size_t *cap, size_t len, size_t need)
+{
+	size_t want = len + need + 1, ncap = *cap ? *cap : 256;
+	char *nb;
+
+	if (want <= *cap)
+		return 0;
+	while (ncap < want)
+		ncap *= 2;
+	nb = realloc(*buf, ncap);
+	if (!nb)
+		return -ENOMEM;
+	*buf = nb;
+	*cap = ncap;
+	return 0;
+}
+
+static int dispatch(struct sse *p, sse_event_cb cb, void *ctx)
+{
+	int message = !p->type[0] || !strcmp(p->type, "message");
+	int r = 0;
+
+	if (p->has_data && p->dlen && message) {
+		p->data[p->dlen] = 0;
+		r = cb(ctx, p->data, p->dlen);
+	}
+	p->dlen = 0;
+	p->has_data = 0;
+	p->type[0] = 0;
+	return r;
+}
+
+static int field(struct sse *p, const char *name, size_t nlen,
+		 const char *val, size_t vlen)
+{
+	size_t i;
+
+	if (nlen == 4 && !memcmp(name, "data", 4)) {
+		if (p->dlen + vlen + 1 > p->max)
+			return -E2BIG;
+		if (reserve(&p->data, &p->dcap, p->dlen, vlen + 1) < 0)
+			return -ENOMEM;
+		if (p->has_data)
+			p->data[p->dlen++] = ' ';
+		memcpy(p->data + p->dlen, val, vlen);
+		p->dlen += vlen;
+		p->has_data = 1;
+	} else if (nlen == 5 && !memcmp(name, "event", 5)) {
+		if (vlen >= sizeof p->type)
+			vlen = sizeof p->type - 1; /* an unknown type anyway */
+		memcpy(p->type, val, vlen);
+		p->type[vlen] = 0;
+	} else if (nlen == 2 && !memcmp(name, "id", 2)) {
+		if (!memchr(val, 0, vlen) && vlen < sizeof p->id) {
+			memcpy(p->id, val, vlen);
+			p->id[vlen] = 0;
+		}
+	} else if (nlen == 5 && !memcmp(name, "retry", 5)) {
+		long ms = 0;
+
+		for (i = 0; i < vlen; i++) {
+			if (val[i] < '0' || val[i] > '9' || ms > 100000000)
+				return 0;
+			ms = ms * 10 + (val[i] - '0');
+		}
+		if (vlen)
+			p->retry = ms;
+	}
+	return 0;
+}
+
+static int line(struct sse *p, const char *s, size_t n, sse_event_cb cb,
+		void *ctx)
+{
+	const char *colon;
+	size_t nlen;
+
+	if (!n)
+		return dispatch(p, cb, ctx);
+	if (s[0] == ':')
+		return 0;
+	colon = memchr(s, ':', n);
+	if (!colon)
+		return field(p, s, n, "", 0);
+	nlen = (size_t)(colon - s);
+	colon++;
+	if (colon < s + n && *colon == ' ')
+		colon++;
+	return field(p, s, nlen, colon, n - (size_t)(colon - s));
+}
+
+int sse_feed(struct sse *p, const char *buf, size_t n, sse_event_cb cb,
+	     void *ctx)
+{
+	size_t i = 0;
+	int r;
+
+	if (p->len > p->max)
+		return -E2BIG;
+	if (p->cr && n && buf[0] == '\n')
+		i = 1; /* the '\n' of a "\r\n" split across feeds */
+	p->cr = 0;
+	while (i < n) {
+		size_t j = i;
+		const char *s;
+
+		while (j < n && buf[j] != '\n' && buf[j] != '\r')
+			j++;
+		if (j == n) { /* an unfinished line: keep it */
+			if (p->len + (n - i) > p->max) {
+				p->len = p->max + 1;
+				return -E2BIG;
+			}
+			if (reserve(&p->line, &p->cap, p->len, n - i) < 0)
+				return -ENOMEM;
+			memcpy(p->line + p->len, buf + i, n - i);
+			p->len += n - i;
+			return 0;
+		}
+		if (p->len) {
+			if (p->len + (j - i) > p->max) {
+				p->len = p->max + 1;
+				return -E2BIG;
+			}
+			if (reserve(&p->line, &p->cap, p->len, j - i) < 0)
+				return -ENOMEM;
+			memcpy(p->line + p->len, buf + i, j - i);
+			s = p->line;
+			r = line(p, s, p->len + (j - i), cb, ctx);
+			p->len = 0;
+		} else {
+			if (j - i > p->max) {
+				p->len = p->max + 1;
+				return -E2BIG;
+			}
+			r = line(p, buf + i, j - i, cb, ctx);
+		}
+		if (r == -E2BIG)
+			p->len = p->max + 1;
+		if (r)
+			return r;
+		if (buf[j] == '\r') {
+			if (j + 1 == n)
+				p->cr = 1;
+			else if (buf[j + 1] == '\n')
+				j++;
+		}
+		i = j + 1;
+	}
+	return 0;
+}
