@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""The MCP conformance suite's client, played by mcpfs through its files.
+
+@modelcontextprotocol/conformance (client mode) runs this as its client
+command with the scenario's server URL as the last argument and the scenario
+name in MCP_CONFORMANCE_SCENARIO. It mounts mcpfs (MCPFS_BUILD/mcpfs, default
+build/mcpfs) with that URL as the one server `srv`, does what the scenario
+asks with mkdir, read and write only, unmounts, and exits 0 when every reply
+was what the scenario's server should have sent (1 otherwise, with the reason
+on stderr). Scenarios it knows nothing about get a handshake, a tools.json
+read and a call of every listed tool with empty arguments.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+BUILD = Path(os.environ.get('MCPFS_BUILD', REPO / 'build'))
+
+
+def log(*a):
+    print('conformance client:', *a, file=sys.stderr, flush=True)
+
+
+def call(thread, obj):
+    """Write one request to thread/call, read its reply (one JSON)."""
+    fd = os.open(thread / 'call', os.O_RDWR)
+    try:
+        os.write(fd, json.dumps(obj).encode())
+        out = b''
+        while True:
+            b = os.read(fd, 1 << 20)
+            if not b:
+                break
+            out += b
+    finally:
+        os.close(fd)
+    return json.loads(out)
+
+
+def tool(thread, name, **args):
+    reply = call(thread, {'name': name, 'arguments': args})
+    log(name, '->', json.dumps(reply)[:300])
+    return reply
+
+
+def text_of(reply):
+    return ''.join(c.get('text', '') for c in reply.get('content', []))
+
+
+def wait_ready(thread, timeout=20):
+    end = time.time() + timeout
+    while time.time() < end:
+        st = json.loads((thread / 'status').read_text())
+        if st['state'] == 'ready':
+            return st
+        if st['state'] == 'exited':
+            raise RuntimeError('session did not start: %s' % st['last_error'])
+        time.sleep(0.05)
+    raise RuntimeError('session not ready after %ss' % timeout)
+
+
+def expect(cond, what):
+    if not cond:
+        raise RuntimeError(what)
+
+
+def run(scenario, thread):
+    wait_ready(thread)
+    if scenario == 'initialize':
+        return
+    if scenario == 'tools_call':
+        tools = json.loads((thread / 'tools.json').read_text())['tools']
+        expect([t['name'] for t in tools] == ['add_numbers'], tools)
+        r = tool(thread, 'add_numbers', a=5, b=3)
+        expect(text_of(r) == 'The sum of 5 and 3 is 8', r)
+        return
+    if scenario == 'sse-retry':
+        r = tool(thread, 'test_reconnection')
+        expect(text_of(r) == 'Reconnection test completed successfully', r)
+        return
+    tools = json.loads((thread / 'tools.json').read_text()).get('tools', [])
+    for t in tools:
+        r = tool(thread, t['name'])
+        expect('error' not in r and not r.get('isError'), r)
+
+
+def main():
+    url = sys.argv[-1]
+    scenario = os.environ.get('MCP_CONFORMANCE_SCENARIO', '')
+    log('scenario', scenario, 'url', url)
+    with tempfile.TemporaryDirectory(prefix='mcpfs-conf.') as tmp:
+        tmp = Path(tmp)
+        cfg = tmp / 'servers.json'
+        cfg.write_text(json.dumps({'mcpServers': {'srv': {'url': url,
+                                                          'timeout': 20}}}))
+        mnt = tmp / 'mnt'
+        mnt.mkdir()
+        logf = tmp / 'mcpfs.log'
+        subprocess.run([str(BUILD / 'mcpfs'), '-c', str(cfg), '-d',
+                        '--log', str(logf), str(mnt)], check=True)
+        ok = False
+        try:
+            thread = mnt / 'srv' / 't1'
+            thread.mkdir()
+            run(scenario, thread)
+            thread.rmdir()
+            ok = True
+        except Exception as e:  # the reason goes to the suite's stderr.txt
+            log('FAILED:', e)
+        finally:
+            subprocess.run(['fusermount3', '-u', str(mnt)], check=False)
+            for _ in range(100):  # mcpfs closes the session, then exits
+                if not any(str(mnt) in l for l in open('/proc/mounts')):
+                    break
+                time.sleep(0.05)
+            sys.stderr.write(logf.read_text() if logf.exists() else '')
+    return 0 if ok else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())

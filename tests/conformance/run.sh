@@ -1,0 +1,34 @@
+#!/bin/sh
+# run.sh [SCENARIO...] - run client scenarios of the pinned MCP conformance
+# suite (@modelcontextprotocol/conformance, package.json) with mcpfs as the
+# client (client.py) and print one line per scenario: name, PASS or FAIL,
+# and the suite's "Passed: n/m" count. Without arguments it runs every
+# client scenario the suite lists. Exits 0 when every scenario passed.
+# Needs build/mcpfs (or MCPFS_BUILD), FUSE, and node_modules (npm ci).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+cli="$root/node_modules/.bin/conformance"
+[ -x "$cli" ] || { echo "run.sh: $cli missing (npm ci)" >&2; exit 77; }
+if [ $# -eq 0 ]; then
+	set -- $("$cli" list 2>/dev/null |
+		sed -n '/^Client scenarios/,$s/^  - //p')
+fi
+work=$(mktemp -d "${TMPDIR:-/tmp}/mcpfs-conformance.XXXXXX") || exit 1
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+rc=0
+for sc in "$@"; do
+	out="$work/$(echo "$sc" | tr / _).txt"
+	if timeout 180 "$cli" client --scenario "$sc" \
+		--command "python3 $here/client.py" >"$out" 2>&1; then
+		res=PASS
+	else
+		res=FAIL
+		rc=1
+	fi
+	printf '%-45s %s  %s\n' "$sc" "$res" \
+		"$(grep -o 'Passed: [0-9]*/[0-9]*' "$out" | tail -1)"
+	[ "$res" = PASS ] || [ -z "${CONFORMANCE_VERBOSE:-}" ] || cat "$out"
+done
+exit $rc

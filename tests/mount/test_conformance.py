@@ -1,0 +1,31 @@
+"""The official MCP conformance suite (@modelcontextprotocol/conformance,
+pinned in package.json) in client mode, with mcpfs as the client through
+tests/conformance/client.py: the scenarios mcpfs must pass. The others
+(elicitation, OAuth) are listed with their results by
+tests/conformance/run.sh; see the README.
+"""
+
+import os
+import subprocess
+
+import pytest
+
+from conftest import BUILD, REPO
+
+RUN = REPO / 'tests/conformance/run.sh'
+CLI = REPO / 'node_modules/.bin/conformance'
+
+
+@pytest.mark.parametrize('scenario', ['initialize', 'tools_call',
+                                      'sse-retry'])
+def test_client_scenario_passes(scenario):
+    if not CLI.exists():
+        pytest.skip('node_modules/.bin/conformance missing (npm ci)')
+    env = dict(os.environ, MCPFS_BUILD=str(BUILD), CONFORMANCE_VERBOSE='1')
+    p = subprocess.run(['sh', str(RUN), scenario], env=env, timeout=300,
+                       capture_output=True, text=True)
+    first = p.stdout.splitlines()[0] if p.stdout else ''
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert first.split()[:2] == [scenario, 'PASS'], p.stdout
+    done, total = first.split('Passed: ')[1].split('/')
+    assert done == total and int(total) >= 1, first
