@@ -17,11 +17,13 @@ fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/mcpfs-conformance.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
+py=/usr/bin/python3
+[ -x "$py" ] || py=python3
 rc=0
 for sc in "$@"; do
 	out="$work/$(echo "$sc" | tr / _).txt"
 	if timeout 180 "$cli" client --scenario "$sc" \
-		--command "python3 $here/client.py" >"$out" 2>&1; then
+		--command "$py $here/client.py" >"$out" 2>&1; then
 		res=PASS
 	else
 		res=FAIL
