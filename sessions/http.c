@@ -25,7 +25,7 @@
  * Once ready, a GET stream carries the server's own requests and
  * notifications; it is reopened after its retry delay (with Last-Event-ID)
  * when it ends, with back-off when it fails, and never when the server
- * answers 405. Closing the session sends DELETE with the session id.
+ * answers 405 (or 404: a lost session shows on the next POST). Closing the session sends DELETE with the session id.
  *
  * Ownership. A session owns its struct http while attached. Detaching it
  * (close, lost, restart) aborts every transfer but the DELETE; the struct is
@@ -626,8 +626,10 @@ static void get_done(struct xfer *x, CURLcode res)
 	const char *name = h->s->srv->conf->name;
 	uint64_t delay;
 
-	if (res == CURLE_OK && x->code == 405) {
-		mlog(MLOG_DEBUG, "server %s: no GET stream (405)", name);
+	h->get = NULL;
+	if (res == CURLE_OK && (x->code == 405 || x->code == 404)) {
+		mlog(MLOG_DEBUG, "server %s: no GET stream (HTTP %ld)", name,
+		     x->code);
 		h->get_off = 1;
 		return;
 	}
@@ -659,7 +661,7 @@ static void xfer_done(struct xfer *x, CURLcode res)
 		return;
 	if (!x->mode)
 		curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &x->code);
-	if (res == CURLE_OK && x->code == 404 && h->sid) {
+	if (res == CURLE_OK && x->code == 404 && h->sid && x->kind == X_POST) {
 		session_lost(s, ERR_EXITED, "the server ended the session "
 			     "(HTTP 404); the next call starts a new one");
 		return;

@@ -388,7 +388,8 @@ class Mount:
     def _tagged(self, servers):
         servers = copy.deepcopy(servers)
         for entry in servers.values():
-            if isinstance(entry, dict):
+            # http entries start no process (and take no env)
+            if isinstance(entry, dict) and 'url' not in entry:
                 env = entry.get('env')
                 if env is None or isinstance(env, dict):
                     entry['env'] = dict(env or {}, **{TAG_VAR: self.tag})

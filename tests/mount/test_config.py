@@ -310,12 +310,13 @@ def test_reload_refreshes_tools_json(mcpfs_mount):
     wait_until(lambda: 't2' in names(), 8, 'tools.json to be refetched')
 
 
-def test_reload_url_entry_warning(mcpfs_mount):
+def test_reload_adds_http_entry_and_warns_for_sse(mcpfs_mount):
     m = mcpfs_mount({'a': fake()})
-    m.reload({'a': fake(), 'later': {'url': 'http://127.0.0.1:9/mcp'}})
-    wait_until(lambda: 'later' in json.dumps(m.status()), 5,
-               'the warning for the url entry')
-    assert servers_listed(m) == {'a'}
+    m.reload({'a': fake(), 'later': {'url': 'http://127.0.0.1:9/mcp'},
+              'old': {'type': 'sse', 'url': 'http://127.0.0.1:9/sse'}})
+    wait_until(lambda: 'old' in json.dumps(m.status()['warnings']), 5,
+               'the warning for the sse entry')
+    assert servers_listed(m) == {'a', 'later'}
 
 
 def test_error_reply_names_server_not_argv(mcpfs_mount):
