@@ -82,6 +82,8 @@ static int field(struct sse *p, const char *name, size_t nlen,
 			vlen = sizeof p->type - 1; /* an unknown type anyway */
 		memcpy(p->type, val, vlen);
 		p->type[vlen] = 0;
+		if (memchr(val, 0, vlen)) /* unknown: no line holds a '\n' */
+			strcpy(p->type, "\n");
 	} else if (nlen == 2 && !memcmp(name, "id", 2)) {
 		if (!memchr(val, 0, vlen) && vlen < sizeof p->id) {
 			memcpy(p->id, val, vlen);
@@ -129,7 +131,9 @@ int sse_feed(struct sse *p, const char *buf, size_t n, sse_event_cb cb,
 
 	if (p->len > p->max)
 		return -E2BIG;
-	if (p->cr && n && buf[0] == '\n')
+	if (!n)
+		return 0; /* a pending '\r' stays pending */
+	if (p->cr && buf[0] == '\n')
 		i = 1; /* the '\n' of a "\r\n" split across feeds */
 	p->cr = 0;
 	while (i < n) {

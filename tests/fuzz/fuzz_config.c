@@ -26,9 +26,17 @@ static void check_conf(const struct mcp_config *c)
 	size_t i;
 
 	for (s = c->servers; s; s = s->next) {
-		if (mcp_server_name_check(s->name) || !s->command ||
-		    !*s->command)
+		if (mcp_server_name_check(s->name) || !s->command == !s->url)
 			abort();
+		if (s->command && !*s->command)
+			abort();
+		if (s->url && strncmp(s->url, "http://", 7) &&
+		    strncmp(s->url, "https://", 8))
+			abort();
+		for (i = 0; i < s->nheaders; i++)
+			if (!strstr(s->headers[i], ": ") ||
+			    strpbrk(s->headers[i], "\r\n"))
+				abort();
 		if (strlen(s->digest) != 12 ||
 		    strspn(s->digest, "0123456789abcdef") != 12)
 			abort();

@@ -15,7 +15,7 @@ esac
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 cc=${CC_FUZZ:-clang}
-targets="jscan frame config request"
+targets="jscan frame config request sse"
 
 if ! command -v "$cc" >/dev/null 2>&1; then
 	echo "fuzz: $cc not found, skipping" >&2
@@ -55,6 +55,7 @@ sources_for() {
 	frame)   echo "$root/sessions/frame.c" ;;
 	config)  echo "$root/sessions/config.c $root/fs/jscan.c" ;;
 	request) echo "$root/sessions/request.c $root/fs/jscan.c" ;;
+	sse)     echo "$root/sessions/sse.c" ;;
 	esac
 }
 
