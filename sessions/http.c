@@ -22,6 +22,11 @@
  *                              JSON-RPC error body is passed on as is).
  * A transfer that fails (refused, reset, closed early) fails the call it
  * carries, or the handshake (startup failed, with the session's back-off).
+ * A request is never sent twice: its body goes through a read callback
+ * that curl cannot rewind, so curl fails the transfer instead of resending
+ * it on a fresh connection. Each POST may take its own connection, so the
+ * requests queued behind the handshake, and the GET stream, wait until the
+ * server has answered notifications/initialized (the gate).
  * Once ready, a GET stream carries the server's own requests and
  * notifications; it is reopened after its retry delay (with Last-Event-ID)
  * when it ends, with back-off when it fails, and never when the server
@@ -59,6 +64,7 @@ struct xfer {
 	CURL *easy;
 	struct curl_slist *hdrs;
 	char *body;               /* POST body */
+	size_t body_len, body_off;
 	uint64_t rpc_id;          /* request carried or resumed, 0 = none */
 	long code;                /* HTTP status */
 	int mode;                 /* 0 unknown; 'j' JSON, 's' SSE, 'x' error */
@@ -68,6 +74,7 @@ struct xfer {
 	unsigned resumes;         /* resumptions so far (X_RESUME) */
 	int dead;                 /* to be removed once curl returns */
 	int waiting;              /* in the starting list */
+	int held;                 /* built, launched once the gate is done */
 	uv_timer_t timer;         /* delayed start */
 	struct xfer *next, **pprev;   /* the http's transfers */
 	struct xfer *dnext;       /* the dead or the starting list */
@@ -80,6 +87,8 @@ struct http {
 	struct xfer *xfers;
 	unsigned nxfers;          /* transfers not yet freed */
 	struct xfer *get;         /* the GET stream, running or waiting */
+	struct xfer *gate;        /* notifications/initialized in flight */
+	int gating;               /* the next notification is that one */
 	unsigned get_fails;
 	int get_off;              /* no GET stream (405, or gave up) */
 };
@@ -277,12 +286,32 @@ static void xfer_free_cb(uv_handle_t *hd)
 	http_maybe_free(h);
 }
 
+static void get_open(struct http *h, const struct xfer *prev, uint64_t delay);
+
+/* The initialized notification was answered (or failed): open the GET
+ * stream and send the requests that waited for it. */
+static void gate_open(struct http *h)
+{
+	struct xfer *x;
+
+	h->gate = NULL;
+	if (!h->s)
+		return;
+	get_open(h, NULL, 0);
+	for (x = h->xfers; x; x = x->next)
+		if (x->held) {
+			x->held = 0;
+			xfer_start(x);
+		}
+}
+
 /* Stop and free x (later, outside curl's callbacks). */
 static void xfer_kill(struct xfer *x)
 {
 	if (x->dead)
 		return;
 	x->dead = 1;
+	x->held = 0;
 	uv_timer_stop(&x->timer);
 	if (x->waiting) {
 		struct xfer **pp = &starting;
@@ -301,6 +330,8 @@ static void xfer_kill(struct xfer *x)
 		x->h->get = NULL;
 	x->dnext = dead;
 	dead = x;
+	if (x->h->gate == x)
+		gate_open(x->h);
 	reap();
 }
 
@@ -451,12 +482,27 @@ static int common_headers(struct xfer *x, const struct mcp_server_conf *conf)
 
 	if (h->sid)
 		r |= add_header(x, "Mcp-Session-Id", h->sid);
-	if (h->s ? h->s->state == S_READY : h->protocol[0] != 0)
-		r |= add_header(x, "MCP-Protocol-Version",
-				h->s ? h->s->protocol : h->protocol);
+	if (h->protocol[0])
+		r |= add_header(x, "MCP-Protocol-Version", h->protocol);
 	for (i = 0; i < conf->nheaders; i++)
 		r |= add_header(x, conf->headers[i], NULL);
 	return r ? -ENOMEM : 0;
+}
+
+/* The body of a POST that carries a request. With no seek callback curl
+ * cannot rewind it, so it fails the transfer instead of resending the
+ * request on a fresh connection when a reused one closed without an answer:
+ * a call is never replayed. */
+static size_t read_cb(char *buf, size_t size, size_t n, void *ud)
+{
+	struct xfer *x = ud;
+	size_t k = x->body_len - x->body_off;
+
+	if (k > size * n)
+		k = size * n;
+	memcpy(buf, x->body + x->body_off, k);
+	x->body_off += k;
+	return k;
 }
 
 static void delay_cb(uv_timer_t *t)
@@ -507,15 +553,24 @@ static void xfer_launch(struct xfer *x, const struct mcp_server_conf *conf,
 	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(e, CURLOPT_USERAGENT, "mcpfs/" MCPFS_VERSION);
 	if (x->kind == X_POST) {
-		curl_easy_setopt(e, CURLOPT_POSTFIELDS, x->body);
+		x->body_len = strlen(x->body);
 		curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
-				 (curl_off_t)strlen(x->body));
+				 (curl_off_t)x->body_len);
+		if (x->rpc_id) {
+			curl_easy_setopt(e, CURLOPT_POST, 1L);
+			curl_easy_setopt(e, CURLOPT_READFUNCTION, read_cb);
+			curl_easy_setopt(e, CURLOPT_READDATA, x);
+		} else {
+			curl_easy_setopt(e, CURLOPT_POSTFIELDS, x->body);
+		}
 	} else if (x->kind == X_DELETE) {
 		curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, "DELETE");
 		curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, 2000L);
 	}
 	if (delay_ms)
 		uv_timer_start(&x->timer, delay_cb, delay_ms, 0);
+	else if (x->kind == X_POST && x->rpc_id && x->h->gate)
+		x->held = 1; /* requests go after notifications/initialized */
 	else
 		xfer_start(x);
 }
@@ -546,7 +601,9 @@ static long retry_ms(const struct xfer *x)
 	return x->sse.retry >= 0 ? x->sse.retry : RETRY_DEFAULT_MS;
 }
 
-static void get_open(struct http *h, const char *last_id, uint64_t delay)
+/* Open the GET stream, after delay ms; it goes on from prev's event id and
+ * retry delay when there was a stream before. */
+static void get_open(struct http *h, const struct xfer *prev, uint64_t delay)
 {
 	struct xfer *x;
 
@@ -555,8 +612,10 @@ static void get_open(struct http *h, const char *last_id, uint64_t delay)
 	x = xfer_new(h, X_GET);
 	if (!x)
 		return;
-	if (last_id)
-		snprintf(x->sse.id, sizeof x->sse.id, "%s", last_id);
+	if (prev) {
+		memcpy(x->sse.id, prev->sse.id, sizeof x->sse.id);
+		x->sse.retry = prev->sse.retry;
+	}
 	h->get = x;
 	xfer_launch(x, h->s->srv->conf, delay);
 }
@@ -573,6 +632,7 @@ static void stream_ended(struct xfer *x, const char *why)
 		r->rpc_id = x->rpc_id;
 		r->resumes = x->resumes + 1;
 		memcpy(r->sse.id, x->sse.id, sizeof r->sse.id);
+		r->sse.retry = x->sse.retry;
 		mlog(MLOG_DEBUG, "server %s: request %" PRIu64 ": %s; "
 		     "resuming in %ld ms", h->s->srv->conf->name, x->rpc_id,
 		     why, retry_ms(x));
@@ -647,7 +707,7 @@ static void get_done(struct xfer *x, CURLcode res)
 		delay <<= h->get_fails < 5 ? h->get_fails : 5;
 	if (delay > RETRY_MAX_MS)
 		delay = RETRY_MAX_MS;
-	get_open(h, x->sse.id[0] ? x->sse.id : NULL, delay);
+	get_open(h, x, delay);
 }
 
 static void xfer_done(struct xfer *x, CURLcode res)
@@ -679,6 +739,9 @@ static void xfer_done(struct xfer *x, CURLcode res)
 		return;
 	pending = x->rpc_id && session_call_pending(s, x->rpc_id);
 	if (res != CURLE_OK) {
+		/* a request curl would have had to resend (see read_cb) */
+		if (res == CURLE_SEND_FAIL_REWIND)
+			res = CURLE_GOT_NOTHING;
 		snprintf(msg, sizeof msg, "connection to the server failed: %s",
 			 curl_easy_strerror(res));
 		ring_append(&s->err, msg, strlen(msg));
@@ -766,12 +829,17 @@ void http_send(struct http *h, char *line, size_t len, uint64_t rpc_id)
 	}
 	x->body = line;
 	x->rpc_id = rpc_id;
+	if (h->gating && !rpc_id) {
+		h->gate = x; /* notifications/initialized */
+		h->gating = 0;
+	}
 	xfer_launch(x, h->s->srv->conf, 0);
 }
 
 void http_ready(struct http *h)
 {
-	get_open(h, NULL, 0);
+	memcpy(h->protocol, h->s->protocol, sizeof h->protocol);
+	h->gating = 1;
 }
 
 void http_forget(struct http *h, uint64_t rpc_id)
@@ -793,8 +861,6 @@ void http_detach(struct http *h)
 	if (!h || !h->s)
 		return;
 	conf = h->s->srv->conf;
-	if (h->s->state == S_READY)
-		memcpy(h->protocol, h->s->protocol, sizeof h->protocol);
 	h->s->http = NULL;
 	h->s = NULL;
 	while (h->xfers)

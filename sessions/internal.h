@@ -137,7 +137,7 @@ int session_call_pending(mcp_session *s, uint64_t rpc_id);
 /* http.c: the Streamable HTTP transport (contract at its top). */
 int http_start(mcp_session *s);       /* s->http set; init not sent */
 void http_send(struct http *h, char *line, size_t len, uint64_t rpc_id);
-void http_ready(struct http *h);      /* handshake done: GET stream */
+void http_ready(struct http *h);      /* before notifications/initialized */
 void http_forget(struct http *h, uint64_t rpc_id); /* call ended here */
 void http_detach(struct http *h);     /* s->http cleared; DELETE */
 void http_global_shutdown(void);      /* after the last session */

@@ -1192,6 +1192,8 @@ static void init_reply(mcp_session *s, mcp_call *c, cJSON *msg)
 	mlog(MLOG_INFO, "server %s thread %s: ready (%s, protocol %s)",
 	     s->srv->conf->name, s->oneshot ? "(one-shot)" : s->name,
 	     cJSON_IsString(nm) ? nm->valuestring : "?", s->protocol);
+	if (s->http)
+		http_ready(s->http);
 	{
 		cJSON *n = cJSON_CreateObject();
 
@@ -1201,8 +1203,6 @@ static void init_reply(mcp_session *s, mcp_call *c, cJSON *msg)
 		send_json(s, n, 0);
 		cJSON_Delete(n);
 	}
-	if (s->http)
-		http_ready(s->http);
 	while (s->queue && s->state == S_READY) {
 		mcp_call *q = s->queue;
 

@@ -1,0 +1,634 @@
+#!/usr/bin/env python3
+"""mcp_http.py - a fake Streamable HTTP MCP server (MCP 2025-11-25,
+"Transports") for the mount tests. Python 3 standard library only.
+
+    python3 tests/fake/mcp_http.py [options]
+
+Serves the MCP endpoint /mcp on 127.0.0.1, on a free port that it prints
+as the first line of stdout. HTTP/1.1 with keep-alive; JSON bodies carry a
+Content-Length, event streams are chunked. Every request gets its own
+thread, so slow calls and long-lived GET streams do not block the others.
+
+Every request to /mcp is recorded; GET /log returns the records as a JSON
+array, oldest first, each {"n", "t" (time.monotonic() of the server at
+arrival), "method", "path" (without the query), "query" (or null),
+"headers" (names lower-cased), "body" (text or null), "json" (the body
+parsed, or null), "status" (HTTP status sent, or "dropped" when the
+connection was closed without a response), "note"}.
+The note says what the server did besides answering: "session SID" on the
+initialize it answered, "event ID" for the first event id given on a
+stream, "cancelled" for a sleep ended by notifications/cancelled.
+
+Options:
+  --init-status CODE      answer initialize with this HTTP status and a text
+                          body (start-up failure, e.g. 401)
+  --require-header 'N: V' every /mcp request without header N equal to V
+                          gets 401
+  --protocol V            protocolVersion to answer (default: the client's)
+  --page-size K           tools/list page size, with nextCursor (default 3)
+  --sse-init              answer initialize as an event stream
+  --no-get                answer GET /mcp with 405 (no server stream)
+  --initialized-delay MS  answer notifications/initialized only after MS;
+                          until then a request other than ping gets the
+                          JSON-RPC error -32600 "request before
+                          notifications/initialized" (as the Python SDK's
+                          server does)
+  --stateless             give no session id: every request is served by
+                          one shared session; DELETE gets 405
+
+Sessions: initialize creates one with a random id (Mcp-Session-Id on its
+response; none with --stateless). Any other request without a session id
+gets 400, with an unknown one 404. DELETE ends the session. A request whose
+MCP-Protocol-Version is not one the server knows gets 400; one without it
+is served (the spec's backwards compatibility; the tests check the header
+in the log).
+
+Tools (tools/call; tools/list lists them all, in pages):
+  echo {text}             JSON reply, text `text`
+  sse_echo {text}         event stream: a comment, a progress notification
+                          (when the request has a progressToken), a
+                          notifications/message with data "sse_echo TEXT",
+                          then the reply (text `text`) split over two data
+                          lines; every event has an id
+  sse_drop_resume {text, retry, times}
+                          event stream: a priming event (id, `retry: R`,
+                          R = retry, default 200; retry null leaves the
+                          field out), then the stream ends without the
+                          reply. A GET with that Last-Event-ID replays the
+                          reply: text "resumed TEXT"; with times N (default
+                          1) the first N - 1 such GETs get the priming
+                          event again and end without it
+  sse_drop_noid           event stream: a notifications/message without an
+                          id, then the stream ends without the reply
+  drop                    closes the connection without any response
+  http500                 HTTP 500, text/plain body
+                          "internal failure: the fake says no"
+  rpc_error_500           HTTP 500 with a JSON-RPC error body for the request:
+                          code -32603, "fake internal error",
+                          data {"tool": "rpc_error_500"}
+  expire                  HTTP 404 and the session is forgotten
+  sleep {ms}              replies text "slept MS" after ms; a
+                          notifications/cancelled for it drops the
+                          connection without a reply; the end of the
+                          session (DELETE, expire) answers 404
+  big {bytes, sse}        text of exactly `bytes` bytes of "x", as JSON or,
+                          with sse true, as one event
+  ask {method, params, via}
+                          sends the request `method` to the client on this
+                          POST's event stream (via "post", the default) or
+                          on the GET stream (via "get"), waits (10 s) for the
+                          answer the client POSTs back (answered 202) and
+                          replies text: the JSON of {"result": ...} or
+                          {"error": ...} it got
+  ask_roots               ask {method: "roots/list"} on the POST stream
+  end_get                 ends the GET stream with an event holding only
+                          `retry: 100`; replies text "ended" once done. A
+                          GET with a Last-Event-ID of the GET stream opens a
+                          new GET stream (nothing is replayed)
+  notify {method, params} sends a notification (default notifications/message
+                          {level info, logger fake, data "notified"}) on the
+                          GET stream; replies text "notified" once it was
+                          written there, an isError result if no GET stream
+                          took it within 5 s
+
+ping answers {}; other methods -32601; an unknown tool -32602.
+"""
+
+import argparse
+import json
+import queue
+import sys
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+PROTOCOLS = ('2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05')
+TOOLS = ('echo', 'sse_echo', 'sse_drop_resume', 'sse_drop_noid', 'drop',
+         'http500', 'rpc_error_500', 'expire', 'sleep', 'big', 'ask',
+         'ask_roots', 'notify', 'end_get')
+SERVER_INFO = {'name': 'mcp-http-fake', 'version': '1.0.0'}
+
+OPTS = None
+LOCK = threading.Lock()
+LOG = []
+SESSIONS = {}
+SHARED = None     # the one session of a --stateless server
+END_GET = object()
+
+
+class Dropped(Exception):
+    """The handler closes the connection without a (further) response."""
+
+
+class Session:
+    def __init__(self):
+        self.sid = uuid.uuid4().hex
+        self.ended = threading.Event()
+        self.outbox = queue.Queue()   # (message, written Event) for GET
+        self.waiting = {}             # server request id -> [Event, answer]
+        self.cancels = {}             # client request id -> Event
+        self.streams = {}             # stream id -> {msgs, drops, retry}
+        self.initialized = threading.Event()
+        self.count = 0
+
+    def next(self, prefix):
+        with LOCK:
+            self.count += 1
+            return f'{prefix}{self.count}'
+
+    def end(self):
+        self.ended.set()
+        with LOCK:
+            for ev in self.cancels.values():
+                ev.set()
+            for w in self.waiting.values():
+                w[0].set()
+
+
+def text_result(t, is_error=False):
+    r = {'content': [{'type': 'text', 'text': t}]}
+    if is_error:
+        r['isError'] = True
+    return r
+
+
+def reply(rid, result):
+    return {'jsonrpc': '2.0', 'id': rid, 'result': result}
+
+
+def rpc_error(rid, code, message):
+    return {'jsonrpc': '2.0', 'id': rid,
+            'error': {'code': code, 'message': message}}
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = 'HTTP/1.1'
+    server_version = 'mcp-http-fake/1'
+
+    def log_message(self, *args):
+        pass
+
+    # ---- recording and plain responses
+
+    def record(self):
+        n = int(self.headers.get('Content-Length') or 0)
+        body = self.rfile.read(n).decode('utf-8', 'replace') if n else None
+        try:
+            parsed = json.loads(body) if body else None
+        except ValueError:
+            parsed = None
+        headers = {}
+        for k, v in self.headers.items():
+            k = k.lower()
+            headers[k] = f'{headers[k]}, {v}' if k in headers else v
+        self.rec = {'t': time.monotonic(), 'method': self.command,
+                    'path': self.path.split('?')[0], 'query': self.query(),
+                    'headers': headers, 'body': body, 'json': parsed,
+                    'status': None, 'note': None}
+        with LOCK:
+            self.rec['n'] = len(LOG)
+            LOG.append(self.rec)
+
+    def query(self):
+        return self.path.partition('?')[2] or None
+
+    def send_response(self, code, message=None):
+        if getattr(self, 'rec', None) is not None:
+            self.rec['status'] = code
+        super().send_response(code, message)
+
+    def send_body(self, code, body, ctype, headers=()):
+        self.send_response(code)
+        self.send_header('Content-Type', ctype)
+        self.send_header('Content-Length', str(len(body)))
+        for k, v in headers:
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def send_json(self, code, obj, headers=()):
+        self.send_body(code, json.dumps(obj).encode(), 'application/json',
+                       headers)
+
+    def send_text(self, code, text, headers=()):
+        self.send_body(code, text.encode(), 'text/plain', headers)
+
+    def drop(self):
+        self.rec['status'] = 'dropped'
+        self.close_connection = True
+        raise Dropped()
+
+    # ---- event streams
+
+    def sse_start(self, headers=()):
+        self.send_response(200)
+        self.send_header('Content-Type', 'text/event-stream')
+        self.send_header('Cache-Control', 'no-cache')
+        self.send_header('Transfer-Encoding', 'chunked')
+        for k, v in headers:
+            self.send_header(k, v)
+        self.end_headers()
+
+    def chunk(self, data):
+        if isinstance(data, str):
+            data = data.encode()
+        self.wfile.write(b'%x\r\n%s\r\n' % (len(data), data))
+        self.wfile.flush()
+
+    def sse_end(self):
+        self.wfile.write(b'0\r\n\r\n')
+        self.wfile.flush()
+
+    def event(self, msg, eid=None, split=False):
+        """One event carrying msg (split: its JSON over two data lines)."""
+        data = json.dumps(msg)
+        if split:
+            cut = data.index(',') + 1
+            lines = f'data: {data[:cut]}\ndata: {data[cut:]}\n'
+        else:
+            lines = f'data: {data}\n'
+        if eid is not None:
+            lines = f'id: {eid}\n' + lines
+            if self.rec['note'] is None:
+                self.rec['note'] = f'event {eid}'
+        self.chunk(lines + '\n')
+
+    # ---- dispatch
+
+    def handle_one_request(self):
+        try:
+            super().handle_one_request()
+        except Dropped:
+            self.close_connection = True
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+    def authorized(self):
+        if not OPTS.require_header:
+            return True
+        name, _, value = OPTS.require_header.partition(':')
+        if self.headers.get(name.strip()) == value.strip():
+            return True
+        self.send_text(401, 'unauthorized',
+                       [('WWW-Authenticate', 'Bearer realm="fake"')])
+        return False
+
+    def session(self):
+        """The request's session, or None after answering 400/404."""
+        sid = self.headers.get('Mcp-Session-Id')
+        if OPTS.stateless:
+            return SHARED
+        with LOCK:
+            sess = SESSIONS.get(sid) if sid else None
+        if not sid:
+            self.send_json(400, rpc_error(None, -32000, 'no session id'))
+        elif not sess:
+            self.send_text(404, 'session not found')
+        elif self.headers.get('MCP-Protocol-Version', PROTOCOLS[2]) \
+                not in PROTOCOLS:
+            self.send_text(400, 'unsupported MCP-Protocol-Version')
+        else:
+            return sess
+        return None
+
+    def do_GET(self):
+        if self.path.split('?')[0] == '/log':
+            with LOCK:
+                body = json.dumps(LOG).encode()
+            return self.send_body(200, body, 'application/json')
+        self.record()
+        if self.rec['path'] != '/mcp':
+            return self.send_text(404, 'no such path')
+        if not self.authorized():
+            return
+        if OPTS.no_get:
+            return self.send_text(405, 'no GET stream',
+                                  [('Allow', 'POST, DELETE')])
+        sess = self.session()
+        if not sess:
+            return
+        if 'text/event-stream' not in self.headers.get('Accept', ''):
+            return self.send_text(406, 'Accept must hold text/event-stream')
+        last = self.headers.get('Last-Event-ID')
+        if last:
+            return self.replay(sess, last)
+        self.get_stream(sess)
+
+    def replay(self, sess, last):
+        stream, _, k = last.rpartition('-')
+        with LOCK:
+            st = sess.streams.get(stream)
+        if stream == 'get':
+            return self.get_stream(sess)
+        if st is None or not k.isdigit():
+            return self.send_text(400, f'unknown event id {last}')
+        self.sse_start()
+        with LOCK:
+            drop = st['drops'] > 0
+            st['drops'] -= drop
+        if drop:
+            self.prime(stream, st['retry'])
+        else:
+            for i, m in enumerate(st['msgs'][int(k):], int(k) + 1):
+                self.event(m, f'{stream}-{i}')
+        self.sse_end()
+
+    def get_stream(self, sess):
+        self.sse_start()
+        self.chunk(': the server stream\n\n')
+        idle = 0.0
+        while not sess.ended.is_set():
+            try:
+                msg, written = sess.outbox.get(timeout=0.2)
+            except queue.Empty:
+                idle += 0.2
+                if idle >= 1:   # find out whether the client is still there
+                    idle = 0.0
+                    try:
+                        self.chunk(': keep-alive\n\n')
+                    except OSError:
+                        return
+                continue
+            try:
+                if msg is END_GET:
+                    self.chunk('retry: 100\n\n')
+                else:
+                    self.event(msg, sess.next('get-'))
+            except OSError:
+                sess.outbox.put((msg, written))   # for the next GET stream
+                raise
+            if written:
+                written.set()
+            if msg is END_GET:
+                break
+        self.sse_end()
+
+    def do_DELETE(self):
+        self.record()
+        if not self.authorized():
+            return
+        if OPTS.stateless:
+            return self.send_text(405, 'no sessions here')
+        sess = self.session()
+        if not sess:
+            return
+        with LOCK:
+            SESSIONS.pop(sess.sid, None)
+        sess.end()
+        self.send_body(200, b'', 'text/plain')
+
+    def do_POST(self):
+        self.record()
+        if self.rec['path'] != '/mcp':
+            return self.send_text(404, 'no such path')
+        if not self.authorized():
+            return
+        msg = self.rec['json']
+        if not isinstance(msg, dict):
+            return self.send_json(400, rpc_error(None, -32700,
+                                                 'not a JSON object'))
+        if msg.get('method') == 'initialize':
+            return self.initialize(msg)
+        sess = self.session()
+        if not sess:
+            return
+        if 'method' not in msg:   # an answer to one of our requests
+            with LOCK:
+                w = sess.waiting.get(msg.get('id'))
+            if w:
+                w[1] = msg
+                w[0].set()
+            return self.send_body(202, b'', 'text/plain')
+        if 'id' not in msg:       # a notification
+            if msg['method'] == 'notifications/initialized':
+                time.sleep((OPTS.initialized_delay or 0) / 1000)
+                sess.initialized.set()
+            if msg['method'] == 'notifications/cancelled':
+                rid = (msg.get('params') or {}).get('requestId')
+                with LOCK:
+                    ev = sess.cancels.setdefault(rid, threading.Event())
+                ev.set()
+            return self.send_body(202, b'', 'text/plain')
+        self.dispatch(sess, msg)
+
+    def initialize(self, msg):
+        if OPTS.init_status:
+            return self.send_text(OPTS.init_status,
+                                  f'initialize refused ({OPTS.init_status})')
+        offered = (msg.get('params') or {}).get('protocolVersion')
+        if OPTS.stateless:
+            sess, hdr = SHARED, []
+        else:
+            sess = Session()
+            with LOCK:
+                SESSIONS[sess.sid] = sess
+            self.rec['note'] = f'session {sess.sid}'
+            hdr = [('Mcp-Session-Id', sess.sid)]
+        res = reply(msg.get('id'), {
+            'protocolVersion': OPTS.protocol or offered,
+            'capabilities': {'tools': {'listChanged': False},
+                             'logging': {}},
+            'serverInfo': SERVER_INFO})
+        if not OPTS.sse_init:
+            return self.send_json(200, res, hdr)
+        self.sse_start(hdr)
+        self.chunk(': initialize\n\n')
+        self.event(res)
+        self.sse_end()
+
+    def dispatch(self, sess, msg):
+        rid, method = msg['id'], msg['method']
+        params = msg.get('params') or {}
+        if method == 'ping':
+            return self.send_json(200, reply(rid, {}))
+        if OPTS.initialized_delay and not sess.initialized.is_set():
+            return self.send_json(200, rpc_error(
+                rid, -32600, 'request before notifications/initialized'))
+        if method == 'tools/list':
+            return self.tools_list(rid, params)
+        if method != 'tools/call':
+            return self.send_json(200, rpc_error(rid, -32601,
+                                                 f'Unknown method {method}'))
+        name = params.get('name')
+        if name not in TOOLS:
+            return self.send_json(200, rpc_error(rid, -32602,
+                                                 f'Unknown tool: {name}'))
+        getattr(self, 'tool_' + name)(sess, rid,
+                                      params.get('arguments') or {}, params)
+
+    def tools_list(self, rid, params):
+        cursor = params.get('cursor') or 'c0'
+        if not cursor.startswith('c') or not cursor[1:].isdigit() or \
+                int(cursor[1:]) >= len(TOOLS):
+            return self.send_json(200, rpc_error(rid, -32602,
+                                                 f'bad cursor {cursor}'))
+        at = int(cursor[1:])
+        page = TOOLS[at:at + OPTS.page_size]
+        res = {'tools': [{'name': t, 'description': f'fake tool {t}',
+                          'inputSchema': {'type': 'object'}} for t in page]}
+        if at + OPTS.page_size < len(TOOLS):
+            res['nextCursor'] = f'c{at + OPTS.page_size}'
+        self.send_json(200, reply(rid, res))
+
+    # ---- tools
+
+    def tool_echo(self, sess, rid, args, params):
+        self.send_json(200, reply(rid, text_result(args.get('text', ''))))
+
+    def tool_sse_echo(self, sess, rid, args, params):
+        t = args.get('text', '')
+        stream = sess.next('s')
+        token = (params.get('_meta') or {}).get('progressToken')
+        self.sse_start()
+        self.chunk(': sse_echo\n\n')
+        if token is not None:
+            self.event({'jsonrpc': '2.0', 'method': 'notifications/progress',
+                        'params': {'progressToken': token, 'progress': 1,
+                                   'total': 2}}, f'{stream}-1')
+        self.event({'jsonrpc': '2.0', 'method': 'notifications/message',
+                    'params': {'level': 'info', 'logger': 'fake',
+                               'data': f'sse_echo {t}'}}, f'{stream}-2')
+        self.event(reply(rid, text_result(t)), f'{stream}-3', split=True)
+        self.sse_end()
+
+    def tool_sse_drop_resume(self, sess, rid, args, params):
+        stream = sess.next('s')
+        retry = args.get('retry', 200)
+        with LOCK:
+            sess.streams[stream] = {
+                'msgs': [reply(rid, text_result('resumed ' +
+                                                args.get('text', '')))],
+                'drops': int(args.get('times', 1)) - 1, 'retry': retry}
+        self.sse_start()
+        self.prime(stream, retry)
+        self.sse_end()
+
+    def prime(self, stream, retry):
+        """The priming event of a stream: an id, no data."""
+        self.rec['note'] = f'event {stream}-0'
+        self.chunk(f'id: {stream}-0\n' +
+                   (f'retry: {retry}\n' if retry is not None else '') +
+                   'data: \n\n')
+
+    def tool_sse_drop_noid(self, sess, rid, args, params):
+        self.sse_start()
+        self.event({'jsonrpc': '2.0', 'method': 'notifications/message',
+                    'params': {'level': 'info', 'logger': 'fake',
+                               'data': 'sse_drop_noid'}})
+        self.sse_end()
+
+    def tool_drop(self, sess, rid, args, params):
+        self.drop()
+
+    def tool_http500(self, sess, rid, args, params):
+        self.send_text(500, 'internal failure: the fake says no\n')
+
+    def tool_rpc_error_500(self, sess, rid, args, params):
+        err = rpc_error(rid, -32603, 'fake internal error')
+        err['error']['data'] = {'tool': 'rpc_error_500'}
+        self.send_json(500, err)
+
+    def tool_expire(self, sess, rid, args, params):
+        with LOCK:
+            SESSIONS.pop(sess.sid, None)
+        sess.end()
+        self.send_text(404, 'session expired')
+
+    def tool_sleep(self, sess, rid, args, params):
+        ms = int(args.get('ms', 0))
+        with LOCK:
+            ev = sess.cancels.setdefault(rid, threading.Event())
+        if ev.wait(ms / 1000):
+            if sess.ended.is_set():
+                return self.send_text(404, 'session ended')
+            self.rec['note'] = 'cancelled'
+            self.drop()
+        self.send_json(200, reply(rid, text_result(f'slept {ms}')))
+
+    def tool_big(self, sess, rid, args, params):
+        res = reply(rid, text_result('x' * int(args['bytes'])))
+        if not args.get('sse'):
+            return self.send_json(200, res)
+        data = f'data: {json.dumps(res)}\n\n'.encode()
+        self.sse_start()
+        for i in range(0, len(data), 1 << 20):
+            self.chunk(data[i:i + (1 << 20)])
+        self.sse_end()
+
+    def tool_ask(self, sess, rid, args, params):
+        sid = sess.next('srv-')
+        ask = {'jsonrpc': '2.0', 'id': sid, 'method': args['method']}
+        if 'params' in args:
+            ask['params'] = args['params']
+        w = [threading.Event(), None]
+        with LOCK:
+            sess.waiting[sid] = w
+        via_get = args.get('via') == 'get'
+        if via_get:
+            sess.outbox.put((ask, None))
+        else:
+            self.sse_start()
+            self.event(ask, f'{sid}-0')
+        w[0].wait(10)
+        got = w[1] or {'error': 'no answer within 10 s'}
+        out = {k: v for k, v in got.items() if k in ('result', 'error')}
+        res = reply(rid, text_result(json.dumps(out)))
+        if via_get:
+            return self.send_json(200, res)
+        self.event(res, f'{sid}-1')
+        self.sse_end()
+
+    def tool_ask_roots(self, sess, rid, args, params):
+        self.tool_ask(sess, rid, {'method': 'roots/list'}, params)
+
+    def tool_end_get(self, sess, rid, args, params):
+        written = threading.Event()
+        sess.outbox.put((END_GET, written))
+        ok = written.wait(5)
+        self.send_json(200, reply(rid, text_result(
+            'ended' if ok else 'no GET stream took it', not ok)))
+
+    def tool_notify(self, sess, rid, args, params):
+        n = {'jsonrpc': '2.0',
+             'method': args.get('method', 'notifications/message'),
+             'params': args.get('params', {'level': 'info', 'logger': 'fake',
+                                           'data': 'notified'})}
+        written = threading.Event()
+        sess.outbox.put((n, written))
+        ok = written.wait(5)
+        self.send_json(200, reply(rid, text_result(
+            'notified' if ok else 'no GET stream took it', not ok)))
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 64
+
+
+def main(argv=None):
+    global OPTS, SHARED
+    ap = argparse.ArgumentParser(description='fake Streamable HTTP MCP '
+                                 'server (see the docstring)')
+    ap.add_argument('--init-status', type=int)
+    ap.add_argument('--require-header')
+    ap.add_argument('--protocol')
+    ap.add_argument('--page-size', type=int, default=3)
+    ap.add_argument('--sse-init', action='store_true')
+    ap.add_argument('--no-get', action='store_true')
+    ap.add_argument('--stateless', action='store_true')
+    ap.add_argument('--initialized-delay', type=int)
+    OPTS = ap.parse_args(argv)
+    if OPTS.page_size < 1:
+        ap.error('--page-size must be at least 1')
+    SHARED = Session()
+    srv = Server(('127.0.0.1', 0), Handler)
+    print(srv.server_address[1], flush=True)
+    try:
+        srv.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == '__main__':
+    sys.exit(main())
