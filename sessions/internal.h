@@ -11,6 +11,7 @@
 #include "config.h"
 #include "frame.h"
 #include "idtab.h"
+#include "request.h"
 #include "sessions.h"
 
 #define STDERR_KEEP (64 * 1024)
@@ -94,8 +95,8 @@ struct mcp_call {
 	mcp_server *srv;
 	mcp_session *s;          /* NULL once done */
 	uint64_t rpc_id;         /* 0 until sent */
-	char *line;              /* request to send, until sent */
-	size_t linelen;
+	char *line;              /* the user's request text, until sent */
+	struct mcp_request req;  /* ... parsed */
 	char token[48];          /* progress token we watch */
 	int done;
 	mcp_buf *reply;

@@ -24,7 +24,6 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "request.h"
 
 extern char **environ;
 
@@ -1385,7 +1384,7 @@ static void call_send(mcp_session *s, mcp_call *c)
 		return;
 	}
 	snprintf(tok, sizeof tok, "mcpfs-%" PRIu64, c->rpc_id);
-	line = mcp_request_build(c->line, c->linelen, c->rpc_id, tok, &n);
+	line = mcp_request_line(c->line, &c->req, c->rpc_id, tok, &n);
 	if (!c->token[0])
 		snprintf(c->token, sizeof c->token, "\"%s\"", tok);
 	free(c->line);
@@ -1432,19 +1431,18 @@ static void session_submit(mcp_session *s, mcp_call *c)
 	s->qtail = &c->qnext;
 }
 
-/* The user's own progress token, as JSON text, if there is one. */
-static void user_token(mcp_call *c, const char *json, size_t len)
+/* The user's own progress token, as cJSON prints it (as progress_for
+ * prints the tokens of notifications), if the request has one. */
+static void user_token(mcp_call *c)
 {
-	cJSON *j, *p, *m, *t;
+	const struct mcp_span *t = &c->req.token;
+	cJSON *j;
 	char *txt;
 
-	if (!memmem(json, len, "progressToken", 13))
+	if (!t->n)
 		return;
-	j = cJSON_ParseWithLength(json, len);
-	p = cJSON_GetObjectItemCaseSensitive(j, "params");
-	m = cJSON_GetObjectItemCaseSensitive(p ? p : j, "_meta");
-	t = cJSON_GetObjectItemCaseSensitive(m, "progressToken");
-	if (t && (txt = cJSON_PrintUnformatted(t)) != NULL) {
+	j = cJSON_ParseWithLength(c->line + t->at, t->n);
+	if (j && (txt = cJSON_PrintUnformatted(j)) != NULL) {
 		snprintf(c->token, sizeof c->token, "%s", txt);
 		cJSON_free(txt);
 	}
@@ -1454,9 +1452,10 @@ static void user_token(mcp_call *c, const char *json, size_t len)
 int mcp_call_start(mcp_server *srv, mcp_session *s, const char *json,
 		   size_t len, mcp_call **out, const char **why)
 {
+	struct mcp_request req;
 	mcp_call *c;
 
-	if (mcp_request_check(json, len, why) < 0)
+	if (mcp_request_parse(json, len, &req, why) < 0)
 		return -EINVAL;
 	if (s && s->closed)
 		return -ENOENT;
@@ -1473,9 +1472,9 @@ int mcp_call_start(mcp_server *srv, mcp_session *s, const char *json,
 	}
 	memcpy(c->line, json, len);
 	c->line[len] = 0;
-	c->linelen = len;
+	c->req = req;
 	c->timeout = call_timeout_of(srv);
-	user_token(c, json, len);
+	user_token(c);
 	s->calls++;
 	s->in_flight++;
 	s->last_used = mcp_now();
