@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "jscan.h"
 
 extern char **environ;
 
@@ -36,7 +37,8 @@ static mcp_session *all_sessions; /* every session, threads and one-shots */
 static unsigned closing_objects;  /* procs and sessions not yet freed */
 static void (*reaped_cb)(void);
 
-/* Replies at least this long take the pass-through path. */
+/* Replies at least this long are passed through after a check of their
+ * structure only; shorter ones are checked to be valid JSON first. */
 #define FAST_REPLY_MIN (256 * 1024)
 
 static const char *const versions[] = {
@@ -1191,7 +1193,7 @@ static void response(mcp_session *s, cJSON *msg)
 							"result"), 0));
 }
 
-/* ---- big replies: pass the result through without parsing it ---- */
+/* ---- replies to user calls: the result passed through as sent ---- */
 
 static size_t skip_ws(const char *p, size_t i, size_t n)
 {
@@ -1201,60 +1203,10 @@ static size_t skip_ws(const char *p, size_t i, size_t n)
 	return i;
 }
 
-/* End of the string whose opening quote is at p[i], or 0. */
-static size_t skip_string(const char *p, size_t i, size_t n)
-{
-	i++;
-	for (;;) {
-		const char *q = memchr(p + i, '"', n - i);
-		size_t j, k;
-
-		if (!q)
-			return 0;
-		j = (size_t)(q - p);
-		for (k = j; k > i && p[k - 1] == '\\'; k--)
-			;
-		i = j + 1;
-		if ((j - k) % 2 == 0)
-			return i;
-	}
-}
-
-/* End of the JSON value at p[i] (structure only), or 0. */
-static size_t skip_value(const char *p, size_t i, size_t n)
-{
-	int depth = 0;
-
-	while (i < n) {
-		char ch = p[i];
-
-		if (ch == '"') {
-			if (!(i = skip_string(p, i, n)))
-				return 0;
-			if (!depth)
-				return i;
-			continue;
-		}
-		if (ch == '{' || ch == '[') {
-			depth++;
-		} else if (ch == '}' || ch == ']') {
-			if (!depth)
-				return i;
-			if (--depth == 0)
-				return i + 1;
-		} else if (!depth && (ch == ',' || ch == ' ' || ch == '\t' ||
-				      ch == '\r' || ch == '\n')) {
-			return i;
-		}
-		i++;
-	}
-	return depth ? 0 : i;
-}
-
 /*
  * A reply {"jsonrpc", "id": N, "result": R} found by its top-level
- * structure: *id and the span of R. Returns 0, or -1 for anything else
- * (which then takes the cJSON path).
+ * structure: *id and the span of R (the first of duplicate keys, as cJSON).
+ * Returns 0, or -1 for anything else (which then takes the cJSON path).
  */
 static int raw_reply(const char *p, size_t n, uint64_t *id, size_t *rs,
 		     size_t *re)
@@ -1266,32 +1218,35 @@ static int raw_reply(const char *p, size_t n, uint64_t *id, size_t *rs,
 		return -1;
 	for (;;) {
 		i = skip_ws(p, i, n);
-		if (i >= n || p[i] != '"' || !(ke = skip_string(p, i, n)))
+		if (i >= n || p[i] != '"' || !(ke = jscan_string_end(p, i, n)))
 			return -1;
 		ks = i + 1;
 		i = skip_ws(p, ke, n);
 		if (i >= n || p[i++] != ':')
 			return -1;
 		vs = skip_ws(p, i, n);
-		if (!(ve = skip_value(p, vs, n)) || ve == vs)
+		if (!(ve = jscan_value_end(p, vs, n)) || ve == vs)
 			return -1;
 		if (ke - ks == 3 && !memcmp(p + ks, "id\"", 3)) {
 			char num[24];
 			char *end;
 			unsigned long long v;
 
-			if (ve - vs >= sizeof num)
+			if (ve - vs >= sizeof num || p[vs] < '1' || p[vs] > '9')
 				return -1;
 			memcpy(num, p + vs, ve - vs);
 			num[ve - vs] = 0;
 			v = strtoull(num, &end, 10);
-			if (*end || !v)
+			if (*end)
 				return -1;
-			*id = v;
+			if (!have_id)
+				*id = v;
 			have_id = 1;
 		} else if (ke - ks == 7 && !memcmp(p + ks, "result\"", 7)) {
-			*rs = vs;
-			*re = ve;
+			if (!have_res) {
+				*rs = vs;
+				*re = ve;
+			}
 			have_res = 1;
 		} else if (ke - ks != 8 || memcmp(p + ks, "jsonrpc\"", 8)) {
 			return -1;
@@ -1308,7 +1263,25 @@ static int raw_reply(const char *p, size_t n, uint64_t *id, size_t *rs,
 	return have_id && have_res ? 0 : -1;
 }
 
-/* Big replies to user calls skip cJSON: one copy, no parse, no print. */
+/* 1 if the line is one valid JSON value. Checked below FAST_REPLY_MIN,
+ * where that is cheap next to cJSON; above, the structure only. */
+static int valid_line(const char *line, size_t len)
+{
+	struct jscan j;
+	size_t used;
+	int r;
+
+	if (len >= FAST_REPLY_MIN)
+		return 1;
+	jscan_init(&j);
+	r = jscan_feed(&j, line, len, &used);
+	if (r == JSCAN_MORE)
+		r = jscan_finish(&j);
+	return r == JSCAN_DONE;
+}
+
+/* Replies to user calls skip cJSON: the result is copied as the server
+ * sent it, no parse, no print. */
 static int fast_reply(mcp_session *s, const char *line, size_t len)
 {
 	uint64_t id = 0;
@@ -1316,10 +1289,10 @@ static int fast_reply(mcp_session *s, const char *line, size_t len)
 	mcp_call *c;
 	mcp_buf *b;
 
-	if (len < FAST_REPLY_MIN || raw_reply(line, len, &id, &rs, &re) < 0)
+	if (raw_reply(line, len, &id, &rs, &re) < 0)
 		return -1;
 	c = idtab_get(&s->pending, id);
-	if (!c || c->kind != CALL_USER)
+	if (!c || c->kind != CALL_USER || !valid_line(line, len))
 		return -1;
 	b = mcp_buf_new(NULL, re - rs + 1);
 	if (!b)
