@@ -95,9 +95,27 @@ mcp_buf *mcp_buf_new(const char *data, size_t len)
 		return NULL;
 	b->refs = 1;
 	b->len = len;
+	b->data = b->bytes;
+	b->mem = NULL;
 	if (data)
 		memcpy(b->data, data, len);
 	b->data[len] = 0;
+	return b;
+}
+
+mcp_buf *mcp_buf_wrap(char *mem, size_t off, size_t len)
+{
+	mcp_buf *b = malloc(sizeof *b);
+	char *m;
+
+	if (!b)
+		return NULL;
+	/* shrinking in place (or by mremap) copies nothing */
+	m = realloc(mem, off + len + 1);
+	b->refs = 1;
+	b->len = len;
+	b->mem = m ? m : mem;
+	b->data = b->mem + off;
 	return b;
 }
 
@@ -110,8 +128,10 @@ mcp_buf *mcp_buf_ref(mcp_buf *b)
 
 void mcp_buf_unref(mcp_buf *b)
 {
-	if (b && --b->refs == 0)
+	if (b && --b->refs == 0) {
+		free(b->mem);
 		free(b);
+	}
 }
 
 static void ring_append(struct ring *r, const char *p, size_t n)
@@ -572,15 +592,25 @@ static void send_cancelled(mcp_session *s, uint64_t id, const char *reason)
 	cJSON_Delete(m);
 }
 
+/* Bytes a detached process still writes, and bytes there is no memory
+ * for, land here and are dropped. */
+static char discard[64 * 1024];
+
+/* The server's stdout is read straight into the free tail of the frame. */
 static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
-	static char slab[256 * 1024];
+	struct proc *p = h->data;
+	size_t n;
 
-	buf->base = slab;
-	buf->len = sizeof slab;
+	if (!p->s || frame_space(&p->frame, 16 * 1024, &buf->base, &n) < 0) {
+		buf->base = discard;
+		n = sizeof discard;
+	}
+	buf->len = n;
 }
 
-static void handle_line(mcp_session *s, char *line, size_t len);
+static void handle_line(mcp_session *s, struct frame *f, char *line,
+			size_t len);
 
 static int line_cb(void *ctx, char *line, size_t len)
 {
@@ -588,7 +618,7 @@ static int line_cb(void *ctx, char *line, size_t len)
 
 	if (!p->s)
 		return 1;
-	handle_line(p->s, line, len);
+	handle_line(p->s, &p->frame, line, len);
 	return p->s && p->s->proc == p ? 0 : 1;
 }
 
@@ -636,7 +666,12 @@ static void out_read_cb(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
 	if (n > 0) {
 		if (!p->s)
 			return;
-		r = frame_feed(&p->frame, buf->base, (size_t)n, line_cb, p);
+		if (buf->base == discard) {
+			session_lost(p->s, ERR_PROTOCOL, "out of memory for "
+				     "the server's output");
+			return;
+		}
+		r = frame_commit(&p->frame, (size_t)n, line_cb, p);
 		if (r == -E2BIG && p->s) {
 			char msg[128];
 
@@ -1280,20 +1315,36 @@ static int valid_line(const char *line, size_t len)
 	return r == JSCAN_DONE;
 }
 
-/* Replies to user calls skip cJSON: the result is copied as the server
- * sent it, no parse, no print. */
-static int fast_reply(mcp_session *s, const char *line, size_t len)
+/*
+ * Replies to user calls skip cJSON: the result as the server sent it, no
+ * parse, no print. A long one stays where it was read: the frame's buffer
+ * becomes the reply (the result is followed by at least the envelope's '}'
+ * and the NUL, room for its newline and NUL). A short one is copied, so that
+ * a kept reply holds no more memory than it needs.
+ */
+static int fast_reply(mcp_session *s, struct frame *f, char *line,
+		      size_t len)
 {
 	uint64_t id = 0;
 	size_t rs = 0, re = 0;
 	mcp_call *c;
-	mcp_buf *b;
+	mcp_buf *b = NULL;
+	char *mem;
 
 	if (raw_reply(line, len, &id, &rs, &re) < 0)
 		return -1;
 	c = idtab_get(&s->pending, id);
 	if (!c || c->kind != CALL_USER || !valid_line(line, len))
 		return -1;
+	if (len >= FAST_REPLY_MIN && (mem = frame_take(f)) != NULL) {
+		line[re] = '\n';
+		line[re + 1] = '\0';
+		b = mcp_buf_wrap(mem, (size_t)(line + rs - mem), re - rs + 1);
+		if (!b)
+			free(mem);
+		call_complete(c, b); /* NULL: an out of memory error */
+		return 0;
+	}
 	b = mcp_buf_new(NULL, re - rs + 1);
 	if (!b)
 		return -1;
@@ -1303,7 +1354,8 @@ static int fast_reply(mcp_session *s, const char *line, size_t len)
 	return 0;
 }
 
-static void handle_line(mcp_session *s, char *line, size_t len)
+static void handle_line(mcp_session *s, struct frame *f, char *line,
+			size_t len)
 {
 	cJSON *msg, *method, *id;
 
@@ -1311,7 +1363,7 @@ static void handle_line(mcp_session *s, char *line, size_t len)
 		line++;
 		len--;
 	}
-	if (!len || fast_reply(s, line, len) == 0)
+	if (!len || fast_reply(s, f, line, len) == 0)
 		return;
 	msg = cJSON_ParseWithLength(line, len);
 	if (!cJSON_IsObject(msg)) {
