@@ -422,20 +422,34 @@ static void put_value(struct out *o, const char *json, struct mcp_span s,
 	put_min(o, json + cut, s.at + s.n - cut);
 }
 
+size_t mcp_u64_str(char *buf, uint64_t v)
+{
+	char tmp[20];
+	size_t n = 0, i;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (i = 0; i < n; i++)
+		buf[i] = tmp[n - 1 - i];
+	buf[n] = '\0';
+	return n;
+}
+
 char *mcp_request_line(const char *json, const struct mcp_request *r,
 		       uint64_t id, const char *token, size_t *outlen)
 {
 	struct out o = {0};
-	char num[32];
+	char num[21];
 
 	/* Fixed text, the id, the user's bytes, the token escaped 6x, "{}". */
 	o.cap = r->len + 256 + (token ? 6 * strlen(token) + 64 : 0);
 	o.p = malloc(o.cap + 1);
 	if (!o.p)
 		return NULL;
-	snprintf(num, sizeof(num), "%" PRIu64, id);
 	puts_(&o, "{\"jsonrpc\":\"2.0\",\"id\":");
-	puts_(&o, num);
+	put(&o, num, mcp_u64_str(num, id));
 	puts_(&o, ",\"method\":");
 	if (r->tool) {
 		puts_(&o, "\"tools/call\",\"params\":{\"name\":");

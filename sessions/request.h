@@ -56,6 +56,10 @@ char *mcp_request_line(const char *json, const struct mcp_request *r,
 		       uint64_t id, const char *progress_token,
 		       size_t *outlen);
 
+/* v in decimal and a NUL into buf (21 bytes will do); returns the number
+ * of digits. (snprintf costs more than the rest of a request line.) */
+size_t mcp_u64_str(char *buf, uint64_t v);
+
 /* mcp_request_parse then mcp_request_line; NULL if the request is invalid
  * or memory ran out. */
 char *mcp_request_build(const char *json, size_t len, uint64_t id,

@@ -1392,8 +1392,8 @@ static void handle_line(mcp_session *s, struct frame *f, char *line,
 
 static void call_send(mcp_session *s, mcp_call *c)
 {
-	char tok[40];
-	size_t n;
+	char tok[40]; /* "mcpfs-ID: c->token without its closing quote */
+	size_t n, tn;
 	char *line;
 
 	c->rpc_id = s->next_id++;
@@ -1408,10 +1408,13 @@ static void call_send(mcp_session *s, mcp_call *c)
 		cJSON_Delete(m);
 		return;
 	}
-	snprintf(tok, sizeof tok, "mcpfs-%" PRIu64, c->rpc_id);
-	line = mcp_request_line(c->line, &c->req, c->rpc_id, tok, &n);
-	if (!c->token[0])
-		snprintf(c->token, sizeof c->token, "\"%s\"", tok);
+	memcpy(tok, "\"mcpfs-", 7);
+	tn = 7 + mcp_u64_str(tok + 7, c->rpc_id);
+	line = mcp_request_line(c->line, &c->req, c->rpc_id, tok + 1, &n);
+	if (!c->token[0]) {
+		memcpy(c->token, tok, tn);
+		memcpy(c->token + tn, "\"", 2);
+	}
 	free(c->line);
 	c->line = NULL;
 	if (!line) {

@@ -310,6 +310,18 @@ static void test_line_reuse(void **state)
 	free(b);
 }
 
+static void test_u64_str(void **state)
+{
+	char buf[21];
+
+	assert_int_equal(mcp_u64_str(buf, 0), 1);
+	assert_string_equal(buf, "0");
+	assert_int_equal(mcp_u64_str(buf, 1234567890), 10);
+	assert_string_equal(buf, "1234567890");
+	assert_int_equal(mcp_u64_str(buf, UINT64_MAX), 20);
+	assert_string_equal(buf, "18446744073709551615");
+}
+
 /* The structure-only skips of jscan.h on valid and on broken text. */
 static void test_value_end(void **state)
 {
@@ -356,6 +368,7 @@ int main(void)
 		cmocka_unit_test(test_parse_token),
 		cmocka_unit_test(test_line_reuse),
 		cmocka_unit_test(test_value_end),
+		cmocka_unit_test(test_u64_str),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
