@@ -596,13 +596,17 @@ static void send_cancelled(mcp_session *s, uint64_t id, const char *reason)
  * a detached process, or stdout there is no memory for). */
 static char slab[64 * 1024];
 
-/* The server's stdout is read straight into the free tail of the frame. */
+/*
+ * The server's stdout is read straight into the free tail of the frame: at
+ * least 1 KiB, so that an idle session keeps a small buffer, and at least
+ * as much as the frame holds, so that a long line doubles it.
+ */
 static void out_alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
 	struct proc *p = h->data;
-	size_t n;
+	size_t want = p->frame.len > 1024 ? p->frame.len : 1024, n;
 
-	if (!p->s || frame_space(&p->frame, 16 * 1024, &buf->base, &n) < 0) {
+	if (!p->s || frame_space(&p->frame, want, &buf->base, &n) < 0) {
 		buf->base = slab;
 		n = sizeof slab;
 	}
