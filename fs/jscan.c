@@ -495,3 +495,51 @@ int jscan_finish(struct jscan *j)
 		return JSCAN_MORE;
 	}
 }
+
+size_t jscan_string_end(const char *p, size_t i, size_t n)
+{
+	i++;
+	while (i < n) {
+		const char *q = memchr(p + i, '"', n - i);
+		size_t j, k;
+
+		if (!q)
+			return 0;
+		j = (size_t)(q - p);
+		for (k = j; k > i && p[k - 1] == '\\'; k--)
+			;
+		i = j + 1;
+		if ((j - k) % 2 == 0)
+			return i;
+	}
+	return 0;
+}
+
+size_t jscan_value_end(const char *p, size_t i, size_t n)
+{
+	int depth = 0;
+
+	while (i < n) {
+		char ch = p[i];
+
+		if (ch == '"') {
+			if (!(i = jscan_string_end(p, i, n)))
+				return 0;
+			if (!depth)
+				return i;
+			continue;
+		}
+		if (ch == '{' || ch == '[') {
+			depth++;
+		} else if (ch == '}' || ch == ']') {
+			if (!depth)
+				return i;
+			if (--depth == 0)
+				return i + 1;
+		} else if (!depth && (ch == ',' || is_ws((unsigned char)ch))) {
+			return i;
+		}
+		i++;
+	}
+	return depth ? 0 : i;
+}

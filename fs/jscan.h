@@ -47,4 +47,15 @@ int jscan_feed(struct jscan *j, const char *buf, size_t len, size_t *used);
  * top-level number counts), else JSCAN_MORE (incomplete) or JSCAN_ERROR. */
 int jscan_finish(struct jscan *j);
 
+/*
+ * Structure-only skipping, for text that is valid JSON (then exact) or
+ * untrusted (then some end within n, or 0; never a read at or past n).
+ * jscan_string_end: the offset just past the string whose opening quote is
+ * at p[i], or 0. jscan_value_end: the offset just past the value that
+ * starts at p[i] (no whitespace before it), or 0 when it does not end by n;
+ * a scalar ends at the first ',', whitespace, '}' or ']' (or n).
+ */
+size_t jscan_string_end(const char *p, size_t i, size_t n);
+size_t jscan_value_end(const char *p, size_t i, size_t n);
+
 #endif

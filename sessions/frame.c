@@ -1,18 +1,19 @@
 /*
  * frame.c - splits a byte stream into newline-terminated lines of bounded
- * length. The buffer only ever holds the unfinished tail of the stream, which
- * by construction contains no '\n', so each incoming byte is searched once
- * (memchr over the new data only) and copied into the buffer once (which
- * doubles as it grows, so regrowth adds at most one copy on average):
- * feeding a 64 MiB line in 64 KiB chunks is linear. Lines that arrive whole inside one chunk
- * are copied into the buffer too, because the callback gets a writable,
- * NUL-terminated line and the incoming data is const.
+ * length. The bytes are written straight into the buffer's free tail
+ * (frame_space, then frame_commit); the buffer grows geometrically, so a
+ * 64 MiB line arriving in 64 KiB pieces costs no copy besides the read
+ * itself, and each byte is searched for '\n' once (memchr over the new bytes
+ * only). Complete lines are delivered in place; what is left of an
+ * unfinished line then moves to the front of the buffer, which moves each
+ * byte at most once. A callback may take the whole buffer with its line
+ * (frame_take): a long reply then needs no copy at all.
  *
  * A buffer grown past FRAME_KEEP by a long line is released once that line
  * is delivered.
  *
  * A frame whose partial line went past max is broken for good: f->len is
- * left above max + 1, and every later feed returns -E2BIG.
+ * left above max + 1, and every later call returns -E2BIG.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -26,9 +27,7 @@
 
 void frame_init(struct frame *f, size_t max)
 {
-	f->buf = NULL;
-	f->len = 0;
-	f->cap = 0;
+	memset(f, 0, sizeof *f);
 	/* Room for max bytes, a '\r' and the NUL must be countable. */
 	f->max = max > SIZE_MAX - 4 ? SIZE_MAX - 4 : max;
 }
@@ -46,93 +45,115 @@ static int broken(const struct frame *f)
 	return f->len > f->max + 1;
 }
 
-/* A partial line of len bytes can still become a line of at most max bytes:
- * len <= max, or len == max + 1 when it ends in the '\r' of a "\r\n". */
-static int may_fit(const struct frame *f, size_t len, char last)
+static int set_broken(struct frame *f)
 {
-	return len <= f->max || (len == f->max + 1 && last == '\r');
+	f->len = f->max + 2;
+	return -E2BIG;
 }
 
-static int reserve(struct frame *f, size_t need)
+int frame_space(struct frame *f, size_t want, char **room, size_t *n)
 {
-	size_t cap;
+	size_t limit = f->max + 2, cap;
 	char *nb;
 
-	if (need <= f->cap)
-		return 0;
-	cap = f->cap ? f->cap : 256;
-	while (cap < need)
-		cap = cap > SIZE_MAX / 2 ? need : cap * 2;
-	if (cap > f->max + 2 && need <= f->max + 2)
-		cap = f->max + 2;
-	nb = realloc(f->buf, cap);
-	if (!nb)
-		return -ENOMEM;
-	f->buf = nb;
-	f->cap = cap;
+	if (broken(f))
+		return -E2BIG;
+	if (want == 0)
+		want = 1;
+	if (f->cap - f->len < want && f->cap < limit) {
+		cap = want > limit - f->len ? limit : f->len + want;
+		if (f->cap <= limit / 2 && cap < f->cap * 2)
+			cap = f->cap * 2;
+		nb = realloc(f->buf, cap);
+		if (!nb)
+			return -ENOMEM;
+		f->buf = nb;
+		f->cap = cap;
+	}
+	*room = f->buf + f->len;
+	*n = f->cap - f->len;
 	return 0;
 }
 
-/* Append n bytes to the partial line; -E2BIG marks the frame broken. */
-static int append(struct frame *f, const char *p, size_t n)
+int frame_commit(struct frame *f, size_t n, frame_line_cb cb, void *ctx)
 {
-	if (n > f->max + 1 - f->len || !may_fit(f, f->len + n, p[n - 1])) {
-		f->len = f->max + 2;
+	size_t start = 0, scan = f->len, end, len;
+	char *nl;
+	int rc;
+
+	if (broken(f))
 		return -E2BIG;
-	}
-	if (reserve(f, f->len + n + 1) < 0)
-		return -ENOMEM;
-	memcpy(f->buf + f->len, p, n);
 	f->len += n;
-	return 0;
-}
-
-/* The buffer holds a whole line: hand it out and empty the buffer. */
-static int deliver(struct frame *f, frame_line_cb cb, void *ctx)
-{
-	size_t len = f->len;
-
-	if (len > 0 && f->buf[len - 1] == '\r')
-		len--;
-	if (len > f->max) {
-		f->len = f->max + 2;
-		return -E2BIG;
+	while (scan < f->len &&
+	       (nl = memchr(f->buf + scan, '\n', f->len - scan)) != NULL) {
+		end = (size_t)(nl - f->buf);
+		len = end - start;
+		if (len > 0 && f->buf[end - 1] == '\r')
+			len--;
+		if (len > f->max)
+			return set_broken(f);
+		f->buf[start + len] = '\0';
+		f->next = end + 1;
+		f->taken = 0;
+		rc = cb(ctx, f->buf + start, len);
+		if (rc) {
+			f->len = 0;
+			return rc;
+		}
+		start = scan = f->taken ? 0 : end + 1;
 	}
-	if (reserve(f, len + 1) < 0)
-		return -ENOMEM;
-	f->buf[len] = '\0';
-	f->len = 0;
-	return cb(ctx, f->buf, len);
+	if (start) {
+		memmove(f->buf, f->buf + start, f->len - start);
+		f->len -= start;
+	}
+	if (f->len > f->max + 1 ||
+	    (f->len == f->max + 1 && f->buf[f->len - 1] != '\r'))
+		return set_broken(f);
+	if (f->len == 0 && f->cap > FRAME_KEEP) {
+		/* Do not keep a huge buffer for the rest of the session
+		 * because one line was huge. */
+		frame_free(f);
+	}
+	return 0;
 }
 
 int frame_feed(struct frame *f, const char *data, size_t n, frame_line_cb cb,
 	       void *ctx)
 {
-	const char *p = data, *end = data + n, *nl;
+	char *room;
+	size_t k;
 	int rc;
 
-	if (broken(f))
-		return -E2BIG;
-	while (p < end) {
-		nl = memchr(p, '\n', (size_t)(end - p));
-		if (!nl)
-			return append(f, p, (size_t)(end - p));
-		if (nl > p) {
-			rc = append(f, p, (size_t)(nl - p));
-			if (rc)
-				return rc;
-		}
-		rc = deliver(f, cb, ctx);
+	while (n > 0) {
+		rc = frame_space(f, n, &room, &k);
 		if (rc)
 			return rc;
-		if (f->cap > FRAME_KEEP) {
-			/* Do not keep a huge buffer for the rest of the
-			 * session because one line was huge. */
-			free(f->buf);
-			f->buf = NULL;
-			f->cap = 0;
-		}
-		p = nl + 1;
+		if (k > n)
+			k = n;
+		memcpy(room, data, k);
+		rc = frame_commit(f, k, cb, ctx);
+		if (rc)
+			return rc;
+		data += k;
+		n -= k;
 	}
-	return 0;
+	return broken(f) ? -E2BIG : 0;
+}
+
+char *frame_take(struct frame *f)
+{
+	size_t rest = f->len - f->next;
+	char *b = f->buf, *nb = NULL;
+
+	if (rest) {
+		nb = malloc(rest);
+		if (!nb)
+			return NULL;
+		memcpy(nb, b + f->next, rest);
+	}
+	f->buf = nb;
+	f->len = f->cap = rest;
+	f->next = 0;
+	f->taken = 1;
+	return b;
 }

@@ -379,7 +379,7 @@ static int event_cb(void *ctx, char *data, size_t len)
 
 	if (!x->h->s)
 		return 1;
-	session_message(x->h->s, data, len);
+	session_message(x->h->s, NULL, data, len);
 	return x->h->s && !x->dead ? 0 : 1;
 }
 
@@ -666,7 +666,7 @@ static void deliver_json(struct xfer *x)
 	if (!x->len)
 		return;
 	if (x->buf[strspn(x->buf, " \t\r\n")] != '[') {
-		session_message(s, x->buf, x->len);
+		session_message(s, NULL, x->buf, x->len);
 		return;
 	}
 	arr = cJSON_ParseWithLength(x->buf, x->len);
@@ -674,7 +674,7 @@ static void deliver_json(struct xfer *x)
 		char *t = cJSON_PrintUnformatted(m);
 
 		if (t && x->h->s)
-			session_message(s, t, strlen(t));
+			session_message(s, NULL, t, strlen(t));
 		cJSON_free(t);
 	}
 	cJSON_Delete(arr);
@@ -734,7 +734,7 @@ static void xfer_done(struct xfer *x, CURLcode res)
 		deliver_json(x);
 	if (res == CURLE_OK && x->mode == 'x' && x->len &&
 	    x->buf[strspn(x->buf, " \t\r\n")] == '{')
-		session_message(s, x->buf, x->len); /* a JSON-RPC error? */
+		session_message(s, NULL, x->buf, x->len); /* a JSON-RPC error? */
 	if (!h->s)
 		return;
 	pending = x->rpc_id && session_call_pending(s, x->rpc_id);

@@ -11,6 +11,7 @@
 #include "config.h"
 #include "frame.h"
 #include "idtab.h"
+#include "request.h"
 #include "sessions.h"
 
 #define STDERR_KEEP (64 * 1024)
@@ -97,8 +98,8 @@ struct mcp_call {
 	mcp_server *srv;
 	mcp_session *s;          /* NULL once done */
 	uint64_t rpc_id;         /* 0 until sent */
-	char *line;              /* request to send, until sent */
-	size_t linelen;
+	char *line;              /* the user's request text, until sent */
+	struct mcp_request req;  /* ... parsed */
 	char token[48];          /* progress token we watch */
 	int done;
 	mcp_buf *reply;
@@ -126,9 +127,12 @@ void sessions_reap_done(void (*cb)(void));
 void session_obj_hold(void);
 void session_obj_drop(void);
 void ring_append(struct ring *r, const char *p, size_t n);
-/* For the transports: one message from the server; the session is lost;
- * request rpc_id failed; request rpc_id still waits for its reply. */
-void session_message(mcp_session *s, char *line, size_t len);
+/* For the transports: one message from the server (line is writable; f,
+ * if not NULL, is the frame holding it, whose buffer a long reply may
+ * take); the session is lost; request rpc_id failed; request rpc_id still
+ * waits for its reply. */
+void session_message(mcp_session *s, struct frame *f, char *line,
+		     size_t len);
 void session_lost(mcp_session *s, int code, const char *what);
 void session_call_error(mcp_session *s, uint64_t rpc_id, int code,
 			const char *msg);

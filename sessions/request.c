@@ -8,11 +8,13 @@
  * requests that get a reply. Members "id" and "jsonrpc", and any other
  * member, are accepted and ignored: mcpfs assigns ids itself.
  *
- * The text is checked with the strict scanner (jscan) first, then parsed
- * with cJSON to check the shape. The line sent to the server is assembled
- * from the user's own bytes rather than from cJSON's printer, so integers
- * beyond 2^53, "\u0000" and every other detail arrive as written; only
- * whitespace outside strings is dropped (the line must not contain '\n').
+ * The text is checked with the strict scanner (jscan) first; then one walk
+ * over the structure of the now valid text finds the members and checks the
+ * shape (strings with escapes are decoded by cJSON, to compare them). The
+ * line sent to the server is assembled from the user's own bytes, so
+ * integers beyond 2^53, "\u0000" and every other detail arrive as written;
+ * only whitespace outside strings is dropped (the line must not contain
+ * '\n').
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -25,11 +27,6 @@
 #include "jscan.h"
 #include "request.h"
 #include "sessions.h"
-
-struct span {
-	const char *p;
-	size_t n;
-};
 
 static int is_ws(char c)
 {
@@ -64,165 +61,269 @@ static int strict_json(const char *json, size_t len, const char **why)
 	return -EINVAL;
 }
 
-static int check_tree(const cJSON *root, const char **why)
+static size_t skip_ws(const char *p, size_t i, size_t n)
 {
-	const cJSON *name, *method, *v;
-	const char *m;
-
-	if (!cJSON_IsObject(root)) {
-		*why = "request must be a JSON object";
-		return -EINVAL;
-	}
-	name = cJSON_GetObjectItemCaseSensitive(root, "name");
-	method = cJSON_GetObjectItemCaseSensitive(root, "method");
-	if (name && method) {
-		*why = "request has both \"name\" (a tool call) and \"method\"";
-		return -EINVAL;
-	}
-	if (name) {
-		if (!cJSON_IsString(name) || !*name->valuestring) {
-			*why = "\"name\" must be a non-empty string (the tool)";
-			return -EINVAL;
-		}
-		v = cJSON_GetObjectItemCaseSensitive(root, "arguments");
-		if (v && !cJSON_IsObject(v)) {
-			*why = "\"arguments\" must be an object";
-			return -EINVAL;
-		}
-		v = cJSON_GetObjectItemCaseSensitive(root, "_meta");
-		if (v && !cJSON_IsObject(v)) {
-			*why = "\"_meta\" must be an object";
-			return -EINVAL;
-		}
-		return 0;
-	}
-	if (!method) {
-		*why = "request needs \"name\" (a tool call) or \"method\"";
-		return -EINVAL;
-	}
-	if (!cJSON_IsString(method) || !*method->valuestring) {
-		*why = "\"method\" must be a non-empty string";
-		return -EINVAL;
-	}
-	m = method->valuestring;
-	if (!strcmp(m, "initialize")) {
-		*why = "initialize is done by mcpfs";
-		return -EINVAL;
-	}
-	if (!strncmp(m, "notifications/", strlen("notifications/"))) {
-		*why = "notifications cannot be sent through call";
-		return -EINVAL;
-	}
-	v = cJSON_GetObjectItemCaseSensitive(root, "params");
-	if (v && !cJSON_IsObject(v) && !cJSON_IsArray(v)) {
-		*why = "\"params\" must be an object or an array";
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* Parse and check; the tree is returned for mcp_request_build. */
-static int parse_request(const char *json, size_t len, cJSON **tree,
-			 const char **why)
-{
-	cJSON *root;
-	int rc;
-
-	rc = strict_json(json, len, why);
-	if (rc)
-		return rc;
-	root = cJSON_ParseWithLength(json, len);
-	if (!root) {
-		/* Valid for the scanner: cJSON ran out of memory. */
-		*why = "request could not be parsed (out of memory)";
-		return -EINVAL;
-	}
-	rc = check_tree(root, why);
-	if (rc || !tree)
-		cJSON_Delete(root);
-	else
-		*tree = root;
-	return rc;
-}
-
-int mcp_request_check(const char *json, size_t len, const char **why)
-{
-	return parse_request(json, len, NULL, why);
-}
-
-/* ---- building the line ---- */
-
-/* Length of the JSON value at the start of s (valid JSON assumed). */
-static size_t value_len(const char *s, size_t len)
-{
-	struct jscan j;
-	size_t used;
-	int r;
-
-	jscan_init(&j);
-	r = jscan_feed(&j, s, len, &used);
-	if (r == JSCAN_DONE)
-		return used;
-	if (r == JSCAN_MORE && jscan_finish(&j) == JSCAN_DONE)
-		return len;
-	return 0;
-}
-
-static size_t skip_ws(struct span s, size_t i)
-{
-	while (i < s.n && is_ws(s.p[i]))
+	while (i < n && is_ws(p[i]))
 		i++;
 	return i;
 }
 
-/* 1 if the raw JSON string key (quotes included) decodes to want. */
-static int key_is(struct span key, const char *want)
+/* Members of an object of valid JSON text, in order. */
+struct members {
+	const char *p;
+	size_t i, end;
+};
+
+static void members_init(struct members *m, const char *p, struct mcp_span obj)
 {
-	cJSON *k;
+	m->p = p;
+	m->end = obj.at + obj.n;
+	m->i = skip_ws(p, obj.at + 1, m->end);
+}
+
+/* The next member: its key (quotes included) and value; 0 at the end. */
+static int members_next(struct members *m, struct mcp_span *k,
+			struct mcp_span *v)
+{
+	const char *p = m->p;
+	size_t i = m->i, e;
+
+	if (i >= m->end || p[i] != '"' || !(e = jscan_string_end(p, i, m->end)))
+		return 0;
+	k->at = i;
+	k->n = e - i;
+	i = skip_ws(p, e, m->end);
+	if (i >= m->end || p[i] != ':')
+		return 0;
+	i = skip_ws(p, i + 1, m->end);
+	e = jscan_value_end(p, i, m->end);
+	if (e <= i)
+		return 0;
+	v->at = i;
+	v->n = e - i;
+	i = skip_ws(p, e, m->end);
+	if (i < m->end && p[i] == ',')
+		i = skip_ws(p, i + 1, m->end);
+	m->i = i;
+	return 1;
+}
+
+/* The JSON string s (quotes included) decoded; malloc'd, NULL on ENOMEM. */
+static char *decode(const char *p, struct mcp_span s)
+{
+	cJSON *j;
+	char *d;
+
+	if (!memchr(p + s.at, '\\', s.n))
+		return strndup(p + s.at + 1, s.n - 2);
+	j = cJSON_ParseWithLength(p + s.at, s.n);
+	d = cJSON_IsString(j) ? strdup(j->valuestring) : NULL;
+	cJSON_Delete(j);
+	return d;
+}
+
+/* 1 if the JSON string key (quotes included) decodes to want. */
+static int key_is(const char *p, struct mcp_span key, const char *want)
+{
+	char *d;
 	int eq;
 
-	if (!memchr(key.p, '\\', key.n))
+	if (!memchr(p + key.at, '\\', key.n))
 		return key.n - 2 == strlen(want) &&
-		       !memcmp(key.p + 1, want, key.n - 2);
-	k = cJSON_ParseWithLength(key.p, key.n);
-	eq = cJSON_IsString(k) && !strcmp(k->valuestring, want);
-	cJSON_Delete(k);
+		       !memcmp(p + key.at + 1, want, key.n - 2);
+	d = decode(p, key);
+	eq = d && !strcmp(d, want);
+	free(d);
 	return eq;
 }
 
-/*
- * The raw value of the first member named key of the object obj (as cJSON's
- * getters pick the first of duplicate keys). Returns 1 and *val, or 0.
- */
-static int member_find(struct span obj, const char *key, struct span *val)
+/* The value of the first member named key of the object obj (as cJSON's
+ * getters pick the first of duplicate keys); 1 if found. */
+static int member_find(const char *p, struct mcp_span obj, const char *key,
+		       struct mcp_span *val)
 {
-	struct span k, v;
-	size_t i = skip_ws(obj, 1);
+	struct members m;
+	struct mcp_span k, v;
 
-	while (i < obj.n && obj.p[i] == '"') {
-		k.p = obj.p + i;
-		k.n = value_len(k.p, obj.n - i);
-		if (k.n < 2)
-			return 0;
-		i = skip_ws(obj, i + k.n);
-		if (i >= obj.n || obj.p[i] != ':')
-			return 0;
-		i = skip_ws(obj, i + 1);
-		v.p = obj.p + i;
-		v.n = value_len(v.p, obj.n - i);
-		if (v.n == 0)
-			return 0;
-		if (key_is(k, key)) {
+	members_init(&m, p, obj);
+	while (members_next(&m, &k, &v))
+		if (key_is(p, k, key)) {
 			*val = v;
 			return 1;
 		}
-		i = skip_ws(obj, i + v.n);
-		if (i >= obj.n || obj.p[i] != ',')
-			return 0;
-		i = skip_ws(obj, i + 1);
+	return 0;
+}
+
+static int is_object(const char *p, struct mcp_span v)
+{
+	return v.n && p[v.at] == '{';
+}
+
+static int obj_nonempty(const char *p, struct mcp_span obj)
+{
+	return p[skip_ws(p, obj.at + 1, obj.at + obj.n)] != '}';
+}
+
+/* Where a progress token goes (tok_how). */
+enum {
+	TOK_NONE,     /* nowhere: the user has one, or params is no object */
+	TOK_META,     /* tools/call without _meta: add "_meta":{...} */
+	TOK_PARAMS,   /* no params: add "params":{"_meta":{...}} */
+	TOK_IN_META,  /* insert "progressToken":T at tok_at */
+	TOK_IN_PARAMS /* insert "_meta":{"progressToken":T} at tok_at */
+};
+
+/* Where the progress token goes into the object meta (a _meta value). */
+static void token_in_meta(const char *p, struct mcp_span meta,
+			  struct mcp_request *r)
+{
+	if (!is_object(p, meta))
+		return;
+	if (member_find(p, meta, "progressToken", &r->token))
+		return;
+	r->tok_how = TOK_IN_META;
+	r->tok_at = meta.at + 1;
+	r->tok_comma = obj_nonempty(p, meta);
+}
+
+static int check_method(const char *p, struct mcp_request *r,
+			const char **why)
+{
+	struct mcp_span m;
+	char *name = NULL;
+	int bad = 0;
+
+	if (p[r->head.at] == '"' && r->head.n > 2 &&
+	    !(name = decode(p, r->head))) {
+		*why = "request could not be parsed (out of memory)";
+		return -EINVAL;
+	}
+	if (!name || !*name) {
+		free(name);
+		*why = "\"method\" must be a non-empty string";
+		return -EINVAL;
+	}
+	if (!strcmp(name, "initialize")) {
+		*why = "initialize is done by mcpfs";
+		bad = 1;
+	} else if (!strncmp(name, "notifications/",
+			    strlen("notifications/"))) {
+		*why = "notifications cannot be sent through call";
+		bad = 1;
+	}
+	free(name);
+	if (bad)
+		return -EINVAL;
+	if (r->params.n && p[r->params.at] != '{' && p[r->params.at] != '[') {
+		*why = "\"params\" must be an object or an array";
+		return -EINVAL;
+	}
+	if (!r->params.n) {
+		r->tok_how = TOK_PARAMS;
+	} else if (is_object(p, r->params)) {
+		if (member_find(p, r->params, "_meta", &m)) {
+			token_in_meta(p, m, r);
+		} else {
+			r->tok_how = TOK_IN_PARAMS;
+			r->tok_at = r->params.at + 1;
+			r->tok_comma = obj_nonempty(p, r->params);
+		}
 	}
 	return 0;
 }
+
+static int check_tool(const char *p, struct mcp_request *r, const char **why)
+{
+	char *name;
+
+	if (p[r->head.at] != '"' || r->head.n == 2) {
+		*why = "\"name\" must be a non-empty string (the tool)";
+		return -EINVAL;
+	}
+	if (memchr(p + r->head.at, '\\', r->head.n)) {
+		/* only an escape can make it decode to "" ("\u0000") */
+		name = decode(p, r->head);
+		if (!name || !*name) {
+			*why = name ? "\"name\" must be a non-empty string "
+				      "(the tool)"
+				    : "request could not be parsed (out of "
+				      "memory)";
+			free(name);
+			return -EINVAL;
+		}
+		free(name);
+	}
+	if (r->args.n && p[r->args.at] != '{') {
+		*why = "\"arguments\" must be an object";
+		return -EINVAL;
+	}
+	if (r->meta.n && p[r->meta.at] != '{') {
+		*why = "\"_meta\" must be an object";
+		return -EINVAL;
+	}
+	if (!r->meta.n)
+		r->tok_how = TOK_META;
+	else
+		token_in_meta(p, r->meta, r);
+	return 0;
+}
+
+int mcp_request_parse(const char *json, size_t len, struct mcp_request *r,
+		      const char **why)
+{
+	struct mcp_span obj, name = {0, 0}, method = {0, 0}, k, v;
+	struct members m;
+	int rc;
+
+	memset(r, 0, sizeof *r);
+	rc = strict_json(json, len, why);
+	if (rc)
+		return rc;
+	obj.at = skip_ws(json, 0, len);
+	if (json[obj.at] != '{') {
+		*why = "request must be a JSON object";
+		return -EINVAL;
+	}
+	obj.n = jscan_value_end(json, obj.at, len) - obj.at;
+	r->len = len;
+	members_init(&m, json, obj);
+	while (members_next(&m, &k, &v)) {
+		struct mcp_span *slot = NULL;
+
+		if (key_is(json, k, "name"))
+			slot = &name;
+		else if (key_is(json, k, "method"))
+			slot = &method;
+		else if (key_is(json, k, "arguments"))
+			slot = &r->args;
+		else if (key_is(json, k, "_meta"))
+			slot = &r->meta;
+		else if (key_is(json, k, "params"))
+			slot = &r->params;
+		if (slot && !slot->n)
+			*slot = v;
+	}
+	if (name.n && method.n) {
+		*why = "request has both \"name\" (a tool call) and \"method\"";
+		return -EINVAL;
+	}
+	if (!name.n && !method.n) {
+		*why = "request needs \"name\" (a tool call) or \"method\"";
+		return -EINVAL;
+	}
+	r->tool = name.n != 0;
+	r->head = r->tool ? name : method;
+	return r->tool ? check_tool(json, r, why) : check_method(json, r, why);
+}
+
+int mcp_request_check(const char *json, size_t len, const char **why)
+{
+	struct mcp_request r;
+
+	return mcp_request_parse(json, len, &r, why);
+}
+
+/* ---- building the line ---- */
 
 /* The output line, allocated once at its largest possible size. */
 struct out {
@@ -270,11 +371,6 @@ static void put_min(struct out *o, const char *p, size_t n)
 		put(o, p + start, n - start);
 }
 
-static void put_span(struct out *o, struct span s)
-{
-	put_min(o, s.p, s.n);
-}
-
 /* s as a JSON string. */
 static void put_string(struct out *o, const char *s)
 {
@@ -301,140 +397,88 @@ static void put_token_meta(struct out *o, const char *token)
 	puts_(o, "}");
 }
 
-/* The raw object obj with the member "key":VALUE added first; the value is
- * {"progressToken":token} when key is "_meta", else the bare token. */
-static void put_with_member(struct out *o, struct span obj, int nonempty,
-			    const char *key, const char *token)
+/* The raw value s, with the progress token inserted if it goes into s. */
+static void put_value(struct out *o, const char *json, struct mcp_span s,
+		      const struct mcp_request *r, const char *token)
 {
-	puts_(o, "{");
-	put_string(o, key);
-	puts_(o, ":");
-	if (!strcmp(key, "_meta"))
-		put_token_meta(o, token);
-	else
+	size_t cut = r->tok_at;
+
+	if (!token || (r->tok_how != TOK_IN_META &&
+		       r->tok_how != TOK_IN_PARAMS) ||
+	    cut <= s.at || cut >= s.at + s.n) {
+		put_min(o, json + s.at, s.n);
+		return;
+	}
+	put_min(o, json + s.at, cut - s.at);
+	if (r->tok_how == TOK_IN_META) {
+		puts_(o, "\"progressToken\":");
 		put_string(o, token);
-	if (nonempty)
+	} else {
+		puts_(o, "\"_meta\":");
+		put_token_meta(o, token);
+	}
+	if (r->tok_comma)
 		puts_(o, ",");
-	put_min(o, obj.p + 1, obj.n - 1);
+	put_min(o, json + cut, s.at + s.n - cut);
 }
 
-/* A raw _meta object, with progressToken added if it has none. */
-static void put_meta(struct out *o, struct span raw, const cJSON *meta,
-		     const char *token)
+size_t mcp_u64_str(char *buf, uint64_t v)
 {
-	if (token && cJSON_IsObject(meta) &&
-	    !cJSON_GetObjectItemCaseSensitive(meta, "progressToken"))
-		put_with_member(o, raw, meta->child != NULL, "progressToken",
-				token);
-	else
-		put_span(o, raw);
+	char tmp[20];
+	size_t n = 0, i;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (i = 0; i < n; i++)
+		buf[i] = tmp[n - 1 - i];
+	buf[n] = '\0';
+	return n;
 }
 
-/* A raw params value, with _meta.progressToken added where it fits. */
-static void put_params(struct out *o, struct span raw, const cJSON *params,
-		       const char *token)
-{
-	const cJSON *meta;
-	struct span m;
-
-	if (!token || !cJSON_IsObject(params)) {
-		put_span(o, raw);
-		return;
-	}
-	meta = cJSON_GetObjectItemCaseSensitive(params, "_meta");
-	if (!meta) {
-		put_with_member(o, raw, params->child != NULL, "_meta", token);
-		return;
-	}
-	if (!member_find(raw, "_meta", &m)) {
-		o->overflow = 1; /* cannot happen: cJSON found it */
-		return;
-	}
-	put_min(o, raw.p, (size_t)(m.p - raw.p));
-	put_meta(o, m, meta, token);
-	put_min(o, m.p + m.n, raw.n - (size_t)(m.p + m.n - raw.p));
-}
-
-static void put_tool_call(struct out *o, struct span obj, const cJSON *root,
-			  const char *token)
-{
-	struct span v;
-
-	puts_(o, "\"tools/call\",\"params\":{\"name\":");
-	if (member_find(obj, "name", &v))
-		put_span(o, v);
-	else
-		o->overflow = 1;
-	puts_(o, ",\"arguments\":");
-	if (member_find(obj, "arguments", &v))
-		put_span(o, v);
-	else
-		puts_(o, "{}");
-	if (member_find(obj, "_meta", &v)) {
-		puts_(o, ",\"_meta\":");
-		put_meta(o, v, cJSON_GetObjectItemCaseSensitive(root, "_meta"),
-			 token);
-	} else if (token) {
-		puts_(o, ",\"_meta\":");
-		put_token_meta(o, token);
-	}
-	puts_(o, "}");
-}
-
-static void put_method(struct out *o, struct span obj, const cJSON *root,
-		       const char *token)
-{
-	struct span v;
-
-	if (member_find(obj, "method", &v))
-		put_span(o, v);
-	else
-		o->overflow = 1;
-	if (member_find(obj, "params", &v)) {
-		puts_(o, ",\"params\":");
-		put_params(o, v, cJSON_GetObjectItemCaseSensitive(root, "params"),
-			   token);
-	} else if (token) {
-		puts_(o, ",\"params\":{\"_meta\":");
-		put_token_meta(o, token);
-		puts_(o, "}");
-	}
-}
-
-char *mcp_request_build(const char *json, size_t len, uint64_t id,
-			const char *progress_token, size_t *outlen)
+char *mcp_request_line(const char *json, const struct mcp_request *r,
+		       uint64_t id, const char *token, size_t *outlen)
 {
 	struct out o = {0};
-	struct span obj;
-	cJSON *root = NULL;
-	const char *why;
-	char num[32];
-	size_t start;
+	char num[21];
 
-	if (parse_request(json, len, &root, &why))
-		return NULL;
-	for (start = 0; start < len && is_ws(json[start]); start++)
-		;
-	obj.p = json + start;
-	obj.n = value_len(obj.p, len - start);
 	/* Fixed text, the id, the user's bytes, the token escaped 6x, "{}". */
-	o.cap = len + 256 +
-		(progress_token ? 6 * strlen(progress_token) + 64 : 0);
+	o.cap = r->len + 256 + (token ? 6 * strlen(token) + 64 : 0);
 	o.p = malloc(o.cap + 1);
-	if (!o.p) {
-		cJSON_Delete(root);
+	if (!o.p)
 		return NULL;
-	}
-	snprintf(num, sizeof(num), "%" PRIu64, id);
 	puts_(&o, "{\"jsonrpc\":\"2.0\",\"id\":");
-	puts_(&o, num);
+	put(&o, num, mcp_u64_str(num, id));
 	puts_(&o, ",\"method\":");
-	if (cJSON_GetObjectItemCaseSensitive(root, "name"))
-		put_tool_call(&o, obj, root, progress_token);
-	else
-		put_method(&o, obj, root, progress_token);
+	if (r->tool) {
+		puts_(&o, "\"tools/call\",\"params\":{\"name\":");
+		put_min(&o, json + r->head.at, r->head.n);
+		puts_(&o, ",\"arguments\":");
+		if (r->args.n)
+			put_min(&o, json + r->args.at, r->args.n);
+		else
+			puts_(&o, "{}");
+		if (r->meta.n) {
+			puts_(&o, ",\"_meta\":");
+			put_value(&o, json, r->meta, r, token);
+		} else if (token && r->tok_how == TOK_META) {
+			puts_(&o, ",\"_meta\":");
+			put_token_meta(&o, token);
+		}
+		puts_(&o, "}");
+	} else {
+		put_min(&o, json + r->head.at, r->head.n);
+		if (r->params.n) {
+			puts_(&o, ",\"params\":");
+			put_value(&o, json, r->params, r, token);
+		} else if (token && r->tok_how == TOK_PARAMS) {
+			puts_(&o, ",\"params\":{\"_meta\":");
+			put_token_meta(&o, token);
+			puts_(&o, "}");
+		}
+	}
 	puts_(&o, "}\n");
-	cJSON_Delete(root);
 	if (o.overflow) {
 		free(o.p);
 		return NULL;
@@ -443,4 +487,15 @@ char *mcp_request_build(const char *json, size_t len, uint64_t id,
 	if (outlen)
 		*outlen = o.n;
 	return o.p;
+}
+
+char *mcp_request_build(const char *json, size_t len, uint64_t id,
+			const char *progress_token, size_t *outlen)
+{
+	struct mcp_request r;
+	const char *why;
+
+	if (mcp_request_parse(json, len, &r, &why))
+		return NULL;
+	return mcp_request_line(json, &r, id, progress_token, outlen);
 }

@@ -8,8 +8,35 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Part of the request text: offset and length; n == 0 means absent. */
+struct mcp_span {
+	size_t at, n;
+};
+
 /*
- * Build the request line for a request that mcp_request_check accepts:
+ * A request that mcp_request_parse accepted: where its parts are in its
+ * text. The text is parsed once; mcp_request_line then only copies.
+ */
+struct mcp_request {
+	size_t len;               /* of the whole text */
+	int tool;                 /* {"name": ...}: a tools/call */
+	struct mcp_span head;     /* the "name" or "method" value */
+	struct mcp_span args;     /* tools/call: "arguments" */
+	struct mcp_span meta;     /* tools/call: "_meta" */
+	struct mcp_span params;   /* other methods: "params" */
+	struct mcp_span token;    /* the user's own _meta.progressToken */
+	int tok_how;              /* where a progress token goes (request.c) */
+	size_t tok_at;            /* for an insertion: just after a '{' */
+	int tok_comma;            /* that object is not empty */
+};
+
+/* Check json (len bytes) as mcp_request_check does and fill *r; returns 0,
+ * or -EINVAL with *why set to a static message. */
+int mcp_request_parse(const char *json, size_t len, struct mcp_request *r,
+		      const char **why);
+
+/*
+ * The request line for the text json that mcp_request_parse accepted as r:
  *   {"name": N, "arguments": A, "_meta": M}  ->
  *     {"jsonrpc":"2.0","id":ID,"method":"tools/call",
  *      "params":{"name":N,"arguments":A,"_meta":M}}
@@ -23,8 +50,18 @@
  * params._meta (or into the existing params._meta object).
  *
  * Returns a malloc'd, NUL-terminated line ending in "\n" (*outlen counts the
- * newline, not the NUL), or NULL if the request is invalid or memory ran out.
+ * newline, not the NUL), or NULL if memory ran out.
  */
+char *mcp_request_line(const char *json, const struct mcp_request *r,
+		       uint64_t id, const char *progress_token,
+		       size_t *outlen);
+
+/* v in decimal and a NUL into buf (21 bytes will do); returns the number
+ * of digits. (snprintf costs more than the rest of a request line.) */
+size_t mcp_u64_str(char *buf, uint64_t v);
+
+/* mcp_request_parse then mcp_request_line; NULL if the request is invalid
+ * or memory ran out. */
 char *mcp_request_build(const char *json, size_t len, uint64_t id,
 			const char *progress_token, size_t *outlen);
 

@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "request.h"
+#include "jscan.h"
 
 extern char **environ;
 
@@ -37,7 +37,8 @@ static mcp_session *all_sessions; /* every session, threads and one-shots */
 static unsigned closing_objects;  /* procs, https, sessions not yet freed */
 static void (*reaped_cb)(void);
 
-/* Replies at least this long take the pass-through path. */
+/* Replies at least this long are passed through after a check of their
+ * structure only; shorter ones are checked to be valid JSON first. */
 #define FAST_REPLY_MIN (256 * 1024)
 
 static const char *const versions[] = {
@@ -105,9 +106,27 @@ mcp_buf *mcp_buf_new(const char *data, size_t len)
 		return NULL;
 	b->refs = 1;
 	b->len = len;
+	b->data = b->bytes;
+	b->mem = NULL;
 	if (data)
 		memcpy(b->data, data, len);
 	b->data[len] = 0;
+	return b;
+}
+
+mcp_buf *mcp_buf_wrap(char *mem, size_t off, size_t len)
+{
+	mcp_buf *b = malloc(sizeof *b);
+	char *m;
+
+	if (!b)
+		return NULL;
+	/* shrinking in place (or by mremap) copies nothing */
+	m = realloc(mem, off + len + 1);
+	b->refs = 1;
+	b->len = len;
+	b->mem = m ? m : mem;
+	b->data = b->mem + off;
 	return b;
 }
 
@@ -120,8 +139,10 @@ mcp_buf *mcp_buf_ref(mcp_buf *b)
 
 void mcp_buf_unref(mcp_buf *b)
 {
-	if (b && --b->refs == 0)
+	if (b && --b->refs == 0) {
+		free(b->mem);
 		free(b);
+	}
 }
 
 void ring_append(struct ring *r, const char *p, size_t n)
@@ -602,10 +623,29 @@ static void send_cancelled(mcp_session *s, uint64_t id, const char *reason)
 	cJSON_Delete(m);
 }
 
-static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
-{
-	static char slab[256 * 1024];
+/* Scratch for reads copied out at once (stderr) or dropped (the stdout of
+ * a detached process, or stdout there is no memory for). */
+static char slab[64 * 1024];
 
+/*
+ * The server's stdout is read straight into the free tail of the frame: at
+ * least 1 KiB, so that an idle session keeps a small buffer, and at least
+ * as much as the frame holds, so that a long line doubles it.
+ */
+static void out_alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+	struct proc *p = h->data;
+	size_t want = p->frame.len > 1024 ? p->frame.len : 1024, n;
+
+	if (!p->s || frame_space(&p->frame, want, &buf->base, &n) < 0) {
+		buf->base = slab;
+		n = sizeof slab;
+	}
+	buf->len = n;
+}
+
+static void err_alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
 	buf->base = slab;
 	buf->len = sizeof slab;
 }
@@ -617,7 +657,7 @@ static int line_cb(void *ctx, char *line, size_t len)
 
 	if (!p->s)
 		return 1;
-	session_message(p->s, line, len);
+	session_message(p->s, &p->frame, line, len);
 	return p->s && p->s->proc == p ? 0 : 1;
 }
 
@@ -665,7 +705,12 @@ static void out_read_cb(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
 	if (n > 0) {
 		if (!p->s)
 			return;
-		r = frame_feed(&p->frame, buf->base, (size_t)n, line_cb, p);
+		if (buf->base == slab) {
+			session_lost(p->s, ERR_PROTOCOL, "out of memory for "
+				     "the server's output");
+			return;
+		}
+		r = frame_commit(&p->frame, (size_t)n, line_cb, p);
 		if (r == -E2BIG && p->s) {
 			char msg[128];
 
@@ -861,6 +906,31 @@ static int session_connect(mcp_session *s)
  * Start a fresh process (or HTTP session) for s. Returns 0 (handshake under way) or a negated
  * errno with s->last_error set; -EAGAIN while backing off.
  */
+/*
+ * The server's stdin: a pipe, our end opened on h (non-blocking), the
+ * child's end in *child. A pipe rather than the socketpair of
+ * UV_CREATE_PIPE: a small message costs about a third less (bench floor
+ * with and without BENCH_SOCKETPAIR). stdout stays a socketpair: through a
+ * 64 KiB pipe, long replies come at about half the rate, the socket's larger
+ * buffer needs fewer wake-ups.
+ */
+static int stdin_pipe(uv_pipe_t *h, uv_file *child)
+{
+	uv_file f[2];
+	int r = uv_pipe(f, 0, UV_NONBLOCK_PIPE);
+
+	if (r < 0)
+		return r;
+	r = uv_pipe_open(h, f[1]);
+	if (r < 0) {
+		close(f[0]);
+		close(f[1]);
+		return r;
+	}
+	*child = f[0];
+	return 0;
+}
+
 static int session_spawn(mcp_session *s)
 {
 	const struct mcp_server_conf *conf = s->srv->conf;
@@ -868,6 +938,7 @@ static int session_spawn(mcp_session *s)
 	uv_stdio_container_t io[3];
 	struct proc *p;
 	char **argv, **env, ppid[24];
+	uv_file cin = -1;
 	size_t i;
 	int r;
 
@@ -901,8 +972,9 @@ static int session_spawn(mcp_session *s)
 	p->process.data = p;
 	session_obj_hold();
 	memset(&o, 0, sizeof o);
-	io[0].flags = UV_CREATE_PIPE | UV_READABLE_PIPE;
-	io[0].data.stream = (uv_stream_t *)&p->in;
+	r = stdin_pipe(&p->in, &cin);
+	io[0].flags = UV_INHERIT_FD;
+	io[0].data.fd = cin;
 	io[1].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
 	io[1].data.stream = (uv_stream_t *)&p->out;
 	io[2].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
@@ -915,7 +987,10 @@ static int session_spawn(mcp_session *s)
 	o.stdio_count = 3;
 	o.stdio = io;
 	o.exit_cb = exit_cb;
-	r = uv_spawn(mcp_loop, &p->process, &o);
+	if (r == 0)
+		r = uv_spawn(mcp_loop, &p->process, &o);
+	if (cin >= 0)
+		close(cin);
 	free(argv);
 	free(env);
 	if (r < 0) {
@@ -940,8 +1015,8 @@ static int session_spawn(mcp_session *s)
 	s->state = S_STARTING;
 	s->has_exit = 0;
 	s->exit_status = s->term_signal = 0;
-	uv_read_start((uv_stream_t *)&p->out, alloc_cb, out_read_cb);
-	uv_read_start((uv_stream_t *)&p->err, alloc_cb, err_read_cb);
+	uv_read_start((uv_stream_t *)&p->out, out_alloc_cb, out_read_cb);
+	uv_read_start((uv_stream_t *)&p->err, err_alloc_cb, err_read_cb);
 	mlog(MLOG_INFO, "server %s thread %s: started %s [%s] pid %d gen %u",
 	     conf->name, s->oneshot ? "(one-shot)" : s->name,
 	     base_name(conf->command), conf->digest, p->pid, s->generation);
@@ -1279,7 +1354,7 @@ static void response(mcp_session *s, cJSON *msg)
 							"result"), 0));
 }
 
-/* ---- big replies: pass the result through without parsing it ---- */
+/* ---- replies to user calls: the result passed through as sent ---- */
 
 static size_t skip_ws(const char *p, size_t i, size_t n)
 {
@@ -1289,60 +1364,10 @@ static size_t skip_ws(const char *p, size_t i, size_t n)
 	return i;
 }
 
-/* End of the string whose opening quote is at p[i], or 0. */
-static size_t skip_string(const char *p, size_t i, size_t n)
-{
-	i++;
-	for (;;) {
-		const char *q = memchr(p + i, '"', n - i);
-		size_t j, k;
-
-		if (!q)
-			return 0;
-		j = (size_t)(q - p);
-		for (k = j; k > i && p[k - 1] == '\\'; k--)
-			;
-		i = j + 1;
-		if ((j - k) % 2 == 0)
-			return i;
-	}
-}
-
-/* End of the JSON value at p[i] (structure only), or 0. */
-static size_t skip_value(const char *p, size_t i, size_t n)
-{
-	int depth = 0;
-
-	while (i < n) {
-		char ch = p[i];
-
-		if (ch == '"') {
-			if (!(i = skip_string(p, i, n)))
-				return 0;
-			if (!depth)
-				return i;
-			continue;
-		}
-		if (ch == '{' || ch == '[') {
-			depth++;
-		} else if (ch == '}' || ch == ']') {
-			if (!depth)
-				return i;
-			if (--depth == 0)
-				return i + 1;
-		} else if (!depth && (ch == ',' || ch == ' ' || ch == '\t' ||
-				      ch == '\r' || ch == '\n')) {
-			return i;
-		}
-		i++;
-	}
-	return depth ? 0 : i;
-}
-
 /*
  * A reply {"jsonrpc", "id": N, "result": R} found by its top-level
- * structure: *id and the span of R. Returns 0, or -1 for anything else
- * (which then takes the cJSON path).
+ * structure: *id and the span of R (the first of duplicate keys, as cJSON).
+ * Returns 0, or -1 for anything else (which then takes the cJSON path).
  */
 static int raw_reply(const char *p, size_t n, uint64_t *id, size_t *rs,
 		     size_t *re)
@@ -1354,32 +1379,35 @@ static int raw_reply(const char *p, size_t n, uint64_t *id, size_t *rs,
 		return -1;
 	for (;;) {
 		i = skip_ws(p, i, n);
-		if (i >= n || p[i] != '"' || !(ke = skip_string(p, i, n)))
+		if (i >= n || p[i] != '"' || !(ke = jscan_string_end(p, i, n)))
 			return -1;
 		ks = i + 1;
 		i = skip_ws(p, ke, n);
 		if (i >= n || p[i++] != ':')
 			return -1;
 		vs = skip_ws(p, i, n);
-		if (!(ve = skip_value(p, vs, n)) || ve == vs)
+		if (!(ve = jscan_value_end(p, vs, n)) || ve == vs)
 			return -1;
 		if (ke - ks == 3 && !memcmp(p + ks, "id\"", 3)) {
 			char num[24];
 			char *end;
 			unsigned long long v;
 
-			if (ve - vs >= sizeof num)
+			if (ve - vs >= sizeof num || p[vs] < '1' || p[vs] > '9')
 				return -1;
 			memcpy(num, p + vs, ve - vs);
 			num[ve - vs] = 0;
 			v = strtoull(num, &end, 10);
-			if (*end || !v)
+			if (*end)
 				return -1;
-			*id = v;
+			if (!have_id)
+				*id = v;
 			have_id = 1;
 		} else if (ke - ks == 7 && !memcmp(p + ks, "result\"", 7)) {
-			*rs = vs;
-			*re = ve;
+			if (!have_res) {
+				*rs = vs;
+				*re = ve;
+			}
 			have_res = 1;
 		} else if (ke - ks != 8 || memcmp(p + ks, "jsonrpc\"", 8)) {
 			return -1;
@@ -1396,19 +1424,53 @@ static int raw_reply(const char *p, size_t n, uint64_t *id, size_t *rs,
 	return have_id && have_res ? 0 : -1;
 }
 
-/* Big replies to user calls skip cJSON: one copy, no parse, no print. */
-static int fast_reply(mcp_session *s, const char *line, size_t len)
+/* 1 if the line is one valid JSON value. Checked below FAST_REPLY_MIN,
+ * where that is cheap next to cJSON; above, the structure only. */
+static int valid_line(const char *line, size_t len)
+{
+	struct jscan j;
+	size_t used;
+	int r;
+
+	if (len >= FAST_REPLY_MIN)
+		return 1;
+	jscan_init(&j);
+	r = jscan_feed(&j, line, len, &used);
+	if (r == JSCAN_MORE)
+		r = jscan_finish(&j);
+	return r == JSCAN_DONE;
+}
+
+/*
+ * Replies to user calls skip cJSON: the result as the server sent it, no
+ * parse, no print. A long one stays where it was read: the frame's buffer
+ * becomes the reply (the result is followed by at least the envelope's '}'
+ * and the NUL, room for its newline and NUL). A short one is copied, so that
+ * a kept reply holds no more memory than it needs.
+ */
+static int fast_reply(mcp_session *s, struct frame *f, char *line,
+		      size_t len)
 {
 	uint64_t id = 0;
 	size_t rs = 0, re = 0;
 	mcp_call *c;
-	mcp_buf *b;
+	mcp_buf *b = NULL;
+	char *mem;
 
-	if (len < FAST_REPLY_MIN || raw_reply(line, len, &id, &rs, &re) < 0)
+	if (raw_reply(line, len, &id, &rs, &re) < 0)
 		return -1;
 	c = idtab_get(&s->pending, id);
-	if (!c || c->kind != CALL_USER)
+	if (!c || c->kind != CALL_USER || !valid_line(line, len))
 		return -1;
+	if (f && len >= FAST_REPLY_MIN && (mem = frame_take(f)) != NULL) {
+		line[re] = '\n';
+		line[re + 1] = '\0';
+		b = mcp_buf_wrap(mem, (size_t)(line + rs - mem), re - rs + 1);
+		if (!b)
+			free(mem);
+		call_complete(c, b); /* NULL: an out of memory error */
+		return 0;
+	}
 	b = mcp_buf_new(NULL, re - rs + 1);
 	if (!b)
 		return -1;
@@ -1418,7 +1480,8 @@ static int fast_reply(mcp_session *s, const char *line, size_t len)
 	return 0;
 }
 
-void session_message(mcp_session *s, char *line, size_t len)
+void session_message(mcp_session *s, struct frame *f, char *line,
+		     size_t len)
 {
 	cJSON *msg, *method, *id;
 
@@ -1426,7 +1489,7 @@ void session_message(mcp_session *s, char *line, size_t len)
 		line++;
 		len--;
 	}
-	if (!len || fast_reply(s, line, len) == 0)
+	if (!len || fast_reply(s, f, line, len) == 0)
 		return;
 	msg = cJSON_ParseWithLength(line, len);
 	if (!cJSON_IsObject(msg)) {
@@ -1455,8 +1518,8 @@ void session_message(mcp_session *s, char *line, size_t len)
 
 static void call_send(mcp_session *s, mcp_call *c)
 {
-	char tok[40];
-	size_t n;
+	char tok[40]; /* "mcpfs-ID: c->token without its closing quote */
+	size_t n, tn;
 	char *line;
 
 	c->rpc_id = s->next_id++;
@@ -1471,10 +1534,13 @@ static void call_send(mcp_session *s, mcp_call *c)
 		cJSON_Delete(m);
 		return;
 	}
-	snprintf(tok, sizeof tok, "mcpfs-%" PRIu64, c->rpc_id);
-	line = mcp_request_build(c->line, c->linelen, c->rpc_id, tok, &n);
-	if (!c->token[0])
-		snprintf(c->token, sizeof c->token, "\"%s\"", tok);
+	memcpy(tok, "\"mcpfs-", 7);
+	tn = 7 + mcp_u64_str(tok + 7, c->rpc_id);
+	line = mcp_request_line(c->line, &c->req, c->rpc_id, tok + 1, &n);
+	if (!c->token[0]) {
+		memcpy(c->token, tok, tn);
+		memcpy(c->token + tn, "\"", 2);
+	}
 	free(c->line);
 	c->line = NULL;
 	if (!line) {
@@ -1519,19 +1585,18 @@ static void session_submit(mcp_session *s, mcp_call *c)
 	s->qtail = &c->qnext;
 }
 
-/* The user's own progress token, as JSON text, if there is one. */
-static void user_token(mcp_call *c, const char *json, size_t len)
+/* The user's own progress token, as cJSON prints it (as progress_for
+ * prints the tokens of notifications), if the request has one. */
+static void user_token(mcp_call *c)
 {
-	cJSON *j, *p, *m, *t;
+	const struct mcp_span *t = &c->req.token;
+	cJSON *j;
 	char *txt;
 
-	if (!memmem(json, len, "progressToken", 13))
+	if (!t->n)
 		return;
-	j = cJSON_ParseWithLength(json, len);
-	p = cJSON_GetObjectItemCaseSensitive(j, "params");
-	m = cJSON_GetObjectItemCaseSensitive(p ? p : j, "_meta");
-	t = cJSON_GetObjectItemCaseSensitive(m, "progressToken");
-	if (t && (txt = cJSON_PrintUnformatted(t)) != NULL) {
+	j = cJSON_ParseWithLength(c->line + t->at, t->n);
+	if (j && (txt = cJSON_PrintUnformatted(j)) != NULL) {
 		snprintf(c->token, sizeof c->token, "%s", txt);
 		cJSON_free(txt);
 	}
@@ -1541,9 +1606,10 @@ static void user_token(mcp_call *c, const char *json, size_t len)
 int mcp_call_start(mcp_server *srv, mcp_session *s, const char *json,
 		   size_t len, mcp_call **out, const char **why)
 {
+	struct mcp_request req;
 	mcp_call *c;
 
-	if (mcp_request_check(json, len, why) < 0)
+	if (mcp_request_parse(json, len, &req, why) < 0)
 		return -EINVAL;
 	if (s && s->closed)
 		return -ENOENT;
@@ -1560,9 +1626,9 @@ int mcp_call_start(mcp_server *srv, mcp_session *s, const char *json,
 	}
 	memcpy(c->line, json, len);
 	c->line[len] = 0;
-	c->linelen = len;
+	c->req = req;
 	c->timeout = call_timeout_of(srv);
-	user_token(c, json, len);
+	user_token(c);
 	s->calls++;
 	s->in_flight++;
 	s->last_used = mcp_now();

@@ -24,14 +24,21 @@ typedef struct mcp_server mcp_server;
 typedef struct mcp_session mcp_session;
 typedef struct mcp_call mcp_call;
 
-/* A refcounted, immutable byte buffer (replies, rendered JSON files). */
+/* A refcounted, immutable byte buffer (replies, rendered JSON files):
+ * len bytes at data, then a NUL. */
 typedef struct mcp_buf {
 	unsigned refs;
 	size_t len;
-	char data[];
+	char *data;
+	char *mem;      /* a block data points into, owned (mcp_buf_wrap) */
+	char bytes[];   /* else the data itself (mcp_buf_new) */
 } mcp_buf;
 
 mcp_buf *mcp_buf_new(const char *data, size_t len); /* refs = 1; NULL on ENOMEM */
+/* A buffer of the len bytes at mem + off (followed by a NUL there) that
+ * takes over mem (malloc'd, shrunk to fit), without a copy. NULL on ENOMEM
+ * (then mem is still the caller's). */
+mcp_buf *mcp_buf_wrap(char *mem, size_t off, size_t len);
 mcp_buf *mcp_buf_ref(mcp_buf *b);
 void mcp_buf_unref(mcp_buf *b);
 

@@ -11,6 +11,10 @@
  *                                         read to EOF, N times
  *   bench reopen  N REQ FILE              per call: open, write, read to EOF,
  *                                         close
+ *   bench pread   N FILE                  one open file: pread 64 bytes at
+ *                                         offset 0, N times (on a FUSE file
+ *                                         mcpfs answers from memory: one
+ *                                         bare round trip)
  *   bench conc    SECS REQ FILE...        one thread per FILE (each its own
  *                                         open file), sequential calls for
  *                                         SECS seconds
@@ -18,7 +22,7 @@
  * REQ is the tools/call params, {"name": ..., "arguments": {...}}: written as
  * is to a call file, wrapped in a JSON-RPC request on a pipe.
  *
- * floor, oneshot, reuse and reopen print "MEDIAN_US P10_US P90_US BYTES" (the
+ * floor, oneshot, reuse, reopen and pread print "MEDIAN_US P10_US P90_US BYTES" (the
  * per-call times after a warm-up of min(N/10, 50) calls, which are not
  * counted; BYTES is the size of the last reply); conc prints
  * "CALLS_PER_SEC CALLS SECONDS MAX_US MIN_CALLS MAX_CALLS" (the slowest
@@ -483,11 +487,36 @@ static int cmd_conc(double secs, const char *req, int nf, char **files)
 	return 0;
 }
 
+static int cmd_pread(size_t n, const char *path)
+{
+	size_t w = warmup_of(n), i;
+	double *t = calloc(n, sizeof *t), t0;
+	char buf[64];
+	ssize_t got = 0;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0 || !t)
+		die(path);
+	for (i = 0; i < w + n; i++) {
+		t0 = now_us();
+		got = pread(fd, buf, sizeof buf, 0);
+		if (got < 0)
+			die("pread");
+		if (i >= w)
+			t[i - w] = now_us() - t0;
+	}
+	close(fd);
+	report(t, n, (size_t)got);
+	free(t);
+	return 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: bench floor|oneshot N REQ -- CMD [ARG...]\n"
 		"       bench reuse|reopen N REQ FILE\n"
+		"       bench pread N FILE\n"
 		"       bench conc SECS REQ FILE...\n");
 	exit(2);
 }
@@ -513,6 +542,13 @@ int main(int argc, char **argv)
 		if (argc != 5 || !n)
 			usage();
 		return cmd_file(n, argv[3], argv[4], argv[1][2] == 'o');
+	}
+	if (!strcmp(argv[1], "pread")) {
+		size_t n = strtoul(argv[2], NULL, 10);
+
+		if (argc != 4 || !n)
+			usage();
+		return cmd_pread(n, argv[3]);
 	}
 	if (!strcmp(argv[1], "conc")) {
 		if (argc < 5)

@@ -209,6 +209,10 @@ T=$(first "$(BENCH_NOEOF=1 "$B" reuse "$N" "$REQ" "$MNT/demo/t1/call")") || fail
 R=$(calc "a/b" a="$T" b="$FLOOR")
 row "2a\". same, stopping at the reply's newline (no read of 0)" \
 	"$(f1 "$T") µs/call" "floor $(f1 "$FLOOR") µs" "$(f1 "$R")x" "(info)" "—"
+T=$(first "$("$B" pread "$N" "$MNT/demo/t1/status")") || fail "line $LINENO"
+R=$(calc "a/b" a="$T" b="$FLOOR")
+row "2r. one bare FUSE round trip: pread of 64 bytes of t1/status (from memory); 2a makes 3, 2a\" 2" \
+	"$(f1 "$T") µs" "floor $(f1 "$FLOOR") µs" "$(f1 "$R")x" "(info)" "—"
 T=$(first "$(BENCH_RBUF=1048576 "$B" reuse "$N" "$REQ" "$MNT/demo/t1/call")") || fail "line $LINENO"
 R=$(calc "a/b" a="$T" b="$FLOOR")
 row "2a'. same as 2a with a 1 MiB read buffer" \

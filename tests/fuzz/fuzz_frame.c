@@ -2,7 +2,9 @@
  * fuzz_frame.c - libFuzzer target for newline framing. The first two bytes
  * pick the line limit and the chunk size; the rest is the stream. The lines
  * delivered, and whether the stream fails with -E2BIG, must match a naive
- * reference splitter, whatever the chunking.
+ * reference splitter, whatever the chunking, and also when the bytes are
+ * written straight into the frame's room (frame_space, frame_commit) and
+ * every other line's buffer is taken by the callback (frame_take).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -18,6 +20,7 @@ struct check {
 	size_t n, pos;       /* where the next expected line starts */
 	size_t max;
 	size_t lines;
+	struct frame *f;     /* take every other line's buffer */
 };
 
 /* The next complete line of the reference: 1 and its span, or 0. */
@@ -49,6 +52,13 @@ static int line_cb(void *ctx, char *line, size_t len)
 	    memcmp(c->ref + start, line, len) != 0)
 		abort();
 	c->lines++;
+	if (c->f && c->lines % 2) {
+		char *b = frame_take(c->f);
+
+		if (!b)
+			abort();
+		free(b);
+	}
 	return 0;
 }
 
@@ -77,17 +87,29 @@ static int ref_too_long(const char *s, size_t n, size_t max)
 }
 
 static int run(const char *s, size_t n, size_t max, size_t chunk,
-	       size_t *lines)
+	       int direct, size_t *lines)
 {
-	struct check c = {s, n, 0, max, 0};
+	struct check c = {s, n, 0, max, 0, NULL};
 	struct frame f;
 	size_t off, k;
+	char *room;
 	int rc = 0;
 
 	frame_init(&f, max);
 	for (off = 0; off < n && rc == 0; off += k) {
 		k = n - off > chunk ? chunk : n - off;
-		rc = frame_feed(&f, s + off, k, line_cb, &c);
+		if (!direct) {
+			rc = frame_feed(&f, s + off, k, line_cb, &c);
+			continue;
+		}
+		c.f = &f;
+		rc = frame_space(&f, k, &room, &k);
+		if (rc)
+			break;
+		if (k > n - off)
+			k = n - off;
+		memcpy(room, s + off, k);
+		rc = frame_commit(&f, k, line_cb, &c);
 	}
 	if (rc == 0 && f.len != n - c.pos)
 		abort(); /* the pending tail is exactly what is left */
@@ -109,9 +131,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	s = (const char *)data + 2;
 	n = size - 2;
 	want = ref_too_long(s, n, max) ? -E2BIG : 0;
-	r1 = run(s, n, max, n ? n : 1, &l1);
-	r2 = run(s, n, max, chunk, &l2);
+	r1 = run(s, n, max, n ? n : 1, 0, &l1);
+	r2 = run(s, n, max, chunk, 0, &l2);
 	if (r1 != want || r2 != want || l1 != l2)
+		abort();
+	r2 = run(s, n, max, chunk, 1, &l2);
+	if (r2 != want || l1 != l2)
 		abort();
 	return 0;
 }

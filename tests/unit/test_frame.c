@@ -2,7 +2,9 @@
  * test_frame.c - newline framing: lines split across feeds at every point,
  * CRLF, empty lines, the length limit (exactly max, max + 1, a "\r\n" right
  * at the limit), the broken state after -E2BIG, stopping from the callback,
- * and a 64 MiB line fed in 64 KiB chunks.
+ * a 64 MiB line fed in 64 KiB chunks; reading straight into the buffer
+ * (frame_space, frame_commit: geometric growth, the room bounded by max)
+ * and a callback taking the buffer of its line (frame_take).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -359,6 +361,142 @@ static void test_many_lines(void **state)
 	free(data);
 }
 
+/* Write s into the frame's room (in pieces if the room is smaller). */
+static int commit_str(struct frame *f, const char *s, frame_line_cb cb,
+		      void *ctx)
+{
+	size_t n = strlen(s), k;
+	char *room;
+	int rc;
+
+	while (n) {
+		assert_int_equal(frame_space(f, 1, &room, &k), 0);
+		assert_true(k >= 1);
+		if (k > n)
+			k = n;
+		memcpy(room, s, k);
+		rc = frame_commit(f, k, cb, ctx);
+		if (rc)
+			return rc;
+		s += k;
+		n -= k;
+	}
+	return 0;
+}
+
+static void test_space(void **state)
+{
+	struct frame f;
+	struct got g = {0};
+	size_t n, last = 0;
+	char *room;
+	int i;
+
+	frame_init(&f, 1 << 20);
+	/* The room grows geometrically and never past a line of max. */
+	for (i = 0; i < 20; i++) {
+		assert_int_equal(frame_space(&f, 4096, &room, &n), 0);
+		assert_true(n >= 4096 || f.cap == f.max + 2);
+		assert_true(f.cap <= f.max + 2);
+		assert_true(f.cap >= 2 * last || f.cap == f.max + 2);
+		last = f.cap;
+		if (n > f.max - f.len)
+			n = f.max - f.len;
+		memset(room, 'x', n);
+		assert_int_equal(frame_commit(&f, n, collect_cb, &g), 0);
+		if (f.len == f.max)
+			break;
+	}
+	/* A line of exactly max, then "\r\n": the last two bytes of room. */
+	assert_int_equal(f.len, f.max);
+	assert_int_equal(frame_space(&f, 4096, &room, &n), 0);
+	assert_int_equal(n, 2);
+	memcpy(room, "\r\n", 2);
+	assert_int_equal(frame_commit(&f, 2, collect_cb, &g), 0);
+	assert_int_equal(g.n, 1);
+	assert_int_equal(g.big_len, f.max);
+	/* The big buffer is not kept. */
+	assert_null(f.buf);
+	frame_free(&f);
+	got_free(&g);
+
+	/* Several lines in one read, the unfinished one kept at the front. */
+	frame_init(&f, 100);
+	assert_int_equal(frame_space(&f, 64, &room, &n), 0);
+	memcpy(room, "ab\ncd\r\nef", 9);
+	assert_int_equal(frame_commit(&f, 9, collect_cb, &g), 0);
+	assert_int_equal(g.n, 2);
+	assert_string_equal(g.line[0], "ab");
+	assert_string_equal(g.line[1], "cd");
+	assert_int_equal(f.len, 2);
+	assert_memory_equal(f.buf, "ef", 2);
+	assert_int_equal(commit_str(&f, "g\n", collect_cb, &g), 0);
+	assert_string_equal(g.line[2], "efg");
+	assert_int_equal(f.len, 0);
+	frame_free(&f);
+	got_free(&g);
+}
+
+struct taker {
+	struct frame *f;
+	const char *want;   /* the line to take */
+	char *mem, *line;
+	int n;
+};
+
+static int take_cb(void *ctx, char *line, size_t len)
+{
+	struct taker *t = ctx;
+
+	t->n++;
+	if (!strcmp(line, t->want)) {
+		t->mem = frame_take(t->f);
+		assert_non_null(t->mem);
+		t->line = line;
+	}
+	return 0;
+}
+
+static void test_take(void **state)
+{
+	struct frame f;
+	struct taker t = {&f, "two", NULL, NULL, 0};
+	char *room;
+	size_t n;
+
+	frame_init(&f, 100);
+	assert_int_equal(commit_str(&f, "o", take_cb, &t), 0);
+	assert_int_equal(frame_space(&f, 64, &room, &n), 0);
+	memcpy(room, "ne\ntwo\nthree\nfo", 15);
+	assert_int_equal(frame_commit(&f, 15, take_cb, &t), 0);
+	assert_int_equal(t.n, 3);
+	/* The taken buffer holds the line, in place. */
+	assert_non_null(t.mem);
+	assert_true(t.line > t.mem && t.line < t.mem + 16);
+	assert_string_equal(t.line, "two");
+	assert_memory_equal(t.mem, "one", 3);
+	/* The frame went on with the rest: "three" was delivered from the
+	 * new buffer, "fo" waits there. */
+	assert_true(f.buf != t.mem);
+	assert_int_equal(f.len, 2);
+	assert_memory_equal(f.buf, "fo", 2);
+	free(t.mem);
+	t.want = "four";
+	t.mem = NULL;
+	assert_int_equal(commit_str(&f, "ur\n", take_cb, &t), 0);
+	assert_int_equal(t.n, 4);
+	assert_string_equal(t.line, "four");
+	/* Nothing was left after it: the frame starts over empty. */
+	assert_null(f.buf);
+	assert_int_equal(f.len, 0);
+	assert_int_equal(f.cap, 0);
+	free(t.mem);
+	t.want = "";
+	assert_int_equal(commit_str(&f, "x\n", take_cb, &t), 0);
+	assert_int_equal(t.n, 5);
+	frame_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -371,6 +509,8 @@ int main(void)
 		cmocka_unit_test(test_release),
 		cmocka_unit_test(test_64mib),
 		cmocka_unit_test(test_many_lines),
+		cmocka_unit_test(test_space),
+		cmocka_unit_test(test_take),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,9 @@
 /*
  * test_request.c - user requests for call files: what mcp_request_check
  * accepts and refuses (with the exact reasons), and the exact JSON-RPC line
- * mcp_request_build makes, progress token included.
+ * mcp_request_build makes, progress token included; what mcp_request_parse
+ * finds (the user's own progress token) and that mcp_request_line builds
+ * the same line from one parse for any id.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -249,6 +251,110 @@ static void test_build_no_outlen(void **state)
 	free(line);
 }
 
+/* The user's token: the text of the progressToken that is sent. */
+static void token_is(const char *req, const char *want)
+{
+	struct mcp_request r;
+	const char *why = NULL;
+
+	assert_int_equal(mcp_request_parse(req, strlen(req), &r, &why), 0);
+	if (!want) {
+		assert_int_equal(r.token.n, 0);
+		return;
+	}
+	assert_int_equal(r.token.n, strlen(want));
+	assert_memory_equal(req + r.token.at, want, r.token.n);
+}
+
+static void test_parse_token(void **state)
+{
+	token_is("{\"name\":\"t\"}", NULL);
+	token_is("{\"name\":\"t\",\"_meta\":{\"a\":1,\"progressToken\":\"x\"}}",
+		 "\"x\"");
+	token_is("{\"name\":\"t\",\"_meta\":{\"progressToken\" : 12 }}", "12");
+	/* only the token that is sent counts */
+	token_is("{\"name\":\"t\",\"params\":{\"_meta\":{\"progressToken\":1}}}",
+		 NULL);
+	token_is("{\"method\":\"m\",\"_meta\":{\"progressToken\":1}}", NULL);
+	token_is("{\"method\":\"m\",\"params\":{\"_meta\":{\"progressToken\":"
+		 "{\"k\":[1]}}}}", "{\"k\":[1]}");
+	token_is("{\"method\":\"m\",\"params\":[{\"_meta\":{\"progressToken\":"
+		 "1}}]}", NULL);
+	/* first of duplicate keys, escaped keys decoded */
+	token_is("{\"method\":\"m\",\"params\":{\"_meta\":{\"progress\\u0054oken\""
+		 ":\"a\",\"progressToken\":\"b\"}}}", "\"a\"");
+	token_is("{\"name\":\"t\",\"_meta\":{\"progressToken\":1},"
+		 "\"_meta\":{\"progressToken\":2}}", "1");
+}
+
+/* One parse, many lines: the line depends on the id and token only. */
+static void test_line_reuse(void **state)
+{
+	const char *req = " { \"method\" : \"m\", \"params\" : { \"a\" : [ 1 , "
+			  "\"x y\" ] } } ";
+	struct mcp_request r;
+	const char *why;
+	char *a, *b;
+	size_t na, nb;
+
+	assert_int_equal(mcp_request_parse(req, strlen(req), &r, &why), 0);
+	a = mcp_request_line(req, &r, 1, "mcpfs-1", &na);
+	b = mcp_request_line(req, &r, 22, "mcpfs-22", &nb);
+	assert_string_equal(a, HEAD(1) "\"m\",\"params\":{\"_meta\":{"
+			    "\"progressToken\":\"mcpfs-1\"},\"a\":[1,\"x y\"]}}\n");
+	assert_string_equal(b, HEAD(22) "\"m\",\"params\":{\"_meta\":{"
+			    "\"progressToken\":\"mcpfs-22\"},\"a\":[1,\"x y\"]}}\n");
+	assert_int_equal(na, strlen(a));
+	assert_int_equal(nb, strlen(b));
+	free(a);
+	free(b);
+}
+
+static void test_u64_str(void **state)
+{
+	char buf[21];
+
+	assert_int_equal(mcp_u64_str(buf, 0), 1);
+	assert_string_equal(buf, "0");
+	assert_int_equal(mcp_u64_str(buf, 1234567890), 10);
+	assert_string_equal(buf, "1234567890");
+	assert_int_equal(mcp_u64_str(buf, UINT64_MAX), 20);
+	assert_string_equal(buf, "18446744073709551615");
+}
+
+/* The structure-only skips of jscan.h on valid and on broken text. */
+static void test_value_end(void **state)
+{
+	static const struct {
+		const char *text;
+		size_t at, end;
+	} cases[] = {
+		{"\"ab\\\"c\" x", 0, 7},
+		{"\"a\\\\\" x", 0, 5},
+		{"{\"a\":[1,{\"b\":\"}\"}]} ,", 0, 19},
+		{"[[],{}]", 0, 7},
+		{"123,4", 0, 3},
+		{"true}", 0, 4},
+		{"-1.5e3", 0, 6},
+		{"x: 12 ", 3, 5},
+		{"\"open", 0, 0},
+		{"{\"a\":[1,2}", 0, 0},
+		{"[", 0, 0},
+		{"}", 0, 0},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *t = cases[i].text;
+
+		assert_int_equal(jscan_value_end(t, cases[i].at, strlen(t)),
+				 cases[i].end);
+	}
+	assert_int_equal(jscan_string_end("\"a\"", 0, 2), 0);
+	assert_int_equal(jscan_string_end("\"\\\"", 0, 3), 0);
+	assert_int_equal(jscan_string_end("\"\"", 0, 2), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -259,6 +365,10 @@ int main(void)
 		cmocka_unit_test(test_build_method),
 		cmocka_unit_test(test_build_progress_token),
 		cmocka_unit_test(test_build_no_outlen),
+		cmocka_unit_test(test_parse_token),
+		cmocka_unit_test(test_line_reuse),
+		cmocka_unit_test(test_value_end),
+		cmocka_unit_test(test_u64_str),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
