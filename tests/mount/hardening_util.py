@@ -237,9 +237,18 @@ class UserMount:
         self.log = self.dir / 'mcpfs.log'
         self.config = self.dir / 'servers.json'
         self.tag = f'mcpfs-test-user-{os.getpid()}-{time.monotonic_ns()}'
+        # The binaries are copied next to the mount: the build tree may sit
+        # under a directory that only root can enter (a mktemp -d clone).
+        bindir = self.dir / 'bin'
+        bindir.mkdir()
+        os.chmod(bindir, 0o755)
+        self.mcpfs = shutil.copy2(MCPFS, bindir / 'mcpfs')
+        fake = shutil.copy2(FAKESERVER, bindir / 'fakeserver')
         doc = {'mcpServers': {}}
         for name, entry in servers.items():
             entry = dict(entry)
+            if entry.get('command') == str(FAKESERVER):
+                entry['command'] = str(fake)
             entry['env'] = dict(entry.get('env') or {}, **{TAG_VAR: self.tag})
             doc['mcpServers'][name] = entry
         self.config.write_text(json.dumps(doc))
@@ -257,7 +266,8 @@ class UserMount:
                    XDG_CONFIG_HOME=str(self.dir / 'xdg'))
         self.out = open(self.dir / 'mcpfs.out', 'wb')
         self.proc = subprocess.Popen(
-            self._as(str(MCPFS), '-f', '-d', '--log', str(self.log), '-c',
+            self._as(str(self.mcpfs), '-f', '-d', '--log', str(self.log),
+                     '-c',
                      str(self.config), *self.args, str(self.path)),
             stdin=subprocess.DEVNULL, stdout=self.out,
             stderr=subprocess.STDOUT, env=env, start_new_session=True)
