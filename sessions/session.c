@@ -903,10 +903,6 @@ static int session_connect(mcp_session *s)
 }
 
 /*
- * Start a fresh process (or HTTP session) for s. Returns 0 (handshake under way) or a negated
- * errno with s->last_error set; -EAGAIN while backing off.
- */
-/*
  * The server's stdin: a pipe, our end opened on h (non-blocking), the
  * child's end in *child. A pipe rather than the socketpair of
  * UV_CREATE_PIPE: a small message costs about a third less (bench floor
@@ -931,6 +927,10 @@ static int stdin_pipe(uv_pipe_t *h, uv_file *child)
 	return 0;
 }
 
+/*
+ * Start a fresh process (or HTTP session) for s. Returns 0 (handshake under
+ * way) or a negated errno with s->last_error set; -EAGAIN while backing off.
+ */
 static int session_spawn(mcp_session *s)
 {
 	const struct mcp_server_conf *conf = s->srv->conf;
