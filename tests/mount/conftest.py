@@ -17,10 +17,12 @@ a hung mcpfs fails the test instead of hanging the suite.
 
 import ctypes
 import copy
+import errno
 import json
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -102,6 +104,45 @@ def wait_until(pred, timeout=10.0, what='condition', interval=0.05):
         if time.monotonic() > end:
             pytest.fail(f'timed out after {timeout} s waiting for {what}')
         time.sleep(interval)
+
+
+# ---------------------------------------------------------------- Ctrl-C
+
+_EINTR_SCRIPT = r'''
+import ctypes, os, signal, sys
+libc = ctypes.CDLL(None, use_errno=True)
+signal.signal(signal.SIGUSR1, lambda *a: None)
+fd = os.open(sys.argv[1], os.O_RDWR)
+os.write(fd, sys.argv[2].encode())
+print("ready", flush=True)
+buf = ctypes.create_string_buffer(1 << 16)
+n = libc.read(fd, buf, 1 << 16)
+print(n, ctypes.get_errno(), flush=True)
+'''
+
+
+def interrupted_read(call_path, request, in_flight, timeout):
+    """Write request (JSON text) to call_path in another process, let its
+    read wait in mcpfs once in_flight() returns a true value (within
+    timeout s), interrupt the read with a signal (what Ctrl-C does) and
+    assert it failed with EINTR. Returns what in_flight() returned."""
+    p = subprocess.Popen([sys.executable, '-c', _EINTR_SCRIPT,
+                          str(call_path), request],
+                         stdout=subprocess.PIPE, text=True)
+    try:
+        assert run_with_deadline(p.stdout.readline, 10, 'ready') == 'ready\n'
+        got = wait_until(in_flight, timeout, 'the request in flight')
+        time.sleep(0.3)   # let the read reach mcpfs and wait there
+        p.send_signal(signal.SIGUSR1)
+        line = run_with_deadline(p.stdout.readline, 5, 'interrupted read')
+        assert line.split() == ['-1', str(errno.EINTR)]
+        p.wait(5)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        p.stdout.close()
+    return got
 
 
 # ---------------------------------------------------------------- file I/O

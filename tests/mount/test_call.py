@@ -9,13 +9,12 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 
 import pytest
 
-from conftest import (call, call_raw, demo, error_text, fake, pid_gone,
-                      proc_stat, read_all, read_file, run_with_deadline,
+from conftest import (call, call_raw, demo, error_text, fake,
+                      interrupted_read, pid_gone, proc_stat, read_all, read_file, run_with_deadline,
                       status, text, tool, wait_until, write_all, write_file)
 
 
@@ -708,37 +707,12 @@ def test_ctrl_c_cat_cancels(mcpfs_mount):
     assert text(tool(t, 'echo', text='alive')) == 'alive'
 
 
-EINTR_SCRIPT = r'''
-import ctypes, os, signal, sys
-libc = ctypes.CDLL(None, use_errno=True)
-signal.signal(signal.SIGUSR1, lambda *a: None)
-fd = os.open(sys.argv[1], os.O_RDWR)
-os.write(fd, b'{"name": "hang"}')
-print("ready", flush=True)
-buf = ctypes.create_string_buffer(1 << 16)
-n = libc.read(fd, buf, 1 << 16)
-print(n, ctypes.get_errno(), flush=True)
-'''
-
-
 def test_interrupted_read_fails_eintr(mcpfs_mount):
     m = mcpfs_mount({'a': fake()})
     t = thread(m)
     pid = int(text(tool(t, 'pid')))
-    p = subprocess.Popen([sys.executable, '-c', EINTR_SCRIPT, str(t / 'call')],
-                         stdout=subprocess.PIPE, text=True)
-    try:
-        assert run_with_deadline(p.stdout.readline, 10, 'ready') == 'ready\n'
-        wait_until(lambda: status(t)['in_flight'] == 1, 5, 'hang in flight')
-        time.sleep(0.3)
-        p.send_signal(signal.SIGUSR1)
-        line = run_with_deadline(p.stdout.readline, 5, 'interrupted read')
-        assert line.split() == ['-1', str(errno.EINTR)]
-        p.wait(5)
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
+    interrupted_read(t / 'call', '{"name": "hang"}',
+                     lambda: status(t)['in_flight'] == 1, 5)
     wait_until(lambda: len(cancelled_ids(t)) == 1, 3,
                'notifications/cancelled at the server')
     assert int(text(tool(t, 'pid'))) == pid

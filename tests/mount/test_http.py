@@ -13,7 +13,6 @@ closed, -32007 HTTP error.
 """
 
 import concurrent.futures
-import errno
 import importlib.util
 import json
 import os
@@ -29,8 +28,9 @@ import uuid
 
 import pytest
 
-from conftest import (REPO, call, read_all, read_file, run_mcpfs_expect_exit,
-                      run_with_deadline, status, text, wait_until, write_all)
+from conftest import (REPO, call, interrupted_read, read_all, read_file,
+                      run_mcpfs_expect_exit, run_with_deadline, status, text,
+                      wait_until, write_all)
 
 FAKE_HTTP = REPO / 'tests/fake/mcp_http.py'
 EVERYTHING = REPO / \
@@ -780,40 +780,14 @@ def test_ctl_cancel_sends_cancelled(mcpfs_mount, fake_http):
     assert status(t)['generation'] == 1 and len(srv.sessions()) == 1
 
 
-EINTR_SCRIPT = r'''
-import ctypes, os, signal, sys
-libc = ctypes.CDLL(None, use_errno=True)
-signal.signal(signal.SIGUSR1, lambda *a: None)
-fd = os.open(sys.argv[1], os.O_RDWR)
-os.write(fd, b'{"name": "sleep", "arguments": {"ms": 30000}}')
-print("ready", flush=True)
-buf = ctypes.create_string_buffer(1 << 16)
-n = libc.read(fd, buf, 1 << 16)
-print(n, ctypes.get_errno(), flush=True)
-'''
-
-
 def test_interrupted_read_sends_cancelled(mcpfs_mount, fake_http):
     srv = fake_http()
     m = mcpfs_mount({'h': entry(srv)})
     t = thread(m)
     wait_ready(t)
-    p = subprocess.Popen([sys.executable, '-c', EINTR_SCRIPT, str(t / 'call')],
-                         stdout=subprocess.PIPE, text=True)
-    try:
-        assert run_with_deadline(p.stdout.readline, 10, 'ready') == 'ready\n'
-        [sleep] = wait_until(lambda: srv.posts(tool='sleep'), 10,
-                             'sleep at the server')
-        time.sleep(0.3)   # let the read reach mcpfs and wait there
-        p.send_signal(signal.SIGUSR1)
-        line = run_with_deadline(p.stdout.readline, 5, 'interrupted read')
-        assert line.split() == ['-1', str(errno.EINTR)]
-        p.wait(5)
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
-        p.stdout.close()
+    [sleep] = interrupted_read(
+        t / 'call', '{"name": "sleep", "arguments": {"ms": 30000}}',
+        lambda: srv.posts(tool='sleep'), 10)
     [c] = wait_until(lambda: srv.posts('notifications/cancelled'), 5,
                      'notifications/cancelled')
     assert c['json']['params']['requestId'] == sleep['json']['id']
