@@ -744,8 +744,7 @@ static void xfer_done(struct xfer *x, CURLcode res)
 			res = CURLE_GOT_NOTHING;
 		snprintf(msg, sizeof msg, "connection to the server failed: %s",
 			 curl_easy_strerror(res));
-		ring_append(&s->err, msg, strlen(msg));
-		ring_append(&s->err, "\n", 1);
+		ring_line(&s->err, msg, strlen(msg));
 		if (pending)
 			stream_ended(x, msg);
 		else
@@ -755,8 +754,7 @@ static void xfer_done(struct xfer *x, CURLcode res)
 		body_excerpt(x, ex, sizeof ex);
 		snprintf(msg, sizeof msg, "HTTP %ld from the server%s%s",
 			 x->code, ex[0] ? ": " : "", ex);
-		ring_append(&s->err, msg, strlen(msg));
-		ring_append(&s->err, "\n", 1);
+		ring_line(&s->err, msg, strlen(msg));
 		if (pending)
 			session_call_error(s, x->rpc_id, ERR_HTTP, msg);
 		else if (!x->rpc_id)

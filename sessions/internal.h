@@ -126,7 +126,7 @@ int session_idle(const mcp_session *s);
 void sessions_reap_done(void (*cb)(void));
 void session_obj_hold(void);
 void session_obj_drop(void);
-void ring_append(struct ring *r, const char *p, size_t n);
+void ring_line(struct ring *r, const char *p, size_t n); /* + "\n" */
 /* For the transports: one message from the server (line is writable; f,
  * if not NULL, is the frame holding it, whose buffer a long reply may
  * take); the session is lost; request rpc_id failed; request rpc_id still

@@ -145,7 +145,7 @@ void mcp_buf_unref(mcp_buf *b)
 	}
 }
 
-void ring_append(struct ring *r, const char *p, size_t n)
+static void ring_append(struct ring *r, const char *p, size_t n)
 {
 	if (!r->buf) {
 		r->buf = malloc(r->cap);
@@ -167,6 +167,13 @@ void ring_append(struct ring *r, const char *p, size_t n)
 		p += k;
 		n -= k;
 	}
+}
+
+/* Append one line: p, then a newline. */
+void ring_line(struct ring *r, const char *p, size_t n)
+{
+	ring_append(r, p, n);
+	ring_append(r, "\n", 1);
 }
 
 /* Copy up to n bytes from stream offset off (clamped to the oldest kept). */
@@ -879,6 +886,15 @@ static const char *base_name(const char *path)
 	return b ? b + 1 : path;
 }
 
+/* A new process or HTTP session is starting its handshake. */
+static void new_generation(mcp_session *s)
+{
+	s->generation++;
+	s->state = S_STARTING;
+	s->has_exit = 0;
+	s->exit_status = s->term_signal = 0;
+}
+
 /* The HTTP counterpart of a spawn: a new MCP session on the server. */
 static int session_connect(mcp_session *s)
 {
@@ -891,10 +907,7 @@ static int session_connect(mcp_session *s)
 		s->state = S_EXITED;
 		return r;
 	}
-	s->generation++;
-	s->state = S_STARTING;
-	s->has_exit = 0;
-	s->exit_status = s->term_signal = 0;
+	new_generation(s);
 	mlog(MLOG_INFO, "server %s thread %s: connecting over http [%s] gen %u",
 	     conf->name, s->oneshot ? "(one-shot)" : s->name, conf->digest,
 	     s->generation);
@@ -1011,10 +1024,7 @@ static int session_spawn(mcp_session *s)
 	p->pid = p->process.pid;
 	p->s = s;
 	s->proc = p;
-	s->generation++;
-	s->state = S_STARTING;
-	s->has_exit = 0;
-	s->exit_status = s->term_signal = 0;
+	new_generation(s);
 	uv_read_start((uv_stream_t *)&p->out, out_alloc_cb, out_read_cb);
 	uv_read_start((uv_stream_t *)&p->err, err_alloc_cb, err_read_cb);
 	mlog(MLOG_INFO, "server %s thread %s: started %s [%s] pid %d gen %u",
@@ -1179,12 +1189,6 @@ static void server_request(mcp_session *s, const char *method, cJSON *id)
 	}
 }
 
-static void events_append(mcp_session *s, const char *line, size_t len)
-{
-	ring_append(&s->events, line, len);
-	ring_append(&s->events, "\n", 1);
-}
-
 static void progress_for(mcp_session *s, cJSON *params)
 {
 	cJSON *tok = cJSON_GetObjectItemCaseSensitive(params, "progressToken");
@@ -1206,7 +1210,7 @@ static void progress_for(mcp_session *s, cJSON *params)
 static void notification(mcp_session *s, const char *method, cJSON *msg,
 			 const char *line, size_t len)
 {
-	events_append(s, line, len);
+	ring_line(&s->events, line, len);
 	if (!strcmp(method, "notifications/progress")) {
 		progress_for(s, cJSON_GetObjectItemCaseSensitive(msg, "params"));
 	} else if (!strcmp(method, "notifications/tools/list_changed")) {
