@@ -1,8 +1,7 @@
 /*
- * http.c - the Streamable HTTP transport of a session (MCP 2025-11-25,
- * "Transports"), on libcurl's multi interface driven by the libuv loop:
- * curl's socket callback sets uv_poll watchers and its timer callback a
- * uv_timer, so no thread ever blocks and one loop runs everything.
+ * http.c - the Streamable HTTP transport (MCP 2025-11-25, "Transports"):
+ * one ops table of transport.h, on the libcurl-on-libuv engine of
+ * curluv.c, so no thread ever blocks and one loop runs everything.
  *
  * Protocol. Every message to the server is one POST of its JSON with
  * "Accept: application/json, text/event-stream"; after the handshake the
@@ -35,10 +34,11 @@
  * Ownership. A session owns its struct http while attached. Detaching it
  * (close, lost, restart) aborts every transfer but the DELETE; the struct is
  * freed once its last transfer is (that one has a 2 s limit), and counts as
- * a closing object until then, so shutdown waits for it. A transfer is never
- * removed from inside a curl callback: it is marked dead and removed when
- * curl_multi_socket_action returns.
+ * a closing object until then, so shutdown waits for it. A killed transfer
+ * is removed from curl by the engine outside curl's callbacks, which then
+ * releases it here.
  */
+#include <cjson/cJSON.h>
 #include <curl/curl.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -47,8 +47,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "internal.h"
+#include "curluv.h"
+#include "sessions.h"
 #include "sse.h"
+#include "transport.h"
 
 #define RETRY_DEFAULT_MS 1000
 #define RETRY_MAX_MS 30000
@@ -59,9 +61,9 @@
 enum xkind { X_POST, X_GET, X_RESUME, X_DELETE };
 
 struct xfer {
+	struct cu_xfer cu;        /* first: the engine's part */
 	struct http *h;
 	enum xkind kind;
-	CURL *easy;
 	struct curl_slist *hdrs;
 	char *body;               /* POST body */
 	size_t body_len, body_off;
@@ -72,16 +74,18 @@ struct xfer {
 	char *buf;                /* a JSON or error body */
 	size_t len, cap;
 	unsigned resumes;         /* resumptions so far (X_RESUME) */
-	int dead;                 /* to be removed once curl returns */
-	int waiting;              /* in the starting list */
 	int held;                 /* built, launched once the gate is done */
 	uv_timer_t timer;         /* delayed start */
 	struct xfer *next, **pprev;   /* the http's transfers */
-	struct xfer *dnext;       /* the dead or the starting list */
 };
 
 struct http {
-	mcp_session *s;           /* NULL once detached */
+	const struct transport_up *up;
+	void *ctx;                /* the session's; NULL once detached */
+	char *name;               /* the server's config name, for logs */
+	char *url;
+	char **headers;           /* "Name: value" */
+	size_t nheaders;
 	char *sid;                /* Mcp-Session-Id */
 	char protocol[32];        /* negotiated version, once ready */
 	struct xfer *xfers;
@@ -93,183 +97,29 @@ struct http {
 	int get_off;              /* no GET stream (405, or gave up) */
 };
 
-struct sock {
-	uv_poll_t poll;
-	curl_socket_t fd;
-	struct sock *next, **pprev;
-};
-
-static CURLM *multi;
-static uv_timer_t multi_timer;
-static struct sock *socks;
-static struct xfer *dead, *starting, **starting_tail = &starting;
-static int in_curl;
+static struct transport_env tenv;
 
 static void xfer_start(struct xfer *x);
-static void check_done(void);
 static void xfer_free_cb(uv_handle_t *hd);
-
-/* ---- the multi handle on the loop ---- */
-
-static void sock_free_cb(uv_handle_t *hd)
-{
-	free(hd->data);
-}
-
-static void sock_close(struct sock *k)
-{
-	*k->pprev = k->next;
-	if (k->next)
-		k->next->pprev = k->pprev;
-	uv_close((uv_handle_t *)&k->poll, sock_free_cb);
-}
-
-static void reap(void)
-{
-	struct xfer *x;
-
-	if (in_curl)
-		return;
-	while ((x = dead) != NULL) {
-		dead = x->dnext;
-		if (x->easy) {
-			curl_multi_remove_handle(multi, x->easy);
-			curl_easy_cleanup(x->easy);
-			x->easy = NULL;
-		}
-		uv_close((uv_handle_t *)&x->timer, xfer_free_cb);
-	}
-}
-
-/* Hand the transfers started inside curl's callbacks to curl. */
-static void start_waiting(void)
-{
-	struct xfer *x;
-
-	while (!in_curl && (x = starting) != NULL) {
-		starting = x->dnext;
-		if (!starting)
-			starting_tail = &starting;
-		x->waiting = 0;
-		xfer_start(x);
-	}
-}
-
-static void socket_action(curl_socket_t fd, int flags)
-{
-	int running;
-
-	in_curl++;
-	curl_multi_socket_action(multi, fd, flags, &running);
-	in_curl--;
-	check_done();
-	reap();
-	start_waiting();
-}
-
-static void poll_cb(uv_poll_t *p, int status, int events)
-{
-	struct sock *k = p->data;
-	int flags = 0;
-
-	if (status < 0)
-		flags = CURL_CSELECT_ERR;
-	if (events & UV_READABLE)
-		flags |= CURL_CSELECT_IN;
-	if (events & UV_WRITABLE)
-		flags |= CURL_CSELECT_OUT;
-	socket_action(k->fd, flags);
-}
-
-static int socket_cb(CURL *e, curl_socket_t fd, int what, void *userp,
-		     void *socketp)
-{
-	struct sock *k = socketp;
-	int ev = 0;
-
-	if (what == CURL_POLL_REMOVE) {
-		if (k) {
-			uv_poll_stop(&k->poll);
-			curl_multi_assign(multi, fd, NULL);
-			sock_close(k);
-		}
-		return 0;
-	}
-	if (!k) {
-		k = calloc(1, sizeof *k);
-		if (!k || uv_poll_init_socket(mcp_loop, &k->poll, fd) < 0) {
-			free(k);
-			return -1;
-		}
-		k->fd = fd;
-		k->poll.data = k;
-		k->next = socks;
-		if (socks)
-			socks->pprev = &k->next;
-		k->pprev = &socks;
-		socks = k;
-		curl_multi_assign(multi, fd, k);
-	}
-	if (what & CURL_POLL_IN)
-		ev |= UV_READABLE;
-	if (what & CURL_POLL_OUT)
-		ev |= UV_WRITABLE;
-	uv_poll_start(&k->poll, ev, poll_cb);
-	return 0;
-}
-
-static void multi_timer_cb(uv_timer_t *t)
-{
-	socket_action(CURL_SOCKET_TIMEOUT, 0);
-}
-
-static int timer_cb(CURLM *m, long ms, void *userp)
-{
-	if (ms < 0)
-		uv_timer_stop(&multi_timer);
-	else
-		uv_timer_start(&multi_timer, multi_timer_cb, (uint64_t)ms, 0);
-	return 0;
-}
-
-static int multi_init(void)
-{
-	if (multi)
-		return 0;
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-		return -ENOMEM;
-	multi = curl_multi_init();
-	if (!multi) {
-		curl_global_cleanup();
-		return -ENOMEM;
-	}
-	uv_timer_init(mcp_loop, &multi_timer);
-	curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, socket_cb);
-	curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, timer_cb);
-	return 0;
-}
-
-void http_global_shutdown(void)
-{
-	if (!multi)
-		return;
-	curl_multi_cleanup(multi); /* closes cached connections */
-	multi = NULL;
-	while (socks)
-		sock_close(socks);
-	uv_close((uv_handle_t *)&multi_timer, NULL);
-	curl_global_cleanup();
-}
+static void xfer_done_cb(struct cu_xfer *cu, CURLcode res);
+static void xfer_release_cb(struct cu_xfer *cu);
 
 /* ---- transfers ---- */
 
 static void http_maybe_free(struct http *h)
 {
-	if (h->s || h->nxfers)
+	size_t i;
+
+	if (h->ctx || h->nxfers)
 		return;
+	for (i = 0; i < h->nheaders; i++)
+		free(h->headers[i]);
+	free(h->headers);
+	free(h->name);
+	free(h->url);
 	free(h->sid);
 	free(h);
-	session_obj_drop();
+	tenv.obj_drop();
 }
 
 static void xfer_free_cb(uv_handle_t *hd)
@@ -295,7 +145,7 @@ static void gate_open(struct http *h)
 	struct xfer *x;
 
 	h->gate = NULL;
-	if (!h->s)
+	if (!h->ctx)
 		return;
 	get_open(h, NULL, 0);
 	for (x = h->xfers; x; x = x->next)
@@ -308,31 +158,18 @@ static void gate_open(struct http *h)
 /* Stop and free x (later, outside curl's callbacks). */
 static void xfer_kill(struct xfer *x)
 {
-	if (x->dead)
+	if (x->cu.dead)
 		return;
-	x->dead = 1;
 	x->held = 0;
 	uv_timer_stop(&x->timer);
-	if (x->waiting) {
-		struct xfer **pp = &starting;
-
-		while (*pp != x)
-			pp = &(*pp)->dnext;
-		*pp = x->dnext;
-		if (starting_tail == &x->dnext)
-			starting_tail = pp;
-		x->waiting = 0;
-	}
 	*x->pprev = x->next;
 	if (x->next)
 		x->next->pprev = x->pprev;
 	if (x->h->get == x)
 		x->h->get = NULL;
-	x->dnext = dead;
-	dead = x;
 	if (x->h->gate == x)
 		gate_open(x->h);
-	reap();
+	cu_kill(&x->cu);
 }
 
 /* Add "name: val", or the whole line name when val is NULL. */
@@ -356,7 +193,7 @@ static size_t header_cb(char *p, size_t size, size_t n, void *ud)
 	struct xfer *x = ud;
 	size_t len = size * n, k = sizeof "mcp-session-id:" - 1, e;
 
-	if (x->dead || !x->h->s || x->h->sid || len <= k ||
+	if (x->cu.dead || !x->h->ctx || x->h->sid || len <= k ||
 	    strncasecmp(p, "mcp-session-id:", k))
 		return len;
 	while (k < len && (p[k] == ' ' || p[k] == '\t'))
@@ -377,10 +214,10 @@ static int event_cb(void *ctx, char *data, size_t len)
 {
 	struct xfer *x = ctx;
 
-	if (!x->h->s)
+	if (!x->h->ctx)
 		return 1;
-	session_message(x->h->s, NULL, data, len);
-	return x->h->s && !x->dead ? 0 : 1;
+	x->h->up->message(x->h->ctx, NULL, data, len);
+	return x->h->ctx && !x->cu.dead ? 0 : 1;
 }
 
 static int buf_add(struct xfer *x, const char *p, size_t n, size_t max)
@@ -410,8 +247,8 @@ static void too_long(struct xfer *x)
 	char msg[160];
 
 	snprintf(msg, sizeof msg, "protocol error: server sent a message "
-		 "longer than %zu bytes", mcp_opts.max_line);
-	session_lost(x->h->s, ERR_PROTOCOL, msg);
+		 "longer than %zu bytes", tenv.max_line);
+	x->h->up->lost(x->h->ctx, ERR_PROTOCOL, msg);
 }
 
 static size_t write_cb(char *p, size_t size, size_t n, void *ud)
@@ -420,13 +257,13 @@ static size_t write_cb(char *p, size_t size, size_t n, void *ud)
 	size_t len = size * n;
 	int r;
 
-	if (x->dead || !x->h->s)
+	if (x->cu.dead || !x->h->ctx)
 		return 0; /* aborts the transfer */
 	if (!x->mode) {
 		const char *ct = NULL;
 
-		curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &x->code);
-		curl_easy_getinfo(x->easy, CURLINFO_CONTENT_TYPE, &ct);
+		curl_easy_getinfo(x->cu.easy, CURLINFO_RESPONSE_CODE, &x->code);
+		curl_easy_getinfo(x->cu.easy, CURLINFO_CONTENT_TYPE, &ct);
 		if (x->code < 200 || x->code > 299)
 			x->mode = 'x';
 		else if (ct && !strncasecmp(ct, "text/event-stream", 17))
@@ -442,12 +279,12 @@ static size_t write_cb(char *p, size_t size, size_t n, void *ud)
 		return len;
 	}
 	if (x->mode == 'j')
-		r = buf_add(x, p, len, mcp_opts.max_line);
+		r = buf_add(x, p, len, tenv.max_line);
 	else
 		r = sse_feed(&x->sse, p, len, event_cb, x);
-	if (r == -E2BIG && x->h->s)
+	if (r == -E2BIG && x->h->ctx)
 		too_long(x);
-	if (r < 0 || !x->h->s || x->dead)
+	if (r < 0 || !x->h->ctx || x->cu.dead)
 		return 0;
 	return len;
 }
@@ -460,8 +297,10 @@ static struct xfer *xfer_new(struct http *h, enum xkind kind)
 		return NULL;
 	x->h = h;
 	x->kind = kind;
-	sse_init(&x->sse, mcp_opts.max_line);
-	uv_timer_init(mcp_loop, &x->timer);
+	x->cu.done = xfer_done_cb;
+	x->cu.release = xfer_release_cb;
+	sse_init(&x->sse, tenv.max_line);
+	uv_timer_init(tenv.loop, &x->timer);
 	x->timer.data = x;
 	x->next = h->xfers;
 	if (x->next)
@@ -473,8 +312,8 @@ static struct xfer *xfer_new(struct http *h, enum xkind kind)
 }
 
 /* Headers of every request to the server: the session id, the protocol
- * version once ready (h->s is NULL for the DELETE), the configured ones. */
-static int common_headers(struct xfer *x, const struct mcp_server_conf *conf)
+ * version once ready, the configured ones. */
+static int common_headers(struct xfer *x)
 {
 	struct http *h = x->h;
 	size_t i;
@@ -484,8 +323,8 @@ static int common_headers(struct xfer *x, const struct mcp_server_conf *conf)
 		r |= add_header(x, "Mcp-Session-Id", h->sid);
 	if (h->protocol[0])
 		r |= add_header(x, "MCP-Protocol-Version", h->protocol);
-	for (i = 0; i < conf->nheaders; i++)
-		r |= add_header(x, conf->headers[i], NULL);
+	for (i = 0; i < h->nheaders; i++)
+		r |= add_header(x, h->headers[i], NULL);
 	return r ? -ENOMEM : 0;
 }
 
@@ -511,14 +350,13 @@ static void delay_cb(uv_timer_t *t)
 }
 
 /* Build and hand x to curl now, or after delay_ms. */
-static void xfer_launch(struct xfer *x, const struct mcp_server_conf *conf,
-			uint64_t delay_ms)
+static void xfer_launch(struct xfer *x, uint64_t delay_ms)
 {
 	CURL *e = curl_easy_init();
 	int r;
 
-	x->easy = e;
-	r = e ? common_headers(x, conf) : -ENOMEM;
+	x->cu.easy = e;
+	r = e ? common_headers(x) : -ENOMEM;
 	switch (x->kind) {
 	case X_POST:
 		r |= add_header(x, "Content-Type: application/json", NULL);
@@ -537,12 +375,12 @@ static void xfer_launch(struct xfer *x, const struct mcp_server_conf *conf,
 	}
 	if (r) {
 		mlog(MLOG_WARN, "server %s: out of memory for an HTTP request",
-		     conf->name);
+		     x->h->name);
 		xfer_kill(x);
 		return;
 	}
-	curl_easy_setopt(e, CURLOPT_URL, conf->url);
-	curl_easy_setopt(e, CURLOPT_PRIVATE, x);
+	curl_easy_setopt(e, CURLOPT_URL, x->h->url);
+	curl_easy_setopt(e, CURLOPT_PRIVATE, &x->cu);
 	curl_easy_setopt(e, CURLOPT_HTTPHEADER, x->hdrs);
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, write_cb);
 	curl_easy_setopt(e, CURLOPT_WRITEDATA, x);
@@ -575,21 +413,12 @@ static void xfer_launch(struct xfer *x, const struct mcp_server_conf *conf,
 		xfer_start(x);
 }
 
-/* curl refuses calls from inside its callbacks: those wait in starting. */
+/* Hand x to curl (the engine defers it while inside curl's callbacks). */
 static void xfer_start(struct xfer *x)
 {
-	if (x->dead || x->waiting)
-		return;
-	if (in_curl) {
-		x->waiting = 1;
-		x->dnext = NULL;
-		*starting_tail = x;
-		starting_tail = &x->dnext;
-		return;
-	}
-	if (curl_multi_add_handle(multi, x->easy) != CURLM_OK) {
+	if (cu_start(&x->cu) < 0) {
 		mlog(MLOG_WARN, "server %s: cannot start an HTTP request",
-		     x->h->s ? x->h->s->srv->conf->name : "?");
+		     x->h->name);
 		xfer_kill(x);
 	}
 }
@@ -607,7 +436,7 @@ static void get_open(struct http *h, const struct xfer *prev, uint64_t delay)
 {
 	struct xfer *x;
 
-	if (h->get_off || !h->s || h->get)
+	if (h->get_off || !h->ctx || h->get)
 		return;
 	x = xfer_new(h, X_GET);
 	if (!x)
@@ -617,7 +446,7 @@ static void get_open(struct http *h, const struct xfer *prev, uint64_t delay)
 		x->sse.retry = prev->sse.retry;
 	}
 	h->get = x;
-	xfer_launch(x, h->s->srv->conf, delay);
+	xfer_launch(x, delay);
 }
 
 /* x ended before the reply to x->rpc_id: resume it, or fail the call. */
@@ -634,13 +463,13 @@ static void stream_ended(struct xfer *x, const char *why)
 		memcpy(r->sse.id, x->sse.id, sizeof r->sse.id);
 		r->sse.retry = x->sse.retry;
 		mlog(MLOG_DEBUG, "server %s: request %" PRIu64 ": %s; "
-		     "resuming in %ld ms", h->s->srv->conf->name, x->rpc_id,
+		     "resuming in %ld ms", h->name, x->rpc_id,
 		     why, retry_ms(x));
-		xfer_launch(r, h->s->srv->conf, (uint64_t)retry_ms(x));
+		xfer_launch(r, (uint64_t)retry_ms(x));
 		return;
 	}
 	snprintf(msg, sizeof msg, "%s before the reply", why);
-	session_call_error(h->s, x->rpc_id, ERR_EXITED, msg);
+	h->up->call_error(h->ctx, x->rpc_id, ERR_EXITED, msg);
 }
 
 /* A printable excerpt of an error body, for the message. */
@@ -660,21 +489,21 @@ static void body_excerpt(const struct xfer *x, char *out, size_t n)
 
 static void deliver_json(struct xfer *x)
 {
-	mcp_session *s = x->h->s;
+	struct http *h = x->h;
 	cJSON *arr, *m;
 
 	if (!x->len)
 		return;
 	if (x->buf[strspn(x->buf, " \t\r\n")] != '[') {
-		session_message(s, NULL, x->buf, x->len);
+		h->up->message(h->ctx, NULL, x->buf, x->len);
 		return;
 	}
 	arr = cJSON_ParseWithLength(x->buf, x->len);
 	cJSON_ArrayForEach(m, arr) {
 		char *t = cJSON_PrintUnformatted(m);
 
-		if (t && x->h->s)
-			session_message(s, NULL, t, strlen(t));
+		if (t && h->ctx)
+			h->up->message(h->ctx, NULL, t, strlen(t));
 		cJSON_free(t);
 	}
 	cJSON_Delete(arr);
@@ -683,7 +512,7 @@ static void deliver_json(struct xfer *x)
 static void get_done(struct xfer *x, CURLcode res)
 {
 	struct http *h = x->h;
-	const char *name = h->s->srv->conf->name;
+	const char *name = h->name;
 	uint64_t delay;
 
 	h->get = NULL;
@@ -710,19 +539,26 @@ static void get_done(struct xfer *x, CURLcode res)
 	get_open(h, x, delay);
 }
 
+/* One line of the transport's diagnostics for the session's stderr. */
+static void diag_line(struct http *h, const char *msg)
+{
+	h->up->diag(h->ctx, msg, strlen(msg));
+	h->up->diag(h->ctx, "\n", 1);
+}
+
 static void xfer_done(struct xfer *x, CURLcode res)
 {
 	struct http *h = x->h;
-	mcp_session *s = h->s;
+	void *s = h->ctx;
 	int pending;
 	char msg[400], ex[200];
 
 	if (!s || x->kind == X_DELETE)
 		return;
 	if (!x->mode)
-		curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &x->code);
+		curl_easy_getinfo(x->cu.easy, CURLINFO_RESPONSE_CODE, &x->code);
 	if (res == CURLE_OK && x->code == 404 && h->sid && x->kind == X_POST) {
-		session_lost(s, ERR_EXITED, "the server ended the session "
+		h->up->lost(s, ERR_EXITED, "the server ended the session "
 			     "(HTTP 404); the next call starts a new one");
 		return;
 	}
@@ -734,84 +570,108 @@ static void xfer_done(struct xfer *x, CURLcode res)
 		deliver_json(x);
 	if (res == CURLE_OK && x->mode == 'x' && x->len &&
 	    x->buf[strspn(x->buf, " \t\r\n")] == '{')
-		session_message(s, NULL, x->buf, x->len); /* a JSON-RPC error? */
-	if (!h->s)
+		h->up->message(s, NULL, x->buf, x->len); /* a JSON-RPC error? */
+	if (!h->ctx)
 		return;
-	pending = x->rpc_id && session_call_pending(s, x->rpc_id);
+	pending = x->rpc_id && h->up->call_pending(s, x->rpc_id);
 	if (res != CURLE_OK) {
 		/* a request curl would have had to resend (see read_cb) */
 		if (res == CURLE_SEND_FAIL_REWIND)
 			res = CURLE_GOT_NOTHING;
 		snprintf(msg, sizeof msg, "connection to the server failed: %s",
 			 curl_easy_strerror(res));
-		ring_line(&s->err, msg, strlen(msg));
+		diag_line(h, msg);
 		if (pending)
 			stream_ended(x, msg);
 		else
-			mlog(MLOG_DEBUG, "server %s: %s", s->srv->conf->name,
-			     msg);
+			mlog(MLOG_DEBUG, "server %s: %s", h->name, msg);
 	} else if (x->mode == 'x' || x->code >= 300) {
 		body_excerpt(x, ex, sizeof ex);
 		snprintf(msg, sizeof msg, "HTTP %ld from the server%s%s",
 			 x->code, ex[0] ? ": " : "", ex);
-		ring_line(&s->err, msg, strlen(msg));
+		diag_line(h, msg);
 		if (pending)
-			session_call_error(s, x->rpc_id, ERR_HTTP, msg);
+			h->up->call_error(s, x->rpc_id, ERR_HTTP, msg);
 		else if (!x->rpc_id)
-			mlog(MLOG_INFO, "server %s: %s", s->srv->conf->name,
-			     msg);
+			mlog(MLOG_INFO, "server %s: %s", h->name, msg);
 	} else if (pending && x->mode == 's') {
 		stream_ended(x, "the server closed the event stream");
 	} else if (pending) {
 		mlog(MLOG_DEBUG, "server %s: request %" PRIu64 " accepted "
 		     "without a reply (HTTP %ld); waiting on the GET stream",
-		     s->srv->conf->name, x->rpc_id, x->code);
+		     h->name, x->rpc_id, x->code);
 	}
 }
 
-static void check_done(void)
+/* The engine's callbacks of a transfer. */
+static void xfer_done_cb(struct cu_xfer *cu, CURLcode res)
 {
-	CURLMsg *m;
-	int left;
+	struct xfer *x = (struct xfer *)cu;
 
-	while ((m = curl_multi_info_read(multi, &left)) != NULL) {
-		struct xfer *x = NULL;
-
-		if (m->msg != CURLMSG_DONE)
-			continue;
-		curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, &x);
-		if (!x || x->dead)
-			continue;
-		in_curl++;
-		xfer_done(x, m->data.result);
-		in_curl--;
-		xfer_kill(x);
-	}
+	xfer_done(x, res);
+	xfer_kill(x);
 }
 
-/* ---- the session's side ---- */
-
-int http_start(mcp_session *s)
+static void xfer_release_cb(struct cu_xfer *cu)
 {
-	struct http *h;
-	int r = multi_init();
+	struct xfer *x = (struct xfer *)cu;
 
-	if (r < 0)
-		return r;
-	h = calloc(1, sizeof *h);
-	if (!h)
-		return -ENOMEM;
-	h->s = s;
-	s->http = h;
-	session_obj_hold();
+	uv_close((uv_handle_t *)&x->timer, xfer_free_cb);
+}
+
+/* ---- the transport's operations ---- */
+
+static int http_init(const struct transport_env *e)
+{
+	tenv = *e;
+	return cu_init(e->loop);
+}
+
+static int http_start(const struct mcp_server_conf *conf,
+		      const struct transport_up *up, void *ctx,
+		      struct transport **out, char *err, size_t errlen)
+{
+	struct http *h = calloc(1, sizeof *h);
+	size_t i;
+
+	if (h) {
+		h->name = strdup(conf->name);
+		h->url = strdup(conf->url);
+		h->headers = calloc(conf->nheaders + 1, sizeof *h->headers);
+	}
+	if (!h || !h->name || !h->url || !h->headers)
+		goto oom;
+	for (i = 0; i < conf->nheaders; i++) {
+		h->headers[i] = strdup(conf->headers[i]);
+		if (!h->headers[i])
+			goto oom;
+		h->nheaders++;
+	}
+	h->up = up;
+	h->ctx = ctx;
+	tenv.obj_hold();
+	*out = (struct transport *)h;
 	return 0;
+oom:
+	if (h) {
+		for (i = 0; i < h->nheaders; i++)
+			free(h->headers[i]);
+		free(h->headers);
+		free(h->name);
+		free(h->url);
+		free(h);
+	}
+	snprintf(err, errlen, "cannot start the HTTP client: out of memory");
+	return -ENOMEM;
 }
 
-void http_send(struct http *h, char *line, size_t len, uint64_t rpc_id)
+static void http_send(struct transport *t, char *line, size_t len,
+		      uint64_t rpc_id)
 {
+	struct http *h = (struct http *)t;
 	struct xfer *x;
 
-	if (!h || !h->s) {
+	if (!h->ctx) {
 		free(line);
 		return;
 	}
@@ -821,8 +681,8 @@ void http_send(struct http *h, char *line, size_t len, uint64_t rpc_id)
 	if (!x) {
 		free(line);
 		if (rpc_id)
-			session_call_error(h->s, rpc_id, -32603,
-					   "out of memory");
+			h->up->call_error(h->ctx, rpc_id, -32603,
+					  "out of memory");
 		return;
 	}
 	x->body = line;
@@ -831,17 +691,20 @@ void http_send(struct http *h, char *line, size_t len, uint64_t rpc_id)
 		h->gate = x; /* notifications/initialized */
 		h->gating = 0;
 	}
-	xfer_launch(x, h->s->srv->conf, 0);
+	xfer_launch(x, 0);
 }
 
-void http_ready(struct http *h)
+static void http_ready(struct transport *t, const char *protocol)
 {
-	memcpy(h->protocol, h->s->protocol, sizeof h->protocol);
+	struct http *h = (struct http *)t;
+
+	snprintf(h->protocol, sizeof h->protocol, "%s", protocol);
 	h->gating = 1;
 }
 
-void http_forget(struct http *h, uint64_t rpc_id)
+static void http_forget(struct transport *t, uint64_t rpc_id)
 {
+	struct http *h = (struct http *)t;
 	struct xfer *x, *next;
 
 	for (x = h->xfers; x; x = next) {
@@ -851,19 +714,34 @@ void http_forget(struct http *h, uint64_t rpc_id)
 	}
 }
 
-void http_detach(struct http *h)
+static void http_close(struct transport *t)
 {
-	const struct mcp_server_conf *conf;
+	struct http *h = (struct http *)t;
 	struct xfer *d;
 
-	if (!h || !h->s)
+	if (!h->ctx)
 		return;
-	conf = h->s->srv->conf;
-	h->s->http = NULL;
-	h->s = NULL;
+	h->ctx = NULL;
 	while (h->xfers)
 		xfer_kill(h->xfers);
 	if (h->sid && (d = xfer_new(h, X_DELETE)) != NULL)
-		xfer_launch(d, conf, 0);
+		xfer_launch(d, 0);
 	http_maybe_free(h);
 }
+
+static int http_pid(const struct transport *t)
+{
+	return 0;
+}
+
+const struct transport_ops http_transport = {
+	.name = "http",
+	.init = http_init,
+	.fini = cu_fini,
+	.start = http_start,
+	.send = http_send,
+	.ready = http_ready,
+	.forget = http_forget,
+	.close = http_close,
+	.pid = http_pid,
+};

@@ -12,33 +12,17 @@
 #include "frame.h"
 #include "idtab.h"
 #include "request.h"
+#include "ring.h"
 #include "sessions.h"
+#include "transport.h"
 
 #define STDERR_KEEP (64 * 1024)
 #define EVENTS_KEEP (1024 * 1024)
-
-/* Error codes of failures of the session itself (JSON-RPC server range). */
-enum {
-	ERR_TIMEOUT = -32001,
-	ERR_EXITED = -32002,
-	ERR_CANCELLED = -32003,
-	ERR_STARTUP = -32004,
-	ERR_PROTOCOL = -32005,
-	ERR_CLOSED = -32006,
-	ERR_HTTP = -32007,
-};
 
 /* A kept configuration; servers point into it. */
 struct conf_ref {
 	struct mcp_config *cfg;
 	unsigned refs;
-};
-
-/* Byte ring keeping the last cap bytes of a stream; total counts all. */
-struct ring {
-	char *buf;
-	size_t cap;
-	uint64_t total;
 };
 
 struct mcp_server {
@@ -56,9 +40,6 @@ struct mcp_server {
 
 enum sstate { S_IDLE, S_STARTING, S_READY, S_EXITED, S_CLOSING };
 
-struct proc;
-struct http;
-
 struct mcp_session {
 	uint64_t id;
 	char name[129];
@@ -72,8 +53,8 @@ struct mcp_session {
 	uint64_t calls;
 	unsigned in_flight;
 	int holds;
-	struct proc *proc;        /* stdio servers */
-	struct http *http;        /* Streamable HTTP servers */
+	const struct transport_ops *ops; /* of the last start */
+	struct transport *t;      /* attached transport, or NULL */
 	uint64_t next_id;
 	struct idtab pending;     /* rpc id -> mcp_call, sent */
 	mcp_call *queue, **qtail; /* waiting for the handshake */
@@ -117,38 +98,18 @@ extern struct mcp_options mcp_opts;
 extern const struct mcp_hooks *mcp_hooks_p;
 double mcp_now(void);
 uint64_t mcp_new_id(void);
-mcp_session *session_new(mcp_server *srv, const char *name, int oneshot);
 void session_close(mcp_session *s, const char *why);
-int session_start(mcp_session *s);
 void session_close_notify(mcp_session *s, const char *why);
 unsigned session_live_count(void);
 int session_idle(const mcp_session *s);
 void sessions_reap_done(void (*cb)(void));
 void session_obj_hold(void);
 void session_obj_drop(void);
-void ring_line(struct ring *r, const char *p, size_t n); /* + "\n" */
-/* For the transports: one message from the server (line is writable; f,
- * if not NULL, is the frame holding it, whose buffer a long reply may
- * take); the session is lost; request rpc_id failed; request rpc_id still
- * waits for its reply. */
-void session_message(mcp_session *s, struct frame *f, char *line,
-		     size_t len);
-void session_lost(mcp_session *s, int code, const char *what);
-void session_call_error(mcp_session *s, uint64_t rpc_id, int code,
-			const char *msg);
-int session_call_pending(mcp_session *s, uint64_t rpc_id);
 
-/* http.c: the Streamable HTTP transport (contract at its top). */
-int http_start(mcp_session *s);       /* s->http set; init not sent */
-void http_send(struct http *h, char *line, size_t len, uint64_t rpc_id);
-void http_ready(struct http *h);      /* before notifications/initialized */
-void http_forget(struct http *h, uint64_t rpc_id); /* call ended here */
-void http_detach(struct http *h);     /* s->http cleared; DELETE */
-void http_global_shutdown(void);      /* after the last session */
+/* buf.c */
+mcp_buf *mcp_buf_json(cJSON *j, int pretty); /* + newline; NULL on ENOMEM */
 
-/* registry.c */
-void registry_session_add(mcp_session *s);
-void registry_session_del(mcp_session *s);
-void registry_trim(void);
+void sessions_init(void);
+void sessions_fini(void);   /* after every session was freed */
 
 #endif

@@ -22,7 +22,7 @@
 #include "internal.h"
 
 static mcp_server *servers, *dead_servers;
-static struct idtab server_ids, session_ids;
+static struct idtab server_ids;
 static char *config_path;   /* NULL = built-in */
 static char *config_error;  /* last reload error */
 static char **warnings;
@@ -37,8 +37,19 @@ int mcp_init(uv_loop_t *loop, const struct mcp_options *opts,
 	mcp_loop = loop;
 	mcp_opts = *opts;
 	mcp_hooks_p = hooks;
+	{
+		struct transport_env env = {
+			.loop = loop,
+			.max_line = opts->max_line,
+			.self_exe = opts->self_exe,
+			.obj_hold = session_obj_hold,
+			.obj_drop = session_obj_drop,
+		};
+
+		transport_setup(&env);
+	}
 	idtab_init(&server_ids);
-	idtab_init(&session_ids);
+	sessions_init();
 	return 0;
 }
 
@@ -62,102 +73,6 @@ mcp_server *mcp_server_find(const char *name)
 mcp_server *mcp_server_by_id(uint64_t id)
 {
 	return idtab_get(&server_ids, id);
-}
-
-mcp_session *mcp_session_first(mcp_server *srv) { return srv->sessions; }
-
-mcp_session *mcp_session_next(mcp_session *s)
-{
-	return (mcp_session *)s->srv_next;
-}
-
-mcp_session *mcp_session_find(mcp_server *srv, const char *name)
-{
-	mcp_session *s;
-
-	for (s = srv->sessions; s; s = s->srv_next)
-		if (!strcmp(s->name, name))
-			return s;
-	return NULL;
-}
-
-mcp_session *mcp_session_by_id(uint64_t id)
-{
-	return idtab_get(&session_ids, id);
-}
-
-void registry_session_add(mcp_session *s)
-{
-	mcp_server *srv = s->srv;
-
-	s->srv_next = srv->sessions;
-	if (s->srv_next)
-		s->srv_next->srv_pprev = &s->srv_next;
-	s->srv_pprev = &srv->sessions;
-	srv->sessions = s;
-	srv->nsessions++;
-	idtab_put(&session_ids, s->id, s);
-}
-
-void registry_session_del(mcp_session *s)
-{
-	*s->srv_pprev = s->srv_next;
-	if (s->srv_next)
-		s->srv_next->srv_pprev = s->srv_pprev;
-	s->srv->nsessions--;
-	idtab_del(&session_ids, s->id);
-}
-
-/* ---- the cap ---- */
-
-static mcp_session *lru_idle(void)
-{
-	mcp_server *srv;
-	mcp_session *s, *best = NULL;
-
-	for (srv = servers; srv; srv = srv->next)
-		for (s = srv->sessions; s; s = s->srv_next)
-			if (session_idle(s) &&
-			    (!best || s->last_used < best->last_used))
-				best = s;
-	return best;
-}
-
-void registry_trim(void)
-{
-	static int trimming;
-	mcp_session *s;
-
-	if (trimming || !mcp_opts.max_sessions)
-		return;
-	trimming = 1;
-	while (session_live_count() > mcp_opts.max_sessions &&
-	       (s = lru_idle()) != NULL)
-		session_close_notify(s, "session cap");
-	trimming = 0;
-}
-
-int mcp_session_create(mcp_server *srv, const char *name, mcp_session **out)
-{
-	mcp_session *s;
-
-	if (!mcp_thread_name_valid(name))
-		return -EINVAL;
-	if (mcp_session_find(srv, name) || !strcmp(name, "call") ||
-	    !strcmp(name, "tools.json"))
-		return -EEXIST;
-	if (mcp_opts.max_sessions) {
-		while (session_live_count() >= mcp_opts.max_sessions &&
-		       (s = lru_idle()) != NULL)
-			session_close_notify(s, "session cap");
-	}
-	s = session_new(srv, name, 0);
-	if (!s)
-		return -ENOMEM;
-	registry_session_add(s);
-	session_start(s);
-	*out = s;
-	return 0;
 }
 
 void mcp_session_close(mcp_session *s)
@@ -429,7 +344,7 @@ mcp_buf *mcp_status_json(void)
 
 		cJSON_AddStringToObject(s, "name", srv->conf->name);
 		cJSON_AddStringToObject(s, "transport",
-					srv->conf->url ? "http" : "stdio");
+					transport_for(srv->conf)->name);
 		if (cmd)
 			cJSON_AddStringToObject(s, "command", strrchr(cmd, '/') ?
 						strrchr(cmd, '/') + 1 : cmd);
@@ -483,13 +398,13 @@ static void reaped(void)
 	free_servers(dead_servers);
 	servers = dead_servers = NULL;
 	idtab_free(&server_ids);
-	idtab_free(&session_ids);
+	sessions_fini();
 	for (i = 0; i < nwarnings; i++)
 		free(warnings[i]);
 	free(warnings);
 	free(config_path);
 	free(config_error);
-	http_global_shutdown();
+	transport_fini_all();
 	if (shutdown_cb)
 		shutdown_cb();
 }

@@ -1,14 +1,16 @@
 /*
- * session.c - one MCP stdio session: a server process spawned with libuv in
- * its own process group, newline-delimited JSON-RPC on its stdin/stdout, the
+ * session.c - the session core, the same for every transport: the
  * initialize handshake, a table of requests in flight keyed by id, answers
- * to the server's own requests, and the lifecycle around it (crash, timeout,
- * cancel, restart, idle, close).
+ * to the server's own requests, the fast path of replies, and the lifecycle
+ * around it (crash, timeout, cancel, restart, idle, the cap, close). It
+ * reaches the server only through the transport ops table of transport.h,
+ * chosen at each start from the config entry, and hears back through
+ * session_up; it never names a transport.
  *
- * Ownership. A session owns at most one attached process (struct proc). A
- * process that is closed or lost is detached: it finishes its close sequence
- * (stdin EOF, 2 s, SIGTERM to the group, 2 s, SIGKILL) on its own and frees
- * itself once the child is reaped and every handle is closed. Calls are
+ * Ownership. A session owns at most one attached transport. One that is
+ * closed or lost is detached: it finishes closing on its own (for a process:
+ * stdin EOF, 2 s, SIGTERM to the group, 2 s, SIGKILL; for HTTP: DELETE) and
+ * frees itself, holding a closing object until then. Calls are
  * refcounted: the session holds one reference while a call is queued or in
  * flight, whoever started it holds another, last_sent/last_done/tools hold
  * theirs. A call is completed exactly once (reply, failure, timeout, cancel)
@@ -16,17 +18,13 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "internal.h"
 #include "jscan.h"
-
-extern char **environ;
 
 uv_loop_t *mcp_loop;
 struct mcp_options mcp_opts;
@@ -45,30 +43,17 @@ static const char *const versions[] = {
 	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07",
 };
 
-struct proc {
-	mcp_session *s; /* NULL once detached */
-	uv_process_t process;
-	uv_pipe_t in, out, err;
-	uv_timer_t timer;
-	int pid;
-	int handles;    /* open handles */
-	int exited, out_eof, err_eof, in_closed;
-	int64_t exit_status;
-	int term_signal;
-	int kill_stage;
-	struct frame frame;
-};
-
-struct wreq {
-	uv_write_t req;
-	char *data;
-};
-
 static void call_send(mcp_session *s, mcp_call *c);
 static void call_fail(mcp_call *c, int code, const char *msg, cJSON *data);
 static void session_fail_all(mcp_session *s, int code, const char *msg,
 			     cJSON *data);
-static void proc_detach(struct proc *p);
+static void session_trim(void);
+static mcp_session *session_new(mcp_server *srv, const char *name,
+				int oneshot);
+static int session_start(mcp_session *s);
+static void thread_add(mcp_session *s);
+static void thread_del(mcp_session *s);
+static void session_lost(mcp_session *s, int code, const char *what);
 static void idle_check(mcp_session *s);
 
 double mcp_now(void)
@@ -96,115 +81,6 @@ void session_obj_drop(void)
 		reaped_cb();
 }
 
-/* ---- buffers and rings ---- */
-
-mcp_buf *mcp_buf_new(const char *data, size_t len)
-{
-	mcp_buf *b = malloc(sizeof *b + len + 1);
-
-	if (!b)
-		return NULL;
-	b->refs = 1;
-	b->len = len;
-	b->data = b->bytes;
-	b->mem = NULL;
-	if (data)
-		memcpy(b->data, data, len);
-	b->data[len] = 0;
-	return b;
-}
-
-mcp_buf *mcp_buf_wrap(char *mem, size_t off, size_t len)
-{
-	mcp_buf *b = malloc(sizeof *b);
-	char *m;
-
-	if (!b)
-		return NULL;
-	/* shrinking in place (or by mremap) copies nothing */
-	m = realloc(mem, off + len + 1);
-	b->refs = 1;
-	b->len = len;
-	b->mem = m ? m : mem;
-	b->data = b->mem + off;
-	return b;
-}
-
-mcp_buf *mcp_buf_ref(mcp_buf *b)
-{
-	if (b)
-		b->refs++;
-	return b;
-}
-
-void mcp_buf_unref(mcp_buf *b)
-{
-	if (b && --b->refs == 0) {
-		free(b->mem);
-		free(b);
-	}
-}
-
-static void ring_append(struct ring *r, const char *p, size_t n)
-{
-	if (!r->buf) {
-		r->buf = malloc(r->cap);
-		if (!r->buf)
-			return;
-	}
-	if (n > r->cap) {
-		r->total += n - r->cap;
-		p += n - r->cap;
-		n = r->cap;
-	}
-	while (n) {
-		size_t at = r->total % r->cap, k = r->cap - at;
-
-		if (k > n)
-			k = n;
-		memcpy(r->buf + at, p, k);
-		r->total += k;
-		p += k;
-		n -= k;
-	}
-}
-
-/* Append one line: p, then a newline. */
-void ring_line(struct ring *r, const char *p, size_t n)
-{
-	ring_append(r, p, n);
-	ring_append(r, "\n", 1);
-}
-
-/* Copy up to n bytes from stream offset off (clamped to the oldest kept). */
-static size_t ring_read(const struct ring *r, uint64_t off, char *dst,
-			size_t n)
-{
-	uint64_t first = r->total > r->cap ? r->total - r->cap : 0;
-	size_t done = 0;
-
-	if (off < first)
-		off = first;
-	while (off < r->total && done < n) {
-		size_t at = off % r->cap, k = r->cap - at;
-
-		if (k > r->total - off)
-			k = r->total - off;
-		if (k > n - done)
-			k = n - done;
-		memcpy(dst + done, r->buf + at, k);
-		done += k;
-		off += k;
-	}
-	return done;
-}
-
-static size_t ring_kept(const struct ring *r)
-{
-	return r->total > r->cap ? r->cap : r->total;
-}
-
-/* The last lines of stderr, at most max bytes, starting at a line. */
 static char *stderr_tail(const mcp_session *s, size_t max)
 {
 	size_t kept = ring_kept(&s->err), n = kept < max ? kept : max;
@@ -222,25 +98,6 @@ static char *stderr_tail(const mcp_session *s, size_t max)
 
 /* ---- replies ---- */
 
-static mcp_buf *buf_from_json(cJSON *j, int pretty)
-{
-	char *txt = pretty ? cJSON_Print(j) : cJSON_PrintUnformatted(j);
-	mcp_buf *b;
-	size_t n;
-
-	if (!txt)
-		return NULL;
-	n = strlen(txt);
-	b = mcp_buf_new(NULL, n + 1);
-	if (b) {
-		memcpy(b->data, txt, n);
-		b->data[n] = '\n';
-		b->data[n + 1] = 0;
-	}
-	cJSON_free(txt);
-	return b;
-}
-
 /* {"error": err} + newline; err is borrowed. */
 static mcp_buf *error_reply(cJSON *err)
 {
@@ -248,7 +105,7 @@ static mcp_buf *error_reply(cJSON *err)
 	mcp_buf *b;
 
 	cJSON_AddItemToObject(o, "error", cJSON_Duplicate(err, 1));
-	b = buf_from_json(o, 0);
+	b = mcp_buf_json(o, 0);
 	cJSON_Delete(o);
 	return b;
 }
@@ -421,7 +278,7 @@ static void call_complete(mcp_call *c, mcp_buf *reply)
 			idle_check(s);
 	}
 	mcp_call_unref(c);
-	registry_trim();
+	session_trim();
 }
 
 /* Complete c with an error of the session itself. */
@@ -440,10 +297,10 @@ static void call_abort(mcp_call *c, int code, const char *msg,
 {
 	mcp_session *s = c->s;
 
-	if (s && c->rpc_id && (s->proc || s->http)) {
+	if (s && c->rpc_id && s->t) {
 		send_cancelled(s, c->rpc_id, reason);
-		if (s->http)
-			http_forget(s->http, c->rpc_id);
+		if (s->ops->forget)
+			s->ops->forget(s->t, c->rpc_id);
 	}
 	call_fail(c, code, msg, NULL);
 }
@@ -494,108 +351,27 @@ static void call_progress(mcp_call *c)
 	uv_timer_start(&c->timer, call_timer_cb, (uint64_t)(left * 1000), 0);
 }
 
-/* ---- process I/O ---- */
-
-/* Signal the process group; never with pid 0 (a failed spawn). */
-static void proc_kill(const struct proc *p, int sig)
-{
-	if (p->pid > 0)
-		kill(-p->pid, sig);
-}
-
-static void proc_free_cb(uv_handle_t *h)
-{
-	struct proc *p = h->data;
-
-	if (--p->handles > 0)
-		return;
-	frame_free(&p->frame);
-	free(p);
-	session_obj_drop();
-}
-
-static void proc_close_handle(struct proc *p, uv_handle_t *h)
-{
-	if (!uv_is_closing(h))
-		uv_close(h, proc_free_cb);
-}
-
-/* Once detached and reaped, close every handle. */
-static void proc_maybe_finish(struct proc *p)
-{
-	if (p->s || !p->exited)
-		return;
-	/* stragglers of the group would be orphans: kill them */
-	proc_kill(p, SIGKILL);
-	proc_close_handle(p, (uv_handle_t *)&p->in);
-	proc_close_handle(p, (uv_handle_t *)&p->out);
-	proc_close_handle(p, (uv_handle_t *)&p->err);
-	proc_close_handle(p, (uv_handle_t *)&p->timer);
-	proc_close_handle(p, (uv_handle_t *)&p->process);
-}
-
-static void write_cb(uv_write_t *req, int status)
-{
-	struct wreq *w = (struct wreq *)req;
-
-	if (status && status != UV_ECANCELED && status != UV_EPIPE)
-		mlog(MLOG_DEBUG, "write to server: %s", uv_strerror(status));
-	free(w->data);
-	free(w);
-}
-
-/* Send data (malloc'd, ownership taken) to the server's stdin. */
-static void proc_write(struct proc *p, char *data, size_t len)
-{
-	struct wreq *w;
-	uv_buf_t b;
-
-	if (!p || p->in_closed || p->exited) {
-		free(data);
-		return;
-	}
-	b = uv_buf_init(data, (unsigned)len);
-	/* fast path: the pipe takes it all now */
-	int n = uv_try_write((uv_stream_t *)&p->in, &b, 1);
-	if (n == (int)len) {
-		free(data);
-		return;
-	}
-	if (n < 0 && n != UV_EAGAIN) {
-		free(data);
-		return;
-	}
-	if (n < 0)
-		n = 0;
-	w = malloc(sizeof *w);
-	if (!w) {
-		free(data);
-		return;
-	}
-	w->data = data;
-	b = uv_buf_init(data + n, (unsigned)(len - n));
-	if (uv_write(&w->req, (uv_stream_t *)&p->in, &b, 1, write_cb) < 0) {
-		free(data);
-		free(w);
-	}
-}
+/* ---- the transport ---- */
 
 /* Hand one message (malloc'd line, ownership taken) to the session's
  * transport; rpc_id is the request it carries, 0 for none. */
 static void session_send(mcp_session *s, char *line, size_t len,
 			 uint64_t rpc_id)
 {
-	if (s->http)
-		http_send(s->http, line, len, rpc_id);
+	if (s->t)
+		s->ops->send(s->t, line, len, rpc_id);
 	else
-		proc_write(s->proc, line, len);
+		free(line);
 }
 
-/* Leave the process or the HTTP session, whichever s has. */
+/* Leave the transport (it finishes closing on its own). */
 static void session_detach(mcp_session *s)
 {
-	proc_detach(s->proc);
-	http_detach(s->http);
+	struct transport *t = s->t;
+
+	s->t = NULL;
+	if (t)
+		s->ops->close(t);
 }
 
 static void send_json(mcp_session *s, cJSON *msg, uint64_t rpc_id)
@@ -630,228 +406,6 @@ static void send_cancelled(mcp_session *s, uint64_t id, const char *reason)
 	cJSON_Delete(m);
 }
 
-/* Scratch for reads copied out at once (stderr) or dropped (the stdout of
- * a detached process, or stdout there is no memory for). */
-static char slab[64 * 1024];
-
-/*
- * The server's stdout is read straight into the free tail of the frame: at
- * least 1 KiB, so that an idle session keeps a small buffer, and at least
- * as much as the frame holds, so that a long line doubles it.
- */
-static void out_alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
-{
-	struct proc *p = h->data;
-	size_t want = p->frame.len > 1024 ? p->frame.len : 1024, n;
-
-	if (!p->s || frame_space(&p->frame, want, &buf->base, &n) < 0) {
-		buf->base = slab;
-		n = sizeof slab;
-	}
-	buf->len = n;
-}
-
-static void err_alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
-{
-	buf->base = slab;
-	buf->len = sizeof slab;
-}
-
-
-static int line_cb(void *ctx, char *line, size_t len)
-{
-	struct proc *p = ctx;
-
-	if (!p->s)
-		return 1;
-	session_message(p->s, &p->frame, line, len);
-	return p->s && p->s->proc == p ? 0 : 1;
-}
-
-static void exit_message(struct proc *p, char *msg, size_t n)
-{
-	if (p->term_signal)
-		snprintf(msg, n, "server killed by signal %d (%s)",
-			 p->term_signal, strsignal(p->term_signal));
-	else
-		snprintf(msg, n, "server exited with status %" PRId64,
-			 p->exit_status);
-}
-
-/* Attached process gone: exit seen and both pipes drained (or guard). */
-static void proc_lost_check(struct proc *p, int force)
-{
-	char msg[128];
-
-	if (!p->s || !p->exited)
-		return;
-	if (!force && !(p->out_eof && p->err_eof))
-		return;
-	exit_message(p, msg, sizeof msg);
-	session_lost(p->s, ERR_EXITED, msg);
-}
-
-static void guard_cb(uv_timer_t *t)
-{
-	proc_lost_check(t->data, 1);
-}
-
-static void eof_guard_cb(uv_timer_t *t)
-{
-	struct proc *p = t->data;
-
-	if (p->s && !p->exited)
-		session_lost(p->s, ERR_EXITED, "server closed its stdout");
-}
-
-static void out_read_cb(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
-{
-	struct proc *p = st->data;
-	int r;
-
-	if (n > 0) {
-		if (!p->s)
-			return;
-		if (buf->base == slab) {
-			session_lost(p->s, ERR_PROTOCOL, "out of memory for "
-				     "the server's output");
-			return;
-		}
-		r = frame_commit(&p->frame, (size_t)n, line_cb, p);
-		if (r == -E2BIG && p->s) {
-			char msg[128];
-
-			snprintf(msg, sizeof msg,
-				 "protocol error: server sent a line longer "
-				 "than %zu bytes", mcp_opts.max_line);
-			mlog(MLOG_WARN, "server %s: %s", p->s->srv->conf->name,
-			     msg);
-			session_lost(p->s, ERR_PROTOCOL, msg);
-		}
-		return;
-	}
-	if (n == 0)
-		return;
-	uv_read_stop(st);
-	p->out_eof = 1;
-	if (!p->s)
-		return;
-	if (p->exited)
-		proc_lost_check(p, 0);
-	else /* an exit usually follows at once: wait for it, to name it */
-		uv_timer_start(&p->timer, eof_guard_cb, 250, 0);
-}
-
-static void err_read_cb(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
-{
-	struct proc *p = st->data;
-
-	if (n > 0) {
-		if (p->s)
-			ring_append(&p->s->err, buf->base, (size_t)n);
-		return;
-	}
-	if (n == 0)
-		return;
-	uv_read_stop(st);
-	p->err_eof = 1;
-	proc_lost_check(p, 0);
-}
-
-static void exit_cb(uv_process_t *h, int64_t status, int sig)
-{
-	struct proc *p = h->data;
-
-	p->exited = 1;
-	p->exit_status = status;
-	p->term_signal = sig;
-	uv_timer_stop(&p->timer);
-	mlog(MLOG_DEBUG, "pid %d exited: status %" PRId64 " signal %d", p->pid,
-	     status, sig);
-	if (p->s) {
-		mcp_session *s = p->s;
-
-		s->has_exit = 1;
-		s->exit_status = (int)status;
-		s->term_signal = sig;
-		/* orphans of the group would hold the pipes open */
-		proc_kill(p, SIGKILL);
-		if (p->out_eof && p->err_eof)
-			proc_lost_check(p, 0);
-		else
-			uv_timer_start(&p->timer, guard_cb, 500, 0);
-		return;
-	}
-	proc_maybe_finish(p);
-}
-
-static void kill_timer_cb(uv_timer_t *t)
-{
-	struct proc *p = t->data;
-
-	if (p->exited)
-		return;
-	if (p->kill_stage == 0) {
-		p->kill_stage = 1;
-		mlog(MLOG_DEBUG, "pid %d: SIGTERM to group", p->pid);
-		proc_kill(p, SIGTERM);
-		uv_timer_start(&p->timer, kill_timer_cb, 2000, 0);
-	} else {
-		mlog(MLOG_INFO, "pid %d: SIGKILL to group", p->pid);
-		proc_kill(p, SIGKILL);
-	}
-}
-
-/* Leave the session; close stdin, then SIGTERM, then SIGKILL. */
-static void proc_detach(struct proc *p)
-{
-	if (!p)
-		return;
-	if (p->s && p->s->proc == p)
-		p->s->proc = NULL;
-	p->s = NULL;
-	if (!p->in_closed) {
-		p->in_closed = 1;
-		proc_close_handle(p, (uv_handle_t *)&p->in);
-	}
-	if (p->exited) {
-		proc_maybe_finish(p);
-		return;
-	}
-	p->kill_stage = 0;
-	uv_timer_start(&p->timer, kill_timer_cb, 2000, 0);
-}
-
-/* ---- spawning ---- */
-
-static char **build_env(const struct mcp_server_conf *conf)
-{
-	size_t n = 0, i, j, k = 0;
-	char **env;
-
-	while (environ[n])
-		n++;
-	env = calloc(n + conf->nenv + 1, sizeof *env);
-	if (!env)
-		return NULL;
-	for (i = 0; i < n; i++) {
-		const char *eq = strchr(environ[i], '=');
-		size_t klen = eq ? (size_t)(eq - environ[i]) : strlen(environ[i]);
-		int over = 0;
-
-		for (j = 0; j < conf->nenv; j++)
-			if (!strncmp(conf->env[j], environ[i], klen) &&
-			    conf->env[j][klen] == '=')
-				over = 1;
-		if (!over)
-			env[k++] = environ[i];
-	}
-	for (j = 0; j < conf->nenv; j++)
-		env[k++] = conf->env[j];
-	env[k] = NULL;
-	return env;
-}
-
 static void send_initialize(mcp_session *s)
 {
 	cJSON *m = cJSON_CreateObject(), *p, *caps, *info;
@@ -879,13 +433,6 @@ static void send_initialize(mcp_session *s)
 	cJSON_Delete(m);
 }
 
-static const char *base_name(const char *path)
-{
-	const char *b = strrchr(path, '/');
-
-	return b ? b + 1 : path;
-}
-
 /* A new process or HTTP session is starting its handshake. */
 static void new_generation(mcp_session *s)
 {
@@ -895,141 +442,52 @@ static void new_generation(mcp_session *s)
 	s->exit_status = s->term_signal = 0;
 }
 
-/* The HTTP counterpart of a spawn: a new MCP session on the server. */
-static int session_connect(mcp_session *s)
+static const char *base_name(const char *path)
 {
-	const struct mcp_server_conf *conf = s->srv->conf;
-	int r = http_start(s);
+	const char *b = strrchr(path, '/');
 
-	if (r < 0) {
-		free(s->last_error);
-		s->last_error = strdup("cannot start the HTTP client");
-		s->state = S_EXITED;
-		return r;
-	}
-	new_generation(s);
-	mlog(MLOG_INFO, "server %s thread %s: connecting over http [%s] gen %u",
-	     conf->name, s->oneshot ? "(one-shot)" : s->name, conf->digest,
-	     s->generation);
-	send_initialize(s);
-	return 0;
+	return b ? b + 1 : path;
 }
 
-/*
- * The server's stdin: a pipe, our end opened on h (non-blocking), the
- * child's end in *child. A pipe rather than the socketpair of
- * UV_CREATE_PIPE: a small message costs about a third less (bench floor
- * with and without BENCH_SOCKETPAIR). stdout stays a socketpair: through a
- * 64 KiB pipe, long replies come at about half the rate, the socket's larger
- * buffer needs fewer wake-ups.
- */
-static int stdin_pipe(uv_pipe_t *h, uv_file *child)
-{
-	uv_file f[2];
-	int r = uv_pipe(f, 0, UV_NONBLOCK_PIPE);
-
-	if (r < 0)
-		return r;
-	r = uv_pipe_open(h, f[1]);
-	if (r < 0) {
-		close(f[0]);
-		close(f[1]);
-		return r;
-	}
-	*child = f[0];
-	return 0;
-}
+static const struct transport_up session_up;
 
 /*
- * Start a fresh process (or HTTP session) for s. Returns 0 (handshake under
- * way) or a negated errno with s->last_error set; -EAGAIN while backing off.
+ * Start a fresh process (or HTTP session) for s through the transport of
+ * its config entry. Returns 0 (handshake under way) or a negated errno with
+ * s->last_error set; -EAGAIN while backing off.
  */
 static int session_spawn(mcp_session *s)
 {
 	const struct mcp_server_conf *conf = s->srv->conf;
-	uv_process_options_t o;
-	uv_stdio_container_t io[3];
-	struct proc *p;
-	char **argv, **env, ppid[24];
-	uv_file cin = -1;
-	size_t i;
-	int r;
+	char err[256];
+	int r, pid;
 
 	if (s->start_fails && mcp_now() < s->next_start)
 		return -EAGAIN;
-	if (conf->url)
-		return session_connect(s);
-	p = calloc(1, sizeof *p);
-	argv = calloc(conf->nargs + 5, sizeof *argv);
-	env = build_env(conf);
-	if (!p || !argv || !env) {
-		free(p);
-		free(argv);
-		free(env);
-		return -ENOMEM;
-	}
-	snprintf(ppid, sizeof ppid, "%d", (int)getpid());
-	argv[0] = (char *)mcp_opts.self_exe;
-	argv[1] = "--mcpfs-exec";
-	argv[2] = ppid;
-	argv[3] = conf->command;
-	for (i = 0; i < conf->nargs; i++)
-		argv[4 + i] = conf->args[i];
-	frame_init(&p->frame, mcp_opts.max_line);
-	uv_pipe_init(mcp_loop, &p->in, 0);
-	uv_pipe_init(mcp_loop, &p->out, 0);
-	uv_pipe_init(mcp_loop, &p->err, 0);
-	uv_timer_init(mcp_loop, &p->timer);
-	p->handles = 5;
-	p->in.data = p->out.data = p->err.data = p->timer.data = p;
-	p->process.data = p;
-	session_obj_hold();
-	memset(&o, 0, sizeof o);
-	r = stdin_pipe(&p->in, &cin);
-	io[0].flags = UV_INHERIT_FD;
-	io[0].data.fd = cin;
-	io[1].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
-	io[1].data.stream = (uv_stream_t *)&p->out;
-	io[2].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
-	io[2].data.stream = (uv_stream_t *)&p->err;
-	o.file = mcp_opts.self_exe;
-	o.args = argv;
-	o.env = env;
-	o.cwd = conf->cwd;
-	o.flags = UV_PROCESS_DETACHED;
-	o.stdio_count = 3;
-	o.stdio = io;
-	o.exit_cb = exit_cb;
-	if (r == 0)
-		r = uv_spawn(mcp_loop, &p->process, &o);
-	if (cin >= 0)
-		close(cin);
-	free(argv);
-	free(env);
+	s->ops = transport_for(conf);
+	err[0] = 0;
+	r = transport_start(s->ops, conf, &session_up, s, &s->t, err,
+			    sizeof err);
 	if (r < 0) {
-		char msg[256];
-
-		snprintf(msg, sizeof msg, "cannot start %s: %s%s",
-			 base_name(conf->command), uv_strerror(r),
-			 conf->cwd && r == UV_ENOENT ? " (check cwd)" : "");
+		s->t = NULL;
 		free(s->last_error);
-		s->last_error = strdup(msg);
+		s->last_error = strdup(err);
 		s->state = S_EXITED;
 		s->start_fails++;
 		s->next_start = mcp_now() + 0.5;
-		p->exited = 1;
-		proc_maybe_finish(p);
 		return r;
 	}
-	p->pid = p->process.pid;
-	p->s = s;
-	s->proc = p;
 	new_generation(s);
-	uv_read_start((uv_stream_t *)&p->out, out_alloc_cb, out_read_cb);
-	uv_read_start((uv_stream_t *)&p->err, err_alloc_cb, err_read_cb);
-	mlog(MLOG_INFO, "server %s thread %s: started %s [%s] pid %d gen %u",
-	     conf->name, s->oneshot ? "(one-shot)" : s->name,
-	     base_name(conf->command), conf->digest, p->pid, s->generation);
+	pid = s->ops->pid(s->t);
+	if (pid)
+		mlog(MLOG_INFO, "server %s thread %s: started %s [%s] pid %d "
+		     "gen %u", conf->name, s->oneshot ? "(one-shot)" : s->name,
+		     base_name(conf->command), conf->digest, pid,
+		     s->generation);
+	else
+		mlog(MLOG_INFO, "server %s thread %s: connecting over %s [%s] "
+		     "gen %u", conf->name, s->oneshot ? "(one-shot)" : s->name,
+		     s->ops->name, conf->digest, s->generation);
 	send_initialize(s);
 	return 0;
 }
@@ -1081,7 +539,7 @@ static void session_fail_all(mcp_session *s, int code, const char *msg,
  * stderr tail, detach the process, and remember a failed start for the
  * back-off. The next call starts a fresh process.
  */
-void session_lost(mcp_session *s, int code, const char *what)
+static void session_lost(mcp_session *s, int code, const char *what)
 {
 	int starting = s->state == S_STARTING;
 	char msg[512];
@@ -1119,7 +577,7 @@ void session_lost(mcp_session *s, int code, const char *what)
  * error): fail that call with the cause, or the start when it was the
  * handshake. The session stays.
  */
-void session_call_error(mcp_session *s, uint64_t rpc_id, int code,
+static void session_call_error(mcp_session *s, uint64_t rpc_id, int code,
 			const char *msg)
 {
 	mcp_call *c = idtab_get(&s->pending, rpc_id);
@@ -1137,11 +595,6 @@ void session_call_error(mcp_session *s, uint64_t rpc_id, int code,
 	d = failure_data(s);
 	call_fail(c, code, msg, d);
 	cJSON_Delete(d);
-}
-
-int session_call_pending(mcp_session *s, uint64_t rpc_id)
-{
-	return idtab_get(&s->pending, rpc_id) != NULL;
 }
 
 static void answer(mcp_session *s, cJSON *id, cJSON *result, cJSON *err)
@@ -1271,8 +724,8 @@ static void init_reply(mcp_session *s, mcp_call *c, cJSON *msg)
 	mlog(MLOG_INFO, "server %s thread %s: ready (%s, protocol %s)",
 	     s->srv->conf->name, s->oneshot ? "(one-shot)" : s->name,
 	     cJSON_IsString(nm) ? nm->valuestring : "?", s->protocol);
-	if (s->http)
-		http_ready(s->http);
+	if (s->ops->ready)
+		s->ops->ready(s->t, s->protocol);
 	{
 		cJSON *n = cJSON_CreateObject();
 
@@ -1323,7 +776,7 @@ static void tools_page(mcp_session *s, mcp_call *c, cJSON *res)
 	out = cJSON_CreateObject();
 	cJSON_AddItemToObject(out, "tools", c->acc);
 	c->acc = NULL;
-	call_complete(c, buf_from_json(out, 1));
+	call_complete(c, mcp_buf_json(out, 1));
 	cJSON_Delete(out);
 }
 
@@ -1354,7 +807,7 @@ static void response(mcp_session *s, cJSON *msg)
 		tools_page(s, c, res);
 		return;
 	}
-	call_complete(c, buf_from_json(res ? res : cJSON_GetObjectItem(msg,
+	call_complete(c, mcp_buf_json(res ? res : cJSON_GetObjectItem(msg,
 							"result"), 0));
 }
 
@@ -1484,7 +937,7 @@ static int fast_reply(mcp_session *s, struct frame *f, char *line,
 	return 0;
 }
 
-void session_message(mcp_session *s, struct frame *f, char *line,
+static void session_message(mcp_session *s, struct frame *f, char *line,
 		     size_t len)
 {
 	cJSON *msg, *method, *id;
@@ -1517,6 +970,56 @@ void session_message(mcp_session *s, struct frame *f, char *line,
 	}
 	cJSON_Delete(msg);
 }
+
+/* ---- what the transport reports ---- */
+
+static void up_message(void *ctx, struct frame *f, char *line, size_t len)
+{
+	session_message(ctx, f, line, len);
+}
+
+static void up_lost(void *ctx, int code, const char *what)
+{
+	session_lost(ctx, code, what);
+}
+
+static void up_call_error(void *ctx, uint64_t rpc_id, int code,
+			  const char *msg)
+{
+	session_call_error(ctx, rpc_id, code, msg);
+}
+
+static int up_call_pending(void *ctx, uint64_t rpc_id)
+{
+	mcp_session *s = ctx;
+
+	return idtab_get(&s->pending, rpc_id) != NULL;
+}
+
+static void up_diag(void *ctx, const char *p, size_t n)
+{
+	mcp_session *s = ctx;
+
+	ring_append(&s->err, p, n);
+}
+
+static void up_exited(void *ctx, int64_t status, int term_signal)
+{
+	mcp_session *s = ctx;
+
+	s->has_exit = 1;
+	s->exit_status = (int)status;
+	s->term_signal = term_signal;
+}
+
+static const struct transport_up session_up = {
+	.message = up_message,
+	.lost = up_lost,
+	.call_error = up_call_error,
+	.call_pending = up_call_pending,
+	.diag = up_diag,
+	.exited = up_exited,
+};
 
 /* ---- sending calls ---- */
 
@@ -1728,7 +1231,8 @@ static void idle_check(mcp_session *s)
 		uv_timer_stop(&s->idle_timer);
 }
 
-mcp_session *session_new(mcp_server *srv, const char *name, int oneshot)
+static mcp_session *session_new(mcp_server *srv, const char *name,
+				int oneshot)
 {
 	mcp_session *s = calloc(1, sizeof *s);
 
@@ -1752,12 +1256,14 @@ mcp_session *session_new(mcp_server *srv, const char *name, int oneshot)
 		s->next->pprev = &s->next;
 	s->pprev = &all_sessions;
 	all_sessions = s;
+	if (!oneshot)
+		thread_add(s);
 	session_obj_hold();
 	return s;
 }
 
 /* Start the process of a new thread session (mkdir). */
-int session_start(mcp_session *s)
+static int session_start(mcp_session *s)
 {
 	int r = session_spawn(s);
 
@@ -1786,7 +1292,7 @@ void session_close(mcp_session *s, const char *why)
 	if (s->closed)
 		return;
 	if (!s->oneshot)
-		registry_session_del(s);
+		thread_del(s);
 	s->closed = 1;
 	*s->pprev = s->next;
 	if (s->next)
@@ -1839,6 +1345,114 @@ void sessions_reap_done(void (*cb)(void))
 		cb();
 }
 
+/* ---- threads: lookups and the cap ---- */
+
+static struct idtab session_ids; /* threads by id */
+
+void sessions_init(void)
+{
+	idtab_init(&session_ids);
+}
+
+void sessions_fini(void)
+{
+	idtab_free(&session_ids);
+}
+
+mcp_session *mcp_session_first(mcp_server *srv) { return srv->sessions; }
+
+mcp_session *mcp_session_next(mcp_session *s)
+{
+	return (mcp_session *)s->srv_next;
+}
+
+mcp_session *mcp_session_find(mcp_server *srv, const char *name)
+{
+	mcp_session *s;
+
+	for (s = srv->sessions; s; s = s->srv_next)
+		if (!strcmp(s->name, name))
+			return s;
+	return NULL;
+}
+
+mcp_session *mcp_session_by_id(uint64_t id)
+{
+	return idtab_get(&session_ids, id);
+}
+
+static void thread_add(mcp_session *s)
+{
+	mcp_server *srv = s->srv;
+
+	s->srv_next = srv->sessions;
+	if (s->srv_next)
+		s->srv_next->srv_pprev = &s->srv_next;
+	s->srv_pprev = &srv->sessions;
+	srv->sessions = s;
+	srv->nsessions++;
+	idtab_put(&session_ids, s->id, s);
+}
+
+static void thread_del(mcp_session *s)
+{
+	*s->srv_pprev = s->srv_next;
+	if (s->srv_next)
+		s->srv_next->srv_pprev = s->srv_pprev;
+	s->srv->nsessions--;
+	idtab_del(&session_ids, s->id);
+}
+
+/* ---- the cap ---- */
+
+static mcp_session *lru_idle(void)
+{
+	mcp_session *s, *best = NULL;
+
+	for (s = all_sessions; s; s = s->next)
+		if (!s->oneshot && session_idle(s) &&
+		    (!best || s->last_used < best->last_used))
+			best = s;
+	return best;
+}
+
+static void session_trim(void)
+{
+	static int trimming;
+	mcp_session *s;
+
+	if (trimming || !mcp_opts.max_sessions)
+		return;
+	trimming = 1;
+	while (session_live_count() > mcp_opts.max_sessions &&
+	       (s = lru_idle()) != NULL)
+		session_close_notify(s, "session cap");
+	trimming = 0;
+}
+
+int mcp_session_create(mcp_server *srv, const char *name, mcp_session **out)
+{
+	mcp_session *s;
+
+	if (!mcp_thread_name_valid(name))
+		return -EINVAL;
+	if (mcp_session_find(srv, name) || !strcmp(name, "call") ||
+	    !strcmp(name, "tools.json"))
+		return -EEXIST;
+	if (mcp_opts.max_sessions) {
+		while (session_live_count() >= mcp_opts.max_sessions &&
+		       (s = lru_idle()) != NULL)
+			session_close_notify(s, "session cap");
+	}
+	s = session_new(srv, name, 0);
+	if (!s)
+		return -ENOMEM;
+	session_start(s);
+	*out = s;
+	return 0;
+}
+
+
 /* ---- accessors for fs/ ---- */
 
 uint64_t mcp_session_id(const mcp_session *s) { return s->id; }
@@ -1859,7 +1473,7 @@ void mcp_session_release(mcp_session *s)
 		s->holds--;
 	if (!s->closed) {
 		idle_check(s);
-		registry_trim();
+		session_trim();
 	}
 }
 
@@ -1898,107 +1512,3 @@ int mcp_session_ctl(mcp_session *s, const char *verb, size_t len)
 	return -EINVAL;
 }
 
-static const char *state_name(enum sstate st)
-{
-	switch (st) {
-	case S_STARTING: return "starting";
-	case S_READY: return "ready";
-	case S_EXITED: return "exited";
-	case S_CLOSING: return "closing";
-	default: return "idle";
-	}
-}
-
-static void add_time(cJSON *o, const char *k, double t)
-{
-	char b[40];
-	time_t sec = (time_t)t;
-	struct tm tm;
-
-	gmtime_r(&sec, &tm);
-	strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	cJSON_AddStringToObject(o, k, b);
-}
-
-mcp_buf *mcp_session_status_json(mcp_session *s)
-{
-	cJSON *o = cJSON_CreateObject();
-	mcp_buf *b;
-
-	cJSON_AddStringToObject(o, "server", s->srv->conf->name);
-	cJSON_AddStringToObject(o, "thread", s->name);
-	cJSON_AddStringToObject(o, "state", state_name(s->state));
-	if (s->proc)
-		cJSON_AddNumberToObject(o, "pid", s->proc->pid);
-	else
-		cJSON_AddNullToObject(o, "pid");
-	cJSON_AddNumberToObject(o, "generation", s->generation);
-	add_time(o, "created", s->created);
-	add_time(o, "last_used", s->last_used);
-	cJSON_AddNumberToObject(o, "calls", (double)s->calls);
-	cJSON_AddNumberToObject(o, "in_flight", s->in_flight);
-	if (s->protocol[0])
-		cJSON_AddStringToObject(o, "protocolVersion", s->protocol);
-	else
-		cJSON_AddNullToObject(o, "protocolVersion");
-	cJSON_AddItemToObject(o, "serverInfo", s->server_info ?
-			      cJSON_Duplicate(s->server_info, 1) :
-			      cJSON_CreateNull());
-	cJSON_AddItemToObject(o, "capabilities", s->capabilities ?
-			      cJSON_Duplicate(s->capabilities, 1) :
-			      cJSON_CreateNull());
-	if (s->last_error)
-		cJSON_AddStringToObject(o, "last_error", s->last_error);
-	else
-		cJSON_AddNullToObject(o, "last_error");
-	if (s->has_exit) {
-		cJSON *e = cJSON_AddObjectToObject(o, "exit");
-
-		if (s->term_signal)
-			cJSON_AddNumberToObject(e, "signal", s->term_signal);
-		else
-			cJSON_AddNumberToObject(e, "status", s->exit_status);
-	} else {
-		cJSON_AddNullToObject(o, "exit");
-	}
-	cJSON_AddStringToObject(o, "transport",
-				s->srv->conf->url ? "http" : "stdio");
-	if (s->srv->conf->command)
-		cJSON_AddStringToObject(o, "command",
-					base_name(s->srv->conf->command));
-	cJSON_AddStringToObject(o, "digest", s->srv->conf->digest);
-	b = buf_from_json(o, 1);
-	cJSON_Delete(o);
-	return b;
-}
-
-mcp_buf *mcp_session_stderr(mcp_session *s)
-{
-	size_t n = ring_kept(&s->err);
-	mcp_buf *b = mcp_buf_new(NULL, n);
-
-	if (b)
-		b->len = ring_read(&s->err, 0, b->data, n);
-	return b;
-}
-
-uint64_t mcp_session_events_size(const mcp_session *s)
-{
-	return s->events.total;
-}
-
-size_t mcp_session_events_read(const mcp_session *s, uint64_t off, char *dst,
-			       size_t n)
-{
-	const struct ring *r = &s->events;
-	uint64_t first = r->total > r->cap ? r->total - r->cap : 0;
-	size_t fill = 0;
-
-	if (!r->buf)
-		return 0;
-	if (off < first) { /* the dropped start reads as empty lines */
-		fill = first - off < n ? (size_t)(first - off) : n;
-		memset(dst, '\n', fill);
-	}
-	return fill + ring_read(r, off + fill, dst + fill, n - fill);
-}

@@ -47,14 +47,14 @@ fi
 
 cflags="-g -O1 -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined"
 cflags="$cflags -fno-sanitize-recover=all -fno-omit-frame-pointer"
-cflags="$cflags -I$root/fs -I$root/sessions"
+cflags="$cflags -I$root/lib -I$root/sessions"
 
 sources_for() {
 	case $1 in
-	jscan)   echo "$root/fs/jscan.c" ;;
+	jscan)   echo "$root/lib/jscan.c" ;;
 	frame)   echo "$root/sessions/frame.c" ;;
-	config)  echo "$root/sessions/config.c $root/fs/jscan.c" ;;
-	request) echo "$root/sessions/request.c $root/fs/jscan.c" ;;
+	config)  echo "$root/sessions/config.c $root/lib/jscan.c" ;;
+	request) echo "$root/sessions/request.c $root/lib/jscan.c" ;;
 	sse)     echo "$root/sessions/sse.c" ;;
 	esac
 }

@@ -1,0 +1,75 @@
+/*
+ * buf.c - the refcounted, immutable byte buffers of sessions.h (replies and
+ * rendered files), and rendering cJSON into one.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+mcp_buf *mcp_buf_new(const char *data, size_t len)
+{
+	mcp_buf *b = malloc(sizeof *b + len + 1);
+
+	if (!b)
+		return NULL;
+	b->refs = 1;
+	b->len = len;
+	b->data = b->bytes;
+	b->mem = NULL;
+	if (data)
+		memcpy(b->data, data, len);
+	b->data[len] = 0;
+	return b;
+}
+
+mcp_buf *mcp_buf_wrap(char *mem, size_t off, size_t len)
+{
+	mcp_buf *b = malloc(sizeof *b);
+	char *m;
+
+	if (!b)
+		return NULL;
+	/* shrinking in place (or by mremap) copies nothing */
+	m = realloc(mem, off + len + 1);
+	b->refs = 1;
+	b->len = len;
+	b->mem = m ? m : mem;
+	b->data = b->mem + off;
+	return b;
+}
+
+mcp_buf *mcp_buf_ref(mcp_buf *b)
+{
+	if (b)
+		b->refs++;
+	return b;
+}
+
+void mcp_buf_unref(mcp_buf *b)
+{
+	if (b && --b->refs == 0) {
+		free(b->mem);
+		free(b);
+	}
+}
+
+/* j printed (pretty or compact) and a newline. */
+mcp_buf *mcp_buf_json(cJSON *j, int pretty)
+{
+	char *txt = pretty ? cJSON_Print(j) : cJSON_PrintUnformatted(j);
+	mcp_buf *b;
+	size_t n;
+
+	if (!txt)
+		return NULL;
+	n = strlen(txt);
+	b = mcp_buf_new(NULL, n + 1);
+	if (b) {
+		memcpy(b->data, txt, n);
+		b->data[n] = '\n';
+		b->data[n + 1] = 0;
+	}
+	cJSON_free(txt);
+	return b;
+}

@@ -1,0 +1,233 @@
+/*
+ * curluv.c - libcurl's multi interface on the libuv loop (contract in
+ * curluv.h). One multi handle for the process: curl's socket callback keeps
+ * a uv_poll per socket, its timer callback one uv_timer; both call
+ * curl_multi_socket_action, after which finished transfers are reported,
+ * killed ones removed and deferred ones started.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "curluv.h"
+
+struct sock {
+	uv_poll_t poll;
+	curl_socket_t fd;
+	struct sock *next, **pprev;
+};
+
+static CURLM *multi;
+static uv_timer_t multi_timer;
+static struct sock *socks;
+static uv_loop_t *loop;
+static struct cu_xfer *dead, *starting, **starting_tail = &starting;
+static int in_curl;
+
+static void check_done(void);
+
+/* ---- the multi handle on the loop ---- */
+
+static void sock_free_cb(uv_handle_t *hd)
+{
+	free(hd->data);
+}
+
+static void sock_close(struct sock *k)
+{
+	*k->pprev = k->next;
+	if (k->next)
+		k->next->pprev = k->pprev;
+	uv_close((uv_handle_t *)&k->poll, sock_free_cb);
+}
+
+static void reap(void)
+{
+	struct cu_xfer *x;
+
+	if (in_curl)
+		return;
+	while ((x = dead) != NULL) {
+		dead = x->dnext;
+		if (x->easy) {
+			curl_multi_remove_handle(multi, x->easy);
+			curl_easy_cleanup(x->easy);
+			x->easy = NULL;
+		}
+		x->release(x);
+	}
+}
+
+/* Hand the transfers started inside curl's callbacks to curl. */
+static void start_waiting(void)
+{
+	struct cu_xfer *x;
+
+	while (!in_curl && (x = starting) != NULL) {
+		starting = x->dnext;
+		if (!starting)
+			starting_tail = &starting;
+		x->waiting = 0;
+		if (cu_start(x) < 0)
+			cu_kill(x);
+	}
+}
+
+static void socket_action(curl_socket_t fd, int flags)
+{
+	int running;
+
+	in_curl++;
+	curl_multi_socket_action(multi, fd, flags, &running);
+	in_curl--;
+	check_done();
+	reap();
+	start_waiting();
+}
+
+static void poll_cb(uv_poll_t *p, int status, int events)
+{
+	struct sock *k = p->data;
+	int flags = 0;
+
+	if (status < 0)
+		flags = CURL_CSELECT_ERR;
+	if (events & UV_READABLE)
+		flags |= CURL_CSELECT_IN;
+	if (events & UV_WRITABLE)
+		flags |= CURL_CSELECT_OUT;
+	socket_action(k->fd, flags);
+}
+
+static int socket_cb(CURL *e, curl_socket_t fd, int what, void *userp,
+		     void *socketp)
+{
+	struct sock *k = socketp;
+	int ev = 0;
+
+	if (what == CURL_POLL_REMOVE) {
+		if (k) {
+			uv_poll_stop(&k->poll);
+			curl_multi_assign(multi, fd, NULL);
+			sock_close(k);
+		}
+		return 0;
+	}
+	if (!k) {
+		k = calloc(1, sizeof *k);
+		if (!k || uv_poll_init_socket(loop, &k->poll, fd) < 0) {
+			free(k);
+			return -1;
+		}
+		k->fd = fd;
+		k->poll.data = k;
+		k->next = socks;
+		if (socks)
+			socks->pprev = &k->next;
+		k->pprev = &socks;
+		socks = k;
+		curl_multi_assign(multi, fd, k);
+	}
+	if (what & CURL_POLL_IN)
+		ev |= UV_READABLE;
+	if (what & CURL_POLL_OUT)
+		ev |= UV_WRITABLE;
+	uv_poll_start(&k->poll, ev, poll_cb);
+	return 0;
+}
+
+static void multi_timer_cb(uv_timer_t *t)
+{
+	socket_action(CURL_SOCKET_TIMEOUT, 0);
+}
+
+static int timer_cb(CURLM *m, long ms, void *userp)
+{
+	if (ms < 0)
+		uv_timer_stop(&multi_timer);
+	else
+		uv_timer_start(&multi_timer, multi_timer_cb, (uint64_t)ms, 0);
+	return 0;
+}
+
+int cu_init(uv_loop_t *l)
+{
+	if (multi)
+		return 0;
+	loop = l;
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+		return -ENOMEM;
+	multi = curl_multi_init();
+	if (!multi) {
+		curl_global_cleanup();
+		return -ENOMEM;
+	}
+	uv_timer_init(loop, &multi_timer);
+	curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, socket_cb);
+	curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, timer_cb);
+	return 0;
+}
+
+void cu_fini(void)
+{
+	if (!multi)
+		return;
+	curl_multi_cleanup(multi); /* closes cached connections */
+	multi = NULL;
+	while (socks)
+		sock_close(socks);
+	uv_close((uv_handle_t *)&multi_timer, NULL);
+	curl_global_cleanup();
+}
+
+int cu_start(struct cu_xfer *x)
+{
+	if (x->dead || x->waiting)
+		return 0;
+	if (in_curl) {
+		x->waiting = 1;
+		x->dnext = NULL;
+		*starting_tail = x;
+		starting_tail = &x->dnext;
+		return 0;
+	}
+	return curl_multi_add_handle(multi, x->easy) == CURLM_OK ? 0 : -EIO;
+}
+
+void cu_kill(struct cu_xfer *x)
+{
+	if (x->dead)
+		return;
+	x->dead = 1;
+	if (x->waiting) {
+		struct cu_xfer **pp = &starting;
+
+		while (*pp != x)
+			pp = &(*pp)->dnext;
+		*pp = x->dnext;
+		if (starting_tail == &x->dnext)
+			starting_tail = pp;
+		x->waiting = 0;
+	}
+	x->dnext = dead;
+	dead = x;
+	reap();
+}
+
+static void check_done(void)
+{
+	CURLMsg *m;
+	int left;
+
+	while ((m = curl_multi_info_read(multi, &left)) != NULL) {
+		struct cu_xfer *x = NULL;
+
+		if (m->msg != CURLMSG_DONE)
+			continue;
+		curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, &x);
+		if (!x || x->dead)
+			continue;
+		in_curl++;
+		x->done(x, m->data.result);
+		in_curl--;
+	}
+}

@@ -1,0 +1,69 @@
+/*
+ * ring.c - a byte ring that keeps the last cap bytes of a stream (a
+ * server's stderr, a session's events), its buffer allocated on first use.
+ * A ring is not a growing buffer: its size is fixed and old bytes fall off.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ring.h"
+
+void ring_append(struct ring *r, const char *p, size_t n)
+{
+	if (!r->buf) {
+		r->buf = malloc(r->cap);
+		if (!r->buf)
+			return;
+	}
+	if (n > r->cap) {
+		r->total += n - r->cap;
+		p += n - r->cap;
+		n = r->cap;
+	}
+	while (n) {
+		size_t at = r->total % r->cap, k = r->cap - at;
+
+		if (k > n)
+			k = n;
+		memcpy(r->buf + at, p, k);
+		r->total += k;
+		p += k;
+		n -= k;
+	}
+}
+
+/* Append one line: p, then a newline. */
+void ring_line(struct ring *r, const char *p, size_t n)
+{
+	ring_append(r, p, n);
+	ring_append(r, "\n", 1);
+}
+
+/* Copy up to n bytes from stream offset off (clamped to the oldest kept). */
+size_t ring_read(const struct ring *r, uint64_t off, char *dst,
+			size_t n)
+{
+	uint64_t first = r->total > r->cap ? r->total - r->cap : 0;
+	size_t done = 0;
+
+	if (off < first)
+		off = first;
+	while (off < r->total && done < n) {
+		size_t at = off % r->cap, k = r->cap - at;
+
+		if (k > r->total - off)
+			k = r->total - off;
+		if (k > n - done)
+			k = n - done;
+		memcpy(dst + done, r->buf + at, k);
+		done += k;
+		off += k;
+	}
+	return done;
+}
+
+size_t ring_kept(const struct ring *r)
+{
+	return r->total > r->cap ? r->cap : r->total;
+}
+

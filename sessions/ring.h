@@ -1,0 +1,25 @@
+/*
+ * ring.h - a byte ring keeping the last cap bytes of a stream; total
+ * counts every byte ever appended, so offsets into the stream stay valid.
+ */
+#ifndef MCPFS_RING_H
+#define MCPFS_RING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ring {
+	char *buf;      /* cap bytes, allocated on the first append */
+	size_t cap;
+	uint64_t total;
+};
+
+void ring_append(struct ring *r, const char *p, size_t n);
+/* Append one line: p, then a newline. */
+void ring_line(struct ring *r, const char *p, size_t n);
+/* Copy up to n bytes from stream offset off (clamped to the oldest kept). */
+size_t ring_read(const struct ring *r, uint64_t off, char *dst, size_t n);
+/* Bytes kept: min(total, cap). */
+size_t ring_kept(const struct ring *r);
+
+#endif

@@ -1,0 +1,122 @@
+/*
+ * status.c - the read-only files of a thread rendered from its session:
+ * status (JSON), stderr (the last 64 KiB) and events (the append-only log).
+ * Reads only; never changes a session.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+static const char *state_name(enum sstate st)
+{
+	switch (st) {
+	case S_STARTING: return "starting";
+	case S_READY: return "ready";
+	case S_EXITED: return "exited";
+	case S_CLOSING: return "closing";
+	default: return "idle";
+	}
+}
+
+static void add_time(cJSON *o, const char *k, double t)
+{
+	char b[40];
+	time_t sec = (time_t)t;
+	struct tm tm;
+
+	gmtime_r(&sec, &tm);
+	strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	cJSON_AddStringToObject(o, k, b);
+}
+
+mcp_buf *mcp_session_status_json(mcp_session *s)
+{
+	cJSON *o = cJSON_CreateObject();
+	mcp_buf *b;
+
+	cJSON_AddStringToObject(o, "server", s->srv->conf->name);
+	cJSON_AddStringToObject(o, "thread", s->name);
+	cJSON_AddStringToObject(o, "state", state_name(s->state));
+	if (s->t && s->ops->pid(s->t))
+		cJSON_AddNumberToObject(o, "pid", s->ops->pid(s->t));
+	else
+		cJSON_AddNullToObject(o, "pid");
+	cJSON_AddNumberToObject(o, "generation", s->generation);
+	add_time(o, "created", s->created);
+	add_time(o, "last_used", s->last_used);
+	cJSON_AddNumberToObject(o, "calls", (double)s->calls);
+	cJSON_AddNumberToObject(o, "in_flight", s->in_flight);
+	if (s->protocol[0])
+		cJSON_AddStringToObject(o, "protocolVersion", s->protocol);
+	else
+		cJSON_AddNullToObject(o, "protocolVersion");
+	cJSON_AddItemToObject(o, "serverInfo", s->server_info ?
+			      cJSON_Duplicate(s->server_info, 1) :
+			      cJSON_CreateNull());
+	cJSON_AddItemToObject(o, "capabilities", s->capabilities ?
+			      cJSON_Duplicate(s->capabilities, 1) :
+			      cJSON_CreateNull());
+	if (s->last_error)
+		cJSON_AddStringToObject(o, "last_error", s->last_error);
+	else
+		cJSON_AddNullToObject(o, "last_error");
+	if (s->has_exit) {
+		cJSON *e = cJSON_AddObjectToObject(o, "exit");
+
+		if (s->term_signal)
+			cJSON_AddNumberToObject(e, "signal", s->term_signal);
+		else
+			cJSON_AddNumberToObject(e, "status", s->exit_status);
+	} else {
+		cJSON_AddNullToObject(o, "exit");
+	}
+	cJSON_AddStringToObject(o, "transport",
+				(s->ops ? s->ops : transport_for(s->srv->conf))->name);
+	if (s->srv->conf->command)
+		cJSON_AddStringToObject(o, "command",
+					base_name(s->srv->conf->command));
+	cJSON_AddStringToObject(o, "digest", s->srv->conf->digest);
+	b = mcp_buf_json(o, 1);
+	cJSON_Delete(o);
+	return b;
+}
+
+mcp_buf *mcp_session_stderr(mcp_session *s)
+{
+	size_t n = ring_kept(&s->err);
+	mcp_buf *b = mcp_buf_new(NULL, n);
+
+	if (b)
+		b->len = ring_read(&s->err, 0, b->data, n);
+	return b;
+}
+
+uint64_t mcp_session_events_size(const mcp_session *s)
+{
+	return s->events.total;
+}
+
+size_t mcp_session_events_read(const mcp_session *s, uint64_t off, char *dst,
+			       size_t n)
+{
+	const struct ring *r = &s->events;
+	uint64_t first = r->total > r->cap ? r->total - r->cap : 0;
+	size_t fill = 0;
+
+	if (!r->buf)
+		return 0;
+	if (off < first) { /* the dropped start reads as empty lines */
+		fill = first - off < n ? (size_t)(first - off) : n;
+		memset(dst, '\n', fill);
+	}
+	return fill + ring_read(r, off + fill, dst + fill, n - fill);
+}

@@ -1,0 +1,70 @@
+/*
+ * transport.c - the table of transports: which one serves a config entry,
+ * and their process-wide set-up on first use and tear-down at shutdown.
+ */
+#include <errno.h>
+#include <stdio.h>
+
+#include "transport.h"
+
+static const struct transport_ops *const all[] = {
+	&stdio_transport,
+	&http_transport,
+};
+
+static struct transport_env env;
+static int inited[sizeof all / sizeof all[0]];
+
+void transport_setup(const struct transport_env *e)
+{
+	env = *e;
+}
+
+const struct transport_ops *transport_for(const struct mcp_server_conf *conf)
+{
+	return conf->url ? &http_transport : &stdio_transport;
+}
+
+static int slot_of(const struct transport_ops *ops)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof all / sizeof all[0]; i++)
+		if (all[i] == ops)
+			return (int)i;
+	return -1;
+}
+
+int transport_start(const struct transport_ops *ops,
+		    const struct mcp_server_conf *conf,
+		    const struct transport_up *up, void *ctx,
+		    struct transport **out, char *err, size_t errlen)
+{
+	int i = slot_of(ops), r;
+
+	if (i < 0) {
+		snprintf(err, errlen, "unknown transport");
+		return -EINVAL;
+	}
+	if (!inited[i]) {
+		r = ops->init ? ops->init(&env) : 0;
+		if (r < 0) {
+			snprintf(err, errlen, "cannot set up the %s transport",
+				 ops->name);
+			return r;
+		}
+		inited[i] = 1;
+	}
+	return ops->start(conf, up, ctx, out, err, errlen);
+}
+
+void transport_fini_all(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof all / sizeof all[0]; i++) {
+		if (inited[i] && all[i]->fini)
+			all[i]->fini();
+		inited[i] = 0;
+	}
+}

@@ -1,0 +1,117 @@
+/*
+ * transport.h - the seam between the session core (session.c) and the ways
+ * of reaching an MCP server: a child process on stdio (stdio.c) and
+ * Streamable HTTP (http.c). Every transport is one const table of
+ * operations plus its own state, as libcurl's connection filters and nng's
+ * transports are; the core calls through the table and never asks which
+ * transport it holds. The table is chosen once per session start, from the
+ * config entry (transport_for).
+ *
+ * A transport hears nothing of sessions: it reports through the callbacks
+ * it was started with (struct transport_up), each given back the ctx
+ * pointer of start. After close, no callback fires again. Transports do not
+ * include internal.h and use no global of the core: what they need of the
+ * process (the loop, limits, the path of mcpfs) comes in struct
+ * transport_env at init.
+ */
+#ifndef MCPFS_TRANSPORT_H
+#define MCPFS_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "config.h"
+#include "frame.h"
+
+/* Error codes of failures of the session itself (JSON-RPC server range). */
+enum {
+	ERR_TIMEOUT = -32001,
+	ERR_EXITED = -32002,
+	ERR_CANCELLED = -32003,
+	ERR_STARTUP = -32004,
+	ERR_PROTOCOL = -32005,
+	ERR_CLOSED = -32006,
+	ERR_HTTP = -32007,
+};
+
+struct transport; /* each transport's own, opaque to the core */
+
+/* How a transport reports to its session (ctx is start's). */
+struct transport_up {
+	/* One message from the server. line is writable, len bytes, NUL
+	 * after; f, if not NULL, is the frame holding it, whose buffer a
+	 * long reply may take (frame_take). */
+	void (*message)(void *ctx, struct frame *f, char *line, size_t len);
+	/* The server is gone or unusable (exit, stream closed, protocol
+	 * error, session ended by the server): every call in flight fails. */
+	void (*lost)(void *ctx, int code, const char *what);
+	/* Request rpc_id failed on its own (an HTTP error, a failed
+	 * transfer); the session stays. */
+	void (*call_error)(void *ctx, uint64_t rpc_id, int code,
+			   const char *msg);
+	/* 1 while request rpc_id still waits for its reply. */
+	int (*call_pending)(void *ctx, uint64_t rpc_id);
+	/* Diagnostics for the session's stderr file (bytes, as they come). */
+	void (*diag)(void *ctx, const char *p, size_t n);
+	/* The process exited (before lost, which names the cause). */
+	void (*exited)(void *ctx, int64_t status, int term_signal);
+};
+
+/* What every transport may use of the process, given once at init. */
+struct transport_env {
+	uv_loop_t *loop;
+	size_t max_line;        /* longest message accepted from a server */
+	const char *self_exe;   /* path of mcpfs (stdio's exec helper) */
+	/* Objects that shutdown must wait for: a closed transport holds one
+	 * until it has freed itself. */
+	void (*obj_hold)(void);
+	void (*obj_drop)(void);
+};
+
+struct transport_ops {
+	const char *name;       /* "stdio", "http": shown in status */
+	/* Process-wide set-up, before the first start; 0 or -errno. */
+	int (*init)(const struct transport_env *env);
+	/* Process-wide tear-down, at shutdown after every close completed. */
+	void (*fini)(void);
+	/* Start reaching the server of conf (copied as needed: conf may be
+	 * freed while the transport lives). Returns 0 with *out, or -errno
+	 * with a message in err (errlen bytes); no callback fires then. */
+	int (*start)(const struct mcp_server_conf *conf,
+		     const struct transport_up *up, void *ctx,
+		     struct transport **out, char *err, size_t errlen);
+	/* Send one message: line (malloc'd, ending in "\n", ownership
+	 * taken), len bytes; rpc_id is the request it carries, 0 for none. */
+	void (*send)(struct transport *t, char *line, size_t len,
+		     uint64_t rpc_id);
+	/* The handshake was answered with protocol (before
+	 * notifications/initialized is sent). May be NULL. */
+	void (*ready)(struct transport *t, const char *protocol);
+	/* Request rpc_id ended here (timeout, cancel): drop what carries it.
+	 * May be NULL. */
+	void (*forget)(struct transport *t, uint64_t rpc_id);
+	/* Leave the server: no callback fires after this; the transport
+	 * finishes closing on its own (stdin EOF and the kill sequence, a
+	 * DELETE) and frees itself. */
+	void (*close)(struct transport *t);
+	/* The process id, 0 when there is no process. */
+	int (*pid)(const struct transport *t);
+};
+
+extern const struct transport_ops stdio_transport;
+extern const struct transport_ops http_transport;
+
+/* transport.c: the table of transports. */
+void transport_setup(const struct transport_env *env);
+/* The transport of a config entry. */
+const struct transport_ops *transport_for(const struct mcp_server_conf *conf);
+/* ops->start, after ops->init the first time ops is used. */
+int transport_start(const struct transport_ops *ops,
+		    const struct mcp_server_conf *conf,
+		    const struct transport_up *up, void *ctx,
+		    struct transport **out, char *err, size_t errlen);
+/* ops->fini of every transport that was initialized. */
+void transport_fini_all(void);
+
+#endif
