@@ -15,9 +15,19 @@
  *           (the file offset is ignored); then 0 until the next write. An
  *           open file that sent nothing reads the session's latest reply,
  *           waiting for the most recently sent call if one is in flight.
- *           A signal (FUSE interrupt) on a waiting read cancels the call
- *           (notifications/cancelled) and fails the read with EINTR.
+ *           A signal (FUSE interrupt) on a waiting read fails that read
+ *           with EINTR and keeps the call: a handled signal (SIGWINCH,
+ *           SA_RESTART) is not a request to stop, and a restarted read on
+ *           this open file goes on waiting for the same reply.
+ *   seek    accepted and ignored: the kernel moves the file position (the
+ *           open is seekable so that lseek(fd, 0, SEEK_CUR), head -n1 and
+ *           Python's "r+" work) but reads and writes of call never look
+ *           at it.
  *   close   never cancels; an unfinished request fails close with EINVAL.
+ *   release of the last reference after an interrupted read, with no read
+ *           or write on this open file since, sends notifications/cancelled
+ *           for the call: the reader died of the signal (Ctrl-C on cat).
+ *           The session stays.
  *
  * tools.json waits the same way for its listing but reads at the offset.
  */
@@ -38,6 +48,7 @@ struct callfile {
 	int wrote;            /* a request was sent on this open file */
 	int attached;         /* call was taken (sent, latest or tools) */
 	int too_big;          /* a request overflowed: writes fail till close */
+	int interrupted;      /* a read of call was interrupted, none since */
 	mcp_call *call;
 	size_t pos;
 	fuse_req_t rreq;      /* the read waiting for call */
@@ -119,8 +130,8 @@ static void interrupt_cb(fuse_req_t req, void *data)
 		return;
 	cf->rreq = NULL;
 	mcp_listener_remove(&cf->lis);
-	if (cf->kind == K_CALL && cf->call)
-		mcp_call_cancel(cf->call);
+	if (cf->kind == K_CALL)
+		cf->interrupted = 1;
 	fuse_reply_err(req, EINTR);
 }
 
@@ -131,6 +142,7 @@ void callfile_read(struct callfile *cf, fuse_req_t req, size_t size,
 		fuse_reply_err(req, EBUSY); /* one read at a time per file */
 		return;
 	}
+	cf->interrupted = 0; /* the reader lived on: it keeps the call */
 	if (!cf->attached) {
 		mcp_server *srv;
 		mcp_session *s;
@@ -230,6 +242,7 @@ void callfile_write(struct callfile *cf, fuse_req_t req, const char *buf,
 		fuse_reply_err(req, EBADF);
 		return;
 	}
+	cf->interrupted = 0; /* alive after the signal: the call goes on */
 	if (!size) {
 		fuse_reply_write(req, 0);
 		return;
@@ -294,6 +307,8 @@ void callfile_free(struct callfile *cf)
 	if (cf->rreq)
 		fuse_reply_err(cf->rreq, EINTR);
 	mcp_listener_remove(&cf->lis);
+	if (cf->interrupted && cf->call)
+		mcp_call_cancel(cf->call); /* no-op if it finished meanwhile */
 	mcp_call_unref(cf->call);
 	free(cf->req);
 	free(cf);

@@ -405,9 +405,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	if (n.s)
 		mcp_session_hold(n.s);
 	fi->fh = (uint64_t)(uintptr_t)h;
-	fi->direct_io = 1;
-	if (n.kind == K_CALL && !h->dotstatus)
-		fi->nonseekable = 1;
+	fi->direct_io = 1; /* call is seekable: callfile.c ignores offsets */
 	fuse_reply_open(req, fi);
 }
 
