@@ -203,6 +203,35 @@ static int append(struct callfile *cf, const char *buf, size_t n)
 	return 0;
 }
 
+/* This open file now reads c (a reference taken over). */
+static void attach(struct callfile *cf, mcp_call *c)
+{
+	if (cf->rreq) { /* cannot happen: reads and writes are serialised */
+		fuse_reply_err(cf->rreq, EINTR);
+		cf->rreq = NULL;
+	}
+	mcp_listener_remove(&cf->lis);
+	mcp_call_unref(cf->call);
+	cf->call = c;
+	cf->pos = 0;
+	cf->wrote = cf->attached = 1;
+}
+
+/* A request refused before it was sent: log why, and make the refusal the
+ * latest reply (of this open file and of the session), so that a shell
+ * user whose redirect dropped the error reads it with cat. */
+static void refuse(struct callfile *cf, const char *why)
+{
+	mcp_server *srv;
+	mcp_session *s;
+	mcp_call *c;
+
+	mlog(MLOG_INFO, "call refused: %s", why);
+	if (resolve(cf, &srv, &s) == 0 &&
+	    mcp_call_refused(srv, s, why, &c) == 0)
+		attach(cf, c);
+}
+
 /* A complete request: send it. */
 static int dispatch(struct callfile *cf)
 {
@@ -217,18 +246,10 @@ static int dispatch(struct callfile *cf)
 	reset_request(cf);
 	if (r < 0) {
 		if (why)
-			mlog(MLOG_INFO, "call refused: %s", why);
+			refuse(cf, why);
 		return r;
 	}
-	if (cf->rreq) { /* cannot happen: reads and writes are serialised */
-		fuse_reply_err(cf->rreq, EINTR);
-		cf->rreq = NULL;
-	}
-	mcp_listener_remove(&cf->lis);
-	mcp_call_unref(cf->call);
-	cf->call = c;
-	cf->pos = 0;
-	cf->wrote = cf->attached = 1;
+	attach(cf, c);
 	return 0;
 }
 
@@ -256,8 +277,7 @@ void callfile_write(struct callfile *cf, fuse_req_t req, const char *buf,
 	}
 	if (cf->too_big || cf->reqlen + size > MAX_REQUEST) {
 		if (!cf->too_big)
-			mlog(MLOG_INFO, "call refused: request over %u bytes",
-			     MAX_REQUEST);
+			refuse(cf, "request over 16 MiB");
 		cf->too_big = 1;
 		reset_request(cf);
 		fuse_reply_err(req, EFBIG);
@@ -266,9 +286,12 @@ void callfile_write(struct callfile *cf, fuse_req_t req, const char *buf,
 	r = jscan_feed(&cf->scan, buf, size, &used);
 	if (r == JSCAN_ERROR ||
 	    (r == JSCAN_DONE && !all_space(buf + used, size - used))) {
-		mlog(MLOG_INFO, "call refused: invalid JSON (%s)",
-		     r == JSCAN_ERROR && cf->scan.error ? cf->scan.error
-							: "trailing data");
+		char why[160];
+
+		snprintf(why, sizeof why, "invalid JSON (%s)",
+			 r == JSCAN_ERROR && cf->scan.error ? cf->scan.error
+							    : "trailing data");
+		refuse(cf, why);
 		reset_request(cf);
 		fuse_reply_err(req, EINVAL);
 		return;
@@ -293,8 +316,7 @@ void callfile_flush(struct callfile *cf, fuse_req_t req)
 		int r = done ? dispatch(cf) : -EINVAL;
 
 		if (!done)
-			mlog(MLOG_INFO, "call refused: incomplete request "
-			     "at close");
+			refuse(cf, "incomplete JSON at close");
 		reset_request(cf);
 		fuse_reply_err(req, r < 0 ? -r : 0);
 		return;

@@ -1151,6 +1151,45 @@ int mcp_call_start(mcp_server *srv, mcp_session *s, const char *json,
 	return 0;
 }
 
+int mcp_call_refused(mcp_server *srv, mcp_session *s, const char *why,
+		     mcp_call **out)
+{
+	char msg[300];
+	cJSON *e;
+	mcp_call *c;
+
+	if (s && s->closed)
+		return -ENOENT;
+	c = calloc(1, sizeof *c);
+	if (!c)
+		return -ENOMEM;
+	c->refs = 1;
+	c->kind = CALL_USER;
+	c->srv = srv;
+	c->started = mcp_now();
+	uv_timer_init(mcp_loop, &c->timer);
+	c->timer.data = c;
+	snprintf(msg, sizeof msg, "request refused: %s", why);
+	e = error_obj(-32600, msg, NULL);
+	c->reply = error_reply(e);
+	cJSON_Delete(e);
+	c->done = 1;
+	if (s) {
+		free(s->last_error);
+		s->last_error = strdup(msg);
+		s->last_used = mcp_now();
+		if (!s->in_flight)
+			set_ref(&s->last_done, c);
+		set_ref(&s->last_sent, c);
+	} else {
+		if (!srv->in_flight)
+			set_ref(&srv->last_done, c);
+		set_ref(&srv->last_sent, c);
+	}
+	*out = c;
+	return 0;
+}
+
 int mcp_tools(mcp_server *srv, mcp_session *s, mcp_call **out)
 {
 	mcp_call **slot, *c;

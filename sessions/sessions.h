@@ -130,6 +130,13 @@ int mcp_request_check(const char *json, size_t len, const char **why);
  * dropping the reference. */
 int mcp_call_start(mcp_server *srv, mcp_session *s, const char *json,
 		   size_t len, mcp_call **out, const char **why);
+/* A request that was refused before it could be sent (bad JSON, too big,
+ * incomplete at close, not a valid request): a call completed at once with
+ * {"error": {"code": -32600, "message": "request refused: WHY"}} that
+ * becomes the latest reply of s (or of srv's one-shots when s is NULL), as
+ * a call would, and s's last_error. *out is the caller's reference. */
+int mcp_call_refused(mcp_server *srv, mcp_session *s, const char *why,
+		     mcp_call **out);
 /* tools.json: a call whose reply is the tools document; may be done already
  * (cached). Reference as above. */
 int mcp_tools(mcp_server *srv, mcp_session *s, mcp_call **out);
