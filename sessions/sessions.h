@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/queue.h>
 #include <uv.h>
 
 #define MCPFS_VERSION "0.1.0"
@@ -115,7 +116,7 @@ size_t mcp_session_events_read(const mcp_session *s, uint64_t off, char *dst,
 
 /* A listener waits for one call to complete; embed it in the waiter. */
 struct mcp_listener {
-	struct mcp_listener *next, **pprev;
+	LIST_ENTRY(mcp_listener) link; /* zeroed = not listening */
 	void (*done)(struct mcp_listener *l, mcp_call *c);
 };
 
