@@ -714,7 +714,7 @@ static int http_pid(const struct transport *t)
 	return 0;
 }
 
-const struct transport_ops http_transport = {
+const struct transport_ops mcpfs_http_transport = {
 	.name = "http",
 	.init = http_init,
 	.fini = cu_fini,

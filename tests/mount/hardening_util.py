@@ -243,6 +243,7 @@ class UserMount:
         bindir.mkdir()
         os.chmod(bindir, 0o755)
         self.mcpfs = shutil.copy2(MCPFS, bindir / 'mcpfs')
+        shutil.copy2(MCPFS.parent / 'mcpfs-http.so', bindir)
         fake = shutil.copy2(FAKESERVER, bindir / 'fakeserver')
         doc = {'mcpServers': {}}
         for name, entry in servers.items():
