@@ -1,0 +1,243 @@
+"""The 2024-11-05 HTTP+SSE transport (sessions/httpsse.c) and the fallback
+to it from Streamable HTTP (sessions/fallback.c), through the files only.
+
+Against the real @modelcontextprotocol/server-everything in its `sse` mode
+(`node dist/index.js sse`, PORT from the environment): GET /sse opens the
+event stream, whose first event, `endpoint`, names /message?sessionId=ID;
+each message is POSTed there (202 "Accepted") and the replies come on the
+stream as `message` events. A POST to /sse is answered 404 (express has no
+such route), so a bare url of /sse shows the fallback: the initialize POST
+gets 404, and the GET of the same url gives the event stream. The server
+writes "Client Connected: ID" and "Client Disconnected: ID" to stderr.
+
+The rest run against tests/fake/mcp_http.py --legacy-sse (see its
+docstring), which records what mcpfs sent: headers on the GET and on the
+POSTs, an endpoint of another origin, an HTTP error on one POST.
+
+Failure codes (README): -32002 exited or connection lost, -32004 startup
+failed, -32005 protocol error, -32007 HTTP error.
+"""
+
+import os
+import re
+import signal
+import subprocess
+import uuid
+
+import pytest
+
+from conftest import call, read_file, status, text, wait_until
+from test_http import (EVERYTHING, TOGGLE, err, events, fake_http,  # noqa
+                       free_port, open_call, recv, send, thread, toggled,
+                       wait_state)
+
+FALLBACK = ('HTTP 404 from the server on the initialize POST: trying the '
+            '2024-11-05 HTTP+SSE transport')
+CONNECTED = re.compile(r'Client Connected:\s+([0-9a-f-]{36})')
+
+
+class EverythingSSE:
+    """server-everything in sse mode; restart() brings it back on the same
+    port."""
+
+    def __init__(self, tmp):
+        self.tmp = tmp
+        self.n = 0
+        for _ in range(3):   # the port may be taken between bind and listen
+            self.port = free_port()
+            if self.start():
+                self.url = f'http://127.0.0.1:{self.port}/sse'
+                return
+        pytest.fail(f'server-everything (sse) did not start: {self.log()}')
+
+    def start(self):
+        self.n += 1
+        self.err = self.tmp / f'everything-sse-{self.n}.stderr'
+        with open(self.err, 'wb') as e:
+            self.proc = subprocess.Popen(
+                ['node', str(EVERYTHING), 'sse'],
+                env=dict(os.environ, PORT=str(self.port)),
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                stderr=e, start_new_session=True)
+        wait_until(lambda: self.proc.poll() is not None or
+                   'Server is running on port' in self.log(), 30,
+                   'server-everything (sse) to listen')
+        return self.proc.poll() is None
+
+    def log(self):
+        """The stderr of the server started last."""
+        return self.err.read_text(errors='replace')
+
+    def connected(self):
+        return CONNECTED.findall(self.log())
+
+    def kill(self):
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait()
+
+    def restart(self):
+        self.kill()
+        if not self.start():
+            pytest.fail(f'server-everything (sse) did not restart on port '
+                        f'{self.port}: {self.log()}')
+
+    def stop(self):
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+@pytest.fixture
+def everything_sse(tmp_path):
+    if not EVERYTHING.exists():
+        pytest.skip(f'{EVERYTHING} missing (run npm ci)')
+    ev = EverythingSSE(tmp_path)
+    yield ev
+    ev.stop()
+
+
+def stderr_of(t):
+    return read_file(t / 'stderr').decode()
+
+
+# ---------------------------------------------------------------- real server
+
+def test_state_isolation_status_and_rmdir(mcpfs_mount, everything_sse):
+    m = mcpfs_mount({'ev': {'type': 'sse', 'url': everything_sse.url}})
+    a, b = thread(m, 'ev', 'a'), thread(m, 'ev', 'b')
+    sid_a = toggled(call(a, TOGGLE), 'Started')
+    assert toggled(call(a, TOGGLE), 'Stopped') == sid_a     # state survives
+    sid_b = toggled(call(b, TOGGLE), 'Started')              # its own session
+    assert sid_b != sid_a
+    assert toggled(call(a, TOGGLE), 'Started') == sid_a
+    assert toggled(call(b, TOGGLE), 'Stopped') == sid_b
+    st = status(a)
+    assert (st['state'], st['transport'], st['pid'], st['generation']) == \
+        ('ready', 'sse', None, 1), st
+    assert st['serverInfo']['name'] == 'mcp-servers/everything', st
+    assert 'command' not in st, st
+    assert [s['transport'] for s in m.status()['servers']] == ['sse']
+    assert sorted(everything_sse.connected()) == sorted([sid_a, sid_b])
+    # the server-level call is one-shot: a fresh session each time
+    once = toggled(call(m.path / 'ev' / 'call', TOGGLE), 'Started')
+    assert once not in (sid_a, sid_b)
+    assert stderr_of(a) == ''                 # nothing went wrong
+    os.rmdir(a)                               # ends a's event stream
+    wait_until(lambda: f'Client Disconnected:  {sid_a}'
+               in everything_sse.log(), 10, 'a disconnected at the server')
+    assert f'Client Disconnected:  {sid_b}' not in everything_sse.log()
+    assert toggled(call(b, TOGGLE), 'Started') == sid_b
+    m.unmount()
+    assert f'Client Disconnected:  {sid_b}' in everything_sse.log()
+
+
+def test_server_messages_go_to_events(mcpfs_mount, everything_sse):
+    m = mcpfs_mount({'ev': {'type': 'sse', 'url': everything_sse.url}})
+    t = thread(m, 'ev', 't')
+    assert call(t, {'name': 'echo', 'arguments': {'message': 'hi there'}}) \
+        == {'content': [{'type': 'text', 'text': 'Echo: hi there'}]}
+    toggled(call(t, TOGGLE), 'Started')
+    msgs = wait_until(lambda: [e for e in events(t) if e.get('method') ==
+                               'notifications/message'], 20,
+                      'a notifications/message line in events', interval=0.2)
+    assert msgs[0]['params']['level'] and 'data' in msgs[0]['params']
+    toggled(call(t, TOGGLE), 'Stopped')
+
+
+@pytest.mark.parametrize('typed', [{}, {'type': 'http'}])
+def test_bare_url_falls_back_and_remembers(mcpfs_mount, everything_sse,
+                                           typed):
+    m = mcpfs_mount({'ev': dict({'url': everything_sse.url}, **typed)})
+    a = thread(m, 'ev', 'a')
+    sid_a = toggled(call(a, TOGGLE), 'Started')
+    assert toggled(call(a, TOGGLE), 'Stopped') == sid_a
+    st = status(a)
+    assert (st['state'], st['transport'], st['generation']) == \
+        ('ready', 'sse', 1), st
+    assert stderr_of(a) == FALLBACK + '\n'
+    assert [s['transport'] for s in m.status()['servers']] == ['sse']
+    # the next start goes straight to HTTP+SSE: no probe this time
+    b = thread(m, 'ev', 'b')
+    sid_b = toggled(call(b, TOGGLE), 'Started')
+    assert sid_b != sid_a
+    assert status(b)['transport'] == 'sse'
+    assert stderr_of(b) == ''
+    assert toggled(call(a, TOGGLE), 'Started') == sid_a
+
+
+def test_streamable_http_type_does_not_fall_back(mcpfs_mount, everything_sse):
+    m = mcpfs_mount({'ev': {'type': 'streamable-http',
+                            'url': everything_sse.url}})
+    t = thread(m, 'ev', 't')
+    st = wait_state(t, 'exited')
+    assert st['last_error'].startswith(
+        'startup failed: HTTP 404 from the server'), st
+    assert st['transport'] == 'http', st
+    e = err(call(t, TOGGLE))
+    assert e['code'] == -32004, e
+    assert everything_sse.connected() == []
+
+
+@pytest.mark.parametrize('typed', [{'type': 'sse'}, {}])
+def test_killed_server_fails_the_call_and_next_is_a_new_generation(
+        mcpfs_mount, everything_sse, typed):
+    m = mcpfs_mount({'ev': dict({'url': everything_sse.url}, **typed)})
+    t = thread(m, 'ev', 't')
+    sid1 = toggled(call(t, TOGGLE), 'Started')
+    fd = open_call(t)
+    try:
+        send(fd, {'name': 'trigger-long-running-operation',
+                  'arguments': {'duration': 60, 'steps': 60},
+                  '_meta': {'progressToken': 'long-1'}})
+        # its first progress: the server runs it (and took its POST)
+        wait_until(lambda: any(
+            e.get('method') == 'notifications/progress' and
+            e['params'].get('progressToken') == 'long-1' for e in events(t)),
+            20, 'progress of the long call in events', interval=0.2)
+        everything_sse.kill()
+        e = err(recv(fd))
+    finally:
+        os.close(fd)
+    assert e['code'] == -32002, e
+    assert 'the event stream failed' in e['message'], e
+    st = wait_state(t, 'exited')
+    assert st['generation'] == 1 and 'event stream' in st['last_error'], st
+    assert 'the event stream failed' in stderr_of(t)
+    everything_sse.restart()
+    # the next call: a new event stream and session, generation + 1
+    sid2 = toggled(call(t, TOGGLE), 'Started')
+    assert sid2 != sid1
+    st = status(t)
+    assert (st['state'], st['transport'], st['generation']) == \
+        ('ready', 'sse', 2), st
+    assert everything_sse.connected() == [sid2]
+
+
+def test_server_down_fails_the_start_until_it_is_back(mcpfs_mount,
+                                                      everything_sse):
+    m = mcpfs_mount({'ev': {'type': 'sse', 'url': everything_sse.url}})
+    t = thread(m, 'ev', 't')
+    toggled(call(t, TOGGLE), 'Started')
+    everything_sse.kill()
+    wait_state(t, 'exited')
+    e = err(call(t, TOGGLE))
+    assert e['code'] == -32004, e
+    assert 'startup failed: connection to the server failed' \
+        in e['message'], e
+    everything_sse.restart()
+    sid = wait_until(lambda: new_session(t), 30, 'a call after the restart')
+    assert everything_sse.connected() == [sid]
+    assert status(t)['state'] == 'ready'
+
+
+def new_session(t):
+    """Toggle on t once it starts again; its session id (None while the
+    start backs off)."""
+    reply = call(t, TOGGLE)
+    if 'error' in reply:
+        return None
+    return toggled(reply, 'Started')
