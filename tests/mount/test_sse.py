@@ -241,3 +241,149 @@ def new_session(t):
     if 'error' in reply:
         return None
     return toggled(reply, 'Started')
+
+
+# ---------------------------------------------------------------- the fake
+
+def legacy(fake_http, *opts):
+    srv = fake_http('--legacy-sse', *opts)
+    srv.url = f'http://127.0.0.1:{srv.port}/sse'
+    return srv
+
+
+def records(srv, method, path):
+    return [r for r in srv.log() if r['method'] == method and
+            r['path'] == path]
+
+
+def test_fallback_on_405_resends_the_same_initialize(mcpfs_mount, fake_http):
+    srv = legacy(fake_http)
+    m = mcpfs_mount({'h': {'url': srv.url}})
+    t = thread(m, 'h', 't')
+    assert text(call(t, {'name': 'echo', 'arguments': {'text': 'x'}})) == 'x'
+    assert stderr_of(t) == FALLBACK.replace('404', '405') + '\n'
+    assert status(t)['transport'] == 'sse'
+    [probe] = records(srv, 'POST', '/sse')
+    assert probe['status'] == 405 and \
+        probe['json']['method'] == 'initialize', probe
+    [get] = records(srv, 'GET', '/sse')
+    posts = records(srv, 'POST', '/message')
+    assert [p['json'].get('method') for p in posts[:2]] == \
+        ['initialize', 'notifications/initialized'], posts
+    assert posts[0]['body'] == probe['body']       # the same line, resent
+    sid = get['note'].split()[1]
+    assert {p['query'] for p in posts} == {f'sessionId={sid}'}
+    assert all(p['status'] == 202 for p in posts), posts
+
+
+def test_headers_on_get_and_posts_never_shown(mcpfs_mount, fake_http):
+    secret = 'tok-' + uuid.uuid4().hex
+    srv = legacy(fake_http, '--require-header',
+                 f'Authorization: Bearer {secret}')
+    m = mcpfs_mount({'h': {'type': 'sse', 'url': srv.url, 'headers': {
+        'Authorization': 'Bearer ${MCPFS_SSE_T}'}}},
+        env={'MCPFS_SSE_T': secret})
+    t = thread(m, 'h', 't')
+    shown = [call(t, {'name': 'echo', 'arguments': {'text': 'x'}})]
+    assert text(shown[0]) == 'x'
+    # an HTTP error on one POST fails that call only
+    e = err(call(t, {'name': 'http500', 'arguments': {}}))
+    assert (e['code'], e['message']) == \
+        (-32007, 'HTTP 500 from the server: internal failure: the fake '
+         'says no'), e
+    assert text(call(t, {'name': 'echo', 'arguments': {'text': 'y'}})) == 'y'
+    st = status(t)
+    assert (st['state'], st['generation']) == ('ready', 1), st
+    shown += [e, st, stderr_of(t), read_file(t / 'events').decode(),
+              m.status()]
+    assert 'HTTP 500 from the server' in stderr_of(t)
+    log = [r for r in srv.log() if r['path'] in ('/sse', '/message')]
+    assert {(r['method'], r['path']) for r in log} == \
+        {('GET', '/sse'), ('POST', '/message')}
+    assert all(r['headers'].get('authorization') == f'Bearer {secret}'
+               for r in log), log
+    assert all(r['headers'].get('content-type') == 'application/json'
+               for r in log if r['method'] == 'POST')
+    [get] = records(srv, 'GET', '/sse')
+    assert get['headers']['accept'] == 'text/event-stream'
+    m.unmount()
+    assert secret not in repr(shown) and secret not in m.output()
+
+
+@pytest.mark.parametrize('endpoint', ['http://mcp.example.invalid/message',
+                                      '//mcp.example.invalid/message',
+                                      'https://127.0.0.1/message'])
+def test_endpoint_of_another_origin_is_refused(mcpfs_mount, fake_http,
+                                               endpoint):
+    srv = legacy(fake_http, '--endpoint', endpoint)
+    m = mcpfs_mount({'h': {'type': 'sse', 'url': srv.url}})
+    t = thread(m, 'h', 't')
+    st = wait_state(t, 'exited')
+    why = ("the server's endpoint event names another origin (its scheme, "
+           "host and port must be the url's); refused")
+    assert st['last_error'] == 'startup failed: ' + why, st
+    assert stderr_of(t) == why + '\n'
+    e = err(call(t, {'name': 'echo', 'arguments': {'text': 'x'}}))
+    assert e['code'] == -32004 and why in e['message'], e
+    assert records(srv, 'POST', '/message') == []
+    assert endpoint not in m.output()
+
+
+def test_an_absolute_endpoint_of_the_same_origin_is_used(mcpfs_mount,
+                                                         fake_http):
+    srv = fake_http('--legacy-sse', '--endpoint', '/elsewhere')
+    srv.url = f'http://127.0.0.1:{srv.port}/sse'
+    m = mcpfs_mount({'h': {'type': 'sse', 'url': srv.url}})
+    t = thread(m, 'h', 't')
+    st = wait_state(t, 'exited', 20)
+    # /elsewhere is 404 at the fake: the initialize POST went there
+    assert st['last_error'] == \
+        'startup failed: HTTP 404 from the server: no such path', st
+    [p] = records(srv, 'POST', '/elsewhere')
+    assert p['json']['method'] == 'initialize'
+
+
+def test_messages_wait_for_the_endpoint(mcpfs_mount, fake_http):
+    srv = legacy(fake_http, '--endpoint-delay', 1500)
+    m = mcpfs_mount({'h': {'type': 'sse', 'url': srv.url}})
+    t = thread(m, 'h', 't')
+    assert status(t)['state'] == 'starting'
+    assert text(call(t, {'name': 'echo', 'arguments': {'text': 'x'}})) == 'x'
+    [get] = records(srv, 'GET', '/sse')
+    posts = records(srv, 'POST', '/message')
+    assert posts and all(p['t'] >= get['t'] + 1.5 for p in posts), posts
+
+
+def test_server_requests_on_the_stream_are_answered(mcpfs_mount, fake_http):
+    srv = legacy(fake_http)
+    m = mcpfs_mount({'h': {'type': 'sse', 'url': srv.url,
+                           'roots': ['/tmp/mcpfs-sse-root']}})
+    t = thread(m, 'h', 't')
+    got = text(call(t, {'name': 'roots', 'arguments': {}}))
+    assert got == '{"result": {"roots": [{"uri": ' \
+        '"file:///tmp/mcpfs-sse-root"}]}}', got
+    [answer] = [r for r in records(srv, 'POST', '/message')
+                if 'method' not in r['json']]
+    assert answer['status'] == 202 and answer['json']['id'] == 'srv-1'
+
+
+def test_stream_closed_fails_the_call_without_replay(mcpfs_mount, fake_http):
+    srv = legacy(fake_http)
+    m = mcpfs_mount({'h': {'type': 'sse', 'url': srv.url}})
+    t = thread(m, 'h', 't')
+    assert text(call(t, {'name': 'echo', 'arguments': {'text': 'x'}})) == 'x'
+    e = err(call(t, {'name': 'close_stream', 'arguments': {}}))
+    msg = 'the server closed the event stream; the next call connects again'
+    assert (e['code'], e['message']) == (-32002, msg), e
+    st = wait_state(t, 'exited')
+    assert (st['generation'], st['last_error']) == (1, msg), st
+    assert text(call(t, {'name': 'echo', 'arguments': {'text': 'y'}})) == 'y'
+    st = status(t)
+    assert (st['state'], st['generation']) == ('ready', 2), st
+    gets = records(srv, 'GET', '/sse')
+    assert len(gets) == 2, gets
+    closes = [r for r in records(srv, 'POST', '/message')
+              if (r['json'].get('params') or {}).get('name') ==
+              'close_stream']
+    assert len(closes) == 1, closes                 # never replayed
+    assert closes[0]['query'] == f"sessionId={gets[0]['note'].split()[1]}"
