@@ -54,9 +54,9 @@ is not a JSON object), and its reply goes on the stream. POST /sse gets
 to the server's requests are taken (202) and dropped. --require-header
 holds for /sse and /message. Tools: echo {text}; http500 (its POST is
 answered HTTP 500 "internal failure: the fake says no", nothing on the
-stream); close_stream (202, then the stream ends without a reply); roots
-(asks roots/list on the stream and replies text: the JSON of the answer
-it got within 10 s).
+stream); close_stream (202, then the stream ends without a reply); hang
+(202, never a reply); roots (asks roots/list on the stream and replies
+text: the JSON of the answer it got within 10 s).
 
 Sessions: initialize creates one with a random id (Mcp-Session-Id on its
 response; none with --stateless). Any other request without a session id
@@ -575,6 +575,8 @@ class Handler(BaseHTTPRequestHandler):
             out = END_GET
         elif tool == 'roots':
             return self.legacy_roots(sess, rid)
+        elif tool == 'hang':
+            return
         else:
             out = rpc_error(rid, -32601, f'not served: {method} {tool}')
         sess.outbox.put((out, None))

@@ -387,3 +387,26 @@ def test_stream_closed_fails_the_call_without_replay(mcpfs_mount, fake_http):
               'close_stream']
     assert len(closes) == 1, closes                 # never replayed
     assert closes[0]['query'] == f"sessionId={gets[0]['note'].split()[1]}"
+
+
+def test_timeout_sends_cancelled_and_keeps_the_session(mcpfs_mount,
+                                                       fake_http):
+    srv = legacy(fake_http)
+    m = mcpfs_mount({'h': {'type': 'sse', 'url': srv.url, 'timeout': 1}})
+    t = thread(m, 'h', 't')
+    e = err(call(t, {'name': 'hang', 'arguments': {}}))
+    assert (e['code'], e['message']) == \
+        (-32001, 'timeout: call timed out after 1 s'), e
+    [hang] = [r for r in records(srv, 'POST', '/message')
+              if (r['json'].get('params') or {}).get('name') == 'hang']
+    [c] = wait_until(lambda: [r for r in records(srv, 'POST', '/message')
+                              if r['json'].get('method') ==
+                              'notifications/cancelled'], 5,
+                     'notifications/cancelled')
+    assert c['json']['params'] == {'requestId': hang['json']['id'],
+                                   'reason': 'timeout'}
+    assert c['status'] == 202 and c['query'] == hang['query']
+    assert text(call(t, {'name': 'echo', 'arguments': {'text': 'on'}})) == 'on'
+    st = status(t)
+    assert (st['state'], st['generation']) == ('ready', 1), st
+    assert len(records(srv, 'GET', '/sse')) == 1
