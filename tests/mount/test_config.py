@@ -100,7 +100,8 @@ def test_url_entries_listed_with_their_transport(mcpfs_mount):
     m = mcpfs_mount({'ok': fake(),
                      'remote': {'url': 'http://127.0.0.1:9/mcp'},
                      'ssesrv': {'type': 'sse', 'url': 'http://127.0.0.1:9/s'},
-                     'httpsrv': {'type': 'http', 'url': 'http://127.0.0.1:9/h'},
+                     'httpsrv': {'type': 'http',
+                                 'url': 'http://127.0.0.1:9/h'},
                      'strict': {'type': 'streamable-http',
                                 'url': 'http://127.0.0.1:9/x'}})
     assert servers_listed(m) == {'ok', 'remote', 'ssesrv', 'httpsrv',
