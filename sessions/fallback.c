@@ -196,8 +196,7 @@ static int in_legacy(void *ctx, uint64_t rpc_id, long status)
 	line = b->init;
 	b->init = NULL;
 	err[0] = 0;
-	r = transport_start(b->ops, &b->conf, &inner_up, b, &b->t, err,
-			    sizeof err);
+	r = b->ops->start(&b->conf, &inner_up, b, &b->t, err, sizeof err);
 	if (r < 0) {
 		free(line);
 		b->t = NULL;
@@ -267,8 +266,7 @@ static int fb_start(const struct mcp_server_conf *conf,
 	if (b->ops == &sse_transport)
 		mlog(MLOG_DEBUG, "server %s: over HTTP+SSE, as it answered "
 		     "before", conf->name);
-	r = transport_start(b->ops, &b->conf, &inner_up, b, &b->t, err,
-			    errlen);
+	r = b->ops->start(&b->conf, &inner_up, b, &b->t, err, errlen);
 	if (r < 0) {
 		fb_free(b);
 		return r;
@@ -341,9 +339,21 @@ static const char *fb_name_of(const struct transport *t,
 	return known_sse(conf) ? sse_transport.name : http_transport.name;
 }
 
+/* Both inner transports are set up with this one (their init and fini
+ * may run twice: transport.c may set them up for entries of their own). */
+static int fb_init(const struct transport_env *e)
+{
+	int r = http_transport.init(e);
+
+	return r < 0 ? r : sse_transport.init(e);
+}
+
 static void fb_fini(void)
 {
 	struct known *k;
+
+	http_transport.fini();
+	sse_transport.fini();
 
 	while ((k = known) != NULL) {
 		known = k->next;
@@ -354,6 +364,7 @@ static void fb_fini(void)
 
 const struct transport_ops fallback_transport = {
 	.name = "http",
+	.init = fb_init,
 	.fini = fb_fini,
 	.start = fb_start,
 	.send = fb_send,
