@@ -410,3 +410,23 @@ def test_timeout_sends_cancelled_and_keeps_the_session(mcpfs_mount,
     st = status(t)
     assert (st['state'], st['generation']) == ('ready', 1), st
     assert len(records(srv, 'GET', '/sse')) == 1
+
+
+def test_failed_fallback_names_both_failures(mcpfs_mount, fake_http):
+    srv = legacy(fake_http)
+    m = mcpfs_mount({'h': {'url': f'http://127.0.0.1:{srv.port}/nothing'}})
+    t = thread(m, 'h', 't')
+    st = wait_state(t, 'exited')
+    assert st['last_error'] == (
+        'startup failed: HTTP 404 from the server on the initialize, and the '
+        'HTTP+SSE transport failed too: HTTP 404 from the server on the '
+        'event stream: no such path'), st
+    assert stderr_of(t) == (
+        FALLBACK + '\nHTTP 404 from the server on the event stream: no such '
+        'path\n')
+    # nothing remembered: the entry is still probed over Streamable HTTP
+    assert [s['transport'] for s in m.status()['servers']] == ['http']
+    assert st['transport'] == 'http', st
+    assert [(r['method'], r['path']) for r in srv.log()
+            if r['path'] == '/nothing'] == [('POST', '/nothing'),
+                                            ('GET', '/nothing')]
