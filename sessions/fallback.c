@@ -22,7 +22,10 @@
  * changed url or headers changes the digest: a new entry, probed afresh.
  *
  * Every callback of an inner transport is forwarded last: the session may
- * close this transport from inside it, and then this struct is gone.
+ * close this transport from inside it, and then this struct is gone. The
+ * inner transports are set up by this one's init and started through
+ * their tables directly (not transport.c, which names this table: no call
+ * cycle).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -106,7 +109,9 @@ static void in_message(void *ctx, struct frame *f, char *line, size_t len)
 	b->up->message(b->ctx, f, line, len);
 }
 
-/* what, or when the fallback itself failed, both failures. */
+/* The message of a failure of the inner transport: what, or both causes
+ * when the HTTP+SSE start that the fallback made failed too. An HTTP+SSE
+ * start that failed before the server said anything is forgotten. */
 static const char *failed(struct fb *b, const char *what, char *buf,
 			  size_t n)
 {
