@@ -11,8 +11,11 @@ gets 404, and the GET of the same url gives the event stream. The server
 writes "Client Connected: ID" and "Client Disconnected: ID" to stderr.
 
 The rest run against tests/fake/mcp_http.py --legacy-sse (see its
-docstring), which records what mcpfs sent: headers on the GET and on the
-POSTs, an endpoint of another origin, an HTTP error on one POST.
+docstring), which records what mcpfs sent: the fallback on 405 resending
+the same initialize, headers on the GET and on the POSTs, an endpoint of
+another origin, messages waiting for a late endpoint, an HTTP error on one
+POST, server requests on the stream, a stream the server closes, timeouts
+and Ctrl-C as notifications/cancelled, a fallback that fails too.
 
 Failure codes (README): -32002 exited or connection lost, -32004 startup
 failed, -32005 protocol error, -32007 HTTP error.
@@ -26,7 +29,8 @@ import uuid
 
 import pytest
 
-from conftest import call, read_file, status, text, wait_until
+from conftest import (call, interrupted_read, read_file, status, text,
+                      wait_until)
 from test_http import (EVERYTHING, TOGGLE, err, events, fake_http,  # noqa
                        free_port, open_call, recv, send, thread, toggled,
                        wait_state)
@@ -430,3 +434,23 @@ def test_failed_fallback_names_both_failures(mcpfs_mount, fake_http):
     assert [(r['method'], r['path']) for r in srv.log()
             if r['path'] == '/nothing'] == [('POST', '/nothing'),
                                             ('GET', '/nothing')]
+
+
+def test_interrupted_read_sends_cancelled(mcpfs_mount, fake_http):
+    srv = legacy(fake_http)
+    m = mcpfs_mount({'h': {'type': 'sse', 'url': srv.url}})
+    t = thread(m, 'h', 't')
+    wait_state(t, 'ready')
+
+    def hangs():
+        return [r for r in records(srv, 'POST', '/message')
+                if (r['json'].get('params') or {}).get('name') == 'hang']
+    [hang] = interrupted_read(t / 'call', '{"name": "hang", "arguments": {}}',
+                              hangs, 10)
+    [c] = wait_until(lambda: [r for r in records(srv, 'POST', '/message')
+                              if r['json'].get('method') ==
+                              'notifications/cancelled'], 5,
+                     'notifications/cancelled')
+    assert c['json']['params']['requestId'] == hang['json']['id']
+    assert text(call(t, {'name': 'echo', 'arguments': {'text': 'on'}})) == 'on'
+    assert status(t)['generation'] == 1
