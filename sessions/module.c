@@ -3,8 +3,8 @@
  * the first time a session starts over HTTP: libcurl and everything it
  * brings (TLS, HTTP/2, GSSAPI, LDAP, ...: about 6 MiB of mapped and
  * relocated libraries) then costs nothing to an mcpfs that only runs stdio
- * servers. The core sees ordinary ops tables (http_transport here); each
- * forwards to the module's table once loaded. Loading is a dlopen on the
+ * servers. The core sees ordinary ops tables (http_transport and
+ * sse_transport here); each forwards to the module's table once loaded. Loading is a dlopen on the
  * loop thread, once per process (a few milliseconds of file I/O).
  *
  * The module is looked for next to the mcpfs binary (the build directory),
@@ -133,3 +133,4 @@ static const struct transport_ops *load(const char *sym)
 	}
 
 MODULE_TRANSPORT(http_transport, "http", "mcpfs_http_transport");
+MODULE_TRANSPORT(sse_transport, "sse", "mcpfs_sse_transport");
