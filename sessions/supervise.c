@@ -1,0 +1,235 @@
+/*
+ * supervise.c - the small process that stands between mcpfs and a server.
+ *
+ * mcpfs spawns "mcpfs --mcpfs-exec PPID COMMAND ARGS..." with libuv's
+ * UV_PROCESS_DETACHED, so this process leads its own session and process
+ * group, and closing a session signals that group (stdin EOF, 2 s, SIGTERM,
+ * 2 s, SIGKILL). The supervisor forks the server (stdio inherited), points
+ * its own fds 0-2 at /dev/null so it never holds the server's pipes open,
+ * and waits in sigtimedwait: no libuv, no heap, no handlers.
+ *
+ * - mcpfs dies (parent-death signal SIGUSR1, confirmed with getppid()):
+ *   SIGTERM the group, up to 2 s for the server, then SIGKILL the group.
+ *   A parent-death signal on the server alone (the old way) reached only
+ *   the first process (npm exec, say), not the sh and node under it.
+ * - SIGTERM: mcpfs's group kill already reached everyone; one from anyone
+ *   else is passed on to the group. Up to 2 s for the server, then SIGKILL.
+ * - The server exits: the rest of the group is SIGKILLed (found in /proc:
+ *   a process cannot SIGKILL its own group and live), then the supervisor
+ *   ends the same way, exit(code) or the same signal, so mcpfs reports
+ *   what the server did.
+ * It is a child subreaper, so what the server leaves behind is reaped here.
+ */
+#include <errno.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "supervise.h"
+
+#define GRACE_MS 2000
+#define PDEATH_SIG SIGUSR1
+
+static pid_t child;
+static int child_status;
+static int child_done;
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Reap whatever has exited: the server and orphans re-parented here. */
+static void reap(void)
+{
+	pid_t p;
+	int st;
+
+	while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
+		if (p == child) {
+			child_status = st;
+			child_done = 1;
+		}
+	}
+}
+
+/* SIGKILL every other live member of our group; returns how many. */
+static int kill_others(void)
+{
+	char path[64], buf[512], *q, state;
+	pid_t me = getpid();
+	struct dirent *e;
+	long pid, pgrp;
+	ssize_t len;
+	int n = 0, fd;
+	DIR *d;
+
+	d = opendir("/proc");
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		pid = strtol(e->d_name, &q, 10);
+		if (*q || pid <= 0 || pid == me)
+			continue;
+		snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		len = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = 0;
+		/* "pid (comm) state ppid pgrp ...": comm may hold ')' */
+		q = strrchr(buf, ')');
+		if (!q || sscanf(q + 1, " %c %*d %ld", &state, &pgrp) != 2)
+			continue;
+		if (pgrp == me && state != 'Z' && state != 'X') {
+			kill((pid_t)pid, SIGKILL);
+			n++;
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+/* Kill the server and the rest of the group; reap what is ours. */
+static void sweep(void)
+{
+	struct timespec ms = { 0, 1000000 };
+	int i;
+
+	if (!child_done)
+		kill(child, SIGKILL);   /* even if it left the group */
+	for (i = 0; i < 2000; i++) {
+		reap();
+		if (!kill_others())
+			break;
+		nanosleep(&ms, NULL);
+	}
+	if (!child_done && waitpid(child, &child_status, 0) == child)
+		child_done = 1;
+	reap();
+}
+
+/* End the way the server ended. */
+static void mirror(int st)
+{
+	struct rlimit nocore = { 0, 0 };
+	sigset_t one;
+	int sig;
+
+	if (!WIFSIGNALED(st))
+		_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 127);
+	sig = WTERMSIG(st);
+	setrlimit(RLIMIT_CORE, &nocore); /* the core was the server's */
+	signal(sig, SIG_DFL);
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	sigprocmask(SIG_UNBLOCK, &one, NULL);
+	raise(sig);
+	_exit(128 + sig);
+}
+
+static void exec_server(char **argv, const sigset_t *mask, pid_t sup)
+{
+	const char *base;
+
+	sigprocmask(SIG_SETMASK, mask, NULL);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != sup)
+		_exit(127);
+	execvp(argv[0], argv);
+	/* the basename only: a path can say more than the user wants shown */
+	base = strrchr(argv[0], '/');
+	fprintf(stderr, "mcpfs: cannot run %s: %s\n", base ? base + 1 : argv[0],
+		strerror(errno));
+	_exit(127);
+}
+
+static void stdio_to_null(void)
+{
+	int fd = open("/dev/null", O_RDWR | O_CLOEXEC), i;
+
+	for (i = 0; i < 3; i++) {
+		if (fd < 0 || dup2(fd, i) < 0)
+			close(i);
+	}
+	if (fd > 2)
+		close(fd);
+}
+
+int mcp_supervise(int argc, char **argv)
+{
+	long long deadline = -1, left;
+	sigset_t set, old;
+	struct timespec ts;
+	pid_t ppid, me;
+	siginfo_t si;
+	int sig;
+
+	if (argc < 4)
+		return 127;
+	ppid = (pid_t)atol(argv[2]);
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, PDEATH_SIG);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	prctl(PR_SET_PDEATHSIG, PDEATH_SIG);
+	if (getppid() != ppid)
+		return 127; /* mcpfs died before we got here */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	setpgid(0, 0); /* lead a group even if not spawned detached */
+	me = getpid();
+	child = fork();
+	if (child < 0) {
+		fprintf(stderr, "mcpfs: cannot fork: %s\n", strerror(errno));
+		return 127;
+	}
+	if (child == 0)
+		exec_server(argv + 3, &old, me);
+	stdio_to_null();
+	for (;;) {
+		if (deadline >= 0) {
+			left = deadline - now_ms();
+			if (left <= 0) {
+				sweep();
+				mirror(child_status);
+			}
+			ts.tv_sec = left / 1000;
+			ts.tv_nsec = (left % 1000) * 1000000;
+			sig = sigtimedwait(&set, &si, &ts);
+		} else {
+			sig = sigwaitinfo(&set, &si);
+		}
+		if (sig == SIGCHLD) {
+			reap();
+			if (child_done) {
+				sweep();
+				mirror(child_status);
+			}
+		} else if (sig == SIGTERM) {
+			/* a group kill from mcpfs (or our own) reached everyone */
+			if (si.si_pid != ppid && si.si_pid != me)
+				kill(-me, SIGTERM);
+			if (deadline < 0)
+				deadline = now_ms() + GRACE_MS;
+		} else if (sig == PDEATH_SIG && getppid() != ppid) {
+			kill(-me, SIGTERM);
+			if (deadline < 0)
+				deadline = now_ms() + GRACE_MS;
+		}
+	}
+}
