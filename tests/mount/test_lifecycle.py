@@ -13,9 +13,9 @@ import time
 
 import pytest
 
-from conftest import (error_text, fake, pid_alive, pid_gone, read_all,
-                      read_file, run_with_deadline, status, text, tool,
-                      wait_until, write_all)
+from conftest import (error_text, fake, pid_alive, pid_gone, proc_stat,
+                      read_all, read_file, run_with_deadline, status, text,
+                      tool, wait_until, write_all)
 
 
 def thread(m, server='a', name='t'):
@@ -357,9 +357,11 @@ def test_server_in_own_process_group(mcpfs_mount):
     m = mcpfs_mount({'a': fake()})
     t = thread(m)
     pid = int(text(tool(t, 'pid')))
-    assert os.getpgid(pid) == pid
+    lead = status(t)['pid']   # the supervisor (sessions/supervise.c)
+    assert lead != pid and proc_stat(pid)[1] == lead
+    assert os.getpgid(pid) == lead == os.getpgid(lead)
     assert os.getpgid(pid) != os.getpgid(m.proc.pid)
-    assert os.getsid(pid) != os.getsid(0) or os.getpgid(pid) == pid
+    assert os.getsid(pid) != os.getsid(0) or os.getpgid(pid) == lead
 
 
 def test_close_sequence_kills_stubborn_server(mcpfs_mount):
