@@ -59,7 +59,10 @@ def assert_alive(t, pid=None, what=''):
     st = status(t)
     assert st['state'] == 'ready', (what, st)
     if pid is not None:
-        assert st['pid'] == pid, (what, 'the server process changed', st)
+        # pid: the server's own, or its supervisor's (status.pid)
+        assert st['pid'] == pid or \
+            (proc_stat(pid) or ('', 0))[1] == st['pid'], \
+            (what, 'the server process changed', st)
     return st['pid']
 
 
