@@ -317,7 +317,7 @@ def test_default_cap_32(mcpfs_mount):
     left = sorted(n for n in os.listdir(m.path / 'a')
                   if n not in ('call', 'tools.json'))
     assert left == [f's{i:02d}' for i in range(4, 36)]   # oldest went
-    wait_until(lambda: len(m.pids()) == 32, 10, '32 processes')
+    wait_until(lambda: len(m.server_pids()) == 32, 10, '32 processes')
 
 
 def test_cap_never_closes_busy_session(mcpfs_mount):
@@ -404,7 +404,7 @@ def test_unmount_with_stubborn_servers(mcpfs_mount):
     for s in ('a', 'b'):
         for n in ('t1', 't2'):
             tool(thread(m, s, n), 'pid')
-    assert len(m.pids()) == 4
+    assert len(m.server_pids()) == 4
     t0 = time.monotonic()
     m.unmount()
     assert time.monotonic() - t0 < 10
@@ -417,7 +417,7 @@ def test_signal_to_mcpfs_exits_clean(mcpfs_mount, sig):
     tool(thread(m, 'b'), 'pid')
     fd = start(m.path / 'a' / 't', {'name': 'sleep',
                                     'arguments': {'ms': 600000}})
-    assert len(m.pids()) == 2
+    assert len(m.server_pids()) == 2
     # the open file keeps the mount busy; mcpfs must still exit 0, unmount
     # and end every server (checked by unmount)
     m.unmount(how=sig)

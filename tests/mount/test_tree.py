@@ -130,7 +130,7 @@ def test_mkdir_existing_is_eexist(mcpfs_mount):
         os.mkdir(m.path / 'a' / 't')
     # and the existing session is untouched
     assert text(tool(m.path / 'a' / 't', 'echo', text='still')) == 'still'
-    assert len(m.pids()) == 1
+    assert len(m.server_pids()) == 1
 
 
 def test_mkdir_outside_server_refused(mcpfs_mount):
@@ -165,7 +165,7 @@ def test_modes_and_owner(mcpfs_mount):
         assert st.st_uid == os.getuid(), rel
         assert st.st_gid == os.getgid(), rel
     # stat and readdir did not start anything (no tool call, no tools.json)
-    assert len(m.pids()) == 1
+    assert len(m.server_pids()) == 1
 
 
 def test_no_process_without_mkdir(mcpfs_mount):
