@@ -326,6 +326,13 @@ def is_supervisor(pid):
     return len(argv) > 1 and argv[1] == b'--mcpfs-exec'
 
 
+def supervisor_of(pid):
+    """The supervisor pid runs under (its parent, when that is one), the
+    pid a thread's status shows for it; None otherwise."""
+    st = proc_stat(pid)
+    return st[1] if st and is_supervisor(st[1]) else None
+
+
 def server_pids(tag):
     """tagged_pids(tag) without the supervisors: the servers and whatever
     they started."""
@@ -541,6 +548,18 @@ class Mount:
     def server_pids(self):
         """Live processes carrying this mount's tag, but no supervisor."""
         return server_pids(self.tag)
+
+    def session_groups(self):
+        """The process groups of the live tagged processes: one per
+        session, led by its supervisor, there from the spawn on (the server
+        itself is forked a moment later)."""
+        out = set()
+        for pid in self.pids():
+            try:
+                out.add(os.getpgid(pid))
+            except ProcessLookupError:
+                pass
+        return sorted(out)
 
     def children(self):
         """Direct children of mcpfs."""

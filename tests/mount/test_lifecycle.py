@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from conftest import (error_text, fake, pid_alive, pid_gone, proc_stat,
+from conftest import (error_text, fake, pid_alive, pid_gone, supervisor_of,
                       read_all, read_file, run_with_deadline, status, text,
                       tool, wait_until, write_all)
 
@@ -66,7 +66,7 @@ def test_crash_mid_call(mcpfs_mount):
     assert p2 != p1
     st = status(t)
     # status.pid is the supervisor, the server's parent
-    assert st['state'] == 'ready' and st['pid'] == proc_stat(p2)[1]
+    assert st['state'] == 'ready' and st['pid'] == supervisor_of(p2)
     assert st['generation'] == g1 + 1
     assert text(tool(t, 'counter')) == '1'
 
@@ -359,7 +359,7 @@ def test_server_in_own_process_group(mcpfs_mount):
     t = thread(m)
     pid = int(text(tool(t, 'pid')))
     lead = status(t)['pid']   # the supervisor (sessions/supervise.c)
-    assert lead != pid and proc_stat(pid)[1] == lead
+    assert lead != pid and supervisor_of(pid) == lead
     assert os.getpgid(pid) == lead == os.getpgid(lead)
     assert os.getpgid(pid) != os.getpgid(m.proc.pid)
     assert os.getsid(pid) != os.getsid(0) or os.getpgid(pid) == lead

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from conftest import (MCPFS, call, fake, demo, pid_gone, read_file, status,
-                      proc_stat, text, tool, wait_until, write_file)
+                      supervisor_of, text, tool, wait_until, write_file)
 
 THREAD_FILES = {'call', 'status', 'tools.json', 'stderr', 'events', 'ctl'}
 
@@ -95,8 +95,8 @@ def test_mkdir_starts_process_rmdir_ends_it(mcpfs_mount):
     os.mkdir(t)
     # mkdir starts the process in the background and returns at once.
     assert time.monotonic() - t0 < 2
-    pids = wait_until(m.pids, 5, 'the server process')
-    assert len(pids) == 1
+    pids = wait_until(m.server_pids, 5, 'the server process')
+    assert len(pids) == 1 and len(m.session_groups()) == 1
     os.rmdir(t)
     assert not t.exists()
     wait_until(lambda: pid_gone(pids[0]), 7, 'the process to end')
@@ -165,7 +165,7 @@ def test_modes_and_owner(mcpfs_mount):
         assert st.st_uid == os.getuid(), rel
         assert st.st_gid == os.getgid(), rel
     # stat and readdir did not start anything (no tool call, no tools.json)
-    assert len(m.server_pids()) == 1
+    assert len(m.session_groups()) == 1
 
 
 def test_no_process_without_mkdir(mcpfs_mount):
@@ -253,7 +253,7 @@ def test_status_file_is_json(mcpfs_mount):
     pid = int(text(tool(t, 'pid')))
     st = status(t)
     assert st['state'] == 'ready'
-    assert st['pid'] == proc_stat(pid)[1]   # the supervisor, its parent
+    assert st['pid'] == supervisor_of(pid)   # its parent
     assert st['generation'] >= 1
     assert st['calls'] >= 1
     assert st['in_flight'] == 0
