@@ -13,9 +13,10 @@
  * descendants 2 s later and exits; our own SIGKILL of the group 1 s after
  * that is a backstop for a supervisor that did not) and the struct frees
  * itself once the supervisor is reaped and every handle is closed, holding
- * a closing object (env.obj_hold) until then. A process that exits while attached is
- * reported by exited, then lost once both pipes are drained (or a guard
- * timer fires), naming the exit status or signal.
+ * a closing object (env.obj_hold) until then. A process that exits while
+ * attached is reported by exited, then lost once both pipes are drained (or
+ * a guard timer fires), naming the exit status or signal (the server's:
+ * the supervisor ends the way the server did).
  */
 #include <errno.h>
 #include <inttypes.h>
