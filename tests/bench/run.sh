@@ -145,6 +145,8 @@ CONF=$WORK/servers.json
 	if [ "$HAVE_NODE" = yes ]; then
 		printf '  "everything": {"command": "%s", "args": ["%s", "stdio"]},\n' \
 			"$(command -v node)" "$EVERYTHING"
+		printf '  "everything-warm": {"command": "%s", "args": ["%s", "stdio"], "warm": 1},\n' \
+			"$(command -v node)" "$EVERYTHING"
 	fi
 	[ -n "$HTTP_PORT" ] &&
 		printf '  "http": {"url": "http://127.0.0.1:%s/mcp"},\n' "$HTTP_PORT"
@@ -282,6 +284,40 @@ if [ "$HAVE_NODE" = yes ]; then
 		"mcpfs ≥ 100x faster" "$(yes_if "$R >= 100")"
 else
 	row "3c. one-shot Node server-everything" "skipped: node or node_modules/@modelcontextprotocol/server-everything missing" "—" "—" "≥ 100x" "—"
+fi
+
+# ---- 3d. mkdir and the first call: cold against a warm spare ----
+# first_call DIR: ms from mkdir DIR to the first echo reply on it
+first_call() {
+	us=$("$B" first "$NREQ" "$1") || return 1
+	calc "x/1000" x="$us"
+}
+# spare_ready SERVER: until .status shows its one spare ready again
+spare_ready() {
+	i=0
+	while ! tr -d ' \t\n' <"$MNT/.status" |
+		grep -q "\"name\":\"$1\"[^}]*\"spares\":1"; do
+		i=$((i + 1)); [ $i -gt 300 ] && return 1; sleep 0.1
+	done
+	sleep 2 # the spare's handshake (node starts in about 1 s here)
+}
+log "3d. warm"
+if [ "$HAVE_NODE" = yes ]; then
+	: >"$WORK/cold"; : >"$WORK/warm"
+	for rep in 1 2 3; do
+		first_call "$MNT/everything/c$rep" >>"$WORK/cold" || fail "line $LINENO"
+		spare_ready everything-warm || fail "line $LINENO"
+		first_call "$MNT/everything-warm/w$rep" >>"$WORK/warm" || fail "line $LINENO"
+		rmdir "$MNT/everything/c$rep" "$MNT/everything-warm/w$rep"
+	done
+	TC=$(median <"$WORK/cold")
+	TW=$(median <"$WORK/warm")
+	R=$(calc "a/b" a="$TW" b="$TC")
+	row "3d. mkdir + first echo on node server-everything, \"warm\": 1 against cold (medians of 3)" \
+		"warm $(f1 "$TW") ms" "cold $(f1 "$TC") ms" "$(f2 "$R")x" "≤ 0.1x" \
+		"$(yes_if "$R <= 0.1")"
+else
+	row "3d. warm against cold" "skipped: node or server-everything missing" "—" "—" "≤ 0.1x" "—"
 fi
 
 # ---- 7a. against the official SDK, sequential ----
