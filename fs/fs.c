@@ -23,6 +23,7 @@
 #include "config.h"
 #include "fs.h"
 #include "gbuf.h"
+#include "writers.h"
 
 
 static struct fuse_session *fse;
@@ -184,6 +185,7 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 		return;
 	}
 	mcp_session_close(s);
+	writers_sweep();
 	fuse_reply_err(req, 0);
 }
 
@@ -547,6 +549,7 @@ void fs_session_gone(uint64_t server_id, const char *name)
 {
 	struct gone *g;
 
+	writers_sweep();
 	if (!fse || !(g = malloc(sizeof *g + strlen(name) + 1)))
 		return;
 	g->parent = fs_ino(server_id, K_DIR);

@@ -17,6 +17,7 @@
 #include "config.h"
 #include "fs.h"
 #include "supervise.h"
+#include "writers.h"
 
 struct opts {
 	char *config;
@@ -90,6 +91,7 @@ static void begin_shutdown(const char *why)
 	uv_poll_stop(&fuse_poll);
 	fs_set_session(NULL);
 	fuse_session_unmount(se);
+	writers_clear();
 	mcp_shutdown(shutdown_done);
 }
 
