@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 #include <unistd.h>
 
 #include "writers.h"
@@ -51,10 +52,10 @@ struct wtable {
 	uint64_t owner;
 	unsigned n;                        /* entries, oldest first */
 	struct writer w[MAX_WRITERS];
-	struct wtable *next;
+	LIST_ENTRY(wtable) link;
 };
 
-static struct wtable *tables;
+static LIST_HEAD(, wtable) tables = LIST_HEAD_INITIALIZER(tables);
 
 /* A process as /proc tells it. */
 struct pinfo {
@@ -144,7 +145,7 @@ static struct wtable *table_of(uint64_t owner)
 {
 	struct wtable *t;
 
-	for (t = tables; t; t = t->next)
+	LIST_FOREACH(t, &tables, link)
 		if (t->owner == owner)
 			return t;
 	return NULL;
@@ -179,8 +180,7 @@ void writers_record(uint64_t owner, pid_t pid, mcp_call *c)
 		if (!t)
 			return;
 		t->owner = owner;
-		t->next = tables;
-		tables = t;
+		LIST_INSERT_HEAD(&tables, t, link);
 	}
 	for (i = t->n; i-- > 0;)
 		if (t->w[i].pid == pi.pid ||
@@ -220,15 +220,14 @@ mcp_call *writers_find(uint64_t owner, pid_t pid)
 
 void writers_sweep(void)
 {
-	struct wtable **pp = &tables, *t;
+	struct wtable *t = LIST_FIRST(&tables), *next;
 
-	while ((t = *pp) != NULL) {
-		if (mcp_session_by_id(t->owner) || mcp_server_by_id(t->owner)) {
-			pp = &t->next;
-			continue;
+	for (; t; t = next) {
+		next = LIST_NEXT(t, link);
+		if (!mcp_session_by_id(t->owner) && !mcp_server_by_id(t->owner)) {
+			LIST_REMOVE(t, link);
+			table_free(t);
 		}
-		*pp = t->next;
-		table_free(t);
 	}
 }
 
@@ -236,8 +235,8 @@ void writers_clear(void)
 {
 	struct wtable *t;
 
-	while ((t = tables) != NULL) {
-		tables = t->next;
+	while ((t = LIST_FIRST(&tables)) != NULL) {
+		LIST_REMOVE(t, link);
 		table_free(t);
 	}
 }
