@@ -150,3 +150,42 @@ def test_writer_waits_for_its_own_call_in_flight(mcpfs_mount):
             p.kill()
             p.wait()
     assert text(json.loads(out)) == 'slept 1500'
+
+
+NS_LAST_PID = '/proc/sys/kernel/ns_last_pid'
+
+
+def spawn_as(pid, argv, tries=30):
+    """Start argv (which waits for a line on stdin first) as process pid,
+    through ns_last_pid; None if another process took the pid each time."""
+    for _ in range(tries):
+        with open(NS_LAST_PID, 'w') as f:
+            f.write(str(pid - 1))
+        p = subprocess.Popen(argv, stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
+        if p.pid == pid:
+            return p
+        p.kill()
+        p.communicate()
+    return None
+
+
+def test_a_reused_pid_is_not_the_writer(mcpfs_mount):
+    # This process writes X; its child A writes Y and exits; a new child
+    # B that gets A's pid reads: it has not written, so it reads its
+    # parent's X, not Y (which is also the session's latest)
+    if not os.access(NS_LAST_PID, os.W_OK):
+        pytest.skip(f'{NS_LAST_PID} not writable: cannot reuse a pid')
+    m = mcpfs_mount({'a': fake()})
+    t = m.path / 'a' / 't'
+    os.mkdir(t)
+    write_file(t / 'call', echo_req('X'))
+    a = subprocess.Popen(['bash', '-c', 'echo "$2" > "$1"', 'sh',
+                          str(t / 'call'), echo_req('Y')])
+    assert a.wait(30) == 0
+    b = spawn_as(a.pid, ['bash', '-c', 'read x; exec cat "$1"', 'sh',
+                         str(t / 'call')])
+    if b is None:
+        pytest.skip(f'pid {a.pid} was taken by another process each time')
+    out, _ = b.communicate('go\n', timeout=30)
+    assert text(json.loads(out)) == 'X'
