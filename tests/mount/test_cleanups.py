@@ -29,12 +29,15 @@ def test_rm_of_a_thread_file_succeeds_and_removes_nothing(mcpfs_mount):
     m = mcpfs_mount({'a': fake()})
     t = thread(m, 't')
     pid = int(text(tool(t, 'pid')))
-    for f in sorted(THREAD_FILES):
+    before = set(os.listdir(t))
+    assert THREAD_FILES <= before
+    for f in sorted(THREAD_FILES) + ['tools/echo']:
         r = rm(t / f)
         assert r.returncode == 0, (f, r.stderr)
     r = rm('-f', t / 'call')
     assert r.returncode == 0, r.stderr
-    assert set(os.listdir(t)) == THREAD_FILES
+    assert set(os.listdir(t)) == before
+    assert 'echo' in os.listdir(t / 'tools')
     # the thread is untouched: same process, and it still answers
     assert int(text(tool(t, 'pid'))) == pid
     assert status(t)['state'] == 'ready'
