@@ -142,8 +142,11 @@ static void response(mcp_session *s, cJSON *msg)
 
 /*
  * A reply {"jsonrpc", "id": N, "result": R} found by its top-level
- * structure: *id and the span of R (the first of duplicate keys, as cJSON).
- * Returns 0, or -1 for anything else (which then takes the cJSON path).
+ * structure, in any member order and with any other members (which the
+ * cJSON path would drop too): *id and the span of R (the first of
+ * duplicate keys, as cJSON). Returns 0, or -1 for anything else: an
+ * "error" or "method" member, an escaped key (which then takes the cJSON
+ * path).
  */
 static int raw_reply(const char *p, size_t n, uint64_t *id, size_t *rs,
 		     size_t *re)
@@ -176,9 +179,11 @@ static int raw_reply(const char *p, size_t n, uint64_t *id, size_t *rs,
 				*rs = v.at;
 				*re = v.at + v.n;
 			}
-		} else if (k.n != 9 || memcmp(p + k.at, "\"jsonrpc\"", 9)) {
-			return -1;
-		}
+		} else if ((k.n == 7 && !memcmp(p + k.at, "\"error\"", 7)) ||
+			   (k.n == 8 && !memcmp(p + k.at, "\"method\"", 8)) ||
+			   memchr(p + k.at, '\\', k.n)) {
+			return -1; /* not a plain reply, or a key to decode */
+		} /* other members ("jsonrpc", extensions) are not kept */
 	}
 	return !m.bad && have_id && have_res ? 0 : -1;
 }
