@@ -40,6 +40,7 @@ MNT=$WORK/mnt
 MNT2=$WORK/mnt-mem
 SHM=/dev/shm/mcpfs-bench.$$
 PIDS=
+SRVPIDS=   # servers that never exit on their own: TERM at cleanup
 ROWS=$WORK/rows
 
 # Unmount and stop everything this script started, on any exit.
@@ -48,6 +49,7 @@ cleanup() {
 	for m in "$MNT" "$MNT2"; do
 		mountpoint -q "$m" 2>/dev/null && fusermount3 -u "$m" 2>/dev/null
 	done
+	for p in $SRVPIDS; do kill "$p" 2>/dev/null; done
 	for p in $PIDS; do
 		i=0
 		while kill -0 "$p" 2>/dev/null && [ $i -lt 100 ]; do
@@ -132,9 +134,30 @@ HTTP_PORT=
 if command -v python3 >/dev/null 2>&1; then
 	python3 "$ROOT/tests/fake/mcp_http.py" >"$WORK/http.port" 2>"$WORK/http.err" &
 	PIDS="$PIDS $!"
+	SRVPIDS="$SRVPIDS $!"
 	i=0
 	while [ ! -s "$WORK/http.port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 	HTTP_PORT=$(head -n1 "$WORK/http.port")
+fi
+
+# server-everything over Streamable HTTP, for row 7c.
+EV_PORT=
+if [ "$HAVE_SDK" = yes ]; then
+	EV_PORT=$((20000 + $$ % 20000))
+	PORT=$EV_PORT setsid node "$EVERYTHING" streamableHttp \
+		>"$WORK/ev-http.out" 2>"$WORK/ev-http.err" &
+	EV_PID=$!
+	PIDS="$PIDS $EV_PID"
+	SRVPIDS="$SRVPIDS $EV_PID"
+	i=0
+	while ! grep -q 'listening on port' "$WORK/ev-http.err" 2>/dev/null; do
+		i=$((i + 1))
+		if [ $i -gt 300 ] || ! kill -0 "$EV_PID" 2>/dev/null; then
+			log "run.sh: server-everything streamableHttp did not start"
+			EV_PORT=; break
+		fi
+		sleep 0.1
+	done
 fi
 
 # Config for both mounts.
@@ -150,6 +173,8 @@ CONF=$WORK/servers.json
 	fi
 	[ -n "$HTTP_PORT" ] &&
 		printf '  "http": {"url": "http://127.0.0.1:%s/mcp"},\n' "$HTTP_PORT"
+	[ -n "$EV_PORT" ] &&
+		printf '  "everything-http": {"url": "http://127.0.0.1:%s/mcp"},\n' "$EV_PORT"
 	printf '  "fake": {"command": "%s"}\n}}\n' "$FAKE"
 } >"$CONF"
 
@@ -483,6 +508,28 @@ if [ "$HAVE_SDK" = yes ]; then
 		"mcpfs/SDK $(f2 "$R")x" "mcpfs ≤ 1x" "$(yes_if "$R <= 1")"
 else
 	row "7b. SDK pipelined" "skipped: node_modules/@modelcontextprotocol/sdk or server-everything missing" "—" "—" "no slower than SDK" "—"
+fi
+
+# ---- 7c. Streamable HTTP: the SDK's HTTP client against mcpfs ----
+log "7c. SDK over Streamable HTTP"
+if [ -n "$EV_PORT" ]; then
+	mkdir "$MNT/everything-http/h1" || fail "line $LINENO"
+	: >"$WORK/h.sdk"; : >"$WORK/h.fs"
+	for rep in 1 2 3; do
+		out=$(node "$HERE/sdk.mjs" seq 300 "$NREQ" "http://127.0.0.1:$EV_PORT/mcp") || fail "line $LINENO"
+		first "$out" >>"$WORK/h.sdk"
+		out=$("$B" reuse 300 "$NREQ" "$MNT/everything-http/h1/call") || fail "line $LINENO"
+		first "$out" >>"$WORK/h.fs"
+	done
+	HSDK=$(median <"$WORK/h.sdk")
+	HFS=$(median <"$WORK/h.fs")
+	R=$(calc "a/b" a="$HFS" b="$HSDK")
+	row "7c. server-everything echo over Streamable HTTP, sequential (SDK: StreamableHTTPClientTransport; mcpfs: one thread, 2a)" \
+		"mcpfs $(f1 "$HFS") µs/call ($(f0 "$(calc "1e6/x" x="$HFS")") calls/s)" \
+		"SDK $(f1 "$HSDK") µs/call" "mcpfs/SDK $(f2 "$R")x" "mcpfs ≤ 1x" \
+		"$(yes_if "$R <= 1")"
+else
+	row "7c. SDK over Streamable HTTP" "skipped: node, the SDK or server-everything missing, or it did not start" "—" "—" "mcpfs ≤ 1x" "—"
 fi
 
 # ---- 6. memory: a fresh mount, idle demo sessions ----
