@@ -11,7 +11,8 @@
  *           first byte of a new request ends the previous transaction on
  *           this open file (its call goes on and becomes the latest reply).
  *   read    waits for this open file's request and returns its reply (one
- *           JSON document and a newline), in pieces, from its own position
+ *           JSON document and a newline; a long one from a stdio server
+ *           as it arrives), in pieces, from its own position
  *           (the file offset is ignored); then 0 until the next write. An
  *           open file that sent nothing reads the latest call sent by the
  *           reading process or its nearest ancestor that sent one
@@ -54,6 +55,7 @@ struct callfile {
 	int attached;         /* call was taken (sent, latest or tools) */
 	int too_big;          /* a request overflowed: writes fail till close */
 	int interrupted;      /* a read of call was interrupted, none since */
+	int streamed;         /* read some of a reply as it arrived */
 	char *target;         /* tools/x, prompts/x: the name (JSON string) */
 	int write_only;       /* opened O_WRONLY: {} at a close unwritten */
 	pid_t writer;         /* the caller of the current write or flush */
@@ -114,6 +116,10 @@ static void serve(struct callfile *cf, fuse_req_t req, size_t size, off_t off)
 	mcp_buf *b = mcp_call_reply(cf->call);
 	size_t at = cf->kind == K_TOOLS ? (size_t)off : cf->pos, n;
 
+	if (cf->streamed && mcp_call_stream_broken(cf->call)) {
+		fuse_reply_err(req, EIO); /* what was read was not the reply */
+		return;
+	}
 	if (at >= b->len) {
 		fuse_reply_buf(req, NULL, 0);
 		return;
@@ -122,6 +128,35 @@ static void serve(struct callfile *cf, fuse_req_t req, size_t size, off_t off)
 	if (cf->kind != K_TOOLS)
 		cf->pos += n;
 	fuse_reply_buf(req, b->data + at, n);
+}
+
+/* A long reply still arriving: the bytes of it not read yet. 0 if none. */
+static int serve_partial(struct callfile *cf, fuse_req_t req, size_t size)
+{
+	const char *p;
+	size_t avail, n;
+
+	if (cf->kind == K_TOOLS)
+		return 0;
+	avail = mcp_call_partial(cf->call, &p);
+	if (avail <= cf->pos)
+		return 0;
+	n = avail - cf->pos < size ? avail - cf->pos : size;
+	fuse_reply_buf(req, p + cf->pos, n);
+	cf->pos += n;
+	cf->streamed = 1;
+	return 1;
+}
+
+static void more_cb(struct mcp_listener *l, mcp_call *c)
+{
+	struct callfile *cf = (struct callfile *)((char *)l -
+				offsetof(struct callfile, lis));
+
+	if (cf->rreq && serve_partial(cf, cf->rreq, cf->rsize)) {
+		cf->rreq = NULL;
+		mcp_listener_remove(&cf->lis);
+	}
 }
 
 static void done_cb(struct mcp_listener *l, mcp_call *c)
@@ -176,10 +211,13 @@ void callfile_read(struct callfile *cf, fuse_req_t req, size_t size,
 		serve(cf, req, size, off);
 		return;
 	}
+	if (serve_partial(cf, req, size))
+		return;
 	cf->rreq = req;
 	cf->rsize = size;
 	cf->roff = off;
 	cf->lis.done = done_cb;
+	cf->lis.more = more_cb;
 	mcp_call_listen(cf->call, &cf->lis);
 	fuse_req_interrupt_func(req, interrupt_cb, cf);
 }
@@ -213,6 +251,7 @@ static void attach(struct callfile *cf, mcp_call *c)
 	mcp_call_unref(cf->call);
 	cf->call = c;
 	cf->pos = 0;
+	cf->streamed = 0;
 	cf->wrote = cf->attached = 1;
 }
 

@@ -56,6 +56,34 @@ mcp_buf *mcp_call_reply(const mcp_call *c)
 	return c->reply;
 }
 
+size_t mcp_call_partial(const mcp_call *c, const char **p)
+{
+	const struct stream *st = c->s ? &c->s->stream : NULL;
+	size_t end;
+
+	if (c->done || !st || st->c != c)
+		return 0;
+	end = st->end ? st->end : st->len;
+	*p = st->base + st->start;
+	return end - st->start;
+}
+
+int mcp_call_stream_broken(const mcp_call *c)
+{
+	return c->done && c->streamed && !c->stream_ok;
+}
+
+void call_more(mcp_call *c)
+{
+	struct mcp_listener *l, *next;
+
+	for (l = LIST_FIRST(&c->listeners); l; l = next) {
+		next = LIST_NEXT(l, link);
+		if (l->more)
+			l->more(l, c);
+	}
+}
+
 void mcp_call_listen(mcp_call *c, struct mcp_listener *l)
 {
 	LIST_INSERT_HEAD(&c->listeners, l, link);
@@ -154,6 +182,8 @@ static void detach(mcp_session *s, mcp_call *c)
 {
 	if (c->rpc_id)
 		idtab_del(&s->pending, c->rpc_id);
+	if (s->stream.c == c)
+		s->stream.c = NULL; /* the rest of its line is not a reply */
 	if (c->queued) {
 		TAILQ_REMOVE(&s->queue, c, qlink);
 		c->queued = 0;

@@ -212,8 +212,137 @@ static int valid_line(const char *line, size_t len)
  * and the NUL, room for its newline and NUL). A short one is copied, so that
  * a kept reply holds no more memory than it needs.
  */
+/* ---- a long reply read as it arrives (stdio) ---- */
+
+static size_t ws_end(const char *p, size_t i, size_t n)
+{
+	while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' ||
+			 p[i] == '\n'))
+		i++;
+	return i;
+}
+
+/*
+ * The line so far begins a reply {"jsonrpc", "id": N, ... "result": R...}
+ * to a user call, with id before result (a result-first reply cannot be
+ * placed before its id arrives, at the end): 1 with the stream started at
+ * R, 0 to look again with more bytes, -1 never for this line.
+ */
+static int stream_detect(mcp_session *s, const char *p, size_t n)
+{
+	struct stream *st = &s->stream;
+	size_t i = ws_end(p, 0, n), ke, ve;
+	uint64_t id = 0;
+	int have_id = 0;
+	mcp_call *c;
+
+	if (i < n && p[i] != '{')
+		return -1;
+	for (i++;;) {
+		i = ws_end(p, i, n);
+		if (i > 4096)
+			return -1; /* a long envelope before result: no */
+		if (i >= n)
+			return 0;
+		if (p[i] != '"')
+			return -1;
+		if (!(ke = jscan_string_end(p, i, n)))
+			return 0;
+		ve = ws_end(p, ke, n);
+		if (ve >= n)
+			return 0;
+		if (p[ve] != ':')
+			return -1;
+		ve = ws_end(p, ve + 1, n);
+		if (ve >= n)
+			return 0;
+		if (ke - i == 8 && !memcmp(p + i, "\"result\"", 8))
+			break;
+		if ((ke - i == 7 && !memcmp(p + i, "\"error\"", 7)) ||
+		    (ke - i == 8 && !memcmp(p + i, "\"method\"", 8)))
+			return -1;
+		if (ke - i == 4 && !memcmp(p + i, "\"id\"", 4)) {
+			size_t k = ve;
+
+			for (id = 0; k < n && p[k] >= '0' && p[k] <= '9'; k++)
+				id = id * 10 + (uint64_t)(p[k] - '0');
+			if (k == ve || p[ve] == '0' || k - ve > 15)
+				return -1;
+			have_id = 1;
+		}
+		if (!(i = jscan_value_end(p, ve, n)) || i >= n)
+			return 0;
+		i = ws_end(p, i, n);
+		if (i < n && p[i] != ',')
+			return -1;
+		i++;
+	}
+	if (!have_id || (p[ve] != '{' && p[ve] != '['))
+		return -1;
+	c = idtab_get(&s->pending, id);
+	if (!c || c->kind != CALL_USER || c->task == 1)
+		return -1;
+	st->c = c;
+	st->start = st->scan = ve;
+	c->stream_at = ve;
+	st->end = 0;
+	st->depth = st->in_str = st->esc = 0;
+	c->streamed = 1;
+	return 1;
+}
+
+/* Follow the result's structure over the new bytes, to where it ends. */
+static void stream_scan(struct stream *st)
+{
+	const char *p = st->base;
+	size_t i;
+
+	for (i = st->scan; i < st->len && !st->end; i++) {
+		char ch = p[i];
+
+		if (st->in_str) {
+			if (st->esc)
+				st->esc = 0;
+			else if (ch == '\\')
+				st->esc = 1;
+			else if (ch == '"')
+				st->in_str = 0;
+		} else if (ch == '"') {
+			st->in_str = 1;
+		} else if (ch == '{' || ch == '[') {
+			st->depth++;
+		} else if ((ch == '}' || ch == ']') && --st->depth == 0) {
+			st->end = i + 1;
+		}
+	}
+	st->scan = i;
+}
+
+void inbound_partial(mcp_session *s, const char *p, size_t n)
+{
+	struct stream *st = &s->stream;
+	int r;
+
+	if (st->state == 2)
+		return;
+	st->base = p;
+	st->len = n;
+	if (st->state == 0) {
+		r = stream_detect(s, p, n);
+		if (r == 0)
+			return;
+		st->state = r > 0 ? 1 : 2;
+	}
+	if (!st->c) { /* its call ended (timeout, cancel) */
+		st->state = 2;
+		return;
+	}
+	stream_scan(st);
+	call_more(st->c);
+}
+
 static int fast_reply(mcp_session *s, struct frame *f, char *line,
-		      size_t len)
+		      size_t len, mcp_call *sc, size_t soff)
 {
 	uint64_t id = 0;
 	size_t rs = 0, re = 0;
@@ -227,6 +356,11 @@ static int fast_reply(mcp_session *s, struct frame *f, char *line,
 	if (!c || c->kind != CALL_USER || c->task == 1 ||
 	    !valid_line(line, len))
 		return -1;
+	if (c == sc) {
+		if (rs + soff != sc->stream_at)
+			return -1; /* not the bytes that were read */
+		c->stream_ok = 1;
+	}
 	if (f && len >= FAST_REPLY_MIN && (mem = frame_take(f)) != NULL) {
 		line[re] = '\n';
 		line[re + 1] = '\0';
@@ -245,16 +379,18 @@ static int fast_reply(mcp_session *s, struct frame *f, char *line,
 	return 0;
 }
 
-void inbound_message(mcp_session *s, struct frame *f, char *line,
-		     size_t len)
+static void inbound_line(mcp_session *s, struct frame *f, char *line,
+			 size_t len, mcp_call *sc)
 {
 	cJSON *msg, *method, *id;
+	size_t soff = 0;
 
 	while (len && (*line == ' ' || *line == '\t')) {
 		line++;
 		len--;
+		soff++;
 	}
-	if (!len || fast_reply(s, f, line, len) == 0)
+	if (!len || fast_reply(s, f, line, len, sc, soff) == 0)
 		return;
 	msg = cJSON_ParseWithLength(line, len);
 	if (!cJSON_IsObject(msg)) {
@@ -277,4 +413,21 @@ void inbound_message(mcp_session *s, struct frame *f, char *line,
 		     "request, notification nor reply", s->srv->conf->name);
 	}
 	cJSON_Delete(msg);
+}
+
+/* A message; when a long reply was being read as it arrived, this is its
+ * line, which must complete that call with the same bytes. */
+void inbound_message(mcp_session *s, struct frame *f, char *line,
+		     size_t len)
+{
+	mcp_call *sc = s->stream.state == 1 ? s->stream.c : NULL;
+
+	memset(&s->stream, 0, sizeof s->stream); /* the next line: look */
+	mcp_call_ref(sc);
+	inbound_line(s, f, line, len, sc);
+	if (sc && !sc->done)
+		call_fail(sc, ERR_PROTOCOL, "protocol error: the reply that "
+			  "was being read as it arrived ended as something "
+			  "else", NULL);
+	mcp_call_unref(sc);
 }

@@ -75,6 +75,14 @@ struct mcp_session {
 		char **v;
 		unsigned long n, cap;
 	} names[MCP_NLISTS];
+	struct stream {                /* inbound.c: a long reply arriving */
+		int state;             /* 0 looking, 1 streaming, 2 not */
+		mcp_call *c;           /* whose (state 1) */
+		const char *base;      /* the line so far (transport's) */
+		size_t len, start;     /* its length; where the result is */
+		size_t end, scan;      /* result end (0: not yet); scanned */
+		int depth, in_str, esc;
+	} stream;
 	mcp_call *unpacked;            /* surface.c: the reply parts are of */
 	struct mcp_part *parts;
 	size_t nparts;
@@ -100,6 +108,9 @@ struct mcp_call {
 	LIST_HEAD(, mcp_listener) listeners;
 	TAILQ_ENTRY(mcp_call) qlink;
 	int queued;              /* on its session's queue */
+	int streamed;            /* its reply was readable as it arrived */
+	int stream_ok;           /* ... and completed as the same bytes */
+	size_t stream_at;        /* where in its line the result began */
 	uv_timer_t timer;
 	double timeout, started;
 	enum mcp_list list;      /* CALL_LIST: which */
@@ -140,6 +151,7 @@ void call_set_ref(mcp_call **slot, mcp_call *c);
 void call_complete(mcp_call *c, mcp_buf *reply); /* reply taken; once */
 void call_fail(mcp_call *c, int code, const char *msg, cJSON *data);
 void call_progress(mcp_call *c);
+void call_more(mcp_call *c);       /* listeners: more of it streamed */
 void call_user_token(mcp_call *c); /* the request's own progress token */
 void call_queue(mcp_session *s, mcp_call *c);
 mcp_call *call_dequeue(mcp_session *s);
@@ -163,6 +175,7 @@ void session_answer(mcp_session *s, cJSON *id, cJSON *result, cJSON *err);
 void inbound_setup(void (*h)(mcp_session *s, mcp_call *c, cJSON *msg));
 void inbound_message(mcp_session *s, struct frame *f, char *line,
 		     size_t len);
+void inbound_partial(mcp_session *s, const char *p, size_t n);
 
 /* client.c: mcpfs's answers to the server's requests */
 void client_request(mcp_session *s, const char *method, cJSON *id,

@@ -334,6 +334,11 @@ static void up_message(void *ctx, struct frame *f, char *line, size_t len)
 	inbound_message(ctx, f, line, len);
 }
 
+static void up_partial(void *ctx, const char *p, size_t n)
+{
+	inbound_partial(ctx, p, n);
+}
+
 static void up_lost(void *ctx, int code, const char *what)
 {
 	session_lost(ctx, code, what);
@@ -375,6 +380,7 @@ static const struct transport_up session_up = {
 	.call_pending = up_call_pending,
 	.diag = up_diag,
 	.exited = up_exited,
+	.partial = up_partial,
 };
 
 /* ---- sending calls ---- */

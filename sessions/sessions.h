@@ -118,6 +118,8 @@ size_t mcp_session_events_read(const mcp_session *s, uint64_t off, char *dst,
 struct mcp_listener {
 	LIST_ENTRY(mcp_listener) link; /* zeroed = not listening */
 	void (*done)(struct mcp_listener *l, mcp_call *c);
+	/* May be NULL: more of a streaming reply arrived (mcp_call_partial) */
+	void (*more)(struct mcp_listener *l, mcp_call *c);
 };
 
 /* Check a user request (the JSON written to call). Returns 0, or -EINVAL
@@ -187,6 +189,13 @@ char *mcp_name_decode(const char *file);
  * is in flight, else the most recently completed one; NULL if none. Borrowed. */
 mcp_call *mcp_latest(mcp_server *srv, mcp_session *s);
 
+/* A long reply still arriving (stdio): the bytes of its result so far, at
+ * *p (borrowed until the loop runs again); 0 when none. */
+size_t mcp_call_partial(const mcp_call *c, const char **p);
+/* Done, but its reply is not the bytes that were readable while it
+ * arrived (the server's line was not a reply after all): EIO for a reader
+ * that read some. */
+int mcp_call_stream_broken(const mcp_call *c);
 mcp_call *mcp_call_ref(mcp_call *c);
 void mcp_call_unref(mcp_call *c);
 int mcp_call_is_done(const mcp_call *c);

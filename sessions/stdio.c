@@ -222,6 +222,14 @@ static void eof_guard_cb(uv_timer_t *t)
 		p->up->lost(p->ctx, ERR_EXITED, "server closed its stdout");
 }
 
+/* The line in progress, to whoever streams it (after every read: a read
+ * may have moved the buffer). */
+static void partial(struct proc *p)
+{
+	if (p->ctx && p->up->partial && p->frame.len >= STREAM_MIN)
+		p->up->partial(p->ctx, p->frame.buf, p->frame.len);
+}
+
 static void out_read_cb(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
 {
 	struct proc *p = st->data;
@@ -245,8 +253,10 @@ static void out_read_cb(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
 			mlog(MLOG_WARN, "server %s: %s", p->name, msg);
 			p->up->lost(p->ctx, ERR_PROTOCOL, msg);
 		}
+		partial(p);
 		return;
 	}
+	partial(p);
 	if (n == 0)
 		return;
 	uv_read_stop(st);

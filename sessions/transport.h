@@ -63,7 +63,13 @@ struct transport_up {
 	 * Returns 1 when the caller takes the request over (http.c then
 	 * neither delivers the answer nor fails the request), else 0. */
 	int (*legacy)(void *ctx, uint64_t rpc_id, long status);
+	/* May be NULL. A line still arriving, at least STREAM_MIN bytes so
+	 * far: the n bytes at p, valid until the transport's next callback
+	 * (called after every read while the line is that long), so that a
+	 * long reply can be read as it arrives. */
+	void (*partial)(void *ctx, const char *p, size_t n);
 };
+#define STREAM_MIN (256 * 1024)
 
 /* What every transport may use of the process, given once at init. */
 struct transport_env {

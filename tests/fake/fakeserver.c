@@ -354,7 +354,9 @@ static void mm_puts(const char *t)
 /* The reply is written by hand: the payload never goes through cJSON.
  * order "id" (default): jsonrpc, id, result; "result": result first, then
  * jsonrpc and id (as the TypeScript SDK writes); "extra": an unknown member
- * "x" before result. */
+ * "x" before result; "bad": an "error" member after result, which makes
+ * the line no reply at all. pause_ms: stop that long (the whole process)
+ * halfway through the text, so that the line arrives in two parts. */
 static void tool_big(const cJSON *id, const cJSON *args, const cJSON *params)
 {
 	static const char res[] = "\"result\":{\"content\":[{\"type\":"
@@ -374,14 +376,21 @@ static void tool_big(const cJSON *id, const cJSON *args, const cJSON *params)
 		mm_write(idtext, strlen(idtext));
 		mm_puts("}\n");
 	} else {
+		long long n = nonneg(args, "bytes", 0);
+		long long pause = nonneg(args, "pause_ms", 0);
+
 		mm_puts("{\"jsonrpc\":\"2.0\",\"id\":");
 		mm_write(idtext, strlen(idtext));
 		if (!strcmp(order, "extra"))
 			mm_puts(",\"x\":\"\"");
 		mm_write(",", 1);
 		mm_write(res, sizeof res - 1);
-		write_xs(nonneg(args, "bytes", 0));
-		mm_puts("\"}]}}\n");
+		write_xs(n / 2);
+		if (pause)
+			usleep((useconds_t)(pause * 1000));
+		write_xs(n - n / 2);
+		mm_puts(strcmp(order, "bad") ? "\"}]}}\n"
+			: "\"}]},\"error\":{\"code\":1,\"message\":\"x\"}}\n");
 	}
 	cJSON_free(idtext);
 	cJSON_Delete(copy);

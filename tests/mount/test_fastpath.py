@@ -5,11 +5,13 @@ result first with id last (as the TypeScript SDK does, "result"), and an
 unknown member before result ("extra"), short and past the 256 KiB where
 the structure alone is checked."""
 
+import errno
+import json
 import os
 
 import pytest
 
-from conftest import call, fake, read_file, text
+from conftest import call, fake, read_file, run_with_deadline, status, text
 
 
 @pytest.mark.parametrize('order', ['id', 'result', 'extra'])
@@ -25,5 +27,62 @@ def test_reply_whole_in_any_member_order(mcpfs_mount, order, size):
     assert len(body) == size and body == 'x' * size
     assert read_file(t / 'result' / '0.txt') == b'x' * size
     # the session goes on
+    assert text(call(t, {'name': 'echo', 'arguments': {'text': 'ok'}})) \
+        == 'ok'
+
+
+def test_long_reply_is_readable_as_it_arrives(mcpfs_mount):
+    """The reader gets the first half of a long reply while the server is
+    still pausing before the second: the call is still in flight then."""
+    m = mcpfs_mount({'a': fake()})
+    t = m.path / 'a' / 't'
+    os.mkdir(t)
+    size = 4 << 20
+    fd = os.open(t / 'call', os.O_RDWR)
+    try:
+        os.write(fd, json.dumps({'name': 'big', 'arguments': {
+            'bytes': size, 'pause_ms': 4000}}).encode())
+        got = b''
+        while len(got) < (1 << 20):
+            got += run_with_deadline(lambda: os.read(fd, 1 << 20), 30,
+                                     'the first half of the reply')
+        # read while the server still holds the second half back
+        assert status(t / 'status')['in_flight'] == 1
+        assert got.startswith(b'{"content":[{"type":"text","text":"xxx')
+        while True:
+            b = run_with_deadline(lambda: os.read(fd, 1 << 20), 30,
+                                  'the rest of the reply')
+            if not b:
+                break
+            got += b
+    finally:
+        os.close(fd)
+    reply = json.loads(got)
+    assert text(reply) == 'x' * size
+    assert status(t / 'status')['in_flight'] == 0
+    # a reader that comes later reads the same reply, whole
+    assert json.loads(read_file(t / 'call')) == reply
+
+
+def test_streamed_line_that_is_no_reply_fails_the_reader(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    t = m.path / 'a' / 't'
+    os.mkdir(t)
+    fd = os.open(t / 'call', os.O_RDWR)
+    try:
+        os.write(fd, json.dumps({'name': 'big', 'arguments': {
+            'bytes': 4 << 20, 'pause_ms': 2000, 'order': 'bad'}}).encode())
+        first = run_with_deadline(lambda: os.read(fd, 1 << 20), 30,
+                                  'the first part')
+        assert first.startswith(b'{"content"')
+        with pytest.raises(OSError) as e:
+            while run_with_deadline(lambda: os.read(fd, 1 << 20), 30,
+                                    'the rest'):
+                pass
+        assert e.value.errno == errno.EIO
+    finally:
+        os.close(fd)
+    # the session goes on, and a fresh reader sees what happened
+    assert 'error' in json.loads(read_file(t / 'call'))
     assert text(call(t, {'name': 'echo', 'arguments': {'text': 'ok'}})) \
         == 'ok'
