@@ -3,11 +3,13 @@
  *
  *   MOUNT/.status, MOUNT/<server>/{call,tools.json},
  *   MOUNT/<server>/<thread>/{call,status,tools.json,stderr,events,ctl}
+ *   MOUNT/<server>/<thread>/requests/<n>   (the server's open questions)
  *
  * Inode numbers are derived, not stored: root is 1, .status is 2, and every
- * other node is (object id << 4 | kind), where the object is a server or a
- * session (ids are never reused). So there is no inode table and forget has
- * nothing to free; a stale inode simply no longer resolves (ENOENT).
+ * other node is (object id << 4 | kind), where the object is a server, a
+ * session, or for requests/<n> the question (ids are never reused). So
+ * there is no inode table and forget has nothing to free; a stale inode
+ * simply no longer resolves (ENOENT): an answered question is gone at once.
  * Every handler ends in exactly one fuse_reply_*; reads of call and
  * tools.json may park their request and reply later (callfile.c).
  */
@@ -31,10 +33,11 @@ static double mount_time;
 
 /* A resolved inode. */
 struct node {
-	enum { N_ROOT, N_DOTSTATUS, N_SERVER, N_SESSION } type;
+	enum { N_ROOT, N_DOTSTATUS, N_SERVER, N_SESSION, N_ASK } type;
 	enum kind kind;
 	mcp_server *srv;
 	mcp_session *s;
+	mcp_ask *q;
 };
 
 /* Per-open state of every file (fi->fh). */
@@ -44,6 +47,7 @@ struct fh {
 	uint64_t session_id;
 	mcp_buf *snap;           /* rendered at open: status, stderr, .status */
 	struct callfile *cf;     /* call, tools.json */
+	struct askfile *af;      /* requests/<n> */
 	char *dir;               /* readdir snapshot */
 	size_t dirlen;
 };
@@ -79,7 +83,13 @@ static int resolve(fuse_ino_t ino, struct node *n)
 	if ((n->s = mcp_session_by_id(id)) != NULL) {
 		n->type = N_SESSION;
 		n->srv = mcp_session_server(n->s);
-		return n->kind <= K_CTL ? 0 : -ENOENT;
+		return n->kind <= K_REQS ? 0 : -ENOENT;
+	}
+	if ((n->q = mcp_ask_by_id(id)) != NULL) {
+		n->type = N_ASK;
+		n->s = mcp_ask_session(n->q);
+		n->srv = mcp_session_server(n->s);
+		return n->kind == K_REQ ? 0 : -ENOENT;
 	}
 	return -ENOENT;
 }
@@ -93,7 +103,7 @@ static void set_time(struct timespec *ts, double t)
 static void fill_attr(fuse_ino_t ino, const struct node *n, struct stat *st)
 {
 	double mt = mount_time, ct = mount_time;
-	int dir = n->type == N_ROOT || n->kind == K_DIR;
+	int dir = n->type == N_ROOT || n->kind == K_DIR || n->kind == K_REQS;
 
 	memset(st, 0, sizeof *st);
 	st->st_ino = ino;
@@ -107,8 +117,8 @@ static void fill_attr(fuse_ino_t ino, const struct node *n, struct stat *st)
 		st->st_nlink = 2;
 	} else {
 		st->st_mode = S_IFREG |
-			      (n->kind == K_CALL || n->kind == K_CTL ? 0600
-								     : 0400);
+			      (n->kind == K_CALL || n->kind == K_CTL ||
+			       n->kind == K_REQ ? 0600 : 0400);
 		st->st_nlink = 1;
 	}
 	if (n->s) {
@@ -126,6 +136,12 @@ static void fill_attr(fuse_ino_t ino, const struct node *n, struct stat *st)
 
 			st->st_size = b ? (off_t)b->len : 0;
 			mcp_buf_unref(b);
+		} else if (n->kind == K_REQ) {
+			mcp_buf *b = mcp_ask_json(n->q);
+
+			st->st_size = b ? (off_t)b->len : 0;
+			mcp_buf_unref(b);
+			mt = ct = mcp_ask_created(n->q);
 		}
 	} else if (n->type == N_DOTSTATUS) {
 		mcp_buf *b = mcp_status_json();
@@ -190,6 +206,13 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		for (k = K_CALL; k <= K_CTL; k++)
 			if (!strcmp(name, session_files[k]))
 				ino = ino_of(mcp_session_id(p.s), k);
+		if (!strcmp(name, "requests"))
+			ino = ino_of(mcp_session_id(p.s), K_REQS);
+	} else if (p.type == N_SESSION && p.kind == K_REQS) {
+		mcp_ask *q = mcp_ask_find(p.s, name);
+
+		if (q)
+			ino = ino_of(mcp_ask_id(q), K_REQ);
 	}
 	if (!ino || resolve(ino, &n) < 0) {
 		fuse_reply_err(req, ENOENT);
@@ -212,7 +235,7 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino,
 	fuse_reply_attr(req, &st, 0);
 }
 
-/* Only truncation of call/ctl (O_TRUNC) is accepted. */
+/* Only truncation of call/ctl/requests/<n> (O_TRUNC) is accepted. */
 static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		       int to_set, struct fuse_file_info *fi)
 {
@@ -228,7 +251,8 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		return;
 	}
 	if (!(to_set & FUSE_SET_ATTR_SIZE) || !trunc_only || attr->st_size ||
-	    (n.kind != K_CALL && n.kind != K_CTL) || n.type == N_ROOT ||
+	    (n.kind != K_CALL && n.kind != K_CTL && n.kind != K_REQ) ||
+	    n.type == N_ROOT ||
 	    n.type == N_DOTSTATUS) {
 		fuse_reply_err(req, EPERM);
 		return;
@@ -277,6 +301,11 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 		fuse_reply_err(req, mcp_server_find(name) ? EPERM : ENOENT);
 		return;
 	}
+	if (p.type == N_SESSION && p.kind == K_DIR &&
+	    !strcmp(name, "requests")) {
+		fuse_reply_err(req, 0); /* rm -r: accepted, nothing happens */
+		return;
+	}
 	if (p.type != N_SERVER || p.kind != K_DIR) {
 		fuse_reply_err(req, ENOTDIR);
 		return;
@@ -292,7 +321,8 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 	fuse_reply_err(req, 0);
 }
 
-/* Unlinking the files of a thread directory is accepted (rm -r). */
+/* Unlinking the files of a thread directory is accepted (rm -r); so is
+ * unlinking a question, which stays open (rm answers nothing). */
 static void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct node p;
@@ -308,7 +338,12 @@ static void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 				fuse_reply_err(req, 0);
 				return;
 			}
-		fuse_reply_err(req, ENOENT);
+		fuse_reply_err(req, strcmp(name, "requests") ? ENOENT
+							     : EISDIR);
+		return;
+	}
+	if (p.type == N_SESSION && p.kind == K_REQS) {
+		fuse_reply_err(req, mcp_ask_find(p.s, name) ? 0 : ENOENT);
 		return;
 	}
 	fuse_reply_err(req, EPERM);
@@ -354,6 +389,7 @@ static void fh_free(struct fh *h)
 {
 	if (h->cf)
 		callfile_free(h->cf);
+	askfile_free(h->af);
 	mcp_buf_unref(h->snap);
 	free(h->dir);
 	free(h);
@@ -369,12 +405,14 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
-	if (n.type == N_ROOT || (n.type != N_DOTSTATUS && n.kind == K_DIR)) {
+	if (n.type == N_ROOT || (n.type != N_DOTSTATUS &&
+				 (n.kind == K_DIR || n.kind == K_REQS))) {
 		fuse_reply_err(req, EISDIR);
 		return;
 	}
 	if (acc != O_RDONLY && (n.type == N_DOTSTATUS ||
-				(n.kind != K_CALL && n.kind != K_CTL))) {
+				(n.kind != K_CALL && n.kind != K_CTL &&
+				 n.kind != K_REQ))) {
 		fuse_reply_err(req, EACCES);
 		return;
 	}
@@ -396,6 +434,15 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	else if (n.kind == K_CALL || n.kind == K_TOOLS)
 		h->cf = callfile_new(n.kind, mcp_server_id(n.srv),
 				     h->session_id);
+	if (n.kind == K_REQ) { /* the question at open, and the answer */
+		h->snap = mcp_ask_json(n.q);
+		h->af = askfile_new(mcp_ask_id(n.q));
+		if (!h->snap || !h->af) {
+			fh_free(h);
+			fuse_reply_err(req, ENOMEM);
+			return;
+		}
+	}
 	if ((n.kind == K_CALL || n.kind == K_TOOLS) && !h->dotstatus &&
 	    !h->cf) {
 		free(h);
@@ -445,6 +492,8 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 
 	if (h->cf) {
 		callfile_write(h->cf, req, buf, size);
+	} else if (h->af) {
+		askfile_write(h->af, req, buf, size);
 	} else if (h->kind == K_CTL) {
 		mcp_session *s = mcp_session_by_id(h->session_id);
 		int r = s ? mcp_session_ctl(s, buf, size) : -ENOENT;
@@ -468,6 +517,8 @@ static void op_flush(fuse_req_t req, fuse_ino_t ino,
 
 	if (h->cf)
 		callfile_flush(h->cf, req);
+	else if (h->af)
+		askfile_flush(h->af, req);
 	else
 		fuse_reply_err(req, 0);
 }
@@ -519,7 +570,8 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino,
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
-	if (n.type == N_DOTSTATUS || (n.type != N_ROOT && n.kind != K_DIR)) {
+	if (n.type == N_DOTSTATUS || (n.type != N_ROOT && n.kind != K_DIR &&
+				      n.kind != K_REQS)) {
 		fuse_reply_err(req, ENOTDIR);
 		return;
 	}
@@ -548,11 +600,20 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino,
 		for (s = mcp_session_first(n.srv); s; s = mcp_session_next(s))
 			dir_add(h, req, mcp_session_name(s),
 				ino_of(mcp_session_id(s), K_DIR), 1);
+	} else if (n.kind == K_REQS) {
+		mcp_ask *q;
+
+		dir_add(h, req, "..", ino_of(mcp_session_id(n.s), K_DIR), 1);
+		for (q = mcp_ask_first(n.s); q; q = mcp_ask_next(q))
+			dir_add(h, req, mcp_ask_name(q),
+				ino_of(mcp_ask_id(q), K_REQ), 0);
 	} else {
 		dir_add(h, req, "..", ino_of(mcp_server_id(n.srv), K_DIR), 1);
 		for (k = K_CALL; k <= K_CTL; k++)
 			dir_add(h, req, session_files[k],
 				ino_of(mcp_session_id(n.s), k), 0);
+		dir_add(h, req, "requests", ino_of(mcp_session_id(n.s), K_REQS),
+			1);
 	}
 	fi->fh = (uint64_t)(uintptr_t)h;
 	fuse_reply_open(req, fi);

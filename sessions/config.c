@@ -389,6 +389,22 @@ static int get_seconds(struct parse *ps, const cJSON *obj, const char *key,
 	return 0;
 }
 
+/* A true|false field; *out keeps its default when the key is absent. */
+static int get_bool(struct parse *ps, const cJSON *obj, const char *key,
+		    const struct path *base, int *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	struct path at;
+
+	if (!v)
+		return 0;
+	path_key(&at, base, key);
+	if (!cJSON_IsBool(v))
+		return field_error(ps, &at, "must be true or false");
+	*out = cJSON_IsTrue(v);
+	return 0;
+}
+
 static int get_args(struct parse *ps, struct mcp_server_conf *sc,
 		    const cJSON *obj, const struct path *base)
 {
@@ -793,6 +809,10 @@ static int fill_server(struct parse *ps, struct mcp_server_conf *sc,
 	if (get_roots(ps, sc, e, at) < 0 ||
 	    get_seconds(ps, e, "timeout", at, &sc->timeout) < 0 ||
 	    get_seconds(ps, e, "idleTimeout", at, &sc->idle_timeout) < 0)
+		return -1;
+	sc->elicitation = 1;
+	if (get_bool(ps, e, "elicitation", at, &sc->elicitation) < 0 ||
+	    get_bool(ps, e, "sampling", at, &sc->sampling) < 0)
 		return -1;
 	make_digest(sc);
 	return 0;

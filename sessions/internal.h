@@ -69,6 +69,9 @@ struct mcp_session {
 	struct ring err, events;
 	uv_timer_t idle_timer;
 	int closed;
+	struct mcp_ask *asks;     /* open questions, oldest first (ask.c) */
+	unsigned nasks, ask_seq;  /* how many; the last number given */
+	unsigned ask_caps;        /* ASK_CAP_* declared at initialize */
 };
 
 enum call_kind { CALL_USER, CALL_TOOLS, CALL_INIT };
@@ -105,6 +108,8 @@ int session_idle(const mcp_session *s);
 void sessions_reap_done(void (*cb)(void));
 void session_obj_hold(void);
 void session_obj_drop(void);
+/* Answer the server's request id (borrowed) with result or err (taken). */
+void session_answer(mcp_session *s, cJSON *id, cJSON *result, cJSON *err);
 
 /* buf.c */
 mcp_buf *mcp_buf_json(cJSON *j, int pretty); /* + newline; NULL on ENOMEM */

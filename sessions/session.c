@@ -23,6 +23,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ask.h"
 #include "internal.h"
 #include "jscan.h"
 
@@ -372,6 +373,8 @@ static void session_detach(mcp_session *s)
 	s->t = NULL;
 	if (t)
 		s->ops->close(t);
+	ask_drop_all(s, s->closed ? "session closed"
+				  : "server gone or restarted");
 }
 
 static void send_json(mcp_session *s, cJSON *msg, uint64_t rpc_id)
@@ -426,6 +429,18 @@ static void send_initialize(mcp_session *s)
 	caps = cJSON_AddObjectToObject(p, "capabilities");
 	cJSON_AddBoolToObject(cJSON_AddObjectToObject(caps, "roots"),
 			      "listChanged", 1);
+	s->ask_caps = 0;
+	if (s->srv->conf->elicitation) {
+		cJSON *e = cJSON_AddObjectToObject(caps, "elicitation");
+
+		cJSON_AddObjectToObject(e, "form");
+		cJSON_AddObjectToObject(e, "url");
+		s->ask_caps |= ASK_CAP_ELICIT;
+	}
+	if (s->srv->conf->sampling) {
+		cJSON_AddObjectToObject(caps, "sampling");
+		s->ask_caps |= ASK_CAP_SAMPLING;
+	}
 	info = cJSON_AddObjectToObject(p, "clientInfo");
 	cJSON_AddStringToObject(info, "name", "mcpfs");
 	cJSON_AddStringToObject(info, "version", MCPFS_VERSION);
@@ -597,7 +612,7 @@ static void session_call_error(mcp_session *s, uint64_t rpc_id, int code,
 	cJSON_Delete(d);
 }
 
-static void answer(mcp_session *s, cJSON *id, cJSON *result, cJSON *err)
+void session_answer(mcp_session *s, cJSON *id, cJSON *result, cJSON *err)
 {
 	cJSON *m = cJSON_CreateObject();
 
@@ -612,13 +627,14 @@ static void answer(mcp_session *s, cJSON *id, cJSON *result, cJSON *err)
 }
 
 /* Requests from the server to mcpfs. */
-static void server_request(mcp_session *s, const char *method, cJSON *id)
+static void server_request(mcp_session *s, const char *method, cJSON *id,
+			   cJSON *msg)
 {
 	const struct mcp_server_conf *conf = s->srv->conf;
-	char msg[160];
+	char why[160];
 
 	if (!strcmp(method, "ping")) {
-		answer(s, id, cJSON_CreateObject(), NULL);
+		session_answer(s, id, cJSON_CreateObject(), NULL);
 	} else if (!strcmp(method, "roots/list")) {
 		cJSON *r = cJSON_CreateObject();
 		cJSON *a = cJSON_AddArrayToObject(r, "roots");
@@ -630,15 +646,14 @@ static void server_request(mcp_session *s, const char *method, cJSON *id)
 			cJSON_AddStringToObject(o, "uri", conf->roots[i]);
 			cJSON_AddItemToArray(a, o);
 		}
-		answer(s, id, r, NULL);
+		session_answer(s, id, r, NULL);
+	} else if (!strcmp(method, "elicitation/create") ||
+		   !strcmp(method, "sampling/createMessage")) {
+		ask_request(s, method, id,
+			    cJSON_GetObjectItemCaseSensitive(msg, "params"));
 	} else {
-		snprintf(msg, sizeof msg, "mcpfs does not support %s%s",
-			 method,
-			 !strcmp(method, "sampling/createMessage") ||
-				 !strcmp(method, "elicitation/create")
-			     ? " yet"
-			     : "");
-		answer(s, id, NULL, error_obj(-32601, msg, NULL));
+		snprintf(why, sizeof why, "mcpfs does not support %s", method);
+		session_answer(s, id, NULL, error_obj(-32601, why, NULL));
 	}
 }
 
@@ -959,7 +974,7 @@ static void session_message(mcp_session *s, struct frame *f, char *line,
 	id = cJSON_GetObjectItemCaseSensitive(msg, "id");
 	if (cJSON_IsString(method)) {
 		if (id && !cJSON_IsNull(id))
-			server_request(s, method->valuestring, id);
+			server_request(s, method->valuestring, id, msg);
 		else
 			notification(s, method->valuestring, msg, line, len);
 	} else if (id) {

@@ -1,0 +1,24 @@
+/*
+ * ask.h - the open questions of a session (ask.c): what session.c and
+ * status.c call. fs/ sees questions through sessions.h (mcp_ask_*).
+ */
+#ifndef MCPFS_ASK_H
+#define MCPFS_ASK_H
+
+#include <cjson/cJSON.h>
+
+#include "sessions.h"
+
+/* What send_initialize declared (mcp_session.ask_caps). */
+enum { ASK_CAP_ELICIT = 1, ASK_CAP_SAMPLING = 2 };
+
+/* An elicitation/create or sampling/createMessage from the server (id and
+ * params borrowed): becomes an open question of s, or is answered at once
+ * (capability not declared, a malformed request, a one-shot session). */
+void ask_request(mcp_session *s, const char *method, cJSON *id,
+		 cJSON *params);
+/* The transport is gone (lost, restart, close): drop every question of s
+ * without answering it. */
+void ask_drop_all(mcp_session *s, const char *why);
+
+#endif
