@@ -14,7 +14,8 @@
  *           with EINVAL, the reason goes to the log and to the question's
  *           "refused", and the question stays for another try. Bytes that
  *           can never become JSON, or bytes after the value, fail with
- *           EINVAL; more than 16 MiB with EFBIG.
+ *           EINVAL; more than 16 MiB with EFBIG. White space between
+ *           values is nothing, even after the answer.
  *   close   an incomplete answer fails close with EINVAL.
  */
 #include <errno.h>
@@ -94,18 +95,17 @@ void askfile_write(struct askfile *af, fuse_req_t req, const char *buf,
 	size_t used = 0;
 	int r;
 
+	if (af->len == 0 && blank(buf, size)) {
+		fuse_reply_write(req, size); /* even after the answer */
+		return;
+	}
 	if (!mcp_ask_by_id(af->ask_id)) {
 		af->len = 0;
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
-	if (af->len == 0) {
-		if (blank(buf, size)) {
-			fuse_reply_write(req, size);
-			return;
-		}
+	if (af->len == 0)
 		jscan_init(&af->scan);
-	}
 	if (af->len + size > MAX_REQUEST) {
 		mlog(MLOG_INFO, "answer refused: over 16 MiB");
 		af->len = 0;
