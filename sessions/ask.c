@@ -7,14 +7,16 @@
  * initialize) and that is well formed (askcheck.c) becomes a question:
  * numbered per thread from 1 (never reused in the thread's life), with a
  * line in events, and a timer of the server's call timeout. It ends in
- * exactly one of three ways:
+ * exactly one of four ways:
  *   answered  a written answer passed the checks; the result (or, for a
  *             declined sampling request, the error) is sent as the JSON-RPC
  *             response through the session's send path (session_answer);
  *   expired   the timer fired: an elicitation is answered {"action":
  *             "cancel"}, a sampling request with an error;
  *   dropped   the transport went away (lost, restart, close): nothing is
- *             sent, as there is no one left to send it to.
+ *             sent, as there is no one left to send it to;
+ *   withdrawn the server cancelled its request (notifications/cancelled
+ *             with its id): nothing is sent, as MCP cancellation says.
  * Each writes a line in events. An answer that does not fit is refused
  * with -EINVAL and the reason, which the log and the question's file then
  * show; the question stays. A one-shot session has no directory, so no one
@@ -268,6 +270,28 @@ void ask_request(mcp_session *s, const char *method, cJSON *id,
 		cJSON_AddStringToObject(x, "host", host);
 	}
 	ask_event(q, "open", x);
+}
+
+void ask_cancelled(mcp_session *s, cJSON *params)
+{
+	cJSON *rid = cJSON_GetObjectItemCaseSensitive(params, "requestId");
+	const char *reason = str_of(params, "reason");
+	mcp_ask *q;
+	cJSON *x;
+
+	for (q = s->asks; q; q = q->next)
+		if (rid && cJSON_Compare(q->rpc_id, rid, 1))
+			break;
+	if (!q)
+		return;
+	mlog(MLOG_INFO, "server %s thread %s: question %s (%s) withdrawn by "
+	     "the server", s->srv->conf->name, thread_of(s), q->name,
+	     q->method);
+	x = cJSON_CreateObject();
+	if (reason)
+		cJSON_AddStringToObject(x, "reason", reason);
+	ask_event(q, "withdrawn", x);
+	ask_remove(q);
 }
 
 void ask_drop_all(mcp_session *s, const char *why)

@@ -17,6 +17,9 @@ enum { ASK_CAP_ELICIT = 1, ASK_CAP_SAMPLING = 2 };
  * (capability not declared, a malformed request, a one-shot session). */
 void ask_request(mcp_session *s, const char *method, cJSON *id,
 		 cJSON *params);
+/* notifications/cancelled from the server (params borrowed): the question
+ * of that requestId, if any, goes away unanswered. */
+void ask_cancelled(mcp_session *s, cJSON *params);
 /* The transport is gone (lost, restart, close): drop every question of s
  * without answering it. */
 void ask_drop_all(mcp_session *s, const char *why);

@@ -684,6 +684,9 @@ static void notification(mcp_session *s, const char *method, cJSON *msg,
 	} else if (!strcmp(method, "notifications/tools/list_changed")) {
 		set_ref(&s->tools, NULL);
 		set_ref(&s->srv->tools, NULL);
+	} else if (!strcmp(method, "notifications/cancelled")) {
+		ask_cancelled(s, cJSON_GetObjectItemCaseSensitive(msg,
+								  "params"));
 	}
 }
 

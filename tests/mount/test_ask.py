@@ -572,3 +572,34 @@ def test_real_everything_over_streamable_http(mcpfs_mount, tmp_path):
         assert got == msg
     finally:
         ev.stop()
+
+
+def test_question_withdrawn_by_the_server(mcpfs_mount, tmp_path):
+    srv = FakeHTTP(tmp_path, ())
+    try:
+        m = mcpfs_mount({'h': {'url': srv.url}})
+        t = thread(m, 'h')
+        bg = Background(t, {'name': 'ask', 'arguments': {
+            'method': 'elicitation/create', 'via': 'post', 'params': {
+                'message': 'x', 'requestedSchema': {'type': 'object'}}}})
+        wait_questions(t)
+        # the fake's ids are srv-N from a counter it shares with its
+        # streams: cancel candidates until the question goes (mcpfs
+        # ignores a requestId it does not know)
+        for k in range(1, 11):
+            r = tool(t, 'notify', method='notifications/cancelled', params={
+                'requestId': f'srv-{k}', 'reason': 'changed my mind'})
+            assert text(r) == 'notified'
+            if not open_questions(t):
+                break
+        assert open_questions(t) == []
+        assert ask_events(t)[-1] == {'request': 1, 'state': 'withdrawn',
+                                     'method': 'elicitation/create',
+                                     'reason': 'changed my mind'}
+        assert status(t)['questions'] == 0
+        # nothing was answered: the fake gives up after its 10 s
+        assert json.loads(text(bg.result(30))) == \
+            {'error': 'no answer within 10 s'}
+        assert [r for r in srv.posts() if 'method' not in r['json']] == []
+    finally:
+        srv.stop()
