@@ -24,13 +24,13 @@
 #include <string.h>
 
 #include "fs.h"
+#include "gbuf.h"
 #include "jscan.h"
 
 struct askfile {
 	uint64_t ask_id;
 	struct jscan scan;
-	char *buf;
-	size_t len, cap;
+	struct gbuf buf;      /* the answer so far */
 };
 
 struct askfile *askfile_new(uint64_t ask_id)
@@ -45,7 +45,7 @@ struct askfile *askfile_new(uint64_t ask_id)
 void askfile_free(struct askfile *af)
 {
 	if (af)
-		free(af->buf);
+		gbuf_free(&af->buf);
 	free(af);
 }
 
@@ -60,32 +60,13 @@ static int blank(const char *p, size_t n)
 	return 1;
 }
 
-static int append(struct askfile *af, const char *p, size_t n)
-{
-	if (af->len + n > af->cap) {
-		size_t cap = af->cap ? af->cap : 1024;
-		char *nb;
-
-		while (cap < af->len + n)
-			cap *= 2;
-		nb = realloc(af->buf, cap);
-		if (!nb)
-			return -ENOMEM;
-		af->buf = nb;
-		af->cap = cap;
-	}
-	memcpy(af->buf + af->len, p, n);
-	af->len += n;
-	return 0;
-}
-
 /* The answer is complete: hand it over. */
 static int deliver(struct askfile *af)
 {
 	mcp_ask *q = mcp_ask_by_id(af->ask_id);
-	int r = q ? mcp_ask_answer(q, af->buf, af->len) : -ENOENT;
+	int r = q ? mcp_ask_answer(q, af->buf.p, af->buf.len) : -ENOENT;
 
-	af->len = 0;
+	gbuf_clear(&af->buf);
 	return r;
 }
 
@@ -95,20 +76,20 @@ void askfile_write(struct askfile *af, fuse_req_t req, const char *buf,
 	size_t used = 0;
 	int r;
 
-	if (af->len == 0 && blank(buf, size)) {
+	if (af->buf.len == 0 && blank(buf, size)) {
 		fuse_reply_write(req, size); /* even after the answer */
 		return;
 	}
 	if (!mcp_ask_by_id(af->ask_id)) {
-		af->len = 0;
+		gbuf_clear(&af->buf);
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
-	if (af->len == 0)
+	if (af->buf.len == 0)
 		jscan_init(&af->scan);
-	if (af->len + size > MAX_REQUEST) {
+	if (af->buf.len + size > MAX_REQUEST) {
 		mlog(MLOG_INFO, "answer refused: over 16 MiB");
-		af->len = 0;
+		gbuf_clear(&af->buf);
 		fuse_reply_err(req, EFBIG);
 		return;
 	}
@@ -118,12 +99,12 @@ void askfile_write(struct askfile *af, fuse_req_t req, const char *buf,
 		mlog(MLOG_INFO, "answer refused: invalid JSON (%s)",
 		     r == JSCAN_ERROR && af->scan.error ? af->scan.error
 							: "trailing data");
-		af->len = 0;
+		gbuf_clear(&af->buf);
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
-	if (append(af, buf, r == JSCAN_DONE ? used : size) < 0) {
-		af->len = 0;
+	if (gbuf_add(&af->buf, buf, r == JSCAN_DONE ? used : size) < 0) {
+		gbuf_clear(&af->buf);
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
@@ -138,7 +119,7 @@ void askfile_flush(struct askfile *af, fuse_req_t req)
 {
 	int r = 0;
 
-	if (af->len) {
+	if (af->buf.len) {
 		if (jscan_finish(&af->scan) == JSCAN_DONE) {
 			r = deliver(af); /* a top-level number: never fits */
 		} else {
@@ -146,7 +127,7 @@ void askfile_flush(struct askfile *af, fuse_req_t req)
 			     "close");
 			r = -EINVAL;
 		}
-		af->len = 0;
+		gbuf_clear(&af->buf);
 	}
 	fuse_reply_err(req, -r);
 }

@@ -37,14 +37,14 @@
 #include <string.h>
 
 #include "fs.h"
+#include "gbuf.h"
 #include "jscan.h"
 
 struct callfile {
 	enum kind kind;
 	uint64_t server_id, session_id;
 	struct jscan scan;
-	char *req;
-	size_t reqlen, reqcap;
+	struct gbuf req;      /* the request being written */
 	int wrote;            /* a request was sent on this open file */
 	int attached;         /* call was taken (sent, latest or tools) */
 	int too_big;          /* a request overflowed: writes fail till close */
@@ -170,7 +170,7 @@ void callfile_read(struct callfile *cf, fuse_req_t req, size_t size,
 
 static void reset_request(struct callfile *cf)
 {
-	cf->reqlen = 0;
+	gbuf_clear(&cf->req);
 }
 
 static int all_space(const char *p, size_t n)
@@ -182,25 +182,6 @@ static int all_space(const char *p, size_t n)
 			return 0;
 	}
 	return 1;
-}
-
-static int append(struct callfile *cf, const char *buf, size_t n)
-{
-	if (cf->reqlen + n > cf->reqcap) {
-		size_t cap = cf->reqcap ? cf->reqcap : 4096;
-		char *nr;
-
-		while (cap < cf->reqlen + n)
-			cap *= 2;
-		nr = realloc(cf->req, cap);
-		if (!nr)
-			return -ENOMEM;
-		cf->req = nr;
-		cf->reqcap = cap;
-	}
-	memcpy(cf->req + cf->reqlen, buf, n);
-	cf->reqlen += n;
-	return 0;
 }
 
 /* This open file now reads c (a reference taken over). */
@@ -242,7 +223,7 @@ static int dispatch(struct callfile *cf)
 	int r = resolve(cf, &srv, &s);
 
 	if (r == 0)
-		r = mcp_call_start(srv, s, cf->req, cf->reqlen, &c, &why);
+		r = mcp_call_start(srv, s, cf->req.p, cf->req.len, &c, &why);
 	reset_request(cf);
 	if (r < 0) {
 		if (why)
@@ -268,16 +249,16 @@ void callfile_write(struct callfile *cf, fuse_req_t req, const char *buf,
 		fuse_reply_write(req, 0);
 		return;
 	}
-	if (cf->reqlen == 0 && !cf->too_big) {
+	if (cf->req.len == 0 && !cf->too_big) {
 		if (all_space(buf, size)) {
 			fuse_reply_write(req, size);
 			return;
 		}
 		jscan_init(&cf->scan);
 	}
-	if (cf->too_big || cf->reqlen + size > MAX_REQUEST) {
+	if (cf->too_big || cf->req.len + size > MAX_REQUEST) {
 		if (!cf->too_big)
-			refuse(cf, "request over 16 MiB");
+			refuse(cf, "request over " MAX_REQUEST_TEXT);
 		cf->too_big = 1;
 		reset_request(cf);
 		fuse_reply_err(req, EFBIG);
@@ -296,7 +277,7 @@ void callfile_write(struct callfile *cf, fuse_req_t req, const char *buf,
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
-	if (append(cf, buf, r == JSCAN_DONE ? used : size) < 0) {
+	if (gbuf_add(&cf->req, buf, r == JSCAN_DONE ? used : size) < 0) {
 		reset_request(cf);
 		fuse_reply_err(req, ENOMEM);
 		return;
@@ -310,7 +291,7 @@ void callfile_write(struct callfile *cf, fuse_req_t req, const char *buf,
 
 void callfile_flush(struct callfile *cf, fuse_req_t req)
 {
-	if (cf->kind == K_CALL && cf->reqlen) {
+	if (cf->kind == K_CALL && cf->req.len) {
 		/* a pending top-level number completes at end of input */
 		int done = jscan_finish(&cf->scan) == JSCAN_DONE;
 		int r = done ? dispatch(cf) : -EINVAL;
@@ -332,6 +313,6 @@ void callfile_free(struct callfile *cf)
 	if (cf->interrupted && cf->call)
 		mcp_call_cancel(cf->call); /* no-op if it finished meanwhile */
 	mcp_call_unref(cf->call);
-	free(cf->req);
+	gbuf_free(&cf->req);
 	free(cf);
 }

@@ -24,6 +24,7 @@
 
 #include "config.h"
 #include "fs.h"
+#include "gbuf.h"
 
 #define ROOT_INO 1
 #define STATUS_INO 2
@@ -48,8 +49,7 @@ struct fh {
 	mcp_buf *snap;           /* rendered at open: status, stderr, .status */
 	struct callfile *cf;     /* call, tools.json */
 	struct askfile *af;      /* requests/<n> */
-	char *dir;               /* readdir snapshot */
-	size_t dirlen;
+	struct gbuf dir;         /* readdir snapshot */
 };
 
 static const char *const session_files[] = {
@@ -391,7 +391,7 @@ static void fh_free(struct fh *h)
 		callfile_free(h->cf);
 	askfile_free(h->af);
 	mcp_buf_unref(h->snap);
-	free(h->dir);
+	gbuf_free(&h->dir);
 	free(h);
 }
 
@@ -543,19 +543,16 @@ static int dir_add(struct fh *h, fuse_req_t req, const char *name,
 {
 	struct stat st;
 	size_t need;
-	char *nd;
 
 	memset(&st, 0, sizeof st);
 	st.st_ino = ino;
 	st.st_mode = isdir ? S_IFDIR : S_IFREG;
 	need = fuse_add_direntry(req, NULL, 0, name, NULL, 0);
-	nd = realloc(h->dir, h->dirlen + need);
-	if (!nd)
+	if (gbuf_reserve(&h->dir, need) < 0)
 		return -ENOMEM;
-	h->dir = nd;
-	fuse_add_direntry(req, h->dir + h->dirlen, need, name, &st,
-			  (off_t)(h->dirlen + need));
-	h->dirlen += need;
+	fuse_add_direntry(req, h->dir.p + h->dir.len, need, name, &st,
+			  (off_t)(h->dir.len + need));
+	h->dir.len += need;
 	return 0;
 }
 
@@ -625,25 +622,25 @@ static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	struct fh *h = (struct fh *)(uintptr_t)fi->fh;
 	size_t at = (size_t)off, end;
 
-	if (at >= h->dirlen) {
+	if (at >= h->dir.len) {
 		fuse_reply_buf(req, NULL, 0);
 		return;
 	}
 	/* whole entries only: walk to the last one that fits */
 	end = at;
-	while (end < h->dirlen) {
+	while (end < h->dir.len) {
 		const struct {
 			uint64_t ino;
 			int64_t off;
 			uint32_t namelen, type;
-		} *d = (const void *)(h->dir + end);
+		} *d = (const void *)(h->dir.p + end);
 		size_t next = (size_t)d->off;
 
 		if (next - at > size)
 			break;
 		end = next;
 	}
-	fuse_reply_buf(req, h->dir + at, end - at);
+	fuse_reply_buf(req, h->dir.p + at, end - at);
 }
 
 static void op_releasedir(fuse_req_t req, fuse_ino_t ino,

@@ -10,6 +10,7 @@
 #include "sessions.h"
 
 #define MAX_REQUEST (16u << 20)
+#define MAX_REQUEST_TEXT "16 MiB" /* MAX_REQUEST, for messages */
 
 /* File kinds, the low 4 bits of an inode number: ino = id << 4 | kind. */
 enum kind {

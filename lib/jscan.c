@@ -543,3 +543,61 @@ size_t jscan_value_end(const char *p, size_t i, size_t n)
 	}
 	return depth ? 0 : i;
 }
+
+static size_t skip_ws(const char *p, size_t i, size_t n)
+{
+	while (i < n && is_ws((unsigned char)p[i]))
+		i++;
+	return i;
+}
+
+void jscan_members_init(struct jscan_members *m, const char *p, size_t at,
+			size_t end)
+{
+	m->p = p;
+	m->end = end;
+	m->bad = at >= end || p[at] != '{';
+	m->i = m->bad ? end : skip_ws(p, at + 1, end);
+	if (!m->bad && m->i < end && p[m->i] == '}') {
+		m->i++;
+		m->bad = -1; /* empty: closed at the first next */
+	}
+}
+
+int jscan_members_next(struct jscan_members *m, struct jscan_span *key,
+		       struct jscan_span *val)
+{
+	const char *p = m->p;
+	size_t i = m->i, e;
+
+	if (m->bad) {
+		if (m->bad < 0)
+			m->bad = 0;
+		return 0;
+	}
+	m->bad = 1; /* until this member proves whole */
+	if (i >= m->end || p[i] != '"' || !(e = jscan_string_end(p, i, m->end)))
+		return 0;
+	key->at = i;
+	key->n = e - i;
+	i = skip_ws(p, e, m->end);
+	if (i >= m->end || p[i] != ':')
+		return 0;
+	i = skip_ws(p, i + 1, m->end);
+	e = jscan_value_end(p, i, m->end);
+	if (e <= i)
+		return 0;
+	val->at = i;
+	val->n = e - i;
+	i = skip_ws(p, e, m->end);
+	if (i < m->end && p[i] == ',') {
+		m->i = skip_ws(p, i + 1, m->end);
+		m->bad = 0;
+	} else if (i < m->end && p[i] == '}') {
+		m->i = i + 1;
+		m->bad = -1; /* the last member */
+	} else {
+		m->i = m->end;
+	}
+	return 1;
+}

@@ -58,4 +58,28 @@ int jscan_finish(struct jscan *j);
 size_t jscan_string_end(const char *p, size_t i, size_t n);
 size_t jscan_value_end(const char *p, size_t i, size_t n);
 
+/* Part of a text: offset and length; n == 0 means absent. */
+struct jscan_span {
+	size_t at, n;
+};
+
+/*
+ * The members of an object, in order, by structure only (as
+ * jscan_value_end): jscan_members_init at the object's '{' (p[at]), with
+ * end the offset it may not read at or past; each jscan_members_next gives
+ * a key (quotes included) and its value and returns 1, or 0 at the end.
+ * After 0, m->bad is 0 when the object closed well ('}' after the last
+ * member, no trailing comma) and m->i is the offset just past its '}'.
+ */
+struct jscan_members {
+	const char *p;
+	size_t i, end;
+	int bad;
+};
+
+void jscan_members_init(struct jscan_members *m, const char *p, size_t at,
+			size_t end);
+int jscan_members_next(struct jscan_members *m, struct jscan_span *key,
+		       struct jscan_span *val);
+
 #endif

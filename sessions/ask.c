@@ -25,7 +25,8 @@
  * The call that made the server ask keeps running on its own timer: a
  * question neither stops nor extends it.
  *
- * Ownership: a session owns its questions (s->asks); a question is freed
+ * Ownership: a session owns its questions (s->asks, a <sys/queue.h>
+ * LIST in the order they came); a question is freed
  * from its timer's close callback, after it left the session and the table
  * of ids, so fs/ finds it only while it is open.
  */
@@ -54,10 +55,16 @@ struct mcp_ask {
 	double created, timeout;  /* timeout 0: none */
 	char *refused;            /* why the last answer was refused */
 	uv_timer_t timer;
-	struct mcp_ask *next;
+	LIST_ENTRY(mcp_ask) link; /* the session's questions */
 };
 
 static struct idtab ask_ids; /* open questions by object id */
+
+unsigned ask_caps_of(const struct mcp_server_conf *conf)
+{
+	return (conf->elicitation ? ASK_CAP_ELICIT : 0) |
+	       (conf->sampling ? ASK_CAP_SAMPLING : 0);
+}
 
 static const char *thread_of(const mcp_session *s)
 {
@@ -135,14 +142,8 @@ static void ask_free_cb(uv_handle_t *h)
 static void ask_remove(mcp_ask *q)
 {
 	mcp_session *s = q->s;
-	mcp_ask **pp;
 
-	for (pp = &s->asks; *pp; pp = &(*pp)->next) {
-		if (*pp == q) {
-			*pp = q->next;
-			break;
-		}
-	}
+	LIST_REMOVE(q, link);
 	s->nasks--;
 	idtab_del(&ask_ids, q->id);
 	if (!ask_ids.count)
@@ -192,7 +193,7 @@ void ask_request(mcp_session *s, const char *method, cJSON *id,
 	int sampling = !strcmp(method, "sampling/createMessage");
 	char why[200], host[256];
 	enum ask_kind kind;
-	mcp_ask *q, **pp;
+	mcp_ask *q, *last;
 	cJSON *x;
 
 	if (!(s->ask_caps & (sampling ? ASK_CAP_SAMPLING : ASK_CAP_ELICIT))) {
@@ -244,9 +245,13 @@ void ask_request(mcp_session *s, const char *method, cJSON *id,
 	snprintf(q->name, sizeof q->name, "%u", q->num);
 	q->created = mcp_now();
 	q->timeout = timeout_of(s);
-	for (pp = &s->asks; *pp; pp = &(*pp)->next)
-		;
-	*pp = q;
+	last = LIST_FIRST(&s->asks);
+	while (last && LIST_NEXT(last, link))
+		last = LIST_NEXT(last, link);
+	if (last)
+		LIST_INSERT_AFTER(last, q, link);
+	else
+		LIST_INSERT_HEAD(&s->asks, q, link);
 	s->nasks++;
 	uv_timer_init(mcp_loop, &q->timer);
 	q->timer.data = q;
@@ -279,7 +284,7 @@ void ask_cancelled(mcp_session *s, cJSON *params)
 	mcp_ask *q;
 	cJSON *x;
 
-	for (q = s->asks; q; q = q->next)
+	LIST_FOREACH(q, &s->asks, link)
 		if (rid && cJSON_Compare(q->rpc_id, rid, 1))
 			break;
 	if (!q)
@@ -298,7 +303,7 @@ void ask_drop_all(mcp_session *s, const char *why)
 {
 	mcp_ask *q;
 
-	while ((q = s->asks) != NULL) {
+	while ((q = LIST_FIRST(&s->asks)) != NULL) {
 		cJSON *x = cJSON_CreateObject();
 
 		mlog(MLOG_INFO, "server %s thread %s: question %s (%s) dropped "
@@ -312,8 +317,8 @@ void ask_drop_all(mcp_session *s, const char *why)
 
 /* ---- what fs/ sees ---- */
 
-mcp_ask *mcp_ask_first(mcp_session *s) { return s->asks; }
-mcp_ask *mcp_ask_next(mcp_ask *q) { return q->next; }
+mcp_ask *mcp_ask_first(mcp_session *s) { return LIST_FIRST(&s->asks); }
+mcp_ask *mcp_ask_next(mcp_ask *q) { return LIST_NEXT(q, link); }
 mcp_ask *mcp_ask_by_id(uint64_t id) { return idtab_get(&ask_ids, id); }
 uint64_t mcp_ask_id(const mcp_ask *q) { return q->id; }
 const char *mcp_ask_name(const mcp_ask *q) { return q->name; }
@@ -325,7 +330,7 @@ mcp_ask *mcp_ask_find(mcp_session *s, const char *name)
 {
 	mcp_ask *q;
 
-	for (q = s->asks; q; q = q->next)
+	LIST_FOREACH(q, &s->asks, link)
 		if (!strcmp(q->name, name))
 			return q;
 	return NULL;

@@ -7,10 +7,14 @@
 
 #include <cjson/cJSON.h>
 
+#include "config.h"
 #include "sessions.h"
 
-/* What send_initialize declared (mcp_session.ask_caps). */
+/* What initialize declares (msg_initialize; mcp_session.ask_caps). */
 enum { ASK_CAP_ELICIT = 1, ASK_CAP_SAMPLING = 2 };
+
+/* The ASK_CAP_* of a config entry. */
+unsigned ask_caps_of(const struct mcp_server_conf *conf);
 
 /* An elicitation/create or sampling/createMessage from the server (id and
  * params borrowed): becomes an open question of s, or is answered at once

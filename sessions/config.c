@@ -25,6 +25,7 @@
 #include <cjson/cJSON.h>
 
 #include "config.h"
+#include "gbuf.h"
 #include "jscan.h"
 
 #define NAME_MAX_LEN 255
@@ -72,49 +73,14 @@ int mcp_thread_name_valid(const char *name)
 	return 1;
 }
 
+const char *mcp_base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
 /* ---- ${VAR} expansion ---- */
-
-struct sbuf {
-	char *p;
-	size_t len, cap;
-	int oom;
-};
-
-static void sb_add(struct sbuf *b, const char *s, size_t n)
-{
-	size_t cap;
-	char *np;
-
-	if (b->oom)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		cap = b->cap ? b->cap : 64;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		np = realloc(b->p, cap);
-		if (!np) {
-			b->oom = 1;
-			return;
-		}
-		b->p = np;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-/* The finished string (never NULL unless out of memory), owned by caller. */
-static char *sb_take(struct sbuf *b)
-{
-	if (!b->oom && !b->p)
-		sb_add(b, "", 0);
-	if (b->oom) {
-		free(b->p);
-		return NULL;
-	}
-	return b->p;
-}
 
 static int var_start(char c)
 {
@@ -166,35 +132,35 @@ static const char *parse_ref(const char *s, struct ref *r)
 
 char *mcp_expand(const char *s, const char **err)
 {
-	struct sbuf b = {0};
+	struct gbuf b = {0};
 	const char *p = s, *q, *val, *why;
 	struct ref r;
 	char *var, *out;
 
 	while ((q = strstr(p, "${")) != NULL) {
-		sb_add(&b, p, (size_t)(q - p));
+		gbuf_add(&b, p, (size_t)(q - p));
 		why = parse_ref(q + 2, &r);
 		if (why) {
-			free(b.p);
+			gbuf_free(&b);
 			*err = why;
 			return NULL;
 		}
 		var = strndup(q + 2, r.nlen);
 		if (!var) {
-			free(b.p);
+			gbuf_free(&b);
 			*err = "out of memory";
 			return NULL;
 		}
 		val = getenv(var);
 		free(var);
 		if (r.def && (!val || !*val))
-			sb_add(&b, r.def, r.dlen);
+			gbuf_add(&b, r.def, r.dlen);
 		else if (val)
-			sb_add(&b, val, strlen(val));
+			gbuf_add(&b, val, strlen(val));
 		p = r.end + 1;
 	}
-	sb_add(&b, p, strlen(p));
-	out = sb_take(&b);
+	gbuf_add(&b, p, strlen(p));
+	out = gbuf_take(&b);
 	if (!out)
 		*err = "out of memory";
 	return out;
@@ -389,43 +355,44 @@ static int get_seconds(struct parse *ps, const cJSON *obj, const char *key,
 	return 0;
 }
 
-/* A true|false field; *out keeps its default when the key is absent. */
+/* A true|false field into *out; dflt when the key is absent. */
 static int get_bool(struct parse *ps, const cJSON *obj, const char *key,
-		    const struct path *base, int *out)
+		    const struct path *base, int dflt, int *out)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
 	struct path at;
 
+	*out = v ? cJSON_IsTrue(v) : dflt;
+	if (!v || cJSON_IsBool(v))
+		return 0;
+	path_key(&at, base, key);
+	return field_error(ps, &at, "must be true or false");
+}
+
+/* obj[key], if there: an array of strings, each through get (which sets
+ * the string or fails with a message), into *out (NULL-terminated), *n. */
+static int get_strings(struct parse *ps, const cJSON *obj,
+		       const struct path *base, const char *key, char ***out,
+		       size_t *n,
+		       int (*get)(struct parse *, const cJSON *,
+				  const struct path *, char **))
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key), *a;
+	struct path at, el;
+
 	if (!v)
 		return 0;
 	path_key(&at, base, key);
-	if (!cJSON_IsBool(v))
-		return field_error(ps, &at, "must be true or false");
-	*out = cJSON_IsTrue(v);
-	return 0;
-}
-
-static int get_args(struct parse *ps, struct mcp_server_conf *sc,
-		    const cJSON *obj, const struct path *base)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "args"), *a;
-	struct path at, el;
-	size_t n;
-
-	if (!v)
-		return 0;
-	path_key(&at, base, "args");
 	if (!cJSON_IsArray(v))
 		return field_error(ps, &at, "must be an array of strings");
-	n = (size_t)cJSON_GetArraySize(v);
-	sc->args = calloc(n + 1, sizeof(char *));
-	if (!sc->args)
+	*out = calloc((size_t)cJSON_GetArraySize(v) + 1, sizeof(char *));
+	if (!*out)
 		return oom(ps);
 	cJSON_ArrayForEach(a, v) {
-		path_index(&el, &at, sc->nargs);
-		if (get_string(ps, a, &el, &sc->args[sc->nargs]) < 0)
+		path_index(&el, &at, *n);
+		if (get(ps, a, &el, &(*out)[*n]) < 0)
 			return -1;
-		sc->nargs++;
+		(*n)++;
 	}
 	return 0;
 }
@@ -538,55 +505,35 @@ static int uri_plain(unsigned char c)
 /* An absolute path as a file:// URI, percent-encoding what URIs forbid. */
 static char *file_uri(const char *path)
 {
-	struct sbuf b = {0};
+	struct gbuf b = {0};
 	const unsigned char *p;
 	char hex[4];
 
-	sb_add(&b, "file://", 7);
+	gbuf_add(&b, "file://", 7);
 	for (p = (const unsigned char *)path; *p; p++) {
 		if (uri_plain(*p)) {
-			sb_add(&b, (const char *)p, 1);
+			gbuf_add(&b, (const char *)p, 1);
 		} else {
 			snprintf(hex, sizeof(hex), "%%%02X", *p);
-			sb_add(&b, hex, 3);
+			gbuf_add(&b, hex, 3);
 		}
 	}
-	return sb_take(&b);
+	return gbuf_take(&b);
 }
 
-static int get_roots(struct parse *ps, struct mcp_server_conf *sc,
-		     const cJSON *obj, const struct path *base)
+/* A root: an absolute path (made a file:// URI) or a URI. */
+static int get_root(struct parse *ps, const cJSON *r, const struct path *at,
+		    char **out)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "roots"), *r;
-	struct path at, el;
-	char *s;
-	size_t n;
-
-	if (!v)
-		return 0;
-	path_key(&at, base, "roots");
-	if (!cJSON_IsArray(v))
-		return field_error(ps, &at, "must be an array of strings");
-	n = (size_t)cJSON_GetArraySize(v);
-	sc->roots = calloc(n + 1, sizeof(char *));
-	if (!sc->roots)
-		return oom(ps);
-	cJSON_ArrayForEach(r, v) {
-		path_index(&el, &at, sc->nroots);
-		if (!cJSON_IsString(r))
-			return field_error(ps, &el, "must be a string");
-		if (r->valuestring[0] == '/')
-			s = file_uri(r->valuestring);
-		else if (strstr(r->valuestring, "://"))
-			s = strdup(r->valuestring);
-		else
-			return field_error(ps, &el,
-				"must be an absolute path or a URI");
-		if (!s)
-			return oom(ps);
-		sc->roots[sc->nroots++] = s;
-	}
-	return 0;
+	if (!cJSON_IsString(r))
+		return field_error(ps, at, "must be a string");
+	if (r->valuestring[0] == '/')
+		*out = file_uri(r->valuestring);
+	else if (strstr(r->valuestring, "://"))
+		*out = strdup(r->valuestring);
+	else
+		return field_error(ps, at, "must be an absolute path or a URI");
+	return *out ? 0 : oom(ps);
 }
 
 /* ---- digest ---- */
@@ -757,7 +704,8 @@ static int fill_stdio(struct parse *ps, struct mcp_server_conf *sc,
 		return -1;
 	if (!*sc->command)
 		return field_error(ps, &f, "must not be empty");
-	if (get_args(ps, sc, e, at) < 0 ||
+	if (get_strings(ps, e, at, "args", &sc->args, &sc->nargs,
+			get_string) < 0 ||
 	    get_map(ps, e, at, "env", "=", &sc->env, &sc->nenv) < 0)
 		return -1;
 	v = cJSON_GetObjectItemCaseSensitive(e, "cwd");
@@ -806,13 +754,12 @@ static int fill_server(struct parse *ps, struct mcp_server_conf *sc,
 	if ((transport == 'h' ? fill_http(ps, sc, e, at)
 			      : fill_stdio(ps, sc, e, at)) < 0)
 		return -1;
-	if (get_roots(ps, sc, e, at) < 0 ||
+	if (get_strings(ps, e, at, "roots", &sc->roots, &sc->nroots,
+			get_root) < 0 ||
 	    get_seconds(ps, e, "timeout", at, &sc->timeout) < 0 ||
-	    get_seconds(ps, e, "idleTimeout", at, &sc->idle_timeout) < 0)
-		return -1;
-	sc->elicitation = 1;
-	if (get_bool(ps, e, "elicitation", at, &sc->elicitation) < 0 ||
-	    get_bool(ps, e, "sampling", at, &sc->sampling) < 0)
+	    get_seconds(ps, e, "idleTimeout", at, &sc->idle_timeout) < 0 ||
+	    get_bool(ps, e, "elicitation", at, 1, &sc->elicitation) < 0 ||
+	    get_bool(ps, e, "sampling", at, 0, &sc->sampling) < 0)
 		return -1;
 	make_digest(sc);
 	return 0;
@@ -823,19 +770,15 @@ static int parse_entry(struct parse *ps, const cJSON *e,
 {
 	const char *name = e->string, *why;
 	struct mcp_server_conf *sc;
-	int transport;
-	const cJSON *v;
-	struct path at, f;
+	int transport, disabled;
+	struct path at;
 
 	path_key(&at, servers, name);
 	if (!cJSON_IsObject(e))
 		return field_error(ps, &at, "must be an object");
-	v = cJSON_GetObjectItemCaseSensitive(e, "disabled");
-	if (v && !cJSON_IsBool(v)) {
-		path_key(&f, &at, "disabled");
-		return field_error(ps, &f, "must be true or false");
-	}
-	if (cJSON_IsTrue(v))
+	if (get_bool(ps, e, "disabled", &at, 0, &disabled) < 0)
+		return -1;
+	if (disabled)
 		return 0;
 	why = mcp_server_name_check(name);
 	if (why)

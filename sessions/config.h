@@ -47,6 +47,9 @@ void mcp_config_free(struct mcp_config *c);
 int mcp_conf_same_launch(const struct mcp_server_conf *a,
 			 const struct mcp_server_conf *b);
 
+/* The last component of a path (a command's name, for logs and status). */
+const char *mcp_base_name(const char *path);
+
 /* Expand ${VAR} and ${VAR:-default} from the environment. Returns a
  * malloc'd string, or NULL with *err (static message) on bad syntax. An
  * unset ${VAR} expands to "". "$" not followed by "{" is kept. */

@@ -7,20 +7,22 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/queue.h>
 
 #include "curluv.h"
 
 struct sock {
 	uv_poll_t poll;
 	curl_socket_t fd;
-	struct sock *next, **pprev;
+	LIST_ENTRY(sock) link;
 };
 
 static CURLM *multi;
 static uv_timer_t multi_timer;
-static struct sock *socks;
+static LIST_HEAD(, sock) socks = LIST_HEAD_INITIALIZER(socks);
 static uv_loop_t *loop;
-static struct cu_xfer *dead, *starting, **starting_tail = &starting;
+static TAILQ_HEAD(, cu_xfer) dead = TAILQ_HEAD_INITIALIZER(dead),
+	starting = TAILQ_HEAD_INITIALIZER(starting);
 static int in_curl;
 
 static void check_done(void);
@@ -34,9 +36,7 @@ static void sock_free_cb(uv_handle_t *hd)
 
 static void sock_close(struct sock *k)
 {
-	*k->pprev = k->next;
-	if (k->next)
-		k->next->pprev = k->pprev;
+	LIST_REMOVE(k, link);
 	uv_close((uv_handle_t *)&k->poll, sock_free_cb);
 }
 
@@ -46,8 +46,8 @@ static void reap(void)
 
 	if (in_curl)
 		return;
-	while ((x = dead) != NULL) {
-		dead = x->dnext;
+	while ((x = TAILQ_FIRST(&dead)) != NULL) {
+		TAILQ_REMOVE(&dead, x, qlink);
 		if (x->easy) {
 			curl_multi_remove_handle(multi, x->easy);
 			curl_easy_cleanup(x->easy);
@@ -62,10 +62,8 @@ static void start_waiting(void)
 {
 	struct cu_xfer *x;
 
-	while (!in_curl && (x = starting) != NULL) {
-		starting = x->dnext;
-		if (!starting)
-			starting_tail = &starting;
+	while (!in_curl && (x = TAILQ_FIRST(&starting)) != NULL) {
+		TAILQ_REMOVE(&starting, x, qlink);
 		x->waiting = 0;
 		if (cu_start(x) < 0)
 			cu_kill(x);
@@ -120,11 +118,7 @@ static int socket_cb(CURL *e, curl_socket_t fd, int what, void *userp,
 		}
 		k->fd = fd;
 		k->poll.data = k;
-		k->next = socks;
-		if (socks)
-			socks->pprev = &k->next;
-		k->pprev = &socks;
-		socks = k;
+		LIST_INSERT_HEAD(&socks, k, link);
 		curl_multi_assign(multi, fd, k);
 	}
 	if (what & CURL_POLL_IN)
@@ -173,8 +167,8 @@ void cu_fini(void)
 		return;
 	curl_multi_cleanup(multi); /* closes cached connections */
 	multi = NULL;
-	while (socks)
-		sock_close(socks);
+	while (!LIST_EMPTY(&socks))
+		sock_close(LIST_FIRST(&socks));
 	uv_close((uv_handle_t *)&multi_timer, NULL);
 	curl_global_cleanup();
 }
@@ -185,9 +179,7 @@ int cu_start(struct cu_xfer *x)
 		return 0;
 	if (in_curl) {
 		x->waiting = 1;
-		x->dnext = NULL;
-		*starting_tail = x;
-		starting_tail = &x->dnext;
+		TAILQ_INSERT_TAIL(&starting, x, qlink);
 		return 0;
 	}
 	return curl_multi_add_handle(multi, x->easy) == CURLM_OK ? 0 : -EIO;
@@ -199,17 +191,10 @@ void cu_kill(struct cu_xfer *x)
 		return;
 	x->dead = 1;
 	if (x->waiting) {
-		struct cu_xfer **pp = &starting;
-
-		while (*pp != x)
-			pp = &(*pp)->dnext;
-		*pp = x->dnext;
-		if (starting_tail == &x->dnext)
-			starting_tail = pp;
+		TAILQ_REMOVE(&starting, x, qlink);
 		x->waiting = 0;
 	}
-	x->dnext = dead;
-	dead = x;
+	TAILQ_INSERT_TAIL(&dead, x, qlink);
 	reap();
 }
 

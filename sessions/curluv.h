@@ -13,6 +13,7 @@
 #define MCPFS_CURLUV_H
 
 #include <curl/curl.h>
+#include <sys/queue.h>
 #include <uv.h>
 
 struct cu_xfer {
@@ -25,7 +26,7 @@ struct cu_xfer {
 	void (*release)(struct cu_xfer *x);
 	int dead;       /* killed; release comes */
 	int waiting;    /* in the starting list */
-	struct cu_xfer *dnext; /* the dead or the starting list */
+	TAILQ_ENTRY(cu_xfer) qlink; /* the dead or the starting list */
 };
 
 int cu_init(uv_loop_t *loop);      /* 0 or -ENOMEM; once per process */

@@ -7,7 +7,8 @@
  * only). Complete lines are delivered in place; what is left of an
  * unfinished line then moves to the front of the buffer, which moves each
  * byte at most once. A callback may take the whole buffer with its line
- * (frame_take): a long reply then needs no copy at all.
+ * (frame_take): a long reply then needs no copy at all. That is why this
+ * buffer is not lib/gbuf.c's: a gbuf owns its block and appends by copy.
  *
  * A buffer grown past FRAME_KEEP by a long line is released once that line
  * is delivered.

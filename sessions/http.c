@@ -46,8 +46,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/queue.h>
 
 #include "curluv.h"
+#include "gbuf.h"
 #include "sessions.h"
 #include "sse.h"
 #include "transport.h"
@@ -71,12 +73,11 @@ struct xfer {
 	long code;                /* HTTP status */
 	int mode;                 /* 0 unknown; 'j' JSON, 's' SSE, 'x' error */
 	struct sse sse;
-	char *buf;                /* a JSON or error body */
-	size_t len, cap;
+	struct gbuf in;           /* a JSON or error body */
 	unsigned resumes;         /* resumptions so far (X_RESUME) */
 	int held;                 /* built, launched once the gate is done */
 	uv_timer_t timer;         /* delayed start */
-	struct xfer *next, **pprev;   /* the http's transfers */
+	LIST_ENTRY(xfer) link;       /* the http's transfers */
 };
 
 struct http {
@@ -88,7 +89,7 @@ struct http {
 	size_t nheaders;
 	char *sid;                /* Mcp-Session-Id */
 	char protocol[32];        /* negotiated version, once ready */
-	struct xfer *xfers;
+	LIST_HEAD(, xfer) xfers;
 	unsigned nxfers;          /* transfers not yet freed */
 	struct xfer *get;         /* the GET stream, running or waiting */
 	struct xfer *gate;        /* notifications/initialized in flight */
@@ -129,7 +130,7 @@ static void xfer_free_cb(uv_handle_t *hd)
 
 	curl_slist_free_all(x->hdrs);
 	free(x->body);
-	free(x->buf);
+	gbuf_free(&x->in);
 	sse_free(&x->sse);
 	free(x);
 	h->nxfers--;
@@ -148,7 +149,7 @@ static void gate_open(struct http *h)
 	if (!h->ctx)
 		return;
 	get_open(h, NULL, 0);
-	for (x = h->xfers; x; x = x->next)
+	LIST_FOREACH(x, &h->xfers, link)
 		if (x->held) {
 			x->held = 0;
 			xfer_start(x);
@@ -162,9 +163,7 @@ static void xfer_kill(struct xfer *x)
 		return;
 	x->held = 0;
 	uv_timer_stop(&x->timer);
-	*x->pprev = x->next;
-	if (x->next)
-		x->next->pprev = x->pprev;
+	LIST_REMOVE(x, link);
 	if (x->h->get == x)
 		x->h->get = NULL;
 	if (x->h->gate == x)
@@ -222,24 +221,9 @@ static int event_cb(void *ctx, char *data, size_t len)
 
 static int buf_add(struct xfer *x, const char *p, size_t n, size_t max)
 {
-	size_t want = x->len + n + 1, ncap = x->cap ? x->cap : 4096;
-	char *nb;
-
-	if (x->len + n > max)
+	if (x->in.len + n > max)
 		return -E2BIG;
-	if (want > x->cap) {
-		while (ncap < want)
-			ncap *= 2;
-		nb = realloc(x->buf, ncap);
-		if (!nb)
-			return -ENOMEM;
-		x->buf = nb;
-		x->cap = ncap;
-	}
-	memcpy(x->buf + x->len, p, n);
-	x->len += n;
-	x->buf[x->len] = 0;
-	return 0;
+	return gbuf_add(&x->in, p, n);
 }
 
 static void too_long(struct xfer *x)
@@ -272,7 +256,7 @@ static size_t write_cb(char *p, size_t size, size_t n, void *ud)
 			x->mode = 'j';
 	}
 	if (x->mode == 'x') {
-		if (x->len < ERROR_BODY_KEEP)
+		if (x->in.len < ERROR_BODY_KEEP)
 			buf_add(x, p, len < ERROR_BODY_KEEP ? len
 							    : ERROR_BODY_KEEP,
 				ERROR_BODY_KEEP * 2);
@@ -302,11 +286,7 @@ static struct xfer *xfer_new(struct http *h, enum xkind kind)
 	sse_init(&x->sse, tenv.max_line);
 	uv_timer_init(tenv.loop, &x->timer);
 	x->timer.data = x;
-	x->next = h->xfers;
-	if (x->next)
-		x->next->pprev = &x->next;
-	x->pprev = &h->xfers;
-	h->xfers = x;
+	LIST_INSERT_HEAD(&h->xfers, x, link);
 	h->nxfers++;
 	return x;
 }
@@ -477,8 +457,8 @@ static void body_excerpt(const struct xfer *x, char *out, size_t n)
 {
 	size_t i, k = 0;
 
-	for (i = 0; i < x->len && k + 1 < n; i++) {
-		unsigned char c = (unsigned char)x->buf[i];
+	for (i = 0; i < x->in.len && k + 1 < n; i++) {
+		unsigned char c = (unsigned char)x->in.p[i];
 
 		out[k++] = c >= 0x20 && c < 0x7f ? (char)c : ' ';
 	}
@@ -492,13 +472,13 @@ static void deliver_json(struct xfer *x)
 	struct http *h = x->h;
 	cJSON *arr, *m;
 
-	if (!x->len)
+	if (!x->in.len)
 		return;
-	if (x->buf[strspn(x->buf, " \t\r\n")] != '[') {
-		h->up->message(h->ctx, NULL, x->buf, x->len);
+	if (x->in.p[strspn(x->in.p, " \t\r\n")] != '[') {
+		h->up->message(h->ctx, NULL, x->in.p, x->in.len);
 		return;
 	}
-	arr = cJSON_ParseWithLength(x->buf, x->len);
+	arr = cJSON_ParseWithLength(x->in.p, x->in.len);
 	cJSON_ArrayForEach(m, arr) {
 		char *t = cJSON_PrintUnformatted(m);
 
@@ -568,9 +548,9 @@ static void xfer_done(struct xfer *x, CURLcode res)
 	}
 	if (res == CURLE_OK && x->mode == 'j')
 		deliver_json(x);
-	if (res == CURLE_OK && x->mode == 'x' && x->len &&
-	    x->buf[strspn(x->buf, " \t\r\n")] == '{')
-		h->up->message(s, NULL, x->buf, x->len); /* a JSON-RPC error? */
+	if (res == CURLE_OK && x->mode == 'x' && x->in.len &&
+	    x->in.p[strspn(x->in.p, " \t\r\n")] == '{')
+		h->up->message(s, NULL, x->in.p, x->in.len); /* a JSON-RPC error? */
 	if (!h->ctx)
 		return;
 	pending = x->rpc_id && h->up->call_pending(s, x->rpc_id);
@@ -707,8 +687,8 @@ static void http_forget(struct transport *t, uint64_t rpc_id)
 	struct http *h = (struct http *)t;
 	struct xfer *x, *next;
 
-	for (x = h->xfers; x; x = next) {
-		next = x->next;
+	for (x = LIST_FIRST(&h->xfers); x; x = next) {
+		next = LIST_NEXT(x, link);
 		if (x->rpc_id == rpc_id && x->kind != X_DELETE)
 			xfer_kill(x);
 	}
@@ -722,8 +702,8 @@ static void http_close(struct transport *t)
 	if (!h->ctx)
 		return;
 	h->ctx = NULL;
-	while (h->xfers)
-		xfer_kill(h->xfers);
+	while (!LIST_EMPTY(&h->xfers))
+		xfer_kill(LIST_FIRST(&h->xfers));
 	if (h->sid && (d = xfer_new(h, X_DELETE)) != NULL)
 		xfer_launch(d, 0);
 	http_maybe_free(h);

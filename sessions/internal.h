@@ -6,6 +6,7 @@
 #define MCPFS_INTERNAL_H
 
 #include <cjson/cJSON.h>
+#include <sys/queue.h>
 #include <uv.h>
 
 #include "config.h"
@@ -29,7 +30,7 @@ struct mcp_server {
 	uint64_t id;
 	struct mcp_server_conf *conf;
 	struct conf_ref *cref;
-	struct mcp_session *sessions; /* threads, newest first */
+	LIST_HEAD(, mcp_session) sessions; /* threads, newest first */
 	unsigned nsessions;
 	mcp_call *last_sent, *last_done; /* one-shot calls */
 	unsigned in_flight;
@@ -45,8 +46,8 @@ struct mcp_session {
 	char name[129];
 	mcp_server *srv;
 	int oneshot;
-	struct mcp_session *next, **pprev;         /* all sessions */
-	struct mcp_session *srv_next, **srv_pprev; /* server's threads */
+	LIST_ENTRY(mcp_session) link;     /* all sessions */
+	LIST_ENTRY(mcp_session) srv_link; /* the server's threads */
 	enum sstate state;
 	unsigned generation;
 	double created, last_used;
@@ -57,7 +58,7 @@ struct mcp_session {
 	struct transport *t;      /* attached transport, or NULL */
 	uint64_t next_id;
 	struct idtab pending;     /* rpc id -> mcp_call, sent */
-	mcp_call *queue, **qtail; /* waiting for the handshake */
+	TAILQ_HEAD(, mcp_call) queue; /* waiting for the handshake */
 	mcp_call *init;           /* the initialize request */
 	cJSON *server_info, *capabilities;
 	char protocol[32];
@@ -69,9 +70,9 @@ struct mcp_session {
 	struct ring err, events;
 	uv_timer_t idle_timer;
 	int closed;
-	struct mcp_ask *asks;     /* open questions, oldest first (ask.c) */
-	unsigned nasks, ask_seq;  /* how many; the last number given */
-	unsigned ask_caps;        /* ASK_CAP_* declared at initialize */
+	LIST_HEAD(, mcp_ask) asks; /* open questions, oldest first (ask.c) */
+	unsigned nasks, ask_seq;   /* how many; the last number given */
+	unsigned ask_caps;         /* ASK_CAP_* declared at initialize */
 };
 
 enum call_kind { CALL_USER, CALL_TOOLS, CALL_INIT };
@@ -87,34 +88,78 @@ struct mcp_call {
 	char token[48];          /* progress token we watch */
 	int done;
 	mcp_buf *reply;
-	struct mcp_listener *listeners;
-	mcp_call *qnext;
+	LIST_HEAD(, mcp_listener) listeners;
+	TAILQ_ENTRY(mcp_call) qlink;
+	int queued;              /* on its session's queue */
 	uv_timer_t timer;
 	double timeout, started;
 	cJSON *acc;              /* tools pages so far */
 	char method[64];
 };
 
-/* session.c */
+/* threads.c: every session, the threads of each server, the clock */
 extern uv_loop_t *mcp_loop;
 extern struct mcp_options mcp_opts;
 extern const struct mcp_hooks *mcp_hooks_p;
 double mcp_now(void);
 uint64_t mcp_new_id(void);
-void session_close(mcp_session *s, const char *why);
-void session_close_notify(mcp_session *s, const char *why);
+void sessions_link(mcp_session *s);   /* a new session, a thread if named */
+void sessions_unlink(mcp_session *s);
+mcp_session *sessions_any(void);      /* some live session, or NULL */
 unsigned session_live_count(void);
 int session_idle(const mcp_session *s);
-void sessions_reap_done(void (*cb)(void));
+mcp_session *sessions_lru_idle(void); /* the idle thread used longest ago */
 void session_obj_hold(void);
 void session_obj_drop(void);
-/* Answer the server's request id (borrowed) with result or err (taken). */
+void sessions_when_reaped(void (*cb)(void)); /* once no object is left */
+void threads_init(void);
+void threads_fini(void);
+
+/* call.c: call objects, their timers and listeners */
+struct call_hooks {
+	void (*timed_out)(mcp_call *c);    /* its timer fired, not done */
+	void (*completed)(mcp_session *s); /* after a call of s completed */
+};
+void call_setup(const struct call_hooks *h);
+mcp_call *call_new(enum call_kind kind, mcp_server *srv, mcp_session *s);
+void call_set_ref(mcp_call **slot, mcp_call *c);
+void call_complete(mcp_call *c, mcp_buf *reply); /* reply taken; once */
+void call_fail(mcp_call *c, int code, const char *msg, cJSON *data);
+void call_progress(mcp_call *c);
+void call_queue(mcp_session *s, mcp_call *c);
+mcp_call *call_dequeue(mcp_session *s);
+
+/* message.c: the JSON-RPC messages mcpfs builds, and sending them */
+cJSON *msg_error(int code, const char *msg, cJSON *data); /* data copied */
+mcp_buf *msg_error_reply(cJSON *err);   /* {"error": err}; err borrowed */
+cJSON *msg_request(uint64_t id, const char *method);
+cJSON *msg_notification(const char *method);
+cJSON *msg_initialize(uint64_t id, const struct mcp_server_conf *conf);
+int msg_version_known(const char *v);
+void session_send(mcp_session *s, char *line, size_t len, uint64_t rpc_id);
+void session_send_json(mcp_session *s, cJSON *msg, uint64_t rpc_id);
 void session_answer(mcp_session *s, cJSON *id, cJSON *result, cJSON *err);
+
+/* inbound.c: a message from the server; its handshake reply goes to h */
+void inbound_setup(void (*h)(mcp_session *s, mcp_call *c, cJSON *msg));
+void inbound_message(mcp_session *s, struct frame *f, char *line,
+		     size_t len);
+
+/* client.c: mcpfs's answers to the server's requests */
+void client_request(mcp_session *s, const char *method, cJSON *id,
+		    cJSON *msg);
+
+/* status.c */
+cJSON *session_failure_data(const mcp_session *s); /* exit, stderr tail */
+
+/* session.c */
+void session_close(mcp_session *s, const char *why);
+void session_close_notify(mcp_session *s, const char *why);
+void sessions_reap_done(void (*cb)(void));
+void sessions_init(void);
+void sessions_fini(void);   /* after every session was freed */
 
 /* buf.c */
 mcp_buf *mcp_buf_json(cJSON *j, int pretty); /* + newline; NULL on ENOMEM */
-
-void sessions_init(void);
-void sessions_fini(void);   /* after every session was freed */
 
 #endif

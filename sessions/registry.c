@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "gbuf.h"
 #include "internal.h"
 
 static mcp_server *servers, *dead_servers;
@@ -94,8 +95,10 @@ static void cref_unref(struct conf_ref *r)
 
 static void server_close_sessions(mcp_server *srv, const char *why)
 {
-	while (srv->sessions)
-		session_close_notify(srv->sessions, why);
+	mcp_session *s;
+
+	while ((s = mcp_session_first(srv)) != NULL)
+		session_close_notify(s, why);
 }
 
 static mcp_server *server_new(struct mcp_server_conf *conf,
@@ -207,8 +210,8 @@ static char *default_config(void)
 static char *read_file(const char *path, size_t *len, char **err)
 {
 	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t cap = 0, n = 0, k;
+	struct gbuf b = {0};
+	size_t k;
 
 	if (!f) {
 		if (asprintf(err, "%s: %s", path, strerror(errno)) < 0)
@@ -216,24 +219,18 @@ static char *read_file(const char *path, size_t *len, char **err)
 		return NULL;
 	}
 	do {
-		if (n + 65536 > cap) {
-			char *nb = realloc(buf, cap = 2 * cap + 65536);
-
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				*err = strdup("out of memory");
-				return NULL;
-			}
-			buf = nb;
+		if (gbuf_reserve(&b, 65536) < 0) {
+			gbuf_free(&b);
+			fclose(f);
+			*err = strdup("out of memory");
+			return NULL;
 		}
-		k = fread(buf + n, 1, cap - n - 1, f);
-		n += k;
-	} while (k > 0 && n < (64u << 20));
+		k = fread(b.p + b.len, 1, 65536, f);
+		b.len += k;
+	} while (k > 0 && b.len < (64u << 20));
 	fclose(f);
-	buf[n] = 0;
-	*len = n;
-	return buf;
+	*len = b.len;
+	return gbuf_take(&b);
 }
 
 static void watch_start(void);

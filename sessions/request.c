@@ -24,6 +24,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "gbuf.h"
 #include "jscan.h"
 #include "request.h"
 #include "sessions.h"
@@ -68,48 +69,8 @@ static size_t skip_ws(const char *p, size_t i, size_t n)
 	return i;
 }
 
-/* Members of an object of valid JSON text, in order. */
-struct members {
-	const char *p;
-	size_t i, end;
-};
-
-static void members_init(struct members *m, const char *p, struct mcp_span obj)
-{
-	m->p = p;
-	m->end = obj.at + obj.n;
-	m->i = skip_ws(p, obj.at + 1, m->end);
-}
-
-/* The next member: its key (quotes included) and value; 0 at the end. */
-static int members_next(struct members *m, struct mcp_span *k,
-			struct mcp_span *v)
-{
-	const char *p = m->p;
-	size_t i = m->i, e;
-
-	if (i >= m->end || p[i] != '"' || !(e = jscan_string_end(p, i, m->end)))
-		return 0;
-	k->at = i;
-	k->n = e - i;
-	i = skip_ws(p, e, m->end);
-	if (i >= m->end || p[i] != ':')
-		return 0;
-	i = skip_ws(p, i + 1, m->end);
-	e = jscan_value_end(p, i, m->end);
-	if (e <= i)
-		return 0;
-	v->at = i;
-	v->n = e - i;
-	i = skip_ws(p, e, m->end);
-	if (i < m->end && p[i] == ',')
-		i = skip_ws(p, i + 1, m->end);
-	m->i = i;
-	return 1;
-}
-
 /* The JSON string s (quotes included) decoded; malloc'd, NULL on ENOMEM. */
-static char *decode(const char *p, struct mcp_span s)
+static char *decode(const char *p, struct jscan_span s)
 {
 	cJSON *j;
 	char *d;
@@ -123,7 +84,7 @@ static char *decode(const char *p, struct mcp_span s)
 }
 
 /* 1 if the JSON string key (quotes included) decodes to want. */
-static int key_is(const char *p, struct mcp_span key, const char *want)
+static int key_is(const char *p, struct jscan_span key, const char *want)
 {
 	char *d;
 	int eq;
@@ -139,14 +100,14 @@ static int key_is(const char *p, struct mcp_span key, const char *want)
 
 /* The value of the first member named key of the object obj (as cJSON's
  * getters pick the first of duplicate keys); 1 if found. */
-static int member_find(const char *p, struct mcp_span obj, const char *key,
-		       struct mcp_span *val)
+static int member_find(const char *p, struct jscan_span obj, const char *key,
+		       struct jscan_span *val)
 {
-	struct members m;
-	struct mcp_span k, v;
+	struct jscan_members m;
+	struct jscan_span k, v;
 
-	members_init(&m, p, obj);
-	while (members_next(&m, &k, &v))
+	jscan_members_init(&m, p, obj.at, obj.at + obj.n);
+	while (jscan_members_next(&m, &k, &v))
 		if (key_is(p, k, key)) {
 			*val = v;
 			return 1;
@@ -154,12 +115,12 @@ static int member_find(const char *p, struct mcp_span obj, const char *key,
 	return 0;
 }
 
-static int is_object(const char *p, struct mcp_span v)
+static int is_object(const char *p, struct jscan_span v)
 {
 	return v.n && p[v.at] == '{';
 }
 
-static int obj_nonempty(const char *p, struct mcp_span obj)
+static int obj_nonempty(const char *p, struct jscan_span obj)
 {
 	return p[skip_ws(p, obj.at + 1, obj.at + obj.n)] != '}';
 }
@@ -174,7 +135,7 @@ enum {
 };
 
 /* Where the progress token goes into the object meta (a _meta value). */
-static void token_in_meta(const char *p, struct mcp_span meta,
+static void token_in_meta(const char *p, struct jscan_span meta,
 			  struct mcp_request *r)
 {
 	if (!is_object(p, meta))
@@ -189,7 +150,7 @@ static void token_in_meta(const char *p, struct mcp_span meta,
 static int check_method(const char *p, struct mcp_request *r,
 			const char **why)
 {
-	struct mcp_span m;
+	struct jscan_span m;
 	char *name = NULL;
 	int bad = 0;
 
@@ -271,8 +232,8 @@ static int check_tool(const char *p, struct mcp_request *r, const char **why)
 int mcp_request_parse(const char *json, size_t len, struct mcp_request *r,
 		      const char **why)
 {
-	struct mcp_span obj, name = {0, 0}, method = {0, 0}, k, v;
-	struct members m;
+	struct jscan_span obj, name = {0, 0}, method = {0, 0}, k, v;
+	struct jscan_members m;
 	int rc;
 
 	memset(r, 0, sizeof *r);
@@ -286,9 +247,9 @@ int mcp_request_parse(const char *json, size_t len, struct mcp_request *r,
 	}
 	obj.n = jscan_value_end(json, obj.at, len) - obj.at;
 	r->len = len;
-	members_init(&m, json, obj);
-	while (members_next(&m, &k, &v)) {
-		struct mcp_span *slot = NULL;
+	jscan_members_init(&m, json, obj.at, obj.at + obj.n);
+	while (jscan_members_next(&m, &k, &v)) {
+		struct jscan_span *slot = NULL;
 
 		if (key_is(json, k, "name"))
 			slot = &name;
@@ -325,31 +286,21 @@ int mcp_request_check(const char *json, size_t len, const char **why)
 
 /* ---- building the line ---- */
 
-/* The output line, allocated once at its largest possible size. */
-struct out {
-	char *p;
-	size_t n, cap;
-	int overflow;
-};
+/* The output line: a gbuf reserved once at its largest possible size. */
 
-static void put(struct out *o, const char *s, size_t n)
+static void put(struct gbuf *o, const char *s, size_t n)
 {
-	if (o->overflow || n > o->cap - o->n) {
-		o->overflow = 1;
-		return;
-	}
-	memcpy(o->p + o->n, s, n);
-	o->n += n;
+	gbuf_add(o, s, n);
 }
 
-static void puts_(struct out *o, const char *s)
+static void puts_(struct gbuf *o, const char *s)
 {
-	put(o, s, strlen(s));
+	gbuf_add(o, s, strlen(s));
 }
 
 /* Copy raw JSON, dropping whitespace outside strings. The span must start
  * and end outside a string. */
-static void put_min(struct out *o, const char *p, size_t n)
+static void put_min(struct gbuf *o, const char *p, size_t n)
 {
 	size_t i, start = 0;
 	int in_str = 0;
@@ -372,7 +323,7 @@ static void put_min(struct out *o, const char *p, size_t n)
 }
 
 /* s as a JSON string. */
-static void put_string(struct out *o, const char *s)
+static void put_string(struct gbuf *o, const char *s)
 {
 	const unsigned char *p;
 	char esc[8];
@@ -390,7 +341,7 @@ static void put_string(struct out *o, const char *s)
 }
 
 /* {"progressToken":TOKEN} */
-static void put_token_meta(struct out *o, const char *token)
+static void put_token_meta(struct gbuf *o, const char *token)
 {
 	puts_(o, "{\"progressToken\":");
 	put_string(o, token);
@@ -398,7 +349,7 @@ static void put_token_meta(struct out *o, const char *token)
 }
 
 /* The raw value s, with the progress token inserted if it goes into s. */
-static void put_value(struct out *o, const char *json, struct mcp_span s,
+static void put_value(struct gbuf *o, const char *json, struct jscan_span s,
 		      const struct mcp_request *r, const char *token)
 {
 	size_t cut = r->tok_at;
@@ -440,13 +391,12 @@ size_t mcp_u64_str(char *buf, uint64_t v)
 char *mcp_request_line(const char *json, const struct mcp_request *r,
 		       uint64_t id, const char *token, size_t *outlen)
 {
-	struct out o = {0};
+	struct gbuf o = {0};
 	char num[21];
 
 	/* Fixed text, the id, the user's bytes, the token escaped 6x, "{}". */
-	o.cap = r->len + 256 + (token ? 6 * strlen(token) + 64 : 0);
-	o.p = malloc(o.cap + 1);
-	if (!o.p)
+	if (gbuf_reserve(&o, r->len + 256 +
+				 (token ? 6 * strlen(token) + 64 : 0)) < 0)
 		return NULL;
 	puts_(&o, "{\"jsonrpc\":\"2.0\",\"id\":");
 	put(&o, num, mcp_u64_str(num, id));
@@ -479,14 +429,9 @@ char *mcp_request_line(const char *json, const struct mcp_request *r,
 		}
 	}
 	puts_(&o, "}\n");
-	if (o.overflow) {
-		free(o.p);
-		return NULL;
-	}
-	o.p[o.n] = '\0';
 	if (outlen)
-		*outlen = o.n;
-	return o.p;
+		*outlen = o.len;
+	return gbuf_take(&o);
 }
 
 char *mcp_request_build(const char *json, size_t len, uint64_t id,

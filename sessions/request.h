@@ -8,10 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Part of the request text: offset and length; n == 0 means absent. */
-struct mcp_span {
-	size_t at, n;
-};
+#include "jscan.h" /* struct jscan_span: a part of the request text */
 
 /*
  * A request that mcp_request_parse accepted: where its parts are in its
@@ -20,11 +17,11 @@ struct mcp_span {
 struct mcp_request {
 	size_t len;               /* of the whole text */
 	int tool;                 /* {"name": ...}: a tools/call */
-	struct mcp_span head;     /* the "name" or "method" value */
-	struct mcp_span args;     /* tools/call: "arguments" */
-	struct mcp_span meta;     /* tools/call: "_meta" */
-	struct mcp_span params;   /* other methods: "params" */
-	struct mcp_span token;    /* the user's own _meta.progressToken */
+	struct jscan_span head;     /* the "name" or "method" value */
+	struct jscan_span args;     /* tools/call: "arguments" */
+	struct jscan_span meta;     /* tools/call: "_meta" */
+	struct jscan_span params;   /* other methods: "params" */
+	struct jscan_span token;    /* the user's own _meta.progressToken */
 	int tok_how;              /* where a progress token goes (request.c) */
 	size_t tok_at;            /* for an insertion: just after a '{' */
 	int tok_comma;            /* that object is not empty */

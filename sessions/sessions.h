@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/queue.h>
 #include <uv.h>
 
 #define MCPFS_VERSION "0.1.0"
@@ -136,7 +137,7 @@ int mcp_ask_answer(mcp_ask *q, const char *json, size_t len);
 
 /* A listener waits for one call to complete; embed it in the waiter. */
 struct mcp_listener {
-	struct mcp_listener *next, **pprev;
+	LIST_ENTRY(mcp_listener) link; /* zeroed = not listening */
 	void (*done)(struct mcp_listener *l, mcp_call *c);
 };
 

@@ -23,28 +23,18 @@ void sse_init(struct sse *p, size_t max)
 
 void sse_free(struct sse *p)
 {
-	free(p->line);
-	free(p->data);
-	p->line = p->data = NULL;
-	p->len = p->cap = p->dlen = p->dcap = 0;
+	gbuf_free(&p->line);
+	gbuf_free(&p->data);
 }
 
-/* Make room for need more bytes and a NUL in *buf. */
-static int reserve(char **buf, size_t *cap, size_t len, size_t need)
+/* Append n bytes to g, or break the parser past max. */
+static int keep(struct sse *p, struct gbuf *g, const char *s, size_t n)
 {
-	size_t want = len + need + 1, ncap = *cap ? *cap : 256;
-	char *nb;
-
-	if (want <= *cap)
-		return 0;
-	while (ncap < want)
-		ncap *= 2;
-	nb = realloc(*buf, ncap);
-	if (!nb)
-		return -ENOMEM;
-	*buf = nb;
-	*cap = ncap;
-	return 0;
+	if (g->len + n > p->max) {
+		p->broken = 1;
+		return -E2BIG;
+	}
+	return gbuf_add(g, s, n);
 }
 
 static int dispatch(struct sse *p, sse_event_cb cb, void *ctx)
@@ -52,11 +42,9 @@ static int dispatch(struct sse *p, sse_event_cb cb, void *ctx)
 	int message = !p->type[0] || !strcmp(p->type, "message");
 	int r = 0;
 
-	if (p->has_data && p->dlen && message) {
-		p->data[p->dlen] = 0;
-		r = cb(ctx, p->data, p->dlen);
-	}
-	p->dlen = 0;
+	if (p->has_data && p->data.len && message)
+		r = cb(ctx, p->data.p, p->data.len);
+	gbuf_clear(&p->data);
 	p->has_data = 0;
 	p->type[0] = 0;
 	return r;
@@ -68,14 +56,10 @@ static int field(struct sse *p, const char *name, size_t nlen,
 	size_t i;
 
 	if (nlen == 4 && !memcmp(name, "data", 4)) {
-		if (p->dlen + vlen + 1 > p->max)
-			return -E2BIG;
-		if (reserve(&p->data, &p->dcap, p->dlen, vlen + 1) < 0)
-			return -ENOMEM;
-		if (p->has_data)
-			p->data[p->dlen++] = ' ';
-		memcpy(p->data + p->dlen, val, vlen);
-		p->dlen += vlen;
+		int r = p->has_data ? keep(p, &p->data, " ", 1) : 0;
+
+		if (r || (r = keep(p, &p->data, val, vlen)))
+			return r;
 		p->has_data = 1;
 	} else if (nlen == 5 && !memcmp(name, "event", 5)) {
 		if (vlen >= sizeof p->type)
@@ -129,7 +113,7 @@ int sse_feed(struct sse *p, const char *buf, size_t n, sse_event_cb cb,
 	size_t i = 0;
 	int r;
 
-	if (p->len > p->max)
+	if (p->broken)
 		return -E2BIG;
 	if (!n)
 		return 0; /* a pending '\r' stays pending */
@@ -138,41 +122,24 @@ int sse_feed(struct sse *p, const char *buf, size_t n, sse_event_cb cb,
 	p->cr = 0;
 	while (i < n) {
 		size_t j = i;
-		const char *s;
 
 		while (j < n && buf[j] != '\n' && buf[j] != '\r')
 			j++;
-		if (j == n) { /* an unfinished line: keep it */
-			if (p->len + (n - i) > p->max) {
-				p->len = p->max + 1;
-				return -E2BIG;
-			}
-			if (reserve(&p->line, &p->cap, p->len, n - i) < 0)
-				return -ENOMEM;
-			memcpy(p->line + p->len, buf + i, n - i);
-			p->len += n - i;
-			return 0;
-		}
-		if (p->len) {
-			if (p->len + (j - i) > p->max) {
-				p->len = p->max + 1;
-				return -E2BIG;
-			}
-			if (reserve(&p->line, &p->cap, p->len, j - i) < 0)
-				return -ENOMEM;
-			memcpy(p->line + p->len, buf + i, j - i);
-			s = p->line;
-			r = line(p, s, p->len + (j - i), cb, ctx);
-			p->len = 0;
+		if (j == n) /* an unfinished line: keep it */
+			return keep(p, &p->line, buf + i, n - i);
+		if (p->line.len) {
+			if ((r = keep(p, &p->line, buf + i, j - i)))
+				return r;
+			r = line(p, p->line.p, p->line.len, cb, ctx);
+			gbuf_clear(&p->line);
+		} else if (j - i > p->max) {
+			p->broken = 1;
+			return -E2BIG;
 		} else {
-			if (j - i > p->max) {
-				p->len = p->max + 1;
-				return -E2BIG;
-			}
 			r = line(p, buf + i, j - i, cb, ctx);
 		}
 		if (r == -E2BIG)
-			p->len = p->max + 1;
+			p->broken = 1;
 		if (r)
 			return r;
 		if (buf[j] == '\r') {

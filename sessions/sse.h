@@ -8,13 +8,14 @@
 
 #include <stddef.h>
 
+#include "gbuf.h"
+
 #define SSE_ID_MAX 256
 
 struct sse {
-	char *line;             /* the unfinished line */
-	size_t len, cap;
-	char *data;             /* data of the event being built */
-	size_t dlen, dcap;
+	struct gbuf line;       /* the unfinished line */
+	struct gbuf data;       /* data of the event being built */
+	int broken;             /* a line or event grew past max */
 	int has_data;           /* a data field was seen */
 	char type[32];          /* event type; "" = message */
 	char id[SSE_ID_MAX];    /* last event id (kept across events) */

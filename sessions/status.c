@@ -1,7 +1,8 @@
 /*
  * status.c - the read-only files of a thread rendered from its session:
- * status (JSON), stderr (the last 64 KiB) and events (the append-only log).
- * Reads only; never changes a session.
+ * status (JSON), stderr (the last 64 KiB) and events (the append-only log),
+ * and the data a failed call carries (exit status, stderr tail). Reads
+ * only; never changes a session.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -9,11 +10,39 @@
 
 #include "internal.h"
 
-static const char *base_name(const char *path)
+/* The last max bytes of stderr, from a line start when cut. */
+static char *stderr_tail(const mcp_session *s, size_t max)
 {
-	const char *b = strrchr(path, '/');
+	size_t kept = ring_kept(&s->err), n = kept < max ? kept : max;
+	char *t = malloc(n + 1), *p;
 
-	return b ? b + 1 : path;
+	if (!t)
+		return NULL;
+	n = ring_read(&s->err, s->err.total - n, t, n);
+	t[n] = 0;
+	p = t;
+	if (n == max && (p = memchr(t, '\n', n)) != NULL)
+		memmove(t, p + 1, strlen(p + 1) + 1);
+	return t;
+}
+
+cJSON *session_failure_data(const mcp_session *s)
+{
+	cJSON *d = cJSON_CreateObject();
+	char *tail;
+
+	if (s->has_exit) {
+		if (s->term_signal)
+			cJSON_AddNumberToObject(d, "signal", s->term_signal);
+		else
+			cJSON_AddNumberToObject(d, "exitStatus",
+						s->exit_status);
+	}
+	tail = stderr_tail(s, 2048);
+	if (tail && *tail)
+		cJSON_AddStringToObject(d, "stderr", tail);
+	free(tail);
+	return d;
 }
 
 static const char *state_name(enum sstate st)
@@ -84,7 +113,7 @@ mcp_buf *mcp_session_status_json(mcp_session *s)
 				(s->ops ? s->ops : transport_for(s->srv->conf))->name);
 	if (s->srv->conf->command)
 		cJSON_AddStringToObject(o, "command",
-					base_name(s->srv->conf->command));
+					mcp_base_name(s->srv->conf->command));
 	cJSON_AddStringToObject(o, "digest", s->srv->conf->digest);
 	b = mcp_buf_json(o, 1);
 	cJSON_Delete(o);

@@ -375,13 +375,6 @@ static int stdin_pipe(uv_pipe_t *h, uv_file *child)
 }
 
 
-static const char *base_name(const char *path)
-{
-	const char *b = strrchr(path, '/');
-
-	return b ? b + 1 : path;
-}
-
 static int stdio_init(const struct transport_env *e)
 {
 	tenv = *e;
@@ -454,7 +447,7 @@ static int stdio_start(const struct mcp_server_conf *conf,
 	free(env);
 	if (r < 0) {
 		snprintf(err, errlen, "cannot start %s: %s%s",
-			 base_name(conf->command), uv_strerror(r),
+			 mcp_base_name(conf->command), uv_strerror(r),
 			 conf->cwd && r == UV_ENOENT ? " (check cwd)" : "");
 		p->exited = 1;
 		proc_maybe_finish(p);

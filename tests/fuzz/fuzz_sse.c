@@ -76,7 +76,7 @@ static void run(struct seen *out, const char *s, size_t n, size_t max,
 		if (!out->rc)
 			out->rc = r;
 	}
-	if (out->rc == 0 && (p.len > max || p.dlen > max))
+	if (out->rc == 0 && (p.line.len > max || p.data.len > max))
 		abort();
 	if (memchr(p.id, 0, sizeof(p.id)) == NULL || p.retry < -1)
 		abort();

@@ -377,6 +377,49 @@ static void test_long_string(void **state)
 	free(s);
 }
 
+/* Walk the members of s; the keys and values joined as "k=v;", or "BAD". */
+static void members_of(const char *s, char *out, size_t cap)
+{
+	struct jscan_members m;
+	struct jscan_span k, v;
+	size_t n = strlen(s), o = 0;
+
+	jscan_members_init(&m, s, 0, n);
+	out[0] = 0;
+	while (jscan_members_next(&m, &k, &v))
+		o += (size_t)snprintf(out + o, cap - o, "%.*s=%.*s;",
+				      (int)k.n, s + k.at, (int)v.n, s + v.at);
+	if (m.bad)
+		snprintf(out, cap, "BAD");
+}
+
+static void test_members(void **state)
+{
+	static const char *const cases[][2] = {
+		{"{}", ""},
+		{" { } ", "BAD"}, /* init must be at the '{' */
+		{"{ }", ""},
+		{"{\"a\":1}", "\"a\"=1;"},
+		{"{ \"a\" : [1,{\"x\":2}] , \"b\":\"}\" }",
+		 "\"a\"=[1,{\"x\":2}];\"b\"=\"}\";"},
+		{"{\"a\":1,}", "BAD"},
+		{"{\"a\":1 \"b\":2}", "BAD"},
+		{"{\"a\" 1}", "BAD"},
+		{"{\"a\":}", "BAD"},
+		{"{\"a\":1", "BAD"},
+		{"{a:1}", "BAD"},
+		{"[1]", "BAD"},
+		{"", "BAD"},
+	};
+	char out[128];
+	size_t i;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		members_of(cases[i][0], out, sizeof out);
+		assert_string_equal(out, cases[i][1]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -390,6 +433,7 @@ int main(void)
 		cmocka_unit_test(test_depth),
 		cmocka_unit_test(test_depth_mixed),
 		cmocka_unit_test(test_long_string),
+		cmocka_unit_test(test_members),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -554,8 +554,8 @@ static void test_free_partial(void **state)
 		sse_init(&p, 24);
 		sse_feed(&p, partial[i], strlen(partial[i]), collect_cb, &g);
 		sse_free(&p);
-		assert_null(p.line);
-		assert_null(p.data);
+		assert_null(p.line.p);
+		assert_null(p.data.p);
 		sse_free(&p); /* twice is harmless */
 	}
 	got_free(&g);
@@ -570,8 +570,8 @@ static void test_free_partial(void **state)
 	sse_init(&p, 200000);
 	assert_int_equal(sse_feed(&p, big, 100000, collect_cb, &g), 0);
 	assert_int_equal(g.n, 0);
-	assert_true(p.dlen == 49994);
-	assert_true(p.len == 49999);
+	assert_true(p.data.len == 49994);
+	assert_true(p.line.len == 49999);
 	sse_free(&p);
 	free(big);
 }

@@ -1,0 +1,204 @@
+/*
+ * call.c - call objects: one request of a user, a tools listing or the
+ * handshake, from creation to its one completion. A call is refcounted:
+ * its session holds one reference while it is queued or in flight, whoever
+ * started it holds another, last_sent/last_done/tools hold theirs. It is
+ * completed exactly once (reply, failure, timeout, cancel); completing it
+ * takes it off its session (the pending table or the queue, the counters,
+ * the latest reply) and then fires its listeners.
+ *
+ * The session core above decides what a timeout does and what follows a
+ * completion (closing a one-shot session, the idle timer, the cap); it
+ * says so once, in call_setup, so that this file calls nothing of it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static const struct call_hooks *hooks;
+
+void call_setup(const struct call_hooks *h)
+{
+	hooks = h;
+}
+
+static void call_free_cb(uv_handle_t *h)
+{
+	mcp_call *c = h->data;
+
+	mcp_buf_unref(c->reply);
+	free(c->line);
+	cJSON_Delete(c->acc);
+	free(c);
+}
+
+mcp_call *mcp_call_ref(mcp_call *c)
+{
+	if (c)
+		c->refs++;
+	return c;
+}
+
+void mcp_call_unref(mcp_call *c)
+{
+	if (c && --c->refs == 0)
+		uv_close((uv_handle_t *)&c->timer, call_free_cb);
+}
+
+int mcp_call_is_done(const mcp_call *c)
+{
+	return c->done;
+}
+
+mcp_buf *mcp_call_reply(const mcp_call *c)
+{
+	return c->reply;
+}
+
+void mcp_call_listen(mcp_call *c, struct mcp_listener *l)
+{
+	LIST_INSERT_HEAD(&c->listeners, l, link);
+}
+
+void mcp_listener_remove(struct mcp_listener *l)
+{
+	if (!l->link.le_prev)
+		return;
+	LIST_REMOVE(l, link);
+	l->link.le_prev = NULL;
+}
+
+void call_set_ref(mcp_call **slot, mcp_call *c)
+{
+	mcp_call *old = *slot;
+
+	*slot = mcp_call_ref(c);
+	mcp_call_unref(old);
+}
+
+static void timer_cb(uv_timer_t *t)
+{
+	mcp_call *c = t->data;
+
+	if (!c->done && c->s)
+		hooks->timed_out(c);
+}
+
+mcp_call *call_new(enum call_kind kind, mcp_server *srv, mcp_session *s)
+{
+	mcp_call *c = calloc(1, sizeof *c);
+
+	if (!c)
+		return NULL;
+	c->refs = 1;
+	c->kind = kind;
+	c->srv = srv;
+	c->s = s;
+	LIST_INIT(&c->listeners);
+	c->started = mcp_now();
+	c->timeout = srv->conf->timeout >= 0 ? srv->conf->timeout
+					     : mcp_opts.call_timeout;
+	uv_timer_init(mcp_loop, &c->timer);
+	c->timer.data = c;
+	if (s && c->timeout > 0)
+		uv_timer_start(&c->timer, timer_cb,
+			       (uint64_t)(c->timeout * 1000), 0);
+	return c;
+}
+
+/* A progress notification for c: restart its timer, up to 10x timeout. */
+void call_progress(mcp_call *c)
+{
+	double now = mcp_now(), left, max_end;
+
+	if (c->timeout <= 0 || c->done)
+		return;
+	max_end = c->started + 10 * c->timeout;
+	left = c->timeout;
+	if (now + left > max_end)
+		left = max_end - now;
+	if (left < 0.001)
+		left = 0.001;
+	uv_timer_start(&c->timer, timer_cb, (uint64_t)(left * 1000), 0);
+}
+
+/* ---- the handshake queue: calls waiting for a ready session ---- */
+
+void call_queue(mcp_session *s, mcp_call *c)
+{
+	TAILQ_INSERT_TAIL(&s->queue, c, qlink);
+	c->queued = 1;
+}
+
+mcp_call *call_dequeue(mcp_session *s)
+{
+	mcp_call *c = TAILQ_FIRST(&s->queue);
+
+	if (c) {
+		TAILQ_REMOVE(&s->queue, c, qlink);
+		c->queued = 0;
+	}
+	return c;
+}
+
+/* ---- completion ---- */
+
+/* Take c off s: the pending table or the queue, and the counters. */
+static void detach(mcp_session *s, mcp_call *c)
+{
+	if (c->rpc_id)
+		idtab_del(&s->pending, c->rpc_id);
+	if (c->queued) {
+		TAILQ_REMOVE(&s->queue, c, qlink);
+		c->queued = 0;
+	}
+	if (c->kind != CALL_USER)
+		return;
+	s->in_flight--;
+	s->last_used = mcp_now();
+	if (s->oneshot) {
+		c->srv->in_flight--;
+		call_set_ref(&c->srv->last_done, c);
+	} else {
+		call_set_ref(&s->last_done, c);
+	}
+}
+
+void call_complete(mcp_call *c, mcp_buf *reply)
+{
+	mcp_session *s = c->s;
+	struct mcp_listener *l;
+
+	if (c->done) {
+		mcp_buf_unref(reply);
+		return;
+	}
+	if (!reply)
+		reply = mcp_buf_new("{\"error\":{\"code\":-32603,\"message\":"
+				    "\"out of memory\"}}\n", 53);
+	c->done = 1;
+	c->reply = reply;
+	c->s = NULL;
+	uv_timer_stop(&c->timer);
+	mcp_call_ref(c); /* keep alive while listeners run */
+	if (s) {
+		detach(s, c);
+		mcp_call_unref(c); /* the session's reference */
+	}
+	while ((l = LIST_FIRST(&c->listeners)) != NULL) {
+		mcp_listener_remove(l);
+		l->done(l, c);
+	}
+	hooks->completed(s);
+	mcp_call_unref(c);
+}
+
+/* Complete c with an error of the session itself. */
+void call_fail(mcp_call *c, int code, const char *msg, cJSON *data)
+{
+	cJSON *e = msg_error(code, msg, data);
+
+	call_complete(c, msg_error_reply(e));
+	cJSON_Delete(e);
+}

@@ -1,0 +1,258 @@
+/*
+ * inbound.c - what a server sends, for every transport: replies to user
+ * calls passed through as the server wrote their result (no cJSON parse or
+ * print; a long one keeps the frame's buffer), tools/list pages gathered
+ * into one listing, other replies and errors through cJSON, notifications
+ * (progress resets the call's timer, list_changed drops the cached
+ * listing, each one is a line in events) and the server's own requests,
+ * which client.c answers. The reply to the handshake goes back to the
+ * session core, which set it up in inbound_setup.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ask.h"
+#include "internal.h"
+#include "jscan.h"
+
+/* Replies at least this long are passed through after a check of their
+ * structure only; shorter ones are checked to be valid JSON first. */
+#define FAST_REPLY_MIN (256 * 1024)
+
+static void (*handshake)(mcp_session *s, mcp_call *c, cJSON *msg);
+
+void inbound_setup(void (*h)(mcp_session *s, mcp_call *c, cJSON *msg))
+{
+	handshake = h;
+}
+
+static void progress_for(mcp_session *s, cJSON *params)
+{
+	cJSON *tok = cJSON_GetObjectItemCaseSensitive(params, "progressToken");
+	char *t;
+	size_t pos = 0;
+	mcp_call *c;
+
+	if (!tok)
+		return;
+	t = cJSON_PrintUnformatted(tok);
+	if (!t)
+		return;
+	while ((c = idtab_next(&s->pending, &pos, NULL)) != NULL)
+		if (!strcmp(c->token, t))
+			call_progress(c);
+	cJSON_free(t);
+}
+
+static void notification(mcp_session *s, const char *method, cJSON *msg,
+			 const char *line, size_t len)
+{
+	ring_line(&s->events, line, len);
+	if (!strcmp(method, "notifications/progress")) {
+		progress_for(s, cJSON_GetObjectItemCaseSensitive(msg, "params"));
+	} else if (!strcmp(method, "notifications/tools/list_changed")) {
+		call_set_ref(&s->tools, NULL);
+		call_set_ref(&s->srv->tools, NULL);
+	} else if (!strcmp(method, "notifications/cancelled")) {
+		ask_cancelled(s, cJSON_GetObjectItemCaseSensitive(msg,
+								  "params"));
+	}
+}
+
+/* tools/list pages: gather tools until there is no nextCursor. */
+static void tools_page(mcp_session *s, mcp_call *c, cJSON *res)
+{
+	cJSON *tools = cJSON_GetObjectItemCaseSensitive(res, "tools");
+	cJSON *next = cJSON_GetObjectItemCaseSensitive(res, "nextCursor");
+	cJSON *t, *out;
+
+	if (!c->acc)
+		c->acc = cJSON_CreateArray();
+	cJSON_ArrayForEach(t, tools)
+		cJSON_AddItemToArray(c->acc, cJSON_Duplicate(t, 1));
+	if (cJSON_IsString(next) && *next->valuestring &&
+	    cJSON_GetArraySize(c->acc) < 100000) {
+		cJSON *m;
+
+		idtab_del(&s->pending, c->rpc_id);
+		c->rpc_id = s->next_id++;
+		idtab_put(&s->pending, c->rpc_id, c);
+		m = msg_request(c->rpc_id, "tools/list");
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(m, "params"),
+					"cursor", next->valuestring);
+		session_send_json(s, m, c->rpc_id);
+		cJSON_Delete(m);
+		return;
+	}
+	out = cJSON_CreateObject();
+	cJSON_AddItemToObject(out, "tools", c->acc);
+	c->acc = NULL;
+	call_complete(c, mcp_buf_json(out, 1));
+	cJSON_Delete(out);
+}
+
+static void response(mcp_session *s, cJSON *msg)
+{
+	cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+	cJSON *res = cJSON_GetObjectItemCaseSensitive(msg, "result");
+	cJSON *err = cJSON_GetObjectItemCaseSensitive(msg, "error");
+	mcp_call *c = NULL;
+
+	if (cJSON_IsNumber(id) && id->valuedouble >= 1 &&
+	    id->valuedouble < 9007199254740992.0)
+		c = idtab_get(&s->pending, (uint64_t)id->valuedouble);
+	if (!c) {
+		mlog(MLOG_DEBUG, "server %s: reply to unknown id dropped",
+		     s->srv->conf->name);
+		return;
+	}
+	if (c->kind == CALL_INIT) {
+		handshake(s, c, msg);
+		return;
+	}
+	if (err) {
+		call_complete(c, msg_error_reply(err));
+		return;
+	}
+	if (c->kind == CALL_TOOLS) {
+		tools_page(s, c, res);
+		return;
+	}
+	call_complete(c, mcp_buf_json(res ? res : cJSON_GetObjectItem(msg,
+							"result"), 0));
+}
+
+/* ---- replies to user calls: the result passed through as sent ---- */
+
+/*
+ * A reply {"jsonrpc", "id": N, "result": R} found by its top-level
+ * structure: *id and the span of R (the first of duplicate keys, as cJSON).
+ * Returns 0, or -1 for anything else (which then takes the cJSON path).
+ */
+static int raw_reply(const char *p, size_t n, uint64_t *id, size_t *rs,
+		     size_t *re)
+{
+	struct jscan_members m;
+	struct jscan_span k, v;
+	int have_id = 0, have_res = 0;
+	size_t i = 0;
+
+	while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' ||
+			 p[i] == '\n'))
+		i++;
+	jscan_members_init(&m, p, i, n);
+	while (jscan_members_next(&m, &k, &v)) {
+		if (k.n == 4 && !memcmp(p + k.at, "\"id\"", 4)) {
+			char num[24], *end;
+			unsigned long long u;
+
+			if (v.n >= sizeof num || p[v.at] < '1' || p[v.at] > '9')
+				return -1;
+			memcpy(num, p + v.at, v.n);
+			num[v.n] = 0;
+			u = strtoull(num, &end, 10);
+			if (*end)
+				return -1;
+			if (!have_id++)
+				*id = u;
+		} else if (k.n == 8 && !memcmp(p + k.at, "\"result\"", 8)) {
+			if (!have_res++) {
+				*rs = v.at;
+				*re = v.at + v.n;
+			}
+		} else if (k.n != 9 || memcmp(p + k.at, "\"jsonrpc\"", 9)) {
+			return -1;
+		}
+	}
+	return !m.bad && have_id && have_res ? 0 : -1;
+}
+
+/* 1 if the line is one valid JSON value. Checked below FAST_REPLY_MIN,
+ * where that is cheap next to cJSON; above, the structure only. */
+static int valid_line(const char *line, size_t len)
+{
+	struct jscan j;
+	size_t used;
+	int r;
+
+	if (len >= FAST_REPLY_MIN)
+		return 1;
+	jscan_init(&j);
+	r = jscan_feed(&j, line, len, &used);
+	if (r == JSCAN_MORE)
+		r = jscan_finish(&j);
+	return r == JSCAN_DONE;
+}
+
+/*
+ * Replies to user calls skip cJSON: the result as the server sent it, no
+ * parse, no print. A long one stays where it was read: the frame's buffer
+ * becomes the reply (the result is followed by at least the envelope's '}'
+ * and the NUL, room for its newline and NUL). A short one is copied, so that
+ * a kept reply holds no more memory than it needs.
+ */
+static int fast_reply(mcp_session *s, struct frame *f, char *line,
+		      size_t len)
+{
+	uint64_t id = 0;
+	size_t rs = 0, re = 0;
+	mcp_call *c;
+	mcp_buf *b = NULL;
+	char *mem;
+
+	if (raw_reply(line, len, &id, &rs, &re) < 0)
+		return -1;
+	c = idtab_get(&s->pending, id);
+	if (!c || c->kind != CALL_USER || !valid_line(line, len))
+		return -1;
+	if (f && len >= FAST_REPLY_MIN && (mem = frame_take(f)) != NULL) {
+		line[re] = '\n';
+		line[re + 1] = '\0';
+		b = mcp_buf_wrap(mem, (size_t)(line + rs - mem), re - rs + 1);
+		if (!b)
+			free(mem);
+		call_complete(c, b); /* NULL: an out of memory error */
+		return 0;
+	}
+	b = mcp_buf_new(NULL, re - rs + 1);
+	if (!b)
+		return -1;
+	memcpy(b->data, line + rs, re - rs);
+	b->data[re - rs] = '\n';
+	call_complete(c, b);
+	return 0;
+}
+
+void inbound_message(mcp_session *s, struct frame *f, char *line,
+		     size_t len)
+{
+	cJSON *msg, *method, *id;
+
+	while (len && (*line == ' ' || *line == '\t')) {
+		line++;
+		len--;
+	}
+	if (!len || fast_reply(s, f, line, len) == 0)
+		return;
+	msg = cJSON_ParseWithLength(line, len);
+	if (!cJSON_IsObject(msg)) {
+		mlog(MLOG_WARN, "server %s: skipped a non-JSON stdout line "
+		     "(%zu bytes)", s->srv->conf->name, len);
+		cJSON_Delete(msg);
+		return;
+	}
+	method = cJSON_GetObjectItemCaseSensitive(msg, "method");
+	id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+	if (cJSON_IsString(method)) {
+		if (id && !cJSON_IsNull(id))
+			client_request(s, method->valuestring, id, msg);
+		else
+			notification(s, method->valuestring, msg, line, len);
+	} else if (id) {
+		response(s, msg);
+	} else {
+		mlog(MLOG_WARN, "server %s: skipped a message that is neither "
+		     "request, notification nor reply", s->srv->conf->name);
+	}
+	cJSON_Delete(msg);
+}

@@ -1,0 +1,133 @@
+/*
+ * message.c - the JSON-RPC messages mcpfs builds (requests, notifications,
+ * errors, the initialize request and the protocol versions it speaks), and
+ * handing a message to the session's transport. Builds and sends only: no
+ * session state changes here.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* Newest first: the one we ask for, then those we accept in reply. */
+static const char *const versions[] = {
+	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07",
+};
+
+cJSON *msg_error(int code, const char *msg, cJSON *data)
+{
+	cJSON *e = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(e, "code", code);
+	cJSON_AddStringToObject(e, "message", msg);
+	if (data)
+		cJSON_AddItemToObject(e, "data", cJSON_Duplicate(data, 1));
+	return e;
+}
+
+mcp_buf *msg_error_reply(cJSON *err)
+{
+	cJSON *o = cJSON_CreateObject();
+	mcp_buf *b;
+
+	cJSON_AddItemToObject(o, "error", cJSON_Duplicate(err, 1));
+	b = mcp_buf_json(o, 0);
+	cJSON_Delete(o);
+	return b;
+}
+
+cJSON *msg_notification(const char *method)
+{
+	cJSON *m = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(m, "jsonrpc", "2.0");
+	cJSON_AddStringToObject(m, "method", method);
+	return m;
+}
+
+cJSON *msg_request(uint64_t id, const char *method)
+{
+	cJSON *m = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(m, "jsonrpc", "2.0");
+	cJSON_AddNumberToObject(m, "id", (double)id);
+	cJSON_AddStringToObject(m, "method", method);
+	return m;
+}
+
+cJSON *msg_initialize(uint64_t id, const struct mcp_server_conf *conf)
+{
+	cJSON *m = msg_request(id, "initialize");
+	cJSON *p = cJSON_AddObjectToObject(m, "params"), *caps, *info;
+
+	cJSON_AddStringToObject(p, "protocolVersion", versions[0]);
+	caps = cJSON_AddObjectToObject(p, "capabilities");
+	cJSON_AddBoolToObject(cJSON_AddObjectToObject(caps, "roots"),
+			      "listChanged", 1);
+	if (conf->elicitation) { /* questions as files: ask.c */
+		cJSON *e = cJSON_AddObjectToObject(caps, "elicitation");
+
+		cJSON_AddObjectToObject(e, "form");
+		cJSON_AddObjectToObject(e, "url");
+	}
+	if (conf->sampling)
+		cJSON_AddObjectToObject(caps, "sampling");
+	info = cJSON_AddObjectToObject(p, "clientInfo");
+	cJSON_AddStringToObject(info, "name", "mcpfs");
+	cJSON_AddStringToObject(info, "version", MCPFS_VERSION);
+	return m;
+}
+
+int msg_version_known(const char *v)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof versions / sizeof versions[0]; i++)
+		if (!strcmp(v, versions[i]))
+			return 1;
+	return 0;
+}
+
+/* ---- sending ---- */
+
+void session_send(mcp_session *s, char *line, size_t len, uint64_t rpc_id)
+{
+	if (s->t)
+		s->ops->send(s->t, line, len, rpc_id);
+	else
+		free(line);
+}
+
+void session_send_json(mcp_session *s, cJSON *msg, uint64_t rpc_id)
+{
+	char *txt = cJSON_PrintUnformatted(msg);
+	size_t n;
+	char *line;
+
+	if (!txt)
+		return;
+	n = strlen(txt);
+	line = malloc(n + 2);
+	if (line) {
+		memcpy(line, txt, n);
+		line[n] = '\n';
+		line[n + 1] = 0;
+		session_send(s, line, n + 1, rpc_id);
+	}
+	cJSON_free(txt);
+}
+
+/* The reply to the server's request id: result or err (either taken). */
+void session_answer(mcp_session *s, cJSON *id, cJSON *result, cJSON *err)
+{
+	cJSON *m = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(m, "jsonrpc", "2.0");
+	cJSON_AddItemToObject(m, "id", cJSON_Duplicate(id, 1));
+	if (err)
+		cJSON_AddItemToObject(m, "error", err);
+	else
+		cJSON_AddItemToObject(m, "result", result);
+	session_send_json(s, m, 0);
+	cJSON_Delete(m);
+}

@@ -1,0 +1,158 @@
+/*
+ * threads.c - the index of sessions: every live session (threads and
+ * one-shots), each server's threads by name, threads by id for fs/, the
+ * idle test and the least recently used idle thread (for the cap), and the
+ * count of objects shutdown waits for. Looks and counts only: closing a
+ * session is session.c's, which uses this file and is never used by it.
+ */
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+uv_loop_t *mcp_loop;
+struct mcp_options mcp_opts;
+const struct mcp_hooks *mcp_hooks_p;
+
+static uint64_t id_counter;
+static LIST_HEAD(, mcp_session) all_sessions =
+	LIST_HEAD_INITIALIZER(all_sessions);
+static struct idtab session_ids;  /* threads by id */
+static unsigned closing_objects;  /* transports, sessions not yet freed */
+static void (*reaped_cb)(void);
+
+double mcp_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+uint64_t mcp_new_id(void)
+{
+	return ++id_counter;
+}
+
+void threads_init(void)
+{
+	idtab_init(&session_ids);
+}
+
+void threads_fini(void)
+{
+	idtab_free(&session_ids);
+}
+
+/* ---- objects shutdown waits for: held from creation until freed ---- */
+
+void session_obj_hold(void)
+{
+	closing_objects++;
+}
+
+void session_obj_drop(void)
+{
+	if (--closing_objects == 0 && reaped_cb)
+		reaped_cb();
+}
+
+void sessions_when_reaped(void (*cb)(void))
+{
+	reaped_cb = cb;
+	if (closing_objects == 0)
+		cb();
+}
+
+/* ---- membership ---- */
+
+void sessions_link(mcp_session *s)
+{
+	mcp_server *srv = s->srv;
+
+	LIST_INSERT_HEAD(&all_sessions, s, link);
+	if (s->oneshot)
+		return;
+	LIST_INSERT_HEAD(&srv->sessions, s, srv_link);
+	srv->nsessions++;
+	idtab_put(&session_ids, s->id, s);
+}
+
+void sessions_unlink(mcp_session *s)
+{
+	LIST_REMOVE(s, link);
+	if (s->oneshot)
+		return;
+	LIST_REMOVE(s, srv_link);
+	s->srv->nsessions--;
+	idtab_del(&session_ids, s->id);
+}
+
+mcp_session *sessions_any(void)
+{
+	return LIST_FIRST(&all_sessions);
+}
+
+unsigned session_live_count(void)
+{
+	unsigned n = 0;
+	mcp_session *s;
+
+	LIST_FOREACH(s, &all_sessions, link)
+		if (!s->oneshot)
+			n++;
+	return n;
+}
+
+int session_idle(const mcp_session *s)
+{
+	size_t pos = 0;
+
+	return !s->closed && !s->holds && TAILQ_EMPTY(&s->queue) &&
+	       (!idtab_next(&s->pending, &pos, NULL) ||
+		(s->init && s->pending.count == 1));
+}
+
+mcp_session *sessions_lru_idle(void)
+{
+	mcp_session *s, *best = NULL;
+
+	LIST_FOREACH(s, &all_sessions, link)
+		if (!s->oneshot && session_idle(s) &&
+		    (!best || s->last_used < best->last_used))
+			best = s;
+	return best;
+}
+
+/* ---- lookups and accessors for fs/ ---- */
+
+mcp_session *mcp_session_first(mcp_server *srv)
+{
+	return LIST_FIRST(&srv->sessions);
+}
+
+mcp_session *mcp_session_next(mcp_session *s)
+{
+	return LIST_NEXT(s, srv_link);
+}
+
+mcp_session *mcp_session_find(mcp_server *srv, const char *name)
+{
+	mcp_session *s;
+
+	LIST_FOREACH(s, &srv->sessions, srv_link)
+		if (!strcmp(s->name, name))
+			return s;
+	return NULL;
+}
+
+mcp_session *mcp_session_by_id(uint64_t id)
+{
+	return idtab_get(&session_ids, id);
+}
+
+uint64_t mcp_session_id(const mcp_session *s) { return s->id; }
+const char *mcp_session_name(const mcp_session *s) { return s->name; }
+mcp_server *mcp_session_server(const mcp_session *s) { return s->srv; }
+double mcp_session_created(const mcp_session *s) { return s->created; }
+double mcp_session_last_used(const mcp_session *s) { return s->last_used; }
