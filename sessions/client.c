@@ -1,7 +1,8 @@
 /*
  * client.c - mcpfs's side of the requests a server sends it: ping, the
  * roots of the config entry, elicitation and sampling handed to ask.c (the
- * questions as files), and a clear "not supported" error for the rest. Answers go back through the session's transport (message.c).
+ * questions as files), and a clear "not supported" error for the rest.
+ * Answers go back through the session's transport (message.c).
  */
 #include <stdio.h>
 #include <string.h>
