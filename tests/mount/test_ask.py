@@ -529,21 +529,28 @@ def test_http_answers_go_back_by_post(mcpfs_mount, tmp_path):
         srv.stop()
 
 
-def test_http_timeout_answers_cancel(mcpfs_mount, tmp_path):
+def test_http_timeout_answers_cancel_or_an_error(mcpfs_mount, tmp_path):
     srv = FakeHTTP(tmp_path, ())
     try:
-        m = mcpfs_mount({'h': {'url': srv.url, 'timeout': 2}})
+        m = mcpfs_mount({'h': {'url': srv.url, 'timeout': 2,
+                               'sampling': True}})
         t = thread(m, 'h')
         bg = Background(t, {'name': 'ask', 'arguments': {
             'method': 'elicitation/create', 'via': 'post', 'params': {
                 'message': 'x', 'requestedSchema': {'type': 'object'}}}})
-        wait_questions(t)
+        wait_questions(t, 1)
+        bg2 = Background(t, {'name': 'ask', 'arguments': {
+            'method': 'sampling/createMessage', 'via': 'get', 'params': {
+                'messages': []}}})
+        wait_questions(t, 2)
         assert bg.result(30)['error']['code'] == -32001
-        got = wait_until(lambda: [r for r in srv.posts()
-                                  if r['json'].get('id') == 'srv-1'
-                                  and 'method' not in r['json']], 30,
-                         'the answer of the expired question')
-        assert got[0]['json']['result'] == {'action': 'cancel'}
+        assert bg2.result(30)['error']['code'] == -32001
+        got = wait_until(lambda: (lambda a: a if len(a) == 2 else None)(
+            [r['json'] for r in srv.posts() if 'method' not in r['json']]),
+            30, 'the answers of the expired questions')
+        assert {'action': 'cancel'} in [a.get('result') for a in got]
+        assert {'code': -32001, 'message': 'timeout: no answer within 2 s'} \
+            in [a.get('error') for a in got]
         assert open_questions(t) == []
     finally:
         srv.stop()
