@@ -387,6 +387,19 @@ static int check_field(const char *f, const cJSON *sch, const cJSON *v,
 	return r;
 }
 
+/* The first key of object o given twice (cJSON would see the first, a
+ * server in JavaScript the last), or NULL. */
+static const char *twice(const cJSON *o)
+{
+	const cJSON *a, *b;
+
+	cJSON_ArrayForEach(a, o)
+		for (b = a->next; b; b = b->next)
+			if (!strcmp(a->string, b->string))
+				return a->string;
+	return NULL;
+}
+
 /* The content of an accepted form: checked, then completed. */
 static int check_form(const cJSON *params, const cJSON *content,
 		      cJSON **out, char *why, size_t n)
@@ -397,6 +410,9 @@ static int check_form(const cJSON *params, const cJSON *content,
 
 	if (content && !cJSON_IsObject(content))
 		return refuse(why, n, "content must be an object");
+	if (twice(content))
+		return refuse(why, n, "field \"%s\": given twice",
+			      twice(content));
 	cJSON_ArrayForEach(f, content) {
 		p = get(props, f->string);
 		if (!cJSON_IsObject(p))
@@ -428,6 +444,7 @@ static int check_form(const cJSON *params, const cJSON *content,
 }
 
 /* ---- answers ---- */
+
 
 static int only_keys(const cJSON *o, const char *const *keys, size_t nk,
 		     char *why, size_t n, const char *want)
@@ -521,6 +538,8 @@ int ask_check_answer(enum ask_kind kind, const cJSON *params,
 	*result = *error = NULL;
 	if (!cJSON_IsObject(answer))
 		return refuse(why, n, "the answer must be a JSON object");
+	if (twice(answer))
+		return refuse(why, n, "key \"%s\" given twice", twice(answer));
 	if (kind == ASK_SAMPLING)
 		return check_sampling(answer, result, error, why, n);
 	if (only_keys(answer, keys, 3, why, n, "want action and content") < 0)

@@ -15,7 +15,7 @@ esac
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 cc=${CC_FUZZ:-clang}
-targets="jscan frame config request sse"
+targets="jscan frame config request sse askcheck"
 
 if ! command -v "$cc" >/dev/null 2>&1; then
 	echo "fuzz: $cc not found, skipping" >&2
@@ -56,6 +56,7 @@ sources_for() {
 	config)  echo "$root/sessions/config.c $root/lib/jscan.c $root/lib/gbuf.c" ;;
 	request) echo "$root/sessions/request.c $root/lib/jscan.c $root/lib/gbuf.c" ;;
 	sse)     echo "$root/sessions/sse.c $root/lib/gbuf.c" ;;
+	askcheck) echo "$root/sessions/askcheck.c -lm" ;;
 	esac
 }
 

@@ -152,6 +152,10 @@ static void test_form_refused(void **state)
 	refused("{\"action\":\"accept\",\"name\":\"Jo\"}",
 		"unknown key \"name\" (want action and content)");
 	refused("[\"accept\"]", "the answer must be a JSON object");
+	refused("{\"action\":\"accept\",\"content\":{\"name\":\"Jo\","
+		"\"age\":3,\"age\":\"x\"}}", "field \"age\": given twice");
+	refused("{\"action\":\"decline\",\"action\":\"accept\"}",
+		"key \"action\" given twice");
 }
 
 static int answer(enum ask_kind kind, const char *params, const char *a,
