@@ -31,6 +31,7 @@
  *
  * tools.json waits the same way for its listing but reads at the offset.
  */
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -49,6 +50,8 @@ struct callfile {
 	int attached;         /* call was taken (sent, latest or tools) */
 	int too_big;          /* a request overflowed: writes fail till close */
 	int interrupted;      /* a read of call was interrupted, none since */
+	char *target;         /* tools/x, prompts/x: the name (JSON string) */
+	int write_only;       /* opened O_WRONLY: {} at a close unwritten */
 	mcp_call *call;
 	size_t pos;
 	fuse_req_t rreq;      /* the read waiting for call */
@@ -130,7 +133,7 @@ static void interrupt_cb(fuse_req_t req, void *data)
 		return;
 	cf->rreq = NULL;
 	mcp_listener_remove(&cf->lis);
-	if (cf->kind == K_CALL)
+	if (cf->kind != K_TOOLS)
 		cf->interrupted = 1;
 	fuse_reply_err(req, EINTR);
 }
@@ -213,6 +216,44 @@ static void refuse(struct callfile *cf, const char *why)
 		attach(cf, c);
 }
 
+int callfile_target(struct callfile *cf, const char *name, int write_only)
+{
+	cJSON *j = cJSON_CreateString(name);
+
+	cf->target = j ? cJSON_PrintUnformatted(j) : NULL;
+	cJSON_Delete(j);
+	cf->write_only = write_only;
+	return cf->target ? 0 : -ENOMEM;
+}
+
+/* tools/x, prompts/x: the arguments object args, as the request of x. */
+static char *wrap(const struct callfile *cf, const char *args, size_t len,
+		  size_t *outlen, const char **why)
+{
+	struct gbuf b = {0};
+	size_t i = 0;
+
+	while (i < len && (args[i] == ' ' || args[i] == '\t' ||
+			   args[i] == '\n' || args[i] == '\r'))
+		i++;
+	if (i < len && args[i] != '{') {
+		*why = "the arguments must be a JSON object";
+		return NULL;
+	}
+	if (cf->kind == K_PROMPT)
+		gbuf_puts(&b, "{\"method\":\"prompts/get\",\"params\":");
+	gbuf_puts(&b, "{\"name\":");
+	gbuf_puts(&b, cf->target);
+	gbuf_puts(&b, ",\"arguments\":");
+	if (i < len)
+		gbuf_add(&b, args, len);
+	else
+		gbuf_puts(&b, "{}");
+	gbuf_puts(&b, cf->kind == K_PROMPT ? "}}" : "}");
+	*outlen = b.len;
+	return gbuf_take(&b);
+}
+
 /* A complete request: send it. */
 static int dispatch(struct callfile *cf)
 {
@@ -222,8 +263,18 @@ static int dispatch(struct callfile *cf)
 	const char *why = NULL;
 	int r = resolve(cf, &srv, &s);
 
-	if (r == 0)
+	if (r == 0 && cf->target) {
+		size_t n;
+		char *req = wrap(cf, cf->req.p ? cf->req.p : "", cf->req.len,
+				 &n, &why);
+
+		r = req ? mcp_call_start(srv, s, req, n, &c, &why) : -EINVAL;
+		if (!req && !why)
+			r = -ENOMEM;
+		free(req);
+	} else if (r == 0) {
 		r = mcp_call_start(srv, s, cf->req.p, cf->req.len, &c, &why);
+	}
 	reset_request(cf);
 	if (r < 0) {
 		if (why)
@@ -240,7 +291,7 @@ void callfile_write(struct callfile *cf, fuse_req_t req, const char *buf,
 	size_t used = 0;
 	int r;
 
-	if (cf->kind != K_CALL) {
+	if (cf->kind == K_TOOLS) {
 		fuse_reply_err(req, EBADF);
 		return;
 	}
@@ -291,7 +342,14 @@ void callfile_write(struct callfile *cf, fuse_req_t req, const char *buf,
 
 void callfile_flush(struct callfile *cf, fuse_req_t req)
 {
-	if (cf->kind == K_CALL && cf->req.len) {
+	if (cf->target && cf->write_only && !cf->wrote && !cf->req.len &&
+	    !cf->too_big) { /* ": > tools/x": the empty request is {} */
+		int r = dispatch(cf);
+
+		fuse_reply_err(req, r < 0 ? -r : 0);
+		return;
+	}
+	if (cf->kind != K_TOOLS && cf->req.len) {
 		/* a pending top-level number completes at end of input */
 		int done = jscan_finish(&cf->scan) == JSCAN_DONE;
 		int r = done ? dispatch(cf) : -EINVAL;
@@ -314,5 +372,6 @@ void callfile_free(struct callfile *cf)
 		mcp_call_cancel(cf->call); /* no-op if it finished meanwhile */
 	mcp_call_unref(cf->call);
 	gbuf_free(&cf->req);
+	cJSON_free(cf->target);
 	free(cf);
 }

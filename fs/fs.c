@@ -1,17 +1,15 @@
 /*
- * fs.c - the mcpfs tree on the libfuse low-level API.
+ * fs.c - the mcpfs tree on the libfuse low-level API: the ops.
  *
  *   MOUNT/.status, MOUNT/<server>/{call,tools.json},
- *   MOUNT/<server>/<thread>/{call,status,tools.json,stderr,events,ctl}
- *   MOUNT/<server>/<thread>/requests/<n>   (the server's open questions)
+ *   MOUNT/<server>/<thread>/{call,status,tools.json,stderr,events,ctl},
+ *   and in each thread tools/, result/, resources/, prompts/ and their
+ *   .json files, which listing.c serves.
  *
- * Inode numbers are derived, not stored: root is 1, .status is 2, and every
- * other node is (object id << 4 | kind), where the object is a server, a
- * session, or for requests/<n> the question (ids are never reused). So
- * there is no inode table and forget has nothing to free; a stale inode
- * simply no longer resolves (ENOENT): an answered question is gone at once.
- * Every handler ends in exactly one fuse_reply_*; reads of call and
- * tools.json may park their request and reply later (callfile.c).
+ * Nodes and inode numbers are node.c's. Every handler ends in exactly one
+ * fuse_reply_*; reads of call and tools.json may park their request and
+ * reply later (callfile.c), and so may lookups, opens and listings that
+ * wait for a listing (listing.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,151 +24,23 @@
 #include "fs.h"
 #include "gbuf.h"
 
-#define ROOT_INO 1
-#define STATUS_INO 2
 
 static struct fuse_session *fse;
-static double mount_time;
 
-/* A resolved inode. */
-struct node {
-	enum { N_ROOT, N_DOTSTATUS, N_SERVER, N_SESSION, N_ASK } type;
-	enum kind kind;
-	mcp_server *srv;
-	mcp_session *s;
-	mcp_ask *q;
-};
-
-/* Per-open state of every file (fi->fh). */
-struct fh {
-	enum kind kind;
-	int dotstatus;
-	uint64_t session_id;
-	mcp_buf *snap;           /* rendered at open: status, stderr, .status */
-	struct callfile *cf;     /* call, tools.json */
-	struct askfile *af;      /* requests/<n> */
-	struct gbuf dir;         /* readdir snapshot */
-};
-
+/* The entries of a thread directory, by kind. */
 static const char *const session_files[] = {
 	[K_CALL] = "call", [K_TOOLS] = "tools.json", [K_STATUS] = "status",
 	[K_STDERR] = "stderr", [K_EVENTS] = "events", [K_CTL] = "ctl",
+	[K_TOOLDIR] = "tools", [K_RESULTDIR] = "result",
+	[K_RESDIR] = "resources", [K_RESJSON] = "resources.json",
+	[K_PROMPTDIR] = "prompts", [K_PROMPTSJSON] = "prompts.json",
+	[K_REQDIR] = "requests",
 };
-
-static fuse_ino_t ino_of(uint64_t id, enum kind k)
-{
-	return (fuse_ino_t)(id << 4 | k);
-}
-
-static int resolve(fuse_ino_t ino, struct node *n)
-{
-	uint64_t id = ino >> 4;
-
-	memset(n, 0, sizeof *n);
-	if (ino == ROOT_INO) {
-		n->type = N_ROOT;
-		return 0;
-	}
-	if (ino == STATUS_INO) {
-		n->type = N_DOTSTATUS;
-		return 0;
-	}
-	n->kind = (enum kind)(ino & 15);
-	if ((n->srv = mcp_server_by_id(id)) != NULL) {
-		n->type = N_SERVER;
-		return n->kind <= K_TOOLS ? 0 : -ENOENT;
-	}
-	if ((n->s = mcp_session_by_id(id)) != NULL) {
-		n->type = N_SESSION;
-		n->srv = mcp_session_server(n->s);
-		return n->kind <= K_REQS ? 0 : -ENOENT;
-	}
-	if ((n->q = mcp_ask_by_id(id)) != NULL) {
-		n->type = N_ASK;
-		n->s = mcp_ask_session(n->q);
-		n->srv = mcp_session_server(n->s);
-		return n->kind == K_REQ ? 0 : -ENOENT;
-	}
-	return -ENOENT;
-}
-
-static void set_time(struct timespec *ts, double t)
-{
-	ts->tv_sec = (time_t)t;
-	ts->tv_nsec = (long)((t - (double)ts->tv_sec) * 1e9);
-}
-
-static void fill_attr(fuse_ino_t ino, const struct node *n, struct stat *st)
-{
-	double mt = mount_time, ct = mount_time;
-	int dir = n->type == N_ROOT || n->kind == K_DIR || n->kind == K_REQS;
-
-	memset(st, 0, sizeof *st);
-	st->st_ino = ino;
-	st->st_uid = getuid();
-	st->st_gid = getgid();
-	if (n->type == N_DOTSTATUS) {
-		dir = 0;
-	}
-	if (dir) {
-		st->st_mode = S_IFDIR | 0700;
-		st->st_nlink = 2;
-	} else {
-		st->st_mode = S_IFREG |
-			      (n->kind == K_CALL || n->kind == K_CTL ||
-			       n->kind == K_REQ ? 0600 : 0400);
-		st->st_nlink = 1;
-	}
-	if (n->s) {
-		mt = mcp_session_last_used(n->s);
-		ct = mcp_session_created(n->s);
-		if (n->kind == K_STDERR) {
-			mcp_buf *b = mcp_session_stderr(n->s);
-
-			st->st_size = b ? (off_t)b->len : 0;
-			mcp_buf_unref(b);
-		} else if (n->kind == K_EVENTS) {
-			st->st_size = (off_t)mcp_session_events_size(n->s);
-		} else if (n->kind == K_STATUS) {
-			mcp_buf *b = mcp_session_status_json(n->s);
-
-			st->st_size = b ? (off_t)b->len : 0;
-			mcp_buf_unref(b);
-		} else if (n->kind == K_REQ) {
-			mcp_buf *b = mcp_ask_json(n->q);
-
-			st->st_size = b ? (off_t)b->len : 0;
-			mcp_buf_unref(b);
-			mt = ct = mcp_ask_created(n->q);
-		}
-	} else if (n->type == N_DOTSTATUS) {
-		mcp_buf *b = mcp_status_json();
-
-		st->st_size = b ? (off_t)b->len : 0;
-		mcp_buf_unref(b);
-	}
-	set_time(&st->st_mtim, mt);
-	set_time(&st->st_atim, mt);
-	set_time(&st->st_ctim, ct);
-	st->st_blksize = 4096;
-}
-
-static void reply_entry(fuse_req_t req, fuse_ino_t ino, const struct node *n)
-{
-	struct fuse_entry_param e;
-
-	memset(&e, 0, sizeof e);
-	e.ino = ino;
-	e.generation = 1;
-	e.attr_timeout = 0;
-	e.entry_timeout = 1.0;
-	fill_attr(ino, n, &e.attr);
-	fuse_reply_entry(req, &e);
-}
+#define LAST_SESSION_FILE K_REQDIR
 
 static void op_init(void *ud, struct fuse_conn_info *conn)
 {
-	mount_time = (double)time(NULL);
+	node_mount_time((double)time(NULL));
 	conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
 	/* 1 MiB requests (FUSE_MAX_PAGES) for big replies and requests */
 	conn->max_write = 1u << 20;
@@ -183,7 +53,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	fuse_ino_t ino = 0;
 	size_t k;
 
-	if (resolve(parent, &p) < 0) {
+	if (fs_resolve(parent, &p) < 0) {
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
@@ -191,34 +61,36 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		if (!strcmp(name, ".status")) {
 			ino = STATUS_INO;
 		} else if ((n.srv = mcp_server_find(name)) != NULL) {
-			ino = ino_of(mcp_server_id(n.srv), K_DIR);
+			ino = fs_ino(mcp_server_id(n.srv), K_DIR);
 		}
 	} else if (p.type == N_SERVER && p.kind == K_DIR) {
 		mcp_session *s;
 
 		if (!strcmp(name, "call"))
-			ino = ino_of(mcp_server_id(p.srv), K_CALL);
+			ino = fs_ino(mcp_server_id(p.srv), K_CALL);
 		else if (!strcmp(name, "tools.json"))
-			ino = ino_of(mcp_server_id(p.srv), K_TOOLS);
+			ino = fs_ino(mcp_server_id(p.srv), K_TOOLS);
 		else if ((s = mcp_session_find(p.srv, name)) != NULL)
-			ino = ino_of(mcp_session_id(s), K_DIR);
+			ino = fs_ino(mcp_session_id(s), K_DIR);
 	} else if (p.type == N_SESSION && p.kind == K_DIR) {
-		for (k = K_CALL; k <= K_CTL; k++)
+		for (k = K_CALL; k <= LAST_SESSION_FILE; k++)
 			if (!strcmp(name, session_files[k]))
-				ino = ino_of(mcp_session_id(p.s), k);
-		if (!strcmp(name, "requests"))
-			ino = ino_of(mcp_session_id(p.s), K_REQS);
-	} else if (p.type == N_SESSION && p.kind == K_REQS) {
+				ino = fs_ino(mcp_session_id(p.s), k);
+	} else if (p.type == N_SESSION && p.kind == K_REQDIR) {
 		mcp_ask *q = mcp_ask_find(p.s, name);
 
 		if (q)
-			ino = ino_of(mcp_ask_id(q), K_REQ);
+			ino = ino_make(mcp_session_id(p.s), mcp_ask_num(q),
+				       K_REQ);
+	} else if (p.type == N_SESSION && listing_is_dir(p.kind)) {
+		listing_lookup(req, parent, name);
+		return;
 	}
-	if (!ino || resolve(ino, &n) < 0) {
+	if (!ino || fs_resolve(ino, &n) < 0) {
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
-	reply_entry(req, ino, &n);
+	fs_reply_entry(req, ino, &n);
 }
 
 static void op_getattr(fuse_req_t req, fuse_ino_t ino,
@@ -227,15 +99,15 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino,
 	struct node n;
 	struct stat st;
 
-	if (resolve(ino, &n) < 0) {
+	if (fs_resolve(ino, &n) < 0) {
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
-	fill_attr(ino, &n, &st);
+	node_attr(ino, &n, &st);
 	fuse_reply_attr(req, &st, 0);
 }
 
-/* Only truncation of call/ctl/requests/<n> (O_TRUNC) is accepted. */
+/* Only truncation of the writable files (O_TRUNC) is accepted. */
 static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		       int to_set, struct fuse_file_info *fi)
 {
@@ -246,18 +118,18 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 				     FUSE_SET_ATTR_MTIME_NOW |
 				     FUSE_SET_ATTR_CTIME)) == 0;
 
-	if (resolve(ino, &n) < 0) {
+	if (fs_resolve(ino, &n) < 0) {
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
 	if (!(to_set & FUSE_SET_ATTR_SIZE) || !trunc_only || attr->st_size ||
-	    (n.kind != K_CALL && n.kind != K_CTL && n.kind != K_REQ) ||
-	    n.type == N_ROOT ||
+	    (n.kind != K_CALL && n.kind != K_CTL && n.kind != K_TOOL &&
+	     n.kind != K_PROMPT && n.kind != K_REQ) || n.type == N_ROOT ||
 	    n.type == N_DOTSTATUS) {
 		fuse_reply_err(req, EPERM);
 		return;
 	}
-	fill_attr(ino, &n, &st);
+	node_attr(ino, &n, &st);
 	fuse_reply_attr(req, &st, 0);
 }
 
@@ -268,7 +140,7 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
 	mcp_session *s;
 	int r;
 
-	if (resolve(parent, &p) < 0) {
+	if (fs_resolve(parent, &p) < 0) {
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
@@ -284,8 +156,8 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
 		fuse_reply_err(req, -r);
 		return;
 	}
-	resolve(ino_of(mcp_session_id(s), K_DIR), &n);
-	reply_entry(req, ino_of(mcp_session_id(s), K_DIR), &n);
+	fs_resolve(fs_ino(mcp_session_id(s), K_DIR), &n);
+	fs_reply_entry(req, fs_ino(mcp_session_id(s), K_DIR), &n);
 }
 
 static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -293,7 +165,7 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 	struct node p;
 	mcp_session *s;
 
-	if (resolve(parent, &p) < 0) {
+	if (fs_resolve(parent, &p) < 0) {
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
@@ -302,8 +174,10 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 		return;
 	}
 	if (p.type == N_SESSION && p.kind == K_DIR &&
-	    !strcmp(name, "requests")) {
-		fuse_reply_err(req, 0); /* rm -r: accepted, nothing happens */
+	    (!strcmp(name, "tools") || !strcmp(name, "result") ||
+	     !strcmp(name, "resources") || !strcmp(name, "prompts") ||
+	     !strcmp(name, "requests"))) {
+		fuse_reply_err(req, 0); /* as unlink of its files: rm -r */
 		return;
 	}
 	if (p.type != N_SERVER || p.kind != K_DIR) {
@@ -321,28 +195,32 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 	fuse_reply_err(req, 0);
 }
 
-/* Unlinking the files of a thread directory is accepted (rm -r); so is
+/* Unlinking the files of a thread directory, and of its tools/, result/,
+ * resources/ and prompts/, is accepted and does nothing (rm -r); so is
  * unlinking a question, which stays open (rm answers nothing). */
 static void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct node p;
 	size_t k;
 
-	if (resolve(parent, &p) < 0) {
+	if (fs_resolve(parent, &p) < 0) {
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
 	if (p.type == N_SESSION && p.kind == K_DIR) {
-		for (k = K_CALL; k <= K_CTL; k++)
+		for (k = K_CALL; k <= LAST_SESSION_FILE; k++)
 			if (!strcmp(name, session_files[k])) {
 				fuse_reply_err(req, 0);
 				return;
 			}
-		fuse_reply_err(req, strcmp(name, "requests") ? ENOENT
-							     : EISDIR);
+		fuse_reply_err(req, ENOENT);
 		return;
 	}
-	if (p.type == N_SESSION && p.kind == K_REQS) {
+	if (p.type == N_SESSION && listing_is_dir(p.kind)) {
+		fuse_reply_err(req, 0);
+		return;
+	}
+	if (p.type == N_SESSION && p.kind == K_REQDIR) {
 		fuse_reply_err(req, mcp_ask_find(p.s, name) ? 0 : ENOENT);
 		return;
 	}
@@ -385,33 +263,25 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	op_refuse(req);
 }
 
-static void fh_free(struct fh *h)
-{
-	if (h->cf)
-		callfile_free(h->cf);
-	askfile_free(h->af);
-	mcp_buf_unref(h->snap);
-	gbuf_free(&h->dir);
-	free(h);
-}
-
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct node n;
 	struct fh *h;
 	int acc = fi->flags & O_ACCMODE;
 
-	if (resolve(ino, &n) < 0) {
+	if (fs_resolve(ino, &n) < 0) {
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
 	if (n.type == N_ROOT || (n.type != N_DOTSTATUS &&
-				 (n.kind == K_DIR || n.kind == K_REQS))) {
+				 (n.kind == K_DIR || n.kind == K_REQDIR ||
+				  listing_is_dir(n.kind)))) {
 		fuse_reply_err(req, EISDIR);
 		return;
 	}
 	if (acc != O_RDONLY && (n.type == N_DOTSTATUS ||
 				(n.kind != K_CALL && n.kind != K_CTL &&
+				 n.kind != K_TOOL && n.kind != K_PROMPT &&
 				 n.kind != K_REQ))) {
 		fuse_reply_err(req, EACCES);
 		return;
@@ -434,25 +304,31 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	else if (n.kind == K_CALL || n.kind == K_TOOLS)
 		h->cf = callfile_new(n.kind, mcp_server_id(n.srv),
 				     h->session_id);
-	if (n.kind == K_REQ) { /* the question at open, and the answer */
-		h->snap = mcp_ask_json(n.q);
-		h->af = askfile_new(mcp_ask_id(n.q));
-		if (!h->snap || !h->af) {
-			fh_free(h);
-			fuse_reply_err(req, ENOMEM);
-			return;
-		}
-	}
 	if ((n.kind == K_CALL || n.kind == K_TOOLS) && !h->dotstatus &&
 	    !h->cf) {
 		free(h);
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
+	if (n.kind == K_REQ) { /* the question at open, and the answer */
+		mcp_ask *q = mcp_ask_by_num(n.s, n.idx);
+
+		h->snap = q ? mcp_ask_json(q) : NULL;
+		h->af = q ? askfile_new(mcp_ask_id(q)) : NULL;
+		if (!h->snap || !h->af) {
+			fs_fh_free(h);
+			fuse_reply_err(req, q ? ENOMEM : ENOENT);
+			return;
+		}
+	}
 	if (n.s)
 		mcp_session_hold(n.s);
 	fi->fh = (uint64_t)(uintptr_t)h;
 	fi->direct_io = 1; /* call is seekable: callfile.c ignores offsets */
+	if (n.kind >= K_TOOLDIR && n.kind != K_REQ) {
+		listing_open(req, ino, h, fi); /* replies, or fails and frees */
+		return;
+	}
 	fuse_reply_open(req, fi);
 }
 
@@ -530,31 +406,13 @@ static void op_release(fuse_req_t req, fuse_ino_t ino,
 	mcp_session *s = h->session_id ? mcp_session_by_id(h->session_id)
 				       : NULL;
 
-	fh_free(h);
+	fs_fh_free(h);
 	if (s)
 		mcp_session_release(s);
 	fuse_reply_err(req, 0);
 }
 
 /* ---- directories ---- */
-
-static int dir_add(struct fh *h, fuse_req_t req, const char *name,
-		   fuse_ino_t ino, int isdir)
-{
-	struct stat st;
-	size_t need;
-
-	memset(&st, 0, sizeof st);
-	st.st_ino = ino;
-	st.st_mode = isdir ? S_IFDIR : S_IFREG;
-	need = fuse_add_direntry(req, NULL, 0, name, NULL, 0);
-	if (gbuf_reserve(&h->dir, need) < 0)
-		return -ENOMEM;
-	fuse_add_direntry(req, h->dir.p + h->dir.len, need, name, &st,
-			  (off_t)(h->dir.len + need));
-	h->dir.len += need;
-	return 0;
-}
 
 static void op_opendir(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_file_info *fi)
@@ -563,12 +421,13 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino,
 	struct fh *h;
 	size_t k;
 
-	if (resolve(ino, &n) < 0) {
+	if (fs_resolve(ino, &n) < 0) {
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
 	if (n.type == N_DOTSTATUS || (n.type != N_ROOT && n.kind != K_DIR &&
-				      n.kind != K_REQS)) {
+				      n.kind != K_REQDIR &&
+				      !listing_is_dir(n.kind))) {
 		fuse_reply_err(req, ENOTDIR);
 		return;
 	}
@@ -577,40 +436,44 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino,
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	dir_add(h, req, ".", ino, 1);
+	fs_dir_add(h, req, ".", ino, 1);
 	if (n.type == N_ROOT) {
 		mcp_server *srv;
 
-		dir_add(h, req, "..", ROOT_INO, 1);
-		dir_add(h, req, ".status", STATUS_INO, 0);
+		fs_dir_add(h, req, "..", ROOT_INO, 1);
+		fs_dir_add(h, req, ".status", STATUS_INO, 0);
 		for (srv = mcp_server_first(); srv; srv = mcp_server_next(srv))
-			dir_add(h, req, mcp_server_name(srv),
-				ino_of(mcp_server_id(srv), K_DIR), 1);
+			fs_dir_add(h, req, mcp_server_name(srv),
+				fs_ino(mcp_server_id(srv), K_DIR), 1);
 	} else if (n.type == N_SERVER) {
 		mcp_session *s;
 
-		dir_add(h, req, "..", ROOT_INO, 1);
-		dir_add(h, req, "call", ino_of(mcp_server_id(n.srv), K_CALL),
+		fs_dir_add(h, req, "..", ROOT_INO, 1);
+		fs_dir_add(h, req, "call", fs_ino(mcp_server_id(n.srv), K_CALL),
 			0);
-		dir_add(h, req, "tools.json",
-			ino_of(mcp_server_id(n.srv), K_TOOLS), 0);
+		fs_dir_add(h, req, "tools.json",
+			fs_ino(mcp_server_id(n.srv), K_TOOLS), 0);
 		for (s = mcp_session_first(n.srv); s; s = mcp_session_next(s))
-			dir_add(h, req, mcp_session_name(s),
-				ino_of(mcp_session_id(s), K_DIR), 1);
-	} else if (n.kind == K_REQS) {
+			fs_dir_add(h, req, mcp_session_name(s),
+				fs_ino(mcp_session_id(s), K_DIR), 1);
+	} else if (n.kind == K_REQDIR) {
 		mcp_ask *q;
 
-		dir_add(h, req, "..", ino_of(mcp_session_id(n.s), K_DIR), 1);
+		fs_dir_add(h, req, "..", fs_ino(mcp_session_id(n.s), K_DIR), 1);
 		for (q = mcp_ask_first(n.s); q; q = mcp_ask_next(q))
-			dir_add(h, req, mcp_ask_name(q),
-				ino_of(mcp_ask_id(q), K_REQ), 0);
+			fs_dir_add(h, req, mcp_ask_name(q),
+				   ino_make(mcp_session_id(n.s),
+					    mcp_ask_num(q), K_REQ), 0);
+	} else if (n.kind != K_DIR) {
+		fs_dir_add(h, req, "..", fs_ino(mcp_session_id(n.s), K_DIR), 1);
+		listing_opendir(req, ino, h, fi); /* replies, or fails and frees */
+		return;
 	} else {
-		dir_add(h, req, "..", ino_of(mcp_server_id(n.srv), K_DIR), 1);
-		for (k = K_CALL; k <= K_CTL; k++)
-			dir_add(h, req, session_files[k],
-				ino_of(mcp_session_id(n.s), k), 0);
-		dir_add(h, req, "requests", ino_of(mcp_session_id(n.s), K_REQS),
-			1);
+		fs_dir_add(h, req, "..", fs_ino(mcp_server_id(n.srv), K_DIR), 1);
+		for (k = K_CALL; k <= LAST_SESSION_FILE; k++)
+			fs_dir_add(h, req, session_files[k],
+				fs_ino(mcp_session_id(n.s), k),
+				listing_is_dir((enum kind)k) || k == K_REQDIR);
 	}
 	fi->fh = (uint64_t)(uintptr_t)h;
 	fuse_reply_open(req, fi);
@@ -646,7 +509,7 @@ static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 static void op_releasedir(fuse_req_t req, fuse_ino_t ino,
 			  struct fuse_file_info *fi)
 {
-	fh_free((struct fh *)(uintptr_t)fi->fh);
+	fs_fh_free((struct fh *)(uintptr_t)fi->fh);
 	fuse_reply_err(req, 0);
 }
 
@@ -725,7 +588,7 @@ void fs_session_gone(uint64_t server_id, const char *name)
 
 	if (!fse || !(g = malloc(sizeof *g + strlen(name) + 1)))
 		return;
-	g->parent = ino_of(server_id, K_DIR);
+	g->parent = fs_ino(server_id, K_DIR);
 	strcpy(g->name, name);
 	if (uv_queue_work(uv_default_loop(), &g->work, gone_work_cb,
 			  gone_done_cb) < 0)

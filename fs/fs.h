@@ -7,23 +7,94 @@
 
 #include <fuse_lowlevel.h>
 
+#include "gbuf.h"
 #include "sessions.h"
 
 #define MAX_REQUEST (16u << 20)
 #define MAX_REQUEST_TEXT "16 MiB" /* MAX_REQUEST, for messages */
 
-/* File kinds, the low 4 bits of an inode number: ino = id << 4 | kind. */
+/*
+ * File kinds. An inode number is (object id << 25 | index << 5 | kind):
+ * the object is a server or a session; the index numbers a tool, prompt or
+ * resource name of the session (mcp_name_intern) or a part of result/.
+ */
 enum kind {
 	K_DIR, K_CALL, K_TOOLS, K_STATUS, K_STDERR, K_EVENTS, K_CTL,
-	K_REQS,   /* <thread>/requests/ (of the session's id) */
-	K_REQ,    /* <thread>/requests/<n> (of the question's id) */
+	/* SPEC 9, in a thread directory */
+	K_TOOLDIR, K_RESULTDIR, K_RESDIR, K_RESJSON, K_PROMPTDIR,
+	K_PROMPTSJSON,
+	K_REQDIR,   /* requests/, the server's questions (SPEC 10) */
+	/* ... and in those directories, with an index */
+	K_TOOL, K_RESULT, K_RESOURCE, K_PROMPT,
+	K_REQ,      /* requests/<n>: the index is the question's number */
+	K_NKINDS
 };
+#define KIND_BITS 5
+#define INDEX_BITS 20
+
+/* A resolved inode. */
+struct node {
+	enum { N_ROOT, N_DOTSTATUS, N_SERVER, N_SESSION } type;
+	enum kind kind;
+	unsigned long idx;
+	mcp_server *srv;
+	mcp_session *s;
+};
+
+static inline fuse_ino_t ino_make(uint64_t id, unsigned long idx,
+				  enum kind k)
+{
+	return (fuse_ino_t)(id << (KIND_BITS + INDEX_BITS) |
+			    (uint64_t)idx << KIND_BITS | k);
+}
+
+#define ROOT_INO 1
+#define STATUS_INO 2
+
+/* node.c */
+void node_mount_time(double t);
+fuse_ino_t fs_ino(uint64_t id, enum kind k); /* index 0 */
+int fs_resolve(fuse_ino_t ino, struct node *n);
+void node_attr(fuse_ino_t ino, const struct node *n, struct stat *st);
+void fs_reply_entry(fuse_req_t req, fuse_ino_t ino, const struct node *n);
+int listing_is_dir(enum kind k);   /* tools/, result/, resources/, prompts/ */
+mode_t listing_mode(enum kind k);
+off_t listing_size(const struct node *n);
+/* Per-open state of every file and directory (fi->fh). */
+struct fh {
+	enum kind kind;
+	int dotstatus;
+	uint64_t session_id;
+	mcp_buf *snap;           /* the bytes read: status, stderr, result/... */
+	struct callfile *cf;     /* call, tools.json, tools/x, prompts/x */
+	struct askfile *af;      /* requests/<n> */
+	struct gbuf dir;         /* readdir snapshot */
+};
+
+void fs_fh_free(struct fh *h);  /* node.c, as the two below */
+/* Fail an open that holds its session: free h, release, reply err. */
+void fs_open_fail(fuse_req_t req, struct fh *h, int err);
+/* A directory being listed: add one entry (fuse_add_direntry). */
+int fs_dir_add(struct fh *h, fuse_req_t req, const char *name,
+	       fuse_ino_t ino, int isdir);
+
+/* listing.c: tools/, resources/, prompts/, result/ and the .json files */
+/* Each replies to req itself, now or once a listing arrives. */
+void listing_lookup(fuse_req_t req, fuse_ino_t parent, const char *name);
+void listing_opendir(fuse_req_t req, fuse_ino_t ino, struct fh *h,
+		     struct fuse_file_info *fi);
+void listing_open(fuse_req_t req, fuse_ino_t ino, struct fh *h,
+		  struct fuse_file_info *fi);
 
 /* Per-open state of call and tools.json (fi->fh). */
 struct callfile;
 
 struct callfile *callfile_new(enum kind kind, uint64_t server_id,
 			      uint64_t session_id);
+/* tools/<tool> and prompts/<prompt>: the request is the arguments object,
+ * sent as a tools/call or prompts/get of name; write_only: opened O_WRONLY,
+ * so that a close with nothing written sends {} (": > tools/x"). */
+int callfile_target(struct callfile *cf, const char *name, int write_only);
 void callfile_write(struct callfile *cf, fuse_req_t req, const char *buf,
 		    size_t size);
 void callfile_read(struct callfile *cf, fuse_req_t req, size_t size,

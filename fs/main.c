@@ -1,8 +1,7 @@
 /*
  * main.c - wires mcpfs together: options, config, the FUSE session on the
- * libuv loop, signals, shutdown. Also the exec helper: servers are started
- * as "mcpfs --mcpfs-exec PPID COMMAND ARGS...", which sets the parent-death
- * signal and then execs the command, since libuv has no pre-exec hook.
+ * libuv loop, signals, shutdown. "mcpfs --mcpfs-exec PPID COMMAND ARGS..."
+ * runs the supervisor that every server is started under (supervise.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,12 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
 #include "fs.h"
+#include "supervise.h"
 
 struct opts {
 	char *config;
@@ -56,21 +55,6 @@ static uv_poll_t fuse_poll;
 static uv_signal_t sig_int, sig_term, sig_hup;
 static int shutting_down;
 static char *mountpoint;
-
-static int exec_helper(int argc, char **argv)
-{
-	if (argc < 4)
-		return 127;
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != (pid_t)atol(argv[2]))
-		return 127; /* mcpfs died before we got here */
-	execvp(argv[3], argv + 3);
-	/* the basename only: a path can say more than the user wants shown */
-	fprintf(stderr, "mcpfs: cannot run %s: %s\n",
-		strrchr(argv[3], '/') ? strrchr(argv[3], '/') + 1 : argv[3],
-		strerror(errno));
-	return 127;
-}
 
 static void usage(const char *prog)
 {
@@ -242,7 +226,7 @@ int main(int argc, char **argv)
 	int fd;
 
 	if (argc > 1 && !strcmp(argv[1], "--mcpfs-exec"))
-		return exec_helper(argc, argv);
+		return mcp_supervise(argc, argv);
 	if (fuse_opt_parse(&args, &o, opt_spec, NULL) == -1)
 		return 2;
 	if (o.show_help || o.show_version) {

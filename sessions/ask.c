@@ -42,6 +42,7 @@
 #include "internal.h"
 
 #define ASKS_MAX 64 /* open questions per thread */
+#define ASK_NUM_MAX 1000000 /* numbers fit the 20-bit index of fs/ inodes */
 
 struct mcp_ask {
 	uint64_t id;
@@ -219,6 +220,11 @@ void ask_request(mcp_session *s, const char *method, cJSON *id,
 				   "one-shot and has no requests/ directory");
 		return;
 	}
+	if (s->ask_seq >= ASK_NUM_MAX) {
+		answer_now(s, method, id, -32603, "no question numbers left "
+			   "in this thread (restart it with a new name)");
+		return;
+	}
 	if (s->nasks >= ASKS_MAX) {
 		snprintf(why, sizeof why, "too many open questions (%d)",
 			 ASKS_MAX);
@@ -325,6 +331,18 @@ const char *mcp_ask_name(const mcp_ask *q) { return q->name; }
 mcp_session *mcp_ask_session(const mcp_ask *q) { return q->s; }
 double mcp_ask_created(const mcp_ask *q) { return q->created; }
 unsigned mcp_session_asks(const mcp_session *s) { return s->nasks; }
+
+unsigned long mcp_ask_num(const mcp_ask *q) { return q->num; }
+
+mcp_ask *mcp_ask_by_num(mcp_session *s, unsigned long num)
+{
+	mcp_ask *q;
+
+	LIST_FOREACH(q, &s->asks, link)
+		if (q->num == num)
+			return q;
+	return NULL;
+}
 
 mcp_ask *mcp_ask_find(mcp_session *s, const char *name)
 {

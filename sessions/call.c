@@ -131,10 +131,15 @@ void call_queue(mcp_session *s, mcp_call *c)
 	c->queued = 1;
 }
 
+/* The first queued call that waits for nothing but the handshake (not
+ * for a listing, see task.c). */
 mcp_call *call_dequeue(mcp_session *s)
 {
-	mcp_call *c = TAILQ_FIRST(&s->queue);
+	mcp_call *c;
 
+	TAILQ_FOREACH(c, &s->queue, qlink)
+		if (!c->wait.link.le_prev)
+			break;
 	if (c) {
 		TAILQ_REMOVE(&s->queue, c, qlink);
 		c->queued = 0;
@@ -181,6 +186,7 @@ void call_complete(mcp_call *c, mcp_buf *reply)
 	c->reply = reply;
 	c->s = NULL;
 	uv_timer_stop(&c->timer);
+	mcp_listener_remove(&c->wait);
 	mcp_call_ref(c); /* keep alive while listeners run */
 	if (s) {
 		detach(s, c);
@@ -201,4 +207,63 @@ void call_fail(mcp_call *c, int code, const char *msg, cJSON *data)
 
 	call_complete(c, msg_error_reply(e));
 	cJSON_Delete(e);
+}
+
+/* The user's own progress token, as cJSON prints it (as progress_for
+ * prints the tokens of notifications), if the request has one. */
+void call_user_token(mcp_call *c)
+{
+	const struct jscan_span *t = &c->req.token;
+	cJSON *j;
+	char *txt;
+
+	if (!t->n)
+		return;
+	j = cJSON_ParseWithLength(c->line + t->at, t->n);
+	if (j && (txt = cJSON_PrintUnformatted(j)) != NULL) {
+		snprintf(c->token, sizeof c->token, "%s", txt);
+		cJSON_free(txt);
+	}
+	cJSON_Delete(j);
+}
+
+/* ---- the latest replies ---- */
+
+int mcp_call_refused(mcp_server *srv, mcp_session *s, const char *why,
+		     mcp_call **out)
+{
+	char msg[300];
+	cJSON *e;
+	mcp_call *c;
+
+	if (s && s->closed)
+		return -ENOENT;
+	c = call_new(CALL_USER, srv, NULL);
+	if (!c)
+		return -ENOMEM;
+	snprintf(msg, sizeof msg, "request refused: %s", why);
+	e = msg_error(-32600, msg, NULL);
+	call_complete(c, msg_error_reply(e));
+	cJSON_Delete(e);
+	if (s) {
+		free(s->last_error);
+		s->last_error = strdup(msg);
+		s->last_used = mcp_now();
+		if (!s->in_flight)
+			call_set_ref(&s->last_done, c);
+		call_set_ref(&s->last_sent, c);
+	} else {
+		if (!srv->in_flight)
+			call_set_ref(&srv->last_done, c);
+		call_set_ref(&srv->last_sent, c);
+	}
+	*out = c;
+	return 0;
+}
+
+mcp_call *mcp_latest(mcp_server *srv, mcp_session *s)
+{
+	if (s)
+		return s->in_flight ? s->last_sent : s->last_done;
+	return srv->in_flight ? srv->last_sent : srv->last_done;
 }

@@ -1,8 +1,8 @@
 /*
  * inbound.c - what a server sends, for every transport: replies to user
  * calls passed through as the server wrote their result (no cJSON parse or
- * print; a long one keeps the frame's buffer), tools/list pages gathered
- * into one listing, other replies and errors through cJSON, notifications
+ * print; a long one keeps the frame's buffer), listing pages (tools,
+ * resources, templates, prompts) gathered into one, other replies and errors through cJSON, notifications
  * (progress resets the call's timer, list_changed drops the cached
  * listing, each one is a line in events) and the server's own requests,
  * which client.c answers. The reply to the handshake goes back to the
@@ -51,24 +51,30 @@ static void notification(mcp_session *s, const char *method, cJSON *msg,
 	if (!strcmp(method, "notifications/progress")) {
 		progress_for(s, cJSON_GetObjectItemCaseSensitive(msg, "params"));
 	} else if (!strcmp(method, "notifications/tools/list_changed")) {
-		call_set_ref(&s->tools, NULL);
-		call_set_ref(&s->srv->tools, NULL);
+		call_set_ref(&s->lists[MCP_TOOLS], NULL);
+		call_set_ref(&s->srv->lists[MCP_TOOLS], NULL);
+	} else if (!strcmp(method, "notifications/resources/list_changed")) {
+		call_set_ref(&s->lists[MCP_RESOURCES], NULL);
+		call_set_ref(&s->lists[MCP_TEMPLATES], NULL);
+	} else if (!strcmp(method, "notifications/prompts/list_changed")) {
+		call_set_ref(&s->lists[MCP_PROMPTS], NULL);
 	} else if (!strcmp(method, "notifications/cancelled")) {
 		ask_cancelled(s, cJSON_GetObjectItemCaseSensitive(msg,
 								  "params"));
 	}
 }
 
-/* tools/list pages: gather tools until there is no nextCursor. */
-static void tools_page(mcp_session *s, mcp_call *c, cJSON *res)
+/* Listing pages: gather the items until there is no nextCursor. */
+static void list_page(mcp_session *s, mcp_call *c, cJSON *res)
 {
-	cJSON *tools = cJSON_GetObjectItemCaseSensitive(res, "tools");
+	const char *key = mcp_list_key(c->list);
+	cJSON *items = cJSON_GetObjectItemCaseSensitive(res, key);
 	cJSON *next = cJSON_GetObjectItemCaseSensitive(res, "nextCursor");
 	cJSON *t, *out;
 
 	if (!c->acc)
 		c->acc = cJSON_CreateArray();
-	cJSON_ArrayForEach(t, tools)
+	cJSON_ArrayForEach(t, items)
 		cJSON_AddItemToArray(c->acc, cJSON_Duplicate(t, 1));
 	if (cJSON_IsString(next) && *next->valuestring &&
 	    cJSON_GetArraySize(c->acc) < 100000) {
@@ -77,15 +83,13 @@ static void tools_page(mcp_session *s, mcp_call *c, cJSON *res)
 		idtab_del(&s->pending, c->rpc_id);
 		c->rpc_id = s->next_id++;
 		idtab_put(&s->pending, c->rpc_id, c);
-		m = msg_request(c->rpc_id, "tools/list");
-		cJSON_AddStringToObject(cJSON_AddObjectToObject(m, "params"),
-					"cursor", next->valuestring);
+		m = msg_list(c->rpc_id, c->list, next->valuestring);
 		session_send_json(s, m, c->rpc_id);
 		cJSON_Delete(m);
 		return;
 	}
 	out = cJSON_CreateObject();
-	cJSON_AddItemToObject(out, "tools", c->acc);
+	cJSON_AddItemToObject(out, key, c->acc);
 	c->acc = NULL;
 	call_complete(c, mcp_buf_json(out, 1));
 	cJSON_Delete(out);
@@ -114,10 +118,12 @@ static void response(mcp_session *s, cJSON *msg)
 		call_complete(c, msg_error_reply(err));
 		return;
 	}
-	if (c->kind == CALL_TOOLS) {
-		tools_page(s, c, res);
+	if (c->kind == CALL_LIST) {
+		list_page(s, c, res);
 		return;
 	}
+	if (c->task == 1 && task_created(s, c, res))
+		return;
 	call_complete(c, mcp_buf_json(res ? res : cJSON_GetObjectItem(msg,
 							"result"), 0));
 }
@@ -203,7 +209,8 @@ static int fast_reply(mcp_session *s, struct frame *f, char *line,
 	if (raw_reply(line, len, &id, &rs, &re) < 0)
 		return -1;
 	c = idtab_get(&s->pending, id);
-	if (!c || c->kind != CALL_USER || !valid_line(line, len))
+	if (!c || c->kind != CALL_USER || c->task == 1 ||
+	    !valid_line(line, len))
 		return -1;
 	if (f && len >= FAST_REPLY_MIN && (mem = frame_take(f)) != NULL) {
 		line[re] = '\n';

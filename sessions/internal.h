@@ -34,7 +34,7 @@ struct mcp_server {
 	unsigned nsessions;
 	mcp_call *last_sent, *last_done; /* one-shot calls */
 	unsigned in_flight;
-	mcp_call *tools;                 /* cached tools.json */
+	mcp_call *lists[MCP_NLISTS];     /* cached listings (tools.json) */
 	int removed;
 	struct mcp_server *next;
 };
@@ -66,8 +66,15 @@ struct mcp_session {
 	int exit_status, term_signal, has_exit;
 	unsigned start_fails;
 	double next_start;
-	mcp_call *last_sent, *last_done, *tools;
+	mcp_call *last_sent, *last_done, *lists[MCP_NLISTS];
 	struct ring err, events;
+	struct names {                 /* surface.c: names given out */
+		char **v;
+		unsigned long n, cap;
+	} names[MCP_NLISTS];
+	mcp_call *unpacked;            /* surface.c: the reply parts are of */
+	struct mcp_part *parts;
+	size_t nparts;
 	uv_timer_t idle_timer;
 	int closed;
 	LIST_HEAD(, mcp_ask) asks; /* open questions, oldest first (ask.c) */
@@ -75,7 +82,9 @@ struct mcp_session {
 	unsigned ask_caps;         /* ASK_CAP_* declared at initialize */
 };
 
-enum call_kind { CALL_USER, CALL_TOOLS, CALL_INIT };
+/* CALL_SIDE: a request of the tree (a resources/ read), not a reply of
+ * call or result/. */
+enum call_kind { CALL_USER, CALL_SIDE, CALL_LIST, CALL_INIT };
 
 struct mcp_call {
 	unsigned refs;
@@ -93,7 +102,11 @@ struct mcp_call {
 	int queued;              /* on its session's queue */
 	uv_timer_t timer;
 	double timeout, started;
-	cJSON *acc;              /* tools pages so far */
+	enum mcp_list list;      /* CALL_LIST: which */
+	int task;                /* task.c: 1 created, 2 its result asked */
+	char task_id[128];
+	struct mcp_listener wait; /* for the tools listing (taskSupport) */
+	cJSON *acc;              /* its pages so far */
 	char method[64];
 };
 
@@ -126,6 +139,7 @@ void call_set_ref(mcp_call **slot, mcp_call *c);
 void call_complete(mcp_call *c, mcp_buf *reply); /* reply taken; once */
 void call_fail(mcp_call *c, int code, const char *msg, cJSON *data);
 void call_progress(mcp_call *c);
+void call_user_token(mcp_call *c); /* the request's own progress token */
 void call_queue(mcp_session *s, mcp_call *c);
 mcp_call *call_dequeue(mcp_session *s);
 
@@ -135,6 +149,10 @@ mcp_buf *msg_error_reply(cJSON *err);   /* {"error": err}; err borrowed */
 cJSON *msg_request(uint64_t id, const char *method);
 cJSON *msg_notification(const char *method);
 cJSON *msg_initialize(uint64_t id, const struct mcp_server_conf *conf);
+/* A listing's request (cursor NULL for the first page), its result key and
+ * the server capability it needs. */
+cJSON *msg_list(uint64_t id, enum mcp_list what, const char *cursor);
+const char *msg_list_capability(enum mcp_list what);
 int msg_version_known(const char *v);
 void session_send(mcp_session *s, char *line, size_t len, uint64_t rpc_id);
 void session_send_json(mcp_session *s, cJSON *msg, uint64_t rpc_id);
@@ -148,6 +166,19 @@ void inbound_message(mcp_session *s, struct frame *f, char *line,
 /* client.c: mcpfs's answers to the server's requests */
 void client_request(mcp_session *s, const char *method, cJSON *id,
 		    cJSON *msg);
+
+/* surface.c */
+void surface_free(mcp_session *s);
+
+/* task.c: tool calls run as tasks (SEP-1686) */
+/* 1 if c must run as a task (listing: the tools listing of its session),
+ * 0 if not, -1 if that is not known until the listing is done. */
+int task_required(const mcp_session *s, const mcp_call *c,
+		  const mcp_call *listing);
+int task_augment(mcp_call *c);  /* add "task": {}; 0 or -1 */
+/* A reply to c: 1 if it was the CreateTaskResult (tasks/result is sent). */
+int task_created(mcp_session *s, mcp_call *c, cJSON *res);
+void task_cancel(mcp_session *s, mcp_call *c); /* tasks/cancel, if a task */
 
 /* status.c */
 cJSON *session_failure_data(const mcp_session *s); /* exit, stderr tail */

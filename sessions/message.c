@@ -78,6 +78,36 @@ cJSON *msg_initialize(uint64_t id, const struct mcp_server_conf *conf)
 	return m;
 }
 
+static const struct {
+	const char *method, *key, *cap;
+} lists[MCP_NLISTS] = {
+	[MCP_TOOLS] = {"tools/list", "tools", "tools"},
+	[MCP_RESOURCES] = {"resources/list", "resources", "resources"},
+	[MCP_TEMPLATES] = {"resources/templates/list", "resourceTemplates",
+			   "resources"},
+	[MCP_PROMPTS] = {"prompts/list", "prompts", "prompts"},
+};
+
+cJSON *msg_list(uint64_t id, enum mcp_list what, const char *cursor)
+{
+	cJSON *m = msg_request(id, lists[what].method);
+
+	if (cursor)
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(m, "params"),
+					"cursor", cursor);
+	return m;
+}
+
+const char *mcp_list_key(enum mcp_list what)
+{
+	return lists[what].key;
+}
+
+const char *msg_list_capability(enum mcp_list what)
+{
+	return lists[what].cap;
+}
+
 int msg_version_known(const char *v)
 {
 	size_t i;

@@ -93,6 +93,16 @@ static void cref_unref(struct conf_ref *r)
 	}
 }
 
+static void server_drop_lists(mcp_server *srv)
+{
+	int i;
+
+	for (i = 0; i < MCP_NLISTS; i++) {
+		mcp_call_unref(srv->lists[i]);
+		srv->lists[i] = NULL;
+	}
+}
+
 static void server_close_sessions(mcp_server *srv, const char *why)
 {
 	mcp_session *s;
@@ -147,8 +157,7 @@ static void apply_config(struct mcp_config *cfg)
 				mlog(MLOG_INFO, "server %s: launch changed, "
 				     "closing its sessions", conf->name);
 				server_close_sessions(srv, "config changed");
-				mcp_call_unref(srv->tools);
-				srv->tools = NULL;
+				server_drop_lists(srv);
 			}
 			server_adopt(srv, conf, cref);
 		} else {
@@ -341,7 +350,7 @@ mcp_buf *mcp_status_json(void)
 
 		cJSON_AddStringToObject(s, "name", srv->conf->name);
 		cJSON_AddStringToObject(s, "transport",
-					transport_for(srv->conf)->name);
+					transport_name(NULL, NULL, srv->conf));
 		if (cmd)
 			cJSON_AddStringToObject(s, "command", strrchr(cmd, '/') ?
 						strrchr(cmd, '/') + 1 : cmd);
@@ -379,7 +388,7 @@ static void free_servers(mcp_server *list)
 
 	while ((srv = list) != NULL) {
 		list = srv->next;
-		mcp_call_unref(srv->tools);
+		server_drop_lists(srv);
 		mcp_call_unref(srv->last_sent);
 		mcp_call_unref(srv->last_done);
 		cref_unref(srv->cref);

@@ -3,10 +3,12 @@
  * becomes (SPEC section 4). A request is one JSON object, either
  *   {"name": TOOL, "arguments": {...}, "_meta": {...}}   a tools/call, or
  *   {"method": M, "params": {...} or [...]}              any other request.
- * "arguments", "_meta" and "params" are optional. "initialize" and
- * notifications are refused: mcpfs owns the handshake, and call is for
- * requests that get a reply. Members "id" and "jsonrpc", and any other
- * member, are accepted and ignored: mcpfs assigns ids itself.
+ * "arguments", "_meta" and "params" are optional; a tool call may carry
+ * "task" (task augmentation, SEP-1686), forwarded as written. "initialize"
+ * and notifications are refused: mcpfs owns the handshake, and call is for
+ * requests that get a reply. Members "id" and "jsonrpc" are accepted and
+ * ignored (mcpfs assigns ids itself); any other member is refused, naming
+ * it, never dropped.
  *
  * The text is checked with the strict scanner (jscan) first; then one walk
  * over the structure of the now valid text finds the members and checks the
@@ -222,6 +224,10 @@ static int check_tool(const char *p, struct mcp_request *r, const char **why)
 		*why = "\"_meta\" must be an object";
 		return -EINVAL;
 	}
+	if (r->task.n && p[r->task.at] != '{') {
+		*why = "\"task\" must be an object";
+		return -EINVAL;
+	}
 	if (!r->meta.n)
 		r->tok_how = TOK_META;
 	else
@@ -234,6 +240,7 @@ int mcp_request_parse(const char *json, size_t len, struct mcp_request *r,
 {
 	struct jscan_span obj, name = {0, 0}, method = {0, 0}, k, v;
 	struct jscan_members m;
+	static char unknown[160]; /* one thread: valid until the next parse */
 	int rc;
 
 	memset(r, 0, sizeof *r);
@@ -261,6 +268,16 @@ int mcp_request_parse(const char *json, size_t len, struct mcp_request *r,
 			slot = &r->meta;
 		else if (key_is(json, k, "params"))
 			slot = &r->params;
+		else if (key_is(json, k, "task"))
+			slot = &r->task;
+		else if (!key_is(json, k, "id") && !key_is(json, k, "jsonrpc")) {
+			snprintf(unknown, sizeof unknown, "unknown member %.*s "
+				 "(a request has name, arguments, _meta and "
+				 "task, or method and params)",
+				 k.n > 64 ? 64 : (int)k.n, json + k.at);
+			*why = unknown;
+			return -EINVAL;
+		}
 		if (slot && !slot->n)
 			*slot = v;
 	}
@@ -270,6 +287,16 @@ int mcp_request_parse(const char *json, size_t len, struct mcp_request *r,
 	}
 	if (!name.n && !method.n) {
 		*why = "request needs \"name\" (a tool call) or \"method\"";
+		return -EINVAL;
+	}
+	if (method.n && (r->args.n || r->meta.n || r->task.n)) {
+		*why = "\"arguments\", \"_meta\" and \"task\" go with \"name\"; "
+		       "with \"method\" they belong in \"params\"";
+		return -EINVAL;
+	}
+	if (name.n && r->params.n) {
+		*why = "\"params\" goes with \"method\"; a tool call has "
+		       "\"arguments\"";
 		return -EINVAL;
 	}
 	r->tool = name.n != 0;
@@ -415,6 +442,10 @@ char *mcp_request_line(const char *json, const struct mcp_request *r,
 		} else if (token && r->tok_how == TOK_META) {
 			puts_(&o, ",\"_meta\":");
 			put_token_meta(&o, token);
+		}
+		if (r->task.n) {
+			puts_(&o, ",\"task\":");
+			put_min(&o, json + r->task.at, r->task.n);
 		}
 		puts_(&o, "}");
 	} else {

@@ -20,6 +20,7 @@ struct mcp_request {
 	struct jscan_span head;     /* the "name" or "method" value */
 	struct jscan_span args;     /* tools/call: "arguments" */
 	struct jscan_span meta;     /* tools/call: "_meta" */
+	struct jscan_span task;     /* tools/call: "task" (SEP-1686) */
 	struct jscan_span params;   /* other methods: "params" */
 	struct jscan_span token;    /* the user's own _meta.progressToken */
 	int tok_how;              /* where a progress token goes (request.c) */

@@ -27,6 +27,7 @@
 #include "internal.h"
 
 static void call_send(mcp_session *s, mcp_call *c);
+static int task_check(mcp_session *s, mcp_call *c);
 static void session_trim(void);
 static mcp_session *session_new(mcp_server *srv, const char *name,
 				int oneshot);
@@ -53,6 +54,7 @@ static void call_abort(mcp_call *c, int code, const char *msg,
 
 	if (s && c->rpc_id && s->t) {
 		send_cancelled(s, c->rpc_id, reason);
+		task_cancel(s, c);
 		if (s->ops->forget)
 			s->ops->forget(s->t, c->rpc_id);
 	}
@@ -213,6 +215,14 @@ static void session_fail_all(mcp_session *s, int code, const char *msg,
  * stderr tail, detach the process, and remember a failed start for the
  * back-off. The next call starts a fresh process.
  */
+static void drop_lists(mcp_session *s)
+{
+	int i;
+
+	for (i = 0; i < MCP_NLISTS; i++)
+		call_set_ref(&s->lists[i], NULL);
+}
+
 static void session_lost(mcp_session *s, int code, const char *what)
 {
 	int starting = s->state == S_STARTING;
@@ -243,7 +253,7 @@ static void session_lost(mcp_session *s, int code, const char *what)
 	session_fail_all(s, code, msg, data);
 	cJSON_Delete(data);
 	if (!s->closed)
-		call_set_ref(&s->tools, NULL);
+		drop_lists(s);
 }
 
 /*
@@ -380,10 +390,22 @@ static void call_send(mcp_session *s, mcp_call *c)
 	size_t n, tn;
 	char *line;
 
+	if (c->kind == CALL_USER && task_check(s, c))
+		return; /* sent once the tools listing is there */
 	c->rpc_id = s->next_id++;
-	if (c->kind == CALL_TOOLS) {
-		cJSON *m = msg_request(c->rpc_id, "tools/list");
+	if (c->kind == CALL_LIST) {
+		const char *cap = msg_list_capability(c->list);
+		cJSON *m;
 
+		if (!cJSON_GetObjectItemCaseSensitive(s->capabilities, cap)) {
+			m = cJSON_CreateObject(); /* nothing to list */
+			cJSON_AddArrayToObject(m, mcp_list_key(c->list));
+			c->rpc_id = 0;
+			call_complete(c, mcp_buf_json(m, 1));
+			cJSON_Delete(m);
+			return;
+		}
+		m = msg_list(c->rpc_id, c->list, NULL);
 		idtab_put(&s->pending, c->rpc_id, c);
 		session_send_json(s, m, c->rpc_id);
 		cJSON_Delete(m);
@@ -404,6 +426,60 @@ static void call_send(mcp_session *s, mcp_call *c)
 	}
 	idtab_put(&s->pending, c->rpc_id, c);
 	session_send(s, line, n, c->rpc_id);
+}
+
+/* The tools listing a call of s decides its taskSupport by. */
+static mcp_call **tools_slot(mcp_session *s)
+{
+	mcp_call **own = &s->lists[MCP_TOOLS], **srv = &s->srv->lists[MCP_TOOLS];
+
+	return s->oneshot && !*own && *srv && (*srv)->done ? srv : own;
+}
+
+static void tools_listed(struct mcp_listener *l, mcp_call *listing)
+{
+	mcp_call *c = (mcp_call *)((char *)l - offsetof(mcp_call, wait));
+	mcp_session *s = c->s;
+
+	if (c->done || !s || !c->queued)
+		return;
+	TAILQ_REMOVE(&s->queue, c, qlink);
+	c->queued = 0;
+	call_send(s, c);
+}
+
+/*
+ * A tool call on a server that runs tools as tasks: 0 to send c now (as a
+ * task if its tool requires one), 1 when c waits for the tools listing
+ * (fetched on this session) and is sent once it is there.
+ */
+static int task_check(mcp_session *s, mcp_call *c)
+{
+	mcp_call **slot = tools_slot(s), *l = *slot;
+	int r = task_required(s, c, l);
+
+	if (r > 0 && task_augment(c) < 0)
+		mlog(MLOG_WARN, "server %s: cannot make a task of a call",
+		     s->srv->conf->name);
+	if (r >= 0)
+		return 0;
+	if (c->wait.link.le_prev) /* already waiting (and queued) */
+		return c->queued;
+	if (!l || (l->done && !memcmp(l->reply->data, "{\"error\"", 8))) {
+		l = call_new(CALL_LIST, s->srv, s);
+		if (!l)
+			return 0;
+		l->list = MCP_TOOLS;
+		call_set_ref(slot, l);
+		call_send(s, l);
+		l = *slot;
+	}
+	if (!l || l->done) /* answered at once (no tools capability) */
+		return task_check(s, c);
+	c->wait.done = tools_listed;
+	mcp_call_listen(l, &c->wait);
+	call_queue(s, c);
+	return 1;
 }
 
 /* Queue c behind the handshake, starting a process if there is none. */
@@ -438,26 +514,9 @@ static void session_submit(mcp_session *s, mcp_call *c)
 	call_queue(s, c);
 }
 
-/* The user's own progress token, as cJSON prints it (as progress_for
- * prints the tokens of notifications), if the request has one. */
-static void user_token(mcp_call *c)
-{
-	const struct jscan_span *t = &c->req.token;
-	cJSON *j;
-	char *txt;
-
-	if (!t->n)
-		return;
-	j = cJSON_ParseWithLength(c->line + t->at, t->n);
-	if (j && (txt = cJSON_PrintUnformatted(j)) != NULL) {
-		snprintf(c->token, sizeof c->token, "%s", txt);
-		cJSON_free(txt);
-	}
-	cJSON_Delete(j);
-}
-
-int mcp_call_start(mcp_server *srv, mcp_session *s, const char *json,
-		   size_t len, mcp_call **out, const char **why)
+static int call_start(mcp_server *srv, mcp_session *s, const char *json,
+		      size_t len, enum call_kind kind, mcp_call **out,
+		      const char **why)
 {
 	struct mcp_request req;
 	mcp_call *c;
@@ -471,7 +530,7 @@ int mcp_call_start(mcp_server *srv, mcp_session *s, const char *json,
 		if (!s)
 			return -ENOMEM;
 	}
-	c = call_new(CALL_USER, srv, s);
+	c = call_new(kind, srv, s);
 	if (!c || !(c->line = malloc(len + 1))) {
 		if (c)
 			mcp_call_unref(c);
@@ -480,15 +539,17 @@ int mcp_call_start(mcp_server *srv, mcp_session *s, const char *json,
 	memcpy(c->line, json, len);
 	c->line[len] = 0;
 	c->req = req;
-	user_token(c);
+	call_user_token(c);
 	s->calls++;
-	s->in_flight++;
 	s->last_used = mcp_now();
-	if (s->oneshot) {
-		srv->in_flight++;
-		call_set_ref(&srv->last_sent, c);
-	} else {
-		call_set_ref(&s->last_sent, c);
+	if (kind == CALL_USER) {
+		s->in_flight++;
+		if (s->oneshot) {
+			srv->in_flight++;
+			call_set_ref(&srv->last_sent, c);
+		} else {
+			call_set_ref(&s->last_sent, c);
+		}
 	}
 	uv_timer_stop(&s->idle_timer);
 	*out = mcp_call_ref(c); /* the caller's; the session keeps the first */
@@ -496,45 +557,26 @@ int mcp_call_start(mcp_server *srv, mcp_session *s, const char *json,
 	return 0;
 }
 
-int mcp_call_refused(mcp_server *srv, mcp_session *s, const char *why,
-		     mcp_call **out)
+int mcp_call_start(mcp_server *srv, mcp_session *s, const char *json,
+		   size_t len, mcp_call **out, const char **why)
 {
-	char msg[300];
-	cJSON *e;
-	mcp_call *c;
-
-	if (s && s->closed)
-		return -ENOENT;
-	c = call_new(CALL_USER, srv, NULL);
-	if (!c)
-		return -ENOMEM;
-	snprintf(msg, sizeof msg, "request refused: %s", why);
-	e = msg_error(-32600, msg, NULL);
-	call_complete(c, msg_error_reply(e));
-	cJSON_Delete(e);
-	if (s) {
-		free(s->last_error);
-		s->last_error = strdup(msg);
-		s->last_used = mcp_now();
-		if (!s->in_flight)
-			call_set_ref(&s->last_done, c);
-		call_set_ref(&s->last_sent, c);
-	} else {
-		if (!srv->in_flight)
-			call_set_ref(&srv->last_done, c);
-		call_set_ref(&srv->last_sent, c);
-	}
-	*out = c;
-	return 0;
+	return call_start(srv, s, json, len, CALL_USER, out, why);
 }
 
-int mcp_tools(mcp_server *srv, mcp_session *s, mcp_call **out)
+int mcp_call_side(mcp_server *srv, mcp_session *s, const char *json,
+		  size_t len, mcp_call **out, const char **why)
+{
+	return call_start(srv, s, json, len, CALL_SIDE, out, why);
+}
+
+int mcp_list(mcp_server *srv, mcp_session *s, enum mcp_list what,
+	     mcp_call **out)
 {
 	mcp_call **slot, *c;
 
 	if (s && s->closed)
 		return -ENOENT;
-	slot = s ? &s->tools : &srv->tools;
+	slot = s ? &s->lists[what] : &srv->lists[what];
 	c = *slot;
 	if (c && c->done && !memcmp(c->reply->data, "{\"error\"", 8))
 		c = NULL; /* do not cache failures */
@@ -544,9 +586,10 @@ int mcp_tools(mcp_server *srv, mcp_session *s, mcp_call **out)
 	}
 	if (!s && !(s = session_new(srv, "", 1)))
 		return -ENOMEM;
-	c = call_new(CALL_TOOLS, srv, s);
+	c = call_new(CALL_LIST, srv, s);
 	if (!c)
 		return -ENOMEM;
+	c->list = what;
 	call_set_ref(slot, c);
 	uv_timer_stop(&s->idle_timer);
 	*out = mcp_call_ref(c);
@@ -554,11 +597,14 @@ int mcp_tools(mcp_server *srv, mcp_session *s, mcp_call **out)
 	return 0;
 }
 
-mcp_call *mcp_latest(mcp_server *srv, mcp_session *s)
+int mcp_tools(mcp_server *srv, mcp_session *s, mcp_call **out)
 {
-	if (s)
-		return s->in_flight ? s->last_sent : s->last_done;
-	return srv->in_flight ? srv->last_sent : srv->last_done;
+	return mcp_list(srv, s, MCP_TOOLS, out);
+}
+
+mcp_call *mcp_last_done(mcp_session *s)
+{
+	return s->last_done;
 }
 
 /* ---- session objects ---- */
@@ -643,6 +689,7 @@ static void session_free_cb(uv_handle_t *h)
 	free(s->last_error);
 	free(s->err.buf);
 	free(s->events.buf);
+	surface_free(s);
 	free(s);
 	session_obj_drop();
 }
@@ -663,13 +710,13 @@ void session_close(mcp_session *s, const char *why)
 	session_detach(s);
 	call_set_ref(&s->last_sent, NULL);
 	call_set_ref(&s->last_done, NULL);
-	call_set_ref(&s->tools, NULL);
+	drop_lists(s);
 	uv_close((uv_handle_t *)&s->idle_timer, session_free_cb);
 }
 
 static void session_restart(mcp_session *s)
 {
-	call_set_ref(&s->tools, NULL);
+	drop_lists(s);
 	session_fail_all(s, ERR_CLOSED, "session restarted", NULL);
 	session_detach(s);
 	s->state = S_EXITED;

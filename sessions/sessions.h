@@ -120,6 +120,8 @@ size_t mcp_session_events_read(const mcp_session *s, uint64_t off, char *dst,
 mcp_ask *mcp_ask_first(mcp_session *s);
 mcp_ask *mcp_ask_next(mcp_ask *q);
 mcp_ask *mcp_ask_find(mcp_session *s, const char *name);
+mcp_ask *mcp_ask_by_num(mcp_session *s, unsigned long num);
+unsigned long mcp_ask_num(const mcp_ask *q);  /* the number in its name */
 mcp_ask *mcp_ask_by_id(uint64_t id);
 uint64_t mcp_ask_id(const mcp_ask *q);
 const char *mcp_ask_name(const mcp_ask *q);   /* its number, the file name */
@@ -152,6 +154,14 @@ int mcp_request_check(const char *json, size_t len, const char **why);
  * dropping the reference. */
 int mcp_call_start(mcp_server *srv, mcp_session *s, const char *json,
 		   size_t len, mcp_call **out, const char **why);
+/* The same for a request of the tree itself (resources/ reads): it is not
+ * the latest reply of call, nor result/. */
+int mcp_call_side(mcp_server *srv, mcp_session *s, const char *json,
+		  size_t len, mcp_call **out, const char **why);
+/* A resources/read reply's contents (text, or the decoded blob, of each,
+ * joined), or NULL with *err: -ENOENT for "resource not found" (-32002),
+ * else -EIO. */
+mcp_buf *mcp_resource_bytes(const mcp_buf *reply, int *err);
 /* A request that was refused before it could be sent (bad JSON, too big,
  * incomplete at close, not a valid request): a call completed at once with
  * {"error": {"code": -32600, "message": "request refused: WHY"}} that
@@ -162,6 +172,40 @@ int mcp_call_refused(mcp_server *srv, mcp_session *s, const char *why,
 /* tools.json: a call whose reply is the tools document; may be done already
  * (cached). Reference as above. */
 int mcp_tools(mcp_server *srv, mcp_session *s, mcp_call **out);
+/* The listings of a session (all pages gathered, cached until the server
+ * says list_changed): the reply is {"KEY": [...]}, pretty, with KEY
+ * mcp_list_key(what); an empty array when the server's capabilities lack
+ * it. tools.json is MCP_TOOLS. Reference as above. */
+enum mcp_list { MCP_TOOLS, MCP_RESOURCES, MCP_TEMPLATES, MCP_PROMPTS,
+		MCP_NLISTS };
+int mcp_list(mcp_server *srv, mcp_session *s, enum mcp_list what,
+	     mcp_call **out);
+const char *mcp_list_key(enum mcp_list what);
+/* The most recently completed call of s (not a listing): result/. */
+mcp_call *mcp_last_done(mcp_session *s);
+
+/* ---- the MCP surface as files (SPEC 9; surface.c) ---- */
+
+/* A session's file names for tools, resources and prompts: each name the
+ * tree gave out has a small number (for inode numbers), kept while the
+ * session lives. intern returns it, or -ENOSPC past MCP_NAMES_MAX. */
+#define MCP_NAMES_MAX (1u << 20)
+long mcp_name_intern(mcp_session *s, enum mcp_list what, const char *name);
+const char *mcp_name_at(mcp_session *s, enum mcp_list what, unsigned long i);
+
+/* result/: the latest completed reply of s unpacked, computed once per
+ * reply. Parts are borrowed until the next reply completes on s (take a
+ * reference to data to keep it). n = 0 when there is no reply yet. */
+struct mcp_part {
+	char name[32];   /* "0.txt", "1.png", "text", "structured.json" */
+	mcp_buf *data;
+};
+void mcp_result(mcp_session *s, const struct mcp_part **parts, size_t *n);
+
+/* Percent-encode name for a path component ('%', '/', control bytes, and
+ * a leading '.' of "." and ".."): malloc'd. decode: NULL if malformed. */
+char *mcp_name_encode(const char *name);
+char *mcp_name_decode(const char *file);
 /* The call a fresh open of call reads: the most recently sent one while any
  * is in flight, else the most recently completed one; NULL if none. Borrowed. */
 mcp_call *mcp_latest(mcp_server *srv, mcp_session *s);

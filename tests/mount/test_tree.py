@@ -11,10 +11,12 @@ import time
 import pytest
 
 from conftest import (MCPFS, call, fake, demo, pid_gone, read_file, status,
-                      text, tool, wait_until, write_file)
+                      supervisor_of, text, tool, wait_until, write_file)
 
-THREAD_FILES = {'call', 'status', 'tools.json', 'stderr', 'events', 'ctl'}
-THREAD_DIRS = {'requests'}   # the server's open questions (test_ask.py)
+THREAD_FILES = {'call', 'status', 'tools.json', 'stderr', 'events', 'ctl',
+                'resources.json', 'prompts.json'}
+THREAD_DIRS = {'tools', 'result', 'resources', 'prompts',
+               'requests'}   # requests/: the server's questions (test_ask)
 
 
 def test_mount_and_unmount(mcpfs_mount):
@@ -96,8 +98,8 @@ def test_mkdir_starts_process_rmdir_ends_it(mcpfs_mount):
     os.mkdir(t)
     # mkdir starts the process in the background and returns at once.
     assert time.monotonic() - t0 < 2
-    pids = wait_until(m.pids, 5, 'the server process')
-    assert len(pids) == 1
+    pids = wait_until(m.server_pids, 5, 'the server process')
+    assert len(pids) == 1 and len(m.session_groups()) == 1
     os.rmdir(t)
     assert not t.exists()
     wait_until(lambda: pid_gone(pids[0]), 7, 'the process to end')
@@ -131,7 +133,7 @@ def test_mkdir_existing_is_eexist(mcpfs_mount):
         os.mkdir(m.path / 'a' / 't')
     # and the existing session is untouched
     assert text(tool(m.path / 'a' / 't', 'echo', text='still')) == 'still'
-    assert len(m.pids()) == 1
+    assert len(m.server_pids()) == 1
 
 
 def test_mkdir_outside_server_refused(mcpfs_mount):
@@ -166,7 +168,7 @@ def test_modes_and_owner(mcpfs_mount):
         assert st.st_uid == os.getuid(), rel
         assert st.st_gid == os.getgid(), rel
     # stat and readdir did not start anything (no tool call, no tools.json)
-    assert len(m.pids()) == 1
+    assert len(m.session_groups()) == 1
 
 
 def test_no_process_without_mkdir(mcpfs_mount):
@@ -218,7 +220,9 @@ def test_unlink_inside_thread_does_nothing(mcpfs_mount):
     pid = int(text(tool(t, 'pid')))
     for f in THREAD_FILES:
         os.unlink(t / f)
+    os.unlink(t / 'tools' / 'echo')
     assert set(os.listdir(t)) == THREAD_FILES | THREAD_DIRS
+    assert 'echo' in os.listdir(t / 'tools')
     assert int(text(tool(t, 'pid'))) == pid
 
 
@@ -254,7 +258,7 @@ def test_status_file_is_json(mcpfs_mount):
     pid = int(text(tool(t, 'pid')))
     st = status(t)
     assert st['state'] == 'ready'
-    assert st['pid'] == pid
+    assert st['pid'] == supervisor_of(pid)   # its parent
     assert st['generation'] >= 1
     assert st['calls'] >= 1
     assert st['in_flight'] == 0

@@ -51,7 +51,8 @@ static void test_check_ok(void **state)
 	ok("{\"method\":\"tools/list\",\"params\":{\"cursor\":\"c\"}}");
 	ok("{\"method\":\"x/y\",\"params\":[1,2]}");
 	ok("{\"method\":\"ping\",\"id\":5,\"jsonrpc\":\"2.0\"}");
-	ok("{\"name\":\"t\",\"id\":\"ignored\",\"jsonrpc\":\"1.0\",\"x\":1}");
+	ok("{\"name\":\"t\",\"id\":\"ignored\",\"jsonrpc\":\"1.0\"}");
+	ok("{\"name\":\"t\",\"task\":{\"ttl\":1000}}");
 	ok("{\"method\":\"notifications\"}");
 	ok("{\"method\":\"initialized\"}");
 }
@@ -98,6 +99,18 @@ static void test_check_refused(void **state)
 		"notifications cannot be sent through call");
 	REFUSED("{\"method\":\"x\",\"params\":\"p\"}",
 		"\"params\" must be an object or an array");
+	/* a member mcpfs would not forward is refused, named */
+	REFUSED("{\"name\":\"t\",\"x\":1}", "unknown member \"x\" (a request "
+		"has name, arguments, _meta and task, or method and params)");
+	REFUSED("{\"name\":\"t\",\"params\":{}}", "\"params\" goes with "
+		"\"method\"; a tool call has \"arguments\"");
+	REFUSED("{\"method\":\"m\",\"_meta\":{}}", "\"arguments\", \"_meta\" "
+		"and \"task\" go with \"name\"; with \"method\" they belong in "
+		"\"params\"");
+	REFUSED("{\"method\":\"m\",\"task\":{}}", "\"arguments\", \"_meta\" "
+		"and \"task\" go with \"name\"; with \"method\" they belong in "
+		"\"params\"");
+	REFUSED("{\"name\":\"t\",\"task\":[]}", "\"task\" must be an object");
 	REFUSED("{\"method\":\"x\",\"params\":null}",
 		"\"params\" must be an object or an array");
 }
@@ -150,6 +163,10 @@ static void test_build_tool_call(void **state)
 	       "\"a  b\\n\\\"c\\\" \\\\\" ,\n \"l\": [ 1 , 2 ]\t}\r\n}\n", 3, NULL,
 	       HEAD(3) "\"tools/call\",\"params\":{\"name\":\"echo\","
 	       "\"arguments\":{\"text\":\"a  b\\n\\\"c\\\" \\\\\",\"l\":[1,2]}}}");
+	/* task (SEP-1686) is forwarded as written, after _meta */
+	builds("{\"task\":{\"ttl\": 60000},\"name\":\"r\"}", 5, NULL,
+	       HEAD(5) "\"tools/call\",\"params\":{\"name\":\"r\","
+	       "\"arguments\":{},\"task\":{\"ttl\":60000}}}");
 	/* id and jsonrpc of the request are ignored. */
 	builds("{\"jsonrpc\":\"2.0\",\"id\":99,\"name\":\"x\"}", 4, NULL,
 	       HEAD(4) "\"tools/call\",\"params\":{\"name\":\"x\","
@@ -273,9 +290,6 @@ static void test_parse_token(void **state)
 		 "\"x\"");
 	token_is("{\"name\":\"t\",\"_meta\":{\"progressToken\" : 12 }}", "12");
 	/* only the token that is sent counts */
-	token_is("{\"name\":\"t\",\"params\":{\"_meta\":{\"progressToken\":1}}}",
-		 NULL);
-	token_is("{\"method\":\"m\",\"_meta\":{\"progressToken\":1}}", NULL);
 	token_is("{\"method\":\"m\",\"params\":{\"_meta\":{\"progressToken\":"
 		 "{\"k\":[1]}}}}", "{\"k\":[1]}");
 	token_is("{\"method\":\"m\",\"params\":[{\"_meta\":{\"progressToken\":"

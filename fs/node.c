@@ -1,0 +1,231 @@
+/*
+ * node.c - the nodes of the tree: inode numbers and what they resolve to,
+ * their attributes, and the per-open state (struct fh) every file and
+ * directory gets. fs.c (the ops) and listing.c (the SPEC 9 directories)
+ * both use it; it uses neither.
+ *
+ * Inode numbers are derived, not stored: root is 1, .status is 2, and every
+ * other node is (object id << 25 | index << 5 | kind), where the object is
+ * a server or a session (ids are never reused) and the index a name of the
+ * session's, a part of result/ or the number of a question in requests/. So there is no inode table and forget
+ * has nothing to free; a stale inode simply no longer resolves (ENOENT).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fs.h"
+
+static double mount_time;
+
+void node_mount_time(double t)
+{
+	mount_time = t;
+}
+
+int listing_is_dir(enum kind k)
+{
+	return k == K_TOOLDIR || k == K_RESULTDIR || k == K_RESDIR ||
+	       k == K_PROMPTDIR;
+}
+
+mode_t listing_mode(enum kind k)
+{
+	return k == K_TOOL || k == K_PROMPT ? 0600 : 0400;
+}
+
+off_t listing_size(const struct node *n)
+{
+	const struct mcp_part *parts;
+	size_t np;
+
+	if (n->kind != K_RESULT || !n->s)
+		return 0;
+	mcp_result(n->s, &parts, &np);
+	return n->idx < np ? (off_t)parts[n->idx].data->len : 0;
+}
+
+fuse_ino_t fs_ino(uint64_t id, enum kind k)
+{
+	return ino_make(id, 0, k);
+}
+
+static int resolve(fuse_ino_t ino, struct node *n)
+{
+	uint64_t id = ino >> (KIND_BITS + INDEX_BITS);
+
+	memset(n, 0, sizeof *n);
+	if (ino == ROOT_INO) {
+		n->type = N_ROOT;
+		return 0;
+	}
+	if (ino == STATUS_INO) {
+		n->type = N_DOTSTATUS;
+		return 0;
+	}
+	n->kind = (enum kind)(ino & ((1u << KIND_BITS) - 1));
+	n->idx = (unsigned long)(ino >> KIND_BITS) & ((1ul << INDEX_BITS) - 1);
+	if (n->kind >= K_NKINDS || (n->idx && n->kind < K_TOOL))
+		return -ENOENT;
+	if ((n->srv = mcp_server_by_id(id)) != NULL) {
+		n->type = N_SERVER;
+		return n->kind <= K_TOOLS ? 0 : -ENOENT;
+	}
+	if ((n->s = mcp_session_by_id(id)) != NULL) {
+		const struct mcp_part *parts;
+		size_t np;
+
+		n->type = N_SESSION;
+		n->srv = mcp_session_server(n->s);
+		switch (n->kind) {
+		case K_TOOL:
+			return mcp_name_at(n->s, MCP_TOOLS, n->idx) ? 0 : -ENOENT;
+		case K_PROMPT:
+			return mcp_name_at(n->s, MCP_PROMPTS, n->idx) ? 0
+								       : -ENOENT;
+		case K_RESOURCE:
+			return mcp_name_at(n->s, MCP_RESOURCES, n->idx) ? 0
+									 : -ENOENT;
+		case K_RESULT:
+			mcp_result(n->s, &parts, &np);
+			return n->idx < np ? 0 : -ENOENT;
+		case K_REQ:
+			return mcp_ask_by_num(n->s, n->idx) ? 0 : -ENOENT;
+		default:
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int fs_resolve(fuse_ino_t ino, struct node *n)
+{
+	return resolve(ino, n);
+}
+
+static void set_time(struct timespec *ts, double t)
+{
+	ts->tv_sec = (time_t)t;
+	ts->tv_nsec = (long)((t - (double)ts->tv_sec) * 1e9);
+}
+
+void node_attr(fuse_ino_t ino, const struct node *n, struct stat *st)
+{
+	double mt = mount_time, ct = mount_time;
+	int dir = n->type == N_ROOT || n->kind == K_DIR ||
+		  n->kind == K_REQDIR || listing_is_dir(n->kind);
+
+	memset(st, 0, sizeof *st);
+	st->st_ino = ino;
+	st->st_uid = getuid();
+	st->st_gid = getgid();
+	if (n->type == N_DOTSTATUS) {
+		dir = 0;
+	}
+	if (dir) {
+		st->st_mode = S_IFDIR | 0700;
+		st->st_nlink = 2;
+	} else {
+		st->st_mode = S_IFREG |
+			      (n->kind == K_CALL || n->kind == K_CTL ||
+			       n->kind == K_REQ ? 0600 : listing_mode(n->kind));
+		st->st_nlink = 1;
+	}
+	if (n->s) {
+		mt = mcp_session_last_used(n->s);
+		ct = mcp_session_created(n->s);
+		if (n->kind == K_STDERR) {
+			mcp_buf *b = mcp_session_stderr(n->s);
+
+			st->st_size = b ? (off_t)b->len : 0;
+			mcp_buf_unref(b);
+		} else if (n->kind == K_EVENTS) {
+			st->st_size = (off_t)mcp_session_events_size(n->s);
+		} else if (n->kind == K_STATUS) {
+			mcp_buf *b = mcp_session_status_json(n->s);
+
+			st->st_size = b ? (off_t)b->len : 0;
+			mcp_buf_unref(b);
+		} else if (n->kind == K_REQ) {
+			mcp_ask *q = mcp_ask_by_num(n->s, n->idx);
+			mcp_buf *b = q ? mcp_ask_json(q) : NULL;
+
+			st->st_size = b ? (off_t)b->len : 0;
+			mcp_buf_unref(b);
+			if (q)
+				mt = ct = mcp_ask_created(q);
+		} else {
+			st->st_size = listing_size(n);
+		}
+	} else if (n->type == N_DOTSTATUS) {
+		mcp_buf *b = mcp_status_json();
+
+		st->st_size = b ? (off_t)b->len : 0;
+		mcp_buf_unref(b);
+	}
+	set_time(&st->st_mtim, mt);
+	set_time(&st->st_atim, mt);
+	set_time(&st->st_ctim, ct);
+	st->st_blksize = 4096;
+}
+
+static void reply_entry(fuse_req_t req, fuse_ino_t ino, const struct node *n)
+{
+	struct fuse_entry_param e;
+
+	memset(&e, 0, sizeof e);
+	e.ino = ino;
+	e.generation = 1;
+	e.attr_timeout = 0;
+	/* names in result/ and the listings change with each reply */
+	e.entry_timeout = n->kind >= K_TOOL ? 0 : 1.0;
+	node_attr(ino, n, &e.attr);
+	fuse_reply_entry(req, &e);
+}
+
+void fs_reply_entry(fuse_req_t req, fuse_ino_t ino, const struct node *n)
+{
+	reply_entry(req, ino, n);
+}
+
+void fs_fh_free(struct fh *h)
+{
+	if (h->cf)
+		callfile_free(h->cf);
+	askfile_free(h->af);
+	mcp_buf_unref(h->snap);
+	gbuf_free(&h->dir);
+	free(h);
+}
+
+void fs_open_fail(fuse_req_t req, struct fh *h, int err)
+{
+	mcp_session *s = h->session_id ? mcp_session_by_id(h->session_id)
+				       : NULL;
+
+	fs_fh_free(h);
+	if (s)
+		mcp_session_release(s);
+	fuse_reply_err(req, err);
+}
+
+int fs_dir_add(struct fh *h, fuse_req_t req, const char *name,
+	       fuse_ino_t ino, int isdir)
+{
+	struct stat st;
+	size_t need;
+
+	memset(&st, 0, sizeof st);
+	st.st_ino = ino;
+	st.st_mode = isdir ? S_IFDIR : S_IFREG;
+	need = fuse_add_direntry(req, NULL, 0, name, NULL, 0);
+	if (gbuf_reserve(&h->dir, need) < 0)
+		return -ENOMEM;
+	fuse_add_direntry(req, h->dir.p + h->dir.len, need, name, &st,
+			  (off_t)(h->dir.len + need));
+	h->dir.len += need;
+	return 0;
+}
