@@ -23,7 +23,8 @@ capability:
   client answered with an error.
 The fake servers (tests/fake) ask any request with their `ask` tool and
 return the answer they got, so what mcpfs sent is checked exactly; the HTTP
-fake also records the POST that carried it.
+fake also records the POST that carried it. The last tests run
+server-everything over Streamable HTTP and HTTP+SSE.
 """
 
 import errno
@@ -38,6 +39,7 @@ import pytest
 from conftest import (REPO, call, fake, read_file, status, text, tool,
                       wait_until, write_file)
 from test_http import Everything, FakeHTTP, sid_of
+from test_sse import EverythingSSE
 
 EVERYTHING = REPO / \
     'node_modules/@modelcontextprotocol/server-everything/dist/index.js'
@@ -610,3 +612,26 @@ def test_question_withdrawn_by_the_server(mcpfs_mount, tmp_path):
         assert [r for r in srv.posts() if 'method' not in r['json']] == []
     finally:
         srv.stop()
+
+
+@needs_everything
+def test_real_everything_over_http_sse(mcpfs_mount, tmp_path):
+    ev = EverythingSSE(tmp_path)
+    try:
+        m = mcpfs_mount({'ev': {'type': 'sse', 'url': ev.url}})
+        t = thread(m)
+        assert status(t)['transport'] == 'sse'
+        bg = Background(t, {'name': 'trigger-url-elicitation',
+                            'arguments': {'url': 'https://sse.example/go'}})
+        assert wait_questions(t) == ['1']
+        assert question(t, '1')['host'] == 'sse.example'
+        assert answer(t, '1', {'action': 'decline'}) == 0
+        assert raw_result(bg.result()) == {'action': 'decline'}
+        bg = Background(t, ELICIT)
+        assert wait_questions(t) == ['2']
+        assert answer(t, '2', {'action': 'accept',
+                               'content': {'name': 'Sse'}}) == 0
+        assert raw_result(bg.result()) == {'action': 'accept', 'content':
+                                           dict(DEFAULTS, name='Sse')}
+    finally:
+        ev.stop()
