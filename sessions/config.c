@@ -80,92 +80,6 @@ const char *mcp_base_name(const char *path)
 	return b ? b + 1 : path;
 }
 
-/* ---- ${VAR} expansion ---- */
-
-static int var_start(char c)
-{
-	return c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
-}
-
-static int var_char(char c)
-{
-	return var_start(c) || (c >= '0' && c <= '9');
-}
-
-static const char bad_ref[] =
-	"bad ${...}: expected ${NAME} or ${NAME:-default}";
-static const char open_ref[] =
-	"unterminated ${ (expected ${NAME} or ${NAME:-default})";
-
-/* One reference: the text after "${". */
-struct ref {
-	size_t nlen;      /* the name is the first nlen bytes */
-	const char *def;  /* the default after ":-", or NULL */
-	size_t dlen;
-	const char *end;  /* the closing '}' */
-};
-
-/* Returns NULL and *r, or the static reason the reference is bad. */
-static const char *parse_ref(const char *s, struct ref *r)
-{
-	const char *why = strchr(s, '}') ? bad_ref : open_ref;
-
-	for (r->nlen = 0; var_char(s[r->nlen]); r->nlen++)
-		;
-	if (r->nlen == 0 || !var_start(s[0]))
-		return why;
-	r->def = NULL;
-	r->dlen = 0;
-	if (s[r->nlen] == '}') {
-		r->end = s + r->nlen;
-		return NULL;
-	}
-	if (s[r->nlen] != ':' || s[r->nlen + 1] != '-')
-		return why;
-	r->def = s + r->nlen + 2;
-	r->end = strchr(r->def, '}');
-	if (!r->end)
-		return open_ref;
-	r->dlen = (size_t)(r->end - r->def);
-	return NULL;
-}
-
-char *mcp_expand(const char *s, const char **err)
-{
-	struct gbuf b = {0};
-	const char *p = s, *q, *val, *why;
-	struct ref r;
-	char *var, *out;
-
-	while ((q = strstr(p, "${")) != NULL) {
-		gbuf_add(&b, p, (size_t)(q - p));
-		why = parse_ref(q + 2, &r);
-		if (why) {
-			gbuf_free(&b);
-			*err = why;
-			return NULL;
-		}
-		var = strndup(q + 2, r.nlen);
-		if (!var) {
-			gbuf_free(&b);
-			*err = "out of memory";
-			return NULL;
-		}
-		val = getenv(var);
-		free(var);
-		if (r.def && (!val || !*val))
-			gbuf_add(&b, r.def, r.dlen);
-		else if (val)
-			gbuf_add(&b, val, strlen(val));
-		p = r.end + 1;
-	}
-	gbuf_add(&b, p, strlen(p));
-	out = gbuf_take(&b);
-	if (!out)
-		*err = "out of memory";
-	return out;
-}
-
 /* ---- messages ---- */
 
 /* A field path, e.g. mcpServers.foo.args[2]; odd names are quoted.
@@ -367,6 +281,26 @@ static int get_bool(struct parse *ps, const cJSON *obj, const char *key,
 		return 0;
 	path_key(&at, base, key);
 	return field_error(ps, &at, "must be true or false");
+}
+
+/* "warm": spare sessions, 0 to MAX_WARM. */
+#define MAX_WARM 16
+static int get_warm(struct parse *ps, const cJSON *obj,
+		    const struct path *base, unsigned *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "warm");
+	struct path at;
+
+	*out = 0;
+	if (!v)
+		return 0;
+	path_key(&at, base, "warm");
+	if (!cJSON_IsNumber(v) || v->valuedouble != (int)v->valuedouble ||
+	    v->valuedouble < 0 || v->valuedouble > MAX_WARM)
+		return field_error(ps, &at, "must be a whole number from 0 "
+				   "to 16 (spare sessions)");
+	*out = (unsigned)v->valuedouble;
+	return 0;
 }
 
 /* obj[key], if there: an array of strings, each through get (which sets
@@ -751,7 +685,8 @@ static int fill_server(struct parse *ps, struct mcp_server_conf *sc,
 	    get_seconds(ps, e, "timeout", at, &sc->timeout) < 0 ||
 	    get_seconds(ps, e, "idleTimeout", at, &sc->idle_timeout) < 0 ||
 	    get_bool(ps, e, "elicitation", at, 1, &sc->elicitation) < 0 ||
-	    get_bool(ps, e, "sampling", at, 0, &sc->sampling) < 0)
+	    get_bool(ps, e, "sampling", at, 0, &sc->sampling) < 0 ||
+	    get_warm(ps, e, at, &sc->warm) < 0)
 		return -1;
 	make_digest(sc);
 	return 0;
@@ -768,10 +703,8 @@ static int parse_entry(struct parse *ps, const cJSON *e,
 	path_key(&at, servers, name);
 	if (!cJSON_IsObject(e))
 		return field_error(ps, &at, "must be an object");
-	if (get_bool(ps, e, "disabled", &at, 0, &disabled) < 0)
-		return -1;
-	if (disabled)
-		return 0;
+	if (get_bool(ps, e, "disabled", &at, 0, &disabled) < 0 || disabled)
+		return disabled ? 0 : -1;
 	why = mcp_server_name_check(name);
 	if (why)
 		return field_error(ps, &at, why);

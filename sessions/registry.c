@@ -109,6 +109,7 @@ static void server_close_sessions(mcp_server *srv, const char *why)
 
 	while ((s = mcp_session_first(srv)) != NULL)
 		session_close_notify(s, why);
+	session_spares_close(srv, why);
 }
 
 static mcp_server *server_new(struct mcp_server_conf *conf,
@@ -169,6 +170,7 @@ static void apply_config(struct mcp_config *cfg)
 		srv->next = NULL;
 		*tail = srv;
 		tail = &srv->next;
+		session_warm(srv);
 	}
 	while ((srv = old) != NULL) {
 		old = srv->next;
@@ -356,6 +358,7 @@ mcp_buf *mcp_status_json(void)
 						strrchr(cmd, '/') + 1 : cmd);
 		cJSON_AddStringToObject(s, "digest", srv->conf->digest);
 		cJSON_AddNumberToObject(s, "sessions", srv->nsessions);
+		cJSON_AddNumberToObject(s, "spares", srv->nspares);
 		cJSON_AddItemToArray(a, s);
 	}
 	w = cJSON_AddArrayToObject(o, "warnings");
@@ -418,6 +421,7 @@ static void reaped(void)
 void mcp_shutdown(void (*done_cb)(void))
 {
 	shutdown_cb = done_cb;
+	session_warm_stop();
 	if (watching) {
 		uv_close((uv_handle_t *)&watch, NULL);
 		uv_close((uv_handle_t *)&debounce, NULL);

@@ -40,6 +40,7 @@ MNT=$WORK/mnt
 MNT2=$WORK/mnt-mem
 SHM=/dev/shm/mcpfs-bench.$$
 PIDS=
+SRVPIDS=   # servers that never exit on their own: TERM at cleanup
 ROWS=$WORK/rows
 
 # Unmount and stop everything this script started, on any exit.
@@ -48,6 +49,7 @@ cleanup() {
 	for m in "$MNT" "$MNT2"; do
 		mountpoint -q "$m" 2>/dev/null && fusermount3 -u "$m" 2>/dev/null
 	done
+	for p in $SRVPIDS; do kill "$p" 2>/dev/null; done
 	for p in $PIDS; do
 		i=0
 		while kill -0 "$p" 2>/dev/null && [ $i -lt 100 ]; do
@@ -132,9 +134,30 @@ HTTP_PORT=
 if command -v python3 >/dev/null 2>&1; then
 	python3 "$ROOT/tests/fake/mcp_http.py" >"$WORK/http.port" 2>"$WORK/http.err" &
 	PIDS="$PIDS $!"
+	SRVPIDS="$SRVPIDS $!"
 	i=0
 	while [ ! -s "$WORK/http.port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 	HTTP_PORT=$(head -n1 "$WORK/http.port")
+fi
+
+# server-everything over Streamable HTTP, for row 7c.
+EV_PORT=
+if [ "$HAVE_SDK" = yes ]; then
+	EV_PORT=$((20000 + $$ % 20000))
+	PORT=$EV_PORT setsid node "$EVERYTHING" streamableHttp \
+		>"$WORK/ev-http.out" 2>"$WORK/ev-http.err" &
+	EV_PID=$!
+	PIDS="$PIDS $EV_PID"
+	SRVPIDS="$SRVPIDS $EV_PID"
+	i=0
+	while ! grep -q 'listening on port' "$WORK/ev-http.err" 2>/dev/null; do
+		i=$((i + 1))
+		if [ $i -gt 300 ] || ! kill -0 "$EV_PID" 2>/dev/null; then
+			log "run.sh: server-everything streamableHttp did not start"
+			EV_PORT=; break
+		fi
+		sleep 0.1
+	done
 fi
 
 # Config for both mounts.
@@ -145,9 +168,13 @@ CONF=$WORK/servers.json
 	if [ "$HAVE_NODE" = yes ]; then
 		printf '  "everything": {"command": "%s", "args": ["%s", "stdio"]},\n' \
 			"$(command -v node)" "$EVERYTHING"
+		printf '  "everything-warm": {"command": "%s", "args": ["%s", "stdio"], "warm": 1},\n' \
+			"$(command -v node)" "$EVERYTHING"
 	fi
 	[ -n "$HTTP_PORT" ] &&
 		printf '  "http": {"url": "http://127.0.0.1:%s/mcp"},\n' "$HTTP_PORT"
+	[ -n "$EV_PORT" ] &&
+		printf '  "everything-http": {"url": "http://127.0.0.1:%s/mcp"},\n' "$EV_PORT"
 	printf '  "fake": {"command": "%s"}\n}}\n' "$FAKE"
 } >"$CONF"
 
@@ -284,6 +311,40 @@ else
 	row "3c. one-shot Node server-everything" "skipped: node or node_modules/@modelcontextprotocol/server-everything missing" "—" "—" "≥ 100x" "—"
 fi
 
+# ---- 3d. mkdir and the first call: cold against a warm spare ----
+# first_call DIR: ms from mkdir DIR to the first echo reply on it
+first_call() {
+	us=$("$B" first "$NREQ" "$1") || return 1
+	calc "x/1000" x="$us"
+}
+# spare_ready SERVER: until .status shows its one spare ready again
+spare_ready() {
+	i=0
+	while ! tr -d ' \t\n' <"$MNT/.status" |
+		grep -q "\"name\":\"$1\"[^}]*\"spares\":1"; do
+		i=$((i + 1)); [ $i -gt 300 ] && return 1; sleep 0.1
+	done
+	sleep 2 # the spare's handshake (node starts in about 1 s here)
+}
+log "3d. warm"
+if [ "$HAVE_NODE" = yes ]; then
+	: >"$WORK/cold"; : >"$WORK/warm"
+	for rep in 1 2 3; do
+		first_call "$MNT/everything/c$rep" >>"$WORK/cold" || fail "line $LINENO"
+		spare_ready everything-warm || fail "line $LINENO"
+		first_call "$MNT/everything-warm/w$rep" >>"$WORK/warm" || fail "line $LINENO"
+		rmdir "$MNT/everything/c$rep" "$MNT/everything-warm/w$rep"
+	done
+	TC=$(median <"$WORK/cold")
+	TW=$(median <"$WORK/warm")
+	R=$(calc "a/b" a="$TW" b="$TC")
+	row "3d. mkdir + first echo on node server-everything, \"warm\": 1 against cold (medians of 3)" \
+		"warm $(f1 "$TW") ms" "cold $(f1 "$TC") ms" "$(f2 "$R")x" "≤ 0.1x" \
+		"$(yes_if "$R <= 0.1")"
+else
+	row "3d. warm against cold" "skipped: node or server-everything missing" "—" "—" "≤ 0.1x" "—"
+fi
+
 # ---- 7a. against the official SDK, sequential ----
 log "7a. SDK sequential"
 if [ "$HAVE_SDK" = yes ]; then
@@ -395,6 +456,21 @@ for mib in 1 16 63 64; do
 	R=$(calc "a/b" a="$md" b="$ms")
 	row "5‴. big $mib MiB: C driver, one open fd, write + 1 MiB reads (whole call)" \
 		"$(f0 "$md") MB/s" "tmpfs cat $(f0 "$ms") MB/s" "$(f2 "$R")x" "(info)" "—"
+	if [ "$mib" = 16 ] || [ "$mib" = 63 ]; then
+		for order in result extra; do
+			bo="{\"name\":\"big\",\"arguments\":{\"bytes\":$bytes,\"order\":\"$order\"}}"
+			to=$(first "$(BENCH_RBUF=1048576 "$B" reuse 5 "$bo" "$BC")") || fail "line $LINENO"
+			mo=$(calc "g/t" g="$got" t="$to")
+			R=$(calc "a/b" a="$mo" b="$md")
+			case $order in
+			result) what="result first, id last (as the TypeScript SDK)" ;;
+			*) what="an extra member before result" ;;
+			esac
+			row "5o. big $mib MiB, $what: C driver (whole call)" \
+				"$(f0 "$mo") MB/s" "members in order id, 5‴ $(f0 "$md") MB/s" \
+				"$(f2 "$R")x" "≥ 0.8x" "$(yes_if "$R >= 0.8")"
+		done
+	fi
 	if [ "$mib" -le 16 ]; then
 		tf=$(first "$("$B" floor 3 "$big" -- "$FAKE")") || fail "line $LINENO"
 		mf=$(calc "g/t" g="$got" t="$tf")
@@ -432,6 +508,28 @@ if [ "$HAVE_SDK" = yes ]; then
 		"mcpfs/SDK $(f2 "$R")x" "mcpfs ≤ 1x" "$(yes_if "$R <= 1")"
 else
 	row "7b. SDK pipelined" "skipped: node_modules/@modelcontextprotocol/sdk or server-everything missing" "—" "—" "no slower than SDK" "—"
+fi
+
+# ---- 7c. Streamable HTTP: the SDK's HTTP client against mcpfs ----
+log "7c. SDK over Streamable HTTP"
+if [ -n "$EV_PORT" ]; then
+	mkdir "$MNT/everything-http/h1" || fail "line $LINENO"
+	: >"$WORK/h.sdk"; : >"$WORK/h.fs"
+	for rep in 1 2 3; do
+		out=$(node "$HERE/sdk.mjs" seq 300 "$NREQ" "http://127.0.0.1:$EV_PORT/mcp") || fail "line $LINENO"
+		first "$out" >>"$WORK/h.sdk"
+		out=$("$B" reuse 300 "$NREQ" "$MNT/everything-http/h1/call") || fail "line $LINENO"
+		first "$out" >>"$WORK/h.fs"
+	done
+	HSDK=$(median <"$WORK/h.sdk")
+	HFS=$(median <"$WORK/h.fs")
+	R=$(calc "a/b" a="$HFS" b="$HSDK")
+	row "7c. server-everything echo over Streamable HTTP, sequential (SDK: StreamableHTTPClientTransport; mcpfs: one thread, 2a)" \
+		"mcpfs $(f1 "$HFS") µs/call ($(f0 "$(calc "1e6/x" x="$HFS")") calls/s)" \
+		"SDK $(f1 "$HSDK") µs/call" "mcpfs/SDK $(f2 "$R")x" "mcpfs ≤ 1x" \
+		"$(yes_if "$R <= 1")"
+else
+	row "7c. SDK over Streamable HTTP" "skipped: node, the SDK or server-everything missing, or it did not start" "—" "—" "mcpfs ≤ 1x" "—"
 fi
 
 # ---- 6. memory: a fresh mount, idle demo sessions ----

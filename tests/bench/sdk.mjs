@@ -6,11 +6,13 @@
 //   node sdk.mjs pipe N K REQ CMD [ARG...] N callTool with K in flight at
 //                                          once: prints "US_PER_CALL CALLS_PER_SEC"
 //
-// REQ is {"name": ..., "arguments": {...}}. A warm-up of min(N/10, 50) calls
+// CMD may be an http:// URL instead: the SDK's StreamableHTTPClientTransport
+// to that server. REQ is {"name": ..., "arguments": {...}}. A warm-up of min(N/10, 50) calls
 // comes first and is not counted. Resolves @modelcontextprotocol/sdk from
 // the node_modules above this file (the repository's package.json).
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
 const [mode, ...rest] = process.argv.slice(2);
 const n = Number(rest.shift());
@@ -18,7 +20,9 @@ const k = mode === "pipe" ? Number(rest.shift()) : 1;
 const req = JSON.parse(rest.shift());
 const [command, ...args] = rest;
 
-const transport = new StdioClientTransport({ command, args, stderr: "ignore" });
+const transport = command.startsWith("http://")
+  ? new StreamableHTTPClientTransport(new URL(command))
+  : new StdioClientTransport({ command, args, stderr: "ignore" });
 const client = new Client({ name: "mcpfs-bench-sdk", version: "0" });
 await client.connect(transport);
 
