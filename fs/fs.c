@@ -35,8 +35,9 @@ static const char *const session_files[] = {
 	[K_TOOLDIR] = "tools", [K_RESULTDIR] = "result",
 	[K_RESDIR] = "resources", [K_RESJSON] = "resources.json",
 	[K_PROMPTDIR] = "prompts", [K_PROMPTSJSON] = "prompts.json",
+	[K_REQDIR] = "requests",
 };
-#define LAST_SESSION_FILE K_PROMPTSJSON
+#define LAST_SESSION_FILE K_REQDIR
 
 static void op_init(void *ud, struct fuse_conn_info *conn)
 {
@@ -76,6 +77,12 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		for (k = K_CALL; k <= LAST_SESSION_FILE; k++)
 			if (!strcmp(name, session_files[k]))
 				ino = fs_ino(mcp_session_id(p.s), k);
+	} else if (p.type == N_SESSION && p.kind == K_REQDIR) {
+		mcp_ask *q = mcp_ask_find(p.s, name);
+
+		if (q)
+			ino = ino_make(mcp_session_id(p.s), mcp_ask_num(q),
+				       K_REQ);
 	} else if (p.type == N_SESSION && listing_is_dir(p.kind)) {
 		listing_lookup(req, parent, name);
 		return;
@@ -101,7 +108,7 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino,
 	fuse_reply_attr(req, &st, 0);
 }
 
-/* Only truncation of call/ctl (O_TRUNC) is accepted. */
+/* Only truncation of the writable files (O_TRUNC) is accepted. */
 static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		       int to_set, struct fuse_file_info *fi)
 {
@@ -118,7 +125,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 	}
 	if (!(to_set & FUSE_SET_ATTR_SIZE) || !trunc_only || attr->st_size ||
 	    (n.kind != K_CALL && n.kind != K_CTL && n.kind != K_TOOL &&
-	     n.kind != K_PROMPT) || n.type == N_ROOT ||
+	     n.kind != K_PROMPT && n.kind != K_REQ) || n.type == N_ROOT ||
 	    n.type == N_DOTSTATUS) {
 		fuse_reply_err(req, EPERM);
 		return;
@@ -173,7 +180,8 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 	}
 	if (p.type == N_SESSION && p.kind == K_DIR &&
 	    (!strcmp(name, "tools") || !strcmp(name, "result") ||
-	     !strcmp(name, "resources") || !strcmp(name, "prompts"))) {
+	     !strcmp(name, "resources") || !strcmp(name, "prompts") ||
+	     !strcmp(name, "requests"))) {
 		fuse_reply_err(req, 0); /* as unlink of its files: rm -r */
 		return;
 	}
@@ -196,7 +204,7 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 /*
  * Unlinking a file of a thread directory (or of its tools/, result/,
  * resources/ and prompts/) succeeds and removes nothing: the files live as
- * long as the thread. GNU rm -r unlinks every file of a directory first and
+ * long as the thread (a question stays open: rm answers nothing). GNU rm -r unlinks every file of a directory first and
  * skips the rmdir of one whose files it could not remove, so EPERM here
  * would make rm -r of a thread fail and leave it running. Every other
  * unlink is EPERM.
@@ -224,6 +232,10 @@ static void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 	}
 	if (p.type == N_SESSION && listing_is_dir(p.kind)) {
 		fuse_reply_err(req, 0);
+		return;
+	}
+	if (p.type == N_SESSION && p.kind == K_REQDIR) {
+		fuse_reply_err(req, mcp_ask_find(p.s, name) ? 0 : ENOENT);
 		return;
 	}
 	if (p.type == N_SERVER && p.kind == K_DIR &&
@@ -280,13 +292,15 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return;
 	}
 	if (n.type == N_ROOT || (n.type != N_DOTSTATUS &&
-				 (n.kind == K_DIR || listing_is_dir(n.kind)))) {
+				 (n.kind == K_DIR || n.kind == K_REQDIR ||
+				  listing_is_dir(n.kind)))) {
 		fuse_reply_err(req, EISDIR);
 		return;
 	}
 	if (acc != O_RDONLY && (n.type == N_DOTSTATUS ||
 				(n.kind != K_CALL && n.kind != K_CTL &&
-				 n.kind != K_TOOL && n.kind != K_PROMPT))) {
+				 n.kind != K_TOOL && n.kind != K_PROMPT &&
+				 n.kind != K_REQ))) {
 		fuse_reply_err(req, EACCES);
 		return;
 	}
@@ -314,11 +328,22 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
+	if (n.kind == K_REQ) { /* the question at open, and the answer */
+		mcp_ask *q = mcp_ask_by_num(n.s, n.idx);
+
+		h->snap = q ? mcp_ask_json(q) : NULL;
+		h->af = q ? askfile_new(mcp_ask_id(q)) : NULL;
+		if (!h->snap || !h->af) {
+			fs_fh_free(h);
+			fuse_reply_err(req, q ? ENOMEM : ENOENT);
+			return;
+		}
+	}
 	if (n.s)
 		mcp_session_hold(n.s);
 	fi->fh = (uint64_t)(uintptr_t)h;
 	fi->direct_io = 1; /* call is seekable: callfile.c ignores offsets */
-	if (n.kind >= K_TOOLDIR) {
+	if (n.kind >= K_TOOLDIR && n.kind != K_REQ) {
 		listing_open(req, ino, h, fi); /* replies, or fails and frees */
 		return;
 	}
@@ -361,6 +386,8 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 
 	if (h->cf) {
 		callfile_write(h->cf, req, buf, size);
+	} else if (h->af) {
+		askfile_write(h->af, req, buf, size);
 	} else if (h->kind == K_CTL) {
 		mcp_session *s = mcp_session_by_id(h->session_id);
 		int r = s ? mcp_session_ctl(s, buf, size) : -ENOENT;
@@ -384,6 +411,8 @@ static void op_flush(fuse_req_t req, fuse_ino_t ino,
 
 	if (h->cf)
 		callfile_flush(h->cf, req);
+	else if (h->af)
+		askfile_flush(h->af, req);
 	else
 		fuse_reply_err(req, 0);
 }
@@ -415,6 +444,7 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino,
 		return;
 	}
 	if (n.type == N_DOTSTATUS || (n.type != N_ROOT && n.kind != K_DIR &&
+				      n.kind != K_REQDIR &&
 				      !listing_is_dir(n.kind))) {
 		fuse_reply_err(req, ENOTDIR);
 		return;
@@ -444,6 +474,14 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino,
 		for (s = mcp_session_first(n.srv); s; s = mcp_session_next(s))
 			fs_dir_add(h, req, mcp_session_name(s),
 				fs_ino(mcp_session_id(s), K_DIR), 1);
+	} else if (n.kind == K_REQDIR) {
+		mcp_ask *q;
+
+		fs_dir_add(h, req, "..", fs_ino(mcp_session_id(n.s), K_DIR), 1);
+		for (q = mcp_ask_first(n.s); q; q = mcp_ask_next(q))
+			fs_dir_add(h, req, mcp_ask_name(q),
+				   ino_make(mcp_session_id(n.s),
+					    mcp_ask_num(q), K_REQ), 0);
 	} else if (n.kind != K_DIR) {
 		fs_dir_add(h, req, "..", fs_ino(mcp_session_id(n.s), K_DIR), 1);
 		listing_opendir(req, ino, h, fi); /* replies, or fails and frees */
@@ -453,7 +491,7 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino,
 		for (k = K_CALL; k <= LAST_SESSION_FILE; k++)
 			fs_dir_add(h, req, session_files[k],
 				fs_ino(mcp_session_id(n.s), k),
-				listing_is_dir((enum kind)k));
+				listing_is_dir((enum kind)k) || k == K_REQDIR);
 	}
 	fi->fh = (uint64_t)(uintptr_t)h;
 	fuse_reply_open(req, fi);

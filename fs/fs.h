@@ -1,6 +1,6 @@
 /*
  * fs.h - the FUSE side: the low-level ops table, and the transaction files
- * (callfile.c) it hands open files to.
+ * (callfile.c) and answer files (askfile.c) it hands open files to.
  */
 #ifndef MCPFS_FS_H
 #define MCPFS_FS_H
@@ -23,8 +23,10 @@ enum kind {
 	/* SPEC 9, in a thread directory */
 	K_TOOLDIR, K_RESULTDIR, K_RESDIR, K_RESJSON, K_PROMPTDIR,
 	K_PROMPTSJSON,
+	K_REQDIR,   /* requests/, the server's questions (SPEC 10) */
 	/* ... and in those directories, with an index */
 	K_TOOL, K_RESULT, K_RESOURCE, K_PROMPT,
+	K_REQ,      /* requests/<n>: the index is the question's number */
 	K_NKINDS
 };
 #define KIND_BITS 5
@@ -65,6 +67,7 @@ struct fh {
 	uint64_t session_id;
 	mcp_buf *snap;           /* the bytes read: status, stderr, result/... */
 	struct callfile *cf;     /* call, tools.json, tools/x, prompts/x */
+	struct askfile *af;      /* requests/<n> */
 	struct gbuf dir;         /* readdir snapshot */
 };
 
@@ -98,6 +101,15 @@ void callfile_read(struct callfile *cf, fuse_req_t req, size_t size,
 		   off_t off);
 void callfile_flush(struct callfile *cf, fuse_req_t req);
 void callfile_free(struct callfile *cf);
+
+/* Per-open state of requests/<n> (askfile.c): the answer being written. */
+struct askfile;
+
+struct askfile *askfile_new(uint64_t ask_id);
+void askfile_write(struct askfile *af, fuse_req_t req, const char *buf,
+		   size_t size);
+void askfile_flush(struct askfile *af, fuse_req_t req);
+void askfile_free(struct askfile *af);
 
 extern const struct fuse_lowlevel_ops mcpfs_ops;
 void fs_set_session(struct fuse_session *se);

@@ -7,7 +7,7 @@
  * Inode numbers are derived, not stored: root is 1, .status is 2, and every
  * other node is (object id << 25 | index << 5 | kind), where the object is
  * a server or a session (ids are never reused) and the index a name of the
- * session's or a part of result/. So there is no inode table and forget
+ * session's, a part of result/ or the number of a question in requests/. So there is no inode table and forget
  * has nothing to free; a stale inode simply no longer resolves (ENOENT).
  */
 #include <errno.h>
@@ -92,6 +92,8 @@ static int resolve(fuse_ino_t ino, struct node *n)
 		case K_RESULT:
 			mcp_result(n->s, &parts, &np);
 			return n->idx < np ? 0 : -ENOENT;
+		case K_REQ:
+			return mcp_ask_by_num(n->s, n->idx) ? 0 : -ENOENT;
 		default:
 			return 0;
 		}
@@ -114,7 +116,7 @@ void node_attr(fuse_ino_t ino, const struct node *n, struct stat *st)
 {
 	double mt = mount_time, ct = mount_time;
 	int dir = n->type == N_ROOT || n->kind == K_DIR ||
-		  listing_is_dir(n->kind);
+		  n->kind == K_REQDIR || listing_is_dir(n->kind);
 
 	memset(st, 0, sizeof *st);
 	st->st_ino = ino;
@@ -128,8 +130,8 @@ void node_attr(fuse_ino_t ino, const struct node *n, struct stat *st)
 		st->st_nlink = 2;
 	} else {
 		st->st_mode = S_IFREG |
-			      (n->kind == K_CALL || n->kind == K_CTL ? 0600
-							: listing_mode(n->kind));
+			      (n->kind == K_CALL || n->kind == K_CTL ||
+			       n->kind == K_REQ ? 0600 : listing_mode(n->kind));
 		st->st_nlink = 1;
 	}
 	if (n->s) {
@@ -147,6 +149,14 @@ void node_attr(fuse_ino_t ino, const struct node *n, struct stat *st)
 
 			st->st_size = b ? (off_t)b->len : 0;
 			mcp_buf_unref(b);
+		} else if (n->kind == K_REQ) {
+			mcp_ask *q = mcp_ask_by_num(n->s, n->idx);
+			mcp_buf *b = q ? mcp_ask_json(q) : NULL;
+
+			st->st_size = b ? (off_t)b->len : 0;
+			mcp_buf_unref(b);
+			if (q)
+				mt = ct = mcp_ask_created(q);
 		} else {
 			st->st_size = listing_size(n);
 		}
@@ -185,6 +195,7 @@ void fs_fh_free(struct fh *h)
 {
 	if (h->cf)
 		callfile_free(h->cf);
+	askfile_free(h->af);
 	mcp_buf_unref(h->snap);
 	gbuf_free(&h->dir);
 	free(h);

@@ -80,92 +80,6 @@ const char *mcp_base_name(const char *path)
 	return b ? b + 1 : path;
 }
 
-/* ---- ${VAR} expansion ---- */
-
-static int var_start(char c)
-{
-	return c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
-}
-
-static int var_char(char c)
-{
-	return var_start(c) || (c >= '0' && c <= '9');
-}
-
-static const char bad_ref[] =
-	"bad ${...}: expected ${NAME} or ${NAME:-default}";
-static const char open_ref[] =
-	"unterminated ${ (expected ${NAME} or ${NAME:-default})";
-
-/* One reference: the text after "${". */
-struct ref {
-	size_t nlen;      /* the name is the first nlen bytes */
-	const char *def;  /* the default after ":-", or NULL */
-	size_t dlen;
-	const char *end;  /* the closing '}' */
-};
-
-/* Returns NULL and *r, or the static reason the reference is bad. */
-static const char *parse_ref(const char *s, struct ref *r)
-{
-	const char *why = strchr(s, '}') ? bad_ref : open_ref;
-
-	for (r->nlen = 0; var_char(s[r->nlen]); r->nlen++)
-		;
-	if (r->nlen == 0 || !var_start(s[0]))
-		return why;
-	r->def = NULL;
-	r->dlen = 0;
-	if (s[r->nlen] == '}') {
-		r->end = s + r->nlen;
-		return NULL;
-	}
-	if (s[r->nlen] != ':' || s[r->nlen + 1] != '-')
-		return why;
-	r->def = s + r->nlen + 2;
-	r->end = strchr(r->def, '}');
-	if (!r->end)
-		return open_ref;
-	r->dlen = (size_t)(r->end - r->def);
-	return NULL;
-}
-
-char *mcp_expand(const char *s, const char **err)
-{
-	struct gbuf b = {0};
-	const char *p = s, *q, *val, *why;
-	struct ref r;
-	char *var, *out;
-
-	while ((q = strstr(p, "${")) != NULL) {
-		gbuf_add(&b, p, (size_t)(q - p));
-		why = parse_ref(q + 2, &r);
-		if (why) {
-			gbuf_free(&b);
-			*err = why;
-			return NULL;
-		}
-		var = strndup(q + 2, r.nlen);
-		if (!var) {
-			gbuf_free(&b);
-			*err = "out of memory";
-			return NULL;
-		}
-		val = getenv(var);
-		free(var);
-		if (r.def && (!val || !*val))
-			gbuf_add(&b, r.def, r.dlen);
-		else if (val)
-			gbuf_add(&b, val, strlen(val));
-		p = r.end + 1;
-	}
-	gbuf_add(&b, p, strlen(p));
-	out = gbuf_take(&b);
-	if (!out)
-		*err = "out of memory";
-	return out;
-}
-
 /* ---- messages ---- */
 
 /* A field path, e.g. mcpServers.foo.args[2]; odd names are quoted.
@@ -353,6 +267,20 @@ static int get_seconds(struct parse *ps, const cJSON *obj, const char *key,
 		return field_error(ps, &at, "must be a number >= 0 (seconds)");
 	*out = v->valuedouble;
 	return 0;
+}
+
+/* A true|false field into *out; dflt when the key is absent. */
+static int get_bool(struct parse *ps, const cJSON *obj, const char *key,
+		    const struct path *base, int dflt, int *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	struct path at;
+
+	*out = v ? cJSON_IsTrue(v) : dflt;
+	if (!v || cJSON_IsBool(v))
+		return 0;
+	path_key(&at, base, key);
+	return field_error(ps, &at, "must be true or false");
 }
 
 /* "warm": spare sessions, 0 to MAX_WARM. */
@@ -756,6 +684,8 @@ static int fill_server(struct parse *ps, struct mcp_server_conf *sc,
 			get_root) < 0 ||
 	    get_seconds(ps, e, "timeout", at, &sc->timeout) < 0 ||
 	    get_seconds(ps, e, "idleTimeout", at, &sc->idle_timeout) < 0 ||
+	    get_bool(ps, e, "elicitation", at, 1, &sc->elicitation) < 0 ||
+	    get_bool(ps, e, "sampling", at, 0, &sc->sampling) < 0 ||
 	    get_warm(ps, e, at, &sc->warm) < 0)
 		return -1;
 	make_digest(sc);
@@ -767,20 +697,14 @@ static int parse_entry(struct parse *ps, const cJSON *e,
 {
 	const char *name = e->string, *why;
 	struct mcp_server_conf *sc;
-	int transport;
-	const cJSON *v;
-	struct path at, f;
+	int transport, disabled;
+	struct path at;
 
 	path_key(&at, servers, name);
 	if (!cJSON_IsObject(e))
 		return field_error(ps, &at, "must be an object");
-	v = cJSON_GetObjectItemCaseSensitive(e, "disabled");
-	if (v && !cJSON_IsBool(v)) {
-		path_key(&f, &at, "disabled");
-		return field_error(ps, &f, "must be true or false");
-	}
-	if (cJSON_IsTrue(v))
-		return 0;
+	if (get_bool(ps, e, "disabled", &at, 0, &disabled) < 0 || disabled)
+		return disabled ? 0 : -1;
 	why = mcp_server_name_check(name);
 	if (why)
 		return field_error(ps, &at, why);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ask.h"
 #include "internal.h"
 #include "jscan.h"
 
@@ -71,6 +72,9 @@ static void notification(mcp_session *s, const char *method, cJSON *msg,
 		list_stale(&s->lists[MCP_TEMPLATES]);
 	} else if (!strcmp(method, "notifications/prompts/list_changed")) {
 		list_stale(&s->lists[MCP_PROMPTS]);
+	} else if (!strcmp(method, "notifications/cancelled")) {
+		ask_cancelled(s, cJSON_GetObjectItemCaseSensitive(msg,
+								  "params"));
 	}
 }
 

@@ -88,6 +88,9 @@ struct mcp_session {
 	size_t nparts;
 	uv_timer_t idle_timer;
 	int closed;
+	LIST_HEAD(, mcp_ask) asks; /* open questions, oldest first (ask.c) */
+	unsigned nasks, ask_seq;   /* how many; the last number given */
+	unsigned ask_caps;         /* ASK_CAP_* declared at initialize */
 };
 
 /* CALL_SIDE: a request of the tree (a resources/ read), not a reply of

@@ -64,6 +64,14 @@ cJSON *msg_initialize(uint64_t id, const struct mcp_server_conf *conf)
 	caps = cJSON_AddObjectToObject(p, "capabilities");
 	cJSON_AddBoolToObject(cJSON_AddObjectToObject(caps, "roots"),
 			      "listChanged", 1);
+	if (conf->elicitation) { /* questions as files: ask.c */
+		cJSON *e = cJSON_AddObjectToObject(caps, "elicitation");
+
+		cJSON_AddObjectToObject(e, "form");
+		cJSON_AddObjectToObject(e, "url");
+	}
+	if (conf->sampling)
+		cJSON_AddObjectToObject(caps, "sampling");
 	info = cJSON_AddObjectToObject(p, "clientInfo");
 	cJSON_AddStringToObject(info, "name", "mcpfs");
 	cJSON_AddStringToObject(info, "version", MCPFS_VERSION);

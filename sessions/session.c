@@ -23,6 +23,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ask.h"
 #include "internal.h"
 
 static void call_send(mcp_session *s, mcp_call *c);
@@ -111,6 +112,8 @@ static void session_detach(mcp_session *s)
 	s->t = NULL;
 	if (t)
 		s->ops->close(t);
+	ask_drop_all(s, s->closed ? "session closed"
+				  : "server gone or restarted");
 }
 
 static void send_initialize(mcp_session *s)
@@ -123,6 +126,7 @@ static void send_initialize(mcp_session *s)
 	c->rpc_id = s->next_id++;
 	idtab_put(&s->pending, c->rpc_id, c);
 	s->init = c;
+	s->ask_caps = ask_caps_of(s->srv->conf);
 	m = msg_initialize(c->rpc_id, s->srv->conf);
 	session_send_json(s, m, c->rpc_id);
 	cJSON_Delete(m);

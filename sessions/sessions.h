@@ -24,6 +24,7 @@
 typedef struct mcp_server mcp_server;
 typedef struct mcp_session mcp_session;
 typedef struct mcp_call mcp_call;
+typedef struct mcp_ask mcp_ask;
 
 /* A refcounted, immutable byte buffer (replies, rendered JSON files):
  * len bytes at data, then a NUL. */
@@ -111,6 +112,28 @@ mcp_buf *mcp_session_stderr(mcp_session *s);     /* last 64 KiB */
 uint64_t mcp_session_events_size(const mcp_session *s);
 size_t mcp_session_events_read(const mcp_session *s, uint64_t off, char *dst,
 			       size_t n);
+
+/* ---- questions from the server (requests/<id>) ---- */
+
+/* The open questions of a thread, oldest first; a question is an object
+ * with an id of the same counter as servers and sessions. */
+mcp_ask *mcp_ask_first(mcp_session *s);
+mcp_ask *mcp_ask_next(mcp_ask *q);
+mcp_ask *mcp_ask_find(mcp_session *s, const char *name);
+mcp_ask *mcp_ask_by_num(mcp_session *s, unsigned long num);
+unsigned long mcp_ask_num(const mcp_ask *q);  /* the number in its name */
+mcp_ask *mcp_ask_by_id(uint64_t id);
+uint64_t mcp_ask_id(const mcp_ask *q);
+const char *mcp_ask_name(const mcp_ask *q);   /* its number, the file name */
+mcp_session *mcp_ask_session(const mcp_ask *q);
+double mcp_ask_created(const mcp_ask *q);     /* unix time */
+unsigned mcp_session_asks(const mcp_session *s); /* how many are open */
+/* The file: the request as JSON (refs = 1). */
+mcp_buf *mcp_ask_json(mcp_ask *q);
+/* Answer q with len bytes of one JSON value: checked against the request,
+ * sent, and q is gone (freed: do not use it after 0). -EINVAL when the
+ * answer does not fit (logged with the field and rule; q stays). */
+int mcp_ask_answer(mcp_ask *q, const char *json, size_t len);
 
 /* ---- calls ---- */
 

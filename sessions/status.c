@@ -84,6 +84,7 @@ mcp_buf *mcp_session_status_json(mcp_session *s)
 	add_time(o, "last_used", s->last_used);
 	cJSON_AddNumberToObject(o, "calls", (double)s->calls);
 	cJSON_AddNumberToObject(o, "in_flight", s->in_flight);
+	cJSON_AddNumberToObject(o, "questions", mcp_session_asks(s));
 	if (s->protocol[0])
 		cJSON_AddStringToObject(o, "protocolVersion", s->protocol);
 	else

@@ -5,7 +5,8 @@
 command with the scenario's server URL as the last argument and the scenario
 name in MCP_CONFORMANCE_SCENARIO. It mounts mcpfs (MCPFS_BUILD/mcpfs, default
 build/mcpfs) with that URL as the one server `srv`, does what the scenario
-asks with mkdir, read and write only, unmounts, and exits 0 when every reply
+asks with mkdir, read and write only (answering the server's questions
+through the thread's requests/ directory), unmounts, and exits 0 when every reply
 was what the scenario's server should have sent (1 otherwise, with the reason
 on stderr). Scenarios it knows nothing about get a handshake, a tools.json
 read and a call of every listed tool with empty arguments.
@@ -16,6 +17,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -70,6 +72,46 @@ def expect(cond, what):
         raise RuntimeError(what)
 
 
+def answer_question(thread, answer, timeout=20):
+    """Wait for the one question the server asks in thread/requests/,
+    read it, write answer (one JSON value) into it, and check it is gone."""
+    reqs = thread / 'requests'
+    end = time.time() + timeout
+    while not os.listdir(reqs):
+        if time.time() > end:
+            raise RuntimeError('no question in requests/ after %ss' % timeout)
+        time.sleep(0.05)
+    name = sorted(os.listdir(reqs))[0]
+    q = json.loads((reqs / name).read_text())
+    log('question', name, '->', json.dumps(q)[:300])
+    expect(q['method'] == 'elicitation/create', q)
+    fd = os.open(reqs / name, os.O_WRONLY)
+    try:
+        os.write(fd, json.dumps(answer).encode())
+    finally:
+        os.close(fd)
+    expect(name not in os.listdir(reqs), 'question still open after answer')
+
+
+def tool_answering(thread, name, answer):
+    """Call tool name while answering the question it makes the server ask."""
+    box = {}
+
+    def run_call():
+        try:
+            box['reply'] = tool(thread, name)
+        except Exception as e:  # re-raised below
+            box['error'] = e
+    t = threading.Thread(target=run_call, daemon=True)
+    t.start()
+    answer_question(thread, answer)
+    t.join(30)
+    expect(not t.is_alive(), 'no reply to %s after the answer' % name)
+    if 'error' in box:
+        raise box['error']
+    return box['reply']
+
+
 def run(scenario, thread):
     wait_ready(thread)
     if scenario == 'initialize':
@@ -83,6 +125,15 @@ def run(scenario, thread):
     if scenario == 'sse-retry':
         r = tool(thread, 'test_reconnection')
         expect(text_of(r) == 'Reconnection test completed successfully', r)
+        return
+    if scenario == 'elicitation-sep1034-client-defaults':
+        # accept with nothing filled in: mcpfs applies the defaults
+        r = tool_answering(thread, 'test_client_elicitation_defaults',
+                           {'action': 'accept', 'content': {}})
+        expect(text_of(r).startswith('Elicitation completed: '), r)
+        got = json.loads(text_of(r)[len('Elicitation completed: '):])
+        expect(got == {'name': 'John Doe', 'age': 30, 'score': 95.5,
+                       'status': 'active', 'verified': True}, got)
         return
     tools = json.loads((thread / 'tools.json').read_text()).get('tools', [])
     for t in tools:

@@ -15,7 +15,7 @@ esac
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 cc=${CC_FUZZ:-clang}
-targets="jscan frame config request sse"
+targets="jscan frame config request sse askcheck"
 
 if ! command -v "$cc" >/dev/null 2>&1; then
 	echo "fuzz: $cc not found, skipping" >&2
@@ -53,9 +53,10 @@ sources_for() {
 	case $1 in
 	jscan)   echo "$root/lib/jscan.c" ;;
 	frame)   echo "$root/sessions/frame.c" ;;
-	config)  echo "$root/sessions/config.c $root/lib/jscan.c $root/lib/gbuf.c" ;;
+	config)  echo "$root/sessions/config.c $root/sessions/expand.c $root/lib/jscan.c $root/lib/gbuf.c" ;;
 	request) echo "$root/sessions/request.c $root/lib/jscan.c $root/lib/gbuf.c" ;;
 	sse)     echo "$root/sessions/sse.c $root/lib/gbuf.c" ;;
+	askcheck) echo "$root/sessions/askcheck.c -lm" ;;
 	esac
 }
 

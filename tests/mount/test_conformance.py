@@ -1,7 +1,9 @@
 """The official MCP conformance suite (@modelcontextprotocol/conformance,
 pinned in package.json) in client mode, with mcpfs as the client through
-tests/conformance/client.py: the scenarios mcpfs must pass. The others
-(elicitation, OAuth) are listed with their results by
+tests/conformance/client.py: the scenarios mcpfs must pass (in
+elicitation-sep1034-client-defaults client.py answers the server's question
+through requests/ with an empty accepted form, and mcpfs fills in the
+defaults). The others (OAuth) are listed with their results by
 tests/conformance/run.sh; see the README.
 """
 
@@ -16,8 +18,9 @@ RUN = REPO / 'tests/conformance/run.sh'
 CLI = REPO / 'node_modules/.bin/conformance'
 
 
-@pytest.mark.parametrize('scenario', ['initialize', 'tools_call',
-                                      'sse-retry'])
+@pytest.mark.parametrize('scenario', [
+    'initialize', 'tools_call', 'sse-retry',
+    'elicitation-sep1034-client-defaults'])
 def test_client_scenario_passes(scenario):
     if not CLI.exists():
         pytest.skip('node_modules/.bin/conformance missing (npm ci)')

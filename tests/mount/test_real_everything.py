@@ -16,7 +16,8 @@ What a direct stdio session showed (explored before mcpfs existed):
   registered only for some client capabilities. get-roots-list exists only
   when the client declares "roots" (mcpfs does); trigger-sampling-request
   and trigger-elicitation-request only with sampling/elicitation (mcpfs
-  declares neither).
+  declares elicitation unless configured off, sampling only when
+  configured on; test_ask.py).
 * tools/list (one page, no nextCursor): echo, get-annotated-message,
   get-env, get-resource-links, get-resource-reference,
   get-structured-content (has an outputSchema), get-sum, get-tiny-image,

@@ -15,7 +15,8 @@ from conftest import (MCPFS, call, fake, demo, pid_gone, read_file, status,
 
 THREAD_FILES = {'call', 'status', 'tools.json', 'stderr', 'events', 'ctl',
                 'resources.json', 'prompts.json'}
-THREAD_DIRS = {'tools', 'result', 'resources', 'prompts'}
+THREAD_DIRS = {'tools', 'result', 'resources', 'prompts',
+               'requests'}   # requests/: the server's questions (test_ask)
 
 
 def test_mount_and_unmount(mcpfs_mount):

@@ -1,0 +1,455 @@
+/*
+ * ask.c - the server's questions to the user (MCP elicitation/create and
+ * sampling/createMessage) while they wait for an answer: the files
+ * <thread>/requests/<id> of fs/ are these.
+ *
+ * A request the session declared a capability for (ask_caps, set at
+ * initialize) and that is well formed (askcheck.c) becomes a question:
+ * numbered per thread from 1 (never reused in the thread's life), with a
+ * line in events, and a timer of the server's call timeout. It ends in
+ * exactly one of four ways:
+ *   answered  a written answer passed the checks; the result (or, for a
+ *             declined sampling request, the error) is sent as the JSON-RPC
+ *             response through the session's send path (session_answer);
+ *   expired   the timer fired: an elicitation is answered {"action":
+ *             "cancel"}, a sampling request with an error;
+ *   dropped   the transport went away (lost, restart, close): nothing is
+ *             sent, as there is no one left to send it to;
+ *   withdrawn the server cancelled its request (notifications/cancelled
+ *             with its id): nothing is sent, as MCP cancellation says.
+ * Each writes a line in events. An answer that does not fit is refused
+ * with -EINVAL and the reason, which the log and the question's file then
+ * show; the question stays. A one-shot session has no directory, so no one
+ * can answer: its questions are answered at once (cancel, or an error).
+ *
+ * The call that made the server ask keeps running on its own timer: a
+ * question neither stops nor extends it.
+ *
+ * Ownership: a session owns its questions (s->asks, a <sys/queue.h>
+ * LIST in the order they came); a question is freed
+ * from its timer's close callback, after it left the session and the table
+ * of ids, so fs/ finds it only while it is open.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ask.h"
+#include "askcheck.h"
+#include "internal.h"
+
+#define ASKS_MAX 64 /* open questions per thread */
+#define ASK_NUM_MAX 1000000 /* numbers fit the 20-bit index of fs/ inodes */
+
+struct mcp_ask {
+	uint64_t id;
+	unsigned num;             /* per thread, from 1 */
+	char name[12];            /* num in decimal: the file name */
+	mcp_session *s;
+	enum ask_kind kind;
+	char method[32];
+	cJSON *rpc_id;            /* the server's request id */
+	cJSON *params;
+	double created, timeout;  /* timeout 0: none */
+	char *refused;            /* why the last answer was refused */
+	uv_timer_t timer;
+	LIST_ENTRY(mcp_ask) link; /* the session's questions */
+};
+
+static struct idtab ask_ids; /* open questions by object id */
+
+unsigned ask_caps_of(const struct mcp_server_conf *conf)
+{
+	return (conf->elicitation ? ASK_CAP_ELICIT : 0) |
+	       (conf->sampling ? ASK_CAP_SAMPLING : 0);
+}
+
+static const char *thread_of(const mcp_session *s)
+{
+	return s->oneshot ? "(one-shot)" : s->name;
+}
+
+static double timeout_of(const mcp_session *s)
+{
+	const struct mcp_server_conf *conf = s->srv->conf;
+
+	return conf->timeout >= 0 ? conf->timeout : mcp_opts.call_timeout;
+}
+
+static cJSON *error_of(int code, const char *msg)
+{
+	cJSON *e = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(e, "code", code);
+	cJSON_AddStringToObject(e, "message", msg);
+	return e;
+}
+
+static cJSON *cancel_result(void)
+{
+	cJSON *r = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(r, "action", "cancel");
+	return r;
+}
+
+static const char *str_of(const cJSON *o, const char *k)
+{
+	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, k));
+}
+
+/* One line in events: {"jsonrpc": "2.0", "method": "mcpfs/request",
+ * "params": {"request": N, "state": STATE, "method": M, ...}}; extra
+ * (taken) adds its members. */
+static void ask_event(mcp_ask *q, const char *state, cJSON *extra)
+{
+	cJSON *m = cJSON_CreateObject(), *p, *x;
+	char *txt;
+
+	cJSON_AddStringToObject(m, "jsonrpc", "2.0");
+	cJSON_AddStringToObject(m, "method", "mcpfs/request");
+	p = cJSON_AddObjectToObject(m, "params");
+	cJSON_AddNumberToObject(p, "request", q->num);
+	cJSON_AddStringToObject(p, "state", state);
+	cJSON_AddStringToObject(p, "method", q->method);
+	if (extra) {
+		while ((x = extra->child) != NULL)
+			cJSON_AddItemToObject(p, x->string,
+					      cJSON_DetachItemViaPointer(extra,
+									 x));
+		cJSON_Delete(extra);
+	}
+	txt = cJSON_PrintUnformatted(m);
+	if (txt)
+		ring_line(&q->s->events, txt, strlen(txt));
+	cJSON_free(txt);
+	cJSON_Delete(m);
+}
+
+static void ask_free_cb(uv_handle_t *h)
+{
+	mcp_ask *q = h->data;
+
+	cJSON_Delete(q->rpc_id);
+	cJSON_Delete(q->params);
+	free(q->refused);
+	free(q);
+}
+
+/* Take q out of its session and the id table; freed later. */
+static void ask_remove(mcp_ask *q)
+{
+	mcp_session *s = q->s;
+
+	LIST_REMOVE(q, link);
+	s->nasks--;
+	idtab_del(&ask_ids, q->id);
+	if (!ask_ids.count)
+		idtab_free(&ask_ids);
+	uv_timer_stop(&q->timer);
+	uv_close((uv_handle_t *)&q->timer, ask_free_cb);
+}
+
+static void expire_cb(uv_timer_t *t)
+{
+	mcp_ask *q = t->data;
+	mcp_session *s = q->s;
+	char msg[120];
+	cJSON *x = cJSON_CreateObject();
+
+	mlog(MLOG_INFO, "server %s thread %s: question %s (%s) unanswered "
+	     "after %g s: %s", s->srv->conf->name, thread_of(s), q->name,
+	     q->method, q->timeout,
+	     q->kind == ASK_SAMPLING ? "answered with an error" : "cancel");
+	cJSON_AddNumberToObject(x, "after", q->timeout);
+	ask_event(q, "expired", x);
+	if (q->kind == ASK_SAMPLING) {
+		snprintf(msg, sizeof msg, "timeout: no answer within %g s",
+			 q->timeout);
+		session_answer(s, q->rpc_id, NULL, error_of(ERR_TIMEOUT, msg));
+	} else {
+		session_answer(s, q->rpc_id, cancel_result(), NULL);
+	}
+	ask_remove(q);
+}
+
+/* Answered at once, without a question (logged with why). */
+static void answer_now(mcp_session *s, const char *method, cJSON *id,
+		       int code, const char *why)
+{
+	mlog(MLOG_INFO, "server %s thread %s: %s %s: %s", s->srv->conf->name,
+	     thread_of(s), method, code ? "refused" : "cancelled", why);
+	if (code)
+		session_answer(s, id, NULL, error_of(code, why));
+	else
+		session_answer(s, id, cancel_result(), NULL);
+}
+
+void ask_request(mcp_session *s, const char *method, cJSON *id,
+		 cJSON *params)
+{
+	int sampling = !strcmp(method, "sampling/createMessage");
+	char why[200], host[256];
+	enum ask_kind kind;
+	mcp_ask *q, *last;
+	cJSON *x;
+
+	if (!(s->ask_caps & (sampling ? ASK_CAP_SAMPLING : ASK_CAP_ELICIT))) {
+		snprintf(why, sizeof why, "%s is off for server %s (set "
+			 "\"%s\": true in its config entry)",
+			 sampling ? "sampling" : "elicitation",
+			 s->srv->conf->name,
+			 sampling ? "sampling" : "elicitation");
+		answer_now(s, method, id, -32601, why);
+		return;
+	}
+	if (ask_check_request(method, params, &kind, why, sizeof why) < 0) {
+		answer_now(s, method, id, -32602, why);
+		return;
+	}
+	if (s->oneshot) {
+		if (kind == ASK_SAMPLING)
+			answer_now(s, method, id, -1, "no one to answer: the "
+				   "server-level call is one-shot (use a "
+				   "thread)");
+		else
+			answer_now(s, method, id, 0, "the server-level call is "
+				   "one-shot and has no requests/ directory");
+		return;
+	}
+	if (s->ask_seq >= ASK_NUM_MAX) {
+		answer_now(s, method, id, -32603, "no question numbers left "
+			   "in this thread (restart it with a new name)");
+		return;
+	}
+	if (s->nasks >= ASKS_MAX) {
+		snprintf(why, sizeof why, "too many open questions (%d)",
+			 ASKS_MAX);
+		answer_now(s, method, id, -32603, why);
+		return;
+	}
+	q = calloc(1, sizeof *q);
+	if (!q || !(q->rpc_id = cJSON_Duplicate(id, 1)) ||
+	    !(q->params = params ? cJSON_Duplicate(params, 1)
+				 : cJSON_CreateObject()) ||
+	    idtab_put(&ask_ids, (q->id = mcp_new_id()), q) < 0) {
+		if (q) {
+			cJSON_Delete(q->rpc_id);
+			cJSON_Delete(q->params);
+		}
+		free(q);
+		answer_now(s, method, id, -32603, "out of memory");
+		return;
+	}
+	q->s = s;
+	q->kind = kind;
+	snprintf(q->method, sizeof q->method, "%s", method);
+	q->num = ++s->ask_seq;
+	snprintf(q->name, sizeof q->name, "%u", q->num);
+	q->created = mcp_now();
+	q->timeout = timeout_of(s);
+	last = LIST_FIRST(&s->asks);
+	while (last && LIST_NEXT(last, link))
+		last = LIST_NEXT(last, link);
+	if (last)
+		LIST_INSERT_AFTER(last, q, link);
+	else
+		LIST_INSERT_HEAD(&s->asks, q, link);
+	s->nasks++;
+	uv_timer_init(mcp_loop, &q->timer);
+	q->timer.data = q;
+	if (q->timeout > 0)
+		uv_timer_start(&q->timer, expire_cb,
+			       (uint64_t)(q->timeout * 1000), 0);
+	mlog(MLOG_INFO, "server %s thread %s: question %s (%s) open in "
+	     "requests/%s", s->srv->conf->name, s->name, q->name, method,
+	     q->name);
+	x = cJSON_CreateObject();
+	if (kind != ASK_SAMPLING) {
+		cJSON_AddStringToObject(x, "mode", kind == ASK_URL ? "url"
+								  : "form");
+		if (str_of(params, "message"))
+			cJSON_AddStringToObject(x, "message",
+						str_of(params, "message"));
+	}
+	if (kind == ASK_URL && ask_url_host(str_of(params, "url"), host,
+					    sizeof host) == 0) {
+		cJSON_AddStringToObject(x, "url", str_of(params, "url"));
+		cJSON_AddStringToObject(x, "host", host);
+	}
+	ask_event(q, "open", x);
+}
+
+void ask_cancelled(mcp_session *s, cJSON *params)
+{
+	cJSON *rid = cJSON_GetObjectItemCaseSensitive(params, "requestId");
+	const char *reason = str_of(params, "reason");
+	mcp_ask *q;
+	cJSON *x;
+
+	LIST_FOREACH(q, &s->asks, link)
+		if (rid && cJSON_Compare(q->rpc_id, rid, 1))
+			break;
+	if (!q)
+		return;
+	mlog(MLOG_INFO, "server %s thread %s: question %s (%s) withdrawn by "
+	     "the server", s->srv->conf->name, thread_of(s), q->name,
+	     q->method);
+	x = cJSON_CreateObject();
+	if (reason)
+		cJSON_AddStringToObject(x, "reason", reason);
+	ask_event(q, "withdrawn", x);
+	ask_remove(q);
+}
+
+void ask_drop_all(mcp_session *s, const char *why)
+{
+	mcp_ask *q;
+
+	while ((q = LIST_FIRST(&s->asks)) != NULL) {
+		cJSON *x = cJSON_CreateObject();
+
+		mlog(MLOG_INFO, "server %s thread %s: question %s (%s) dropped "
+		     "unanswered: %s", s->srv->conf->name, thread_of(s),
+		     q->name, q->method, why);
+		cJSON_AddStringToObject(x, "reason", why);
+		ask_event(q, "dropped", x);
+		ask_remove(q);
+	}
+}
+
+/* ---- what fs/ sees ---- */
+
+mcp_ask *mcp_ask_first(mcp_session *s) { return LIST_FIRST(&s->asks); }
+mcp_ask *mcp_ask_next(mcp_ask *q) { return LIST_NEXT(q, link); }
+mcp_ask *mcp_ask_by_id(uint64_t id) { return idtab_get(&ask_ids, id); }
+uint64_t mcp_ask_id(const mcp_ask *q) { return q->id; }
+const char *mcp_ask_name(const mcp_ask *q) { return q->name; }
+mcp_session *mcp_ask_session(const mcp_ask *q) { return q->s; }
+double mcp_ask_created(const mcp_ask *q) { return q->created; }
+unsigned mcp_session_asks(const mcp_session *s) { return s->nasks; }
+
+unsigned long mcp_ask_num(const mcp_ask *q) { return q->num; }
+
+mcp_ask *mcp_ask_by_num(mcp_session *s, unsigned long num)
+{
+	mcp_ask *q;
+
+	LIST_FOREACH(q, &s->asks, link)
+		if (q->num == num)
+			return q;
+	return NULL;
+}
+
+mcp_ask *mcp_ask_find(mcp_session *s, const char *name)
+{
+	mcp_ask *q;
+
+	LIST_FOREACH(q, &s->asks, link)
+		if (!strcmp(q->name, name))
+			return q;
+	return NULL;
+}
+
+static void add_time(cJSON *o, const char *k, double t)
+{
+	char b[40];
+	time_t sec = (time_t)t;
+	struct tm tm;
+
+	gmtime_r(&sec, &tm);
+	strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	cJSON_AddStringToObject(o, k, b);
+}
+
+static const char *hint_of(enum ask_kind kind)
+{
+	switch (kind) {
+	case ASK_FORM:
+		return "write one JSON value to this file: {\"action\": "
+		       "\"accept\", \"content\": {...}} (fields left out take "
+		       "their defaults), {\"action\": \"decline\"} or "
+		       "{\"action\": \"cancel\"}";
+	case ASK_URL:
+		return "mcpfs opens nothing: check the host, open the url "
+		       "yourself if you consent, then write {\"action\": "
+		       "\"accept\"}; else {\"action\": \"decline\"} or "
+		       "{\"action\": \"cancel\"}";
+	default:
+		return "write a CreateMessageResult: {\"role\": \"assistant\", "
+		       "\"content\": {\"type\": \"text\", \"text\": \"...\"}, "
+		       "\"model\": \"...\"}, or {\"action\": \"decline\"}";
+	}
+}
+
+/*
+ * {"id": N, "method": M, "server": S, ["mode": form|url,] the request's
+ * params (for url mode "host" right after "url"), "created", "expires",
+ * "answer": how to answer, ["refused": why the last answer was refused]}.
+ */
+mcp_buf *mcp_ask_json(mcp_ask *q)
+{
+	cJSON *o = cJSON_CreateObject(), *p;
+	char host[256];
+	mcp_buf *b;
+
+	cJSON_AddNumberToObject(o, "id", q->num);
+	cJSON_AddStringToObject(o, "method", q->method);
+	cJSON_AddStringToObject(o, "server", q->s->srv->conf->name);
+	if (q->kind != ASK_SAMPLING)
+		cJSON_AddStringToObject(o, "mode",
+					q->kind == ASK_URL ? "url" : "form");
+	cJSON_ArrayForEach(p, q->params) {
+		if (cJSON_GetObjectItemCaseSensitive(o, p->string))
+			continue;
+		cJSON_AddItemToObject(o, p->string, cJSON_Duplicate(p, 1));
+		if (q->kind == ASK_URL && !strcmp(p->string, "url") &&
+		    ask_url_host(p->valuestring, host, sizeof host) == 0)
+			cJSON_AddStringToObject(o, "host", host);
+	}
+	add_time(o, "created", q->created);
+	if (q->timeout > 0)
+		add_time(o, "expires", q->created + q->timeout);
+	else
+		cJSON_AddNullToObject(o, "expires");
+	cJSON_AddStringToObject(o, "answer", hint_of(q->kind));
+	if (q->refused)
+		cJSON_AddStringToObject(o, "refused", q->refused);
+	b = mcp_buf_json(o, 1);
+	cJSON_Delete(o);
+	return b;
+}
+
+int mcp_ask_answer(mcp_ask *q, const char *json, size_t len)
+{
+	mcp_session *s = q->s;
+	cJSON *a = cJSON_ParseWithLength(json, len), *res = NULL, *err = NULL;
+	cJSON *x;
+	char why[200];
+	const char *act;
+
+	if (ask_check_answer(q->kind, q->params, a, &res, &err, why,
+			     sizeof why) < 0) {
+		cJSON_Delete(a);
+		mlog(MLOG_INFO, "server %s thread %s: answer to question %s "
+		     "refused: %s", s->srv->conf->name, s->name, q->name, why);
+		free(q->refused);
+		q->refused = strdup(why);
+		return -EINVAL;
+	}
+	act = res ? str_of(res, "action") : "decline";
+	if (q->kind == ASK_SAMPLING && res)
+		act = "message";
+	mlog(MLOG_INFO, "server %s thread %s: question %s (%s) answered: %s",
+	     s->srv->conf->name, s->name, q->name, q->method, act);
+	x = cJSON_CreateObject();
+	cJSON_AddStringToObject(x, "action", act);
+	ask_event(q, "answered", x);
+	session_answer(s, q->rpc_id, res, err);
+	cJSON_Delete(a);
+	ask_remove(q);
+	return 0;
+}

@@ -1,0 +1,31 @@
+/*
+ * ask.h - the open questions of a session (ask.c): what session.c and
+ * status.c call. fs/ sees questions through sessions.h (mcp_ask_*).
+ */
+#ifndef MCPFS_ASK_H
+#define MCPFS_ASK_H
+
+#include <cjson/cJSON.h>
+
+#include "config.h"
+#include "sessions.h"
+
+/* What initialize declares (msg_initialize; mcp_session.ask_caps). */
+enum { ASK_CAP_ELICIT = 1, ASK_CAP_SAMPLING = 2 };
+
+/* The ASK_CAP_* of a config entry. */
+unsigned ask_caps_of(const struct mcp_server_conf *conf);
+
+/* An elicitation/create or sampling/createMessage from the server (id and
+ * params borrowed): becomes an open question of s, or is answered at once
+ * (capability not declared, a malformed request, a one-shot session). */
+void ask_request(mcp_session *s, const char *method, cJSON *id,
+		 cJSON *params);
+/* notifications/cancelled from the server (params borrowed): the question
+ * of that requestId, if any, goes away unanswered. */
+void ask_cancelled(mcp_session *s, cJSON *params);
+/* The transport is gone (lost, restart, close): drop every question of s
+ * without answering it. */
+void ask_drop_all(mcp_session *s, const char *why);
+
+#endif
