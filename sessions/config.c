@@ -9,6 +9,11 @@
  * disabled ones silently. Errors name the file, the line or the field path
  * ("mcpServers.foo.args[2]") and the problem.
  *
+ * The dialects of other clients (where the servers are, ${env:VAR},
+ * ${workspaceFolder}, ${input:ID}, envFile, the known keys of an entry:
+ * unknown ones are a warning) are configfmt.c's; a parse takes its
+ * mcp_config_ctx.
+ *
  * Messages never quote values from the tree (they may be secrets); only a
  * syntax error quotes a few bytes of the text around it.
  *
@@ -25,6 +30,7 @@
 #include <cjson/cJSON.h>
 
 #include "config.h"
+#include "configfmt.h"
 #include "gbuf.h"
 #include "jscan.h"
 
@@ -80,91 +86,7 @@ const char *mcp_base_name(const char *path)
 	return b ? b + 1 : path;
 }
 
-/* ---- ${VAR} expansion ---- */
-
-static int var_start(char c)
-{
-	return c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
-}
-
-static int var_char(char c)
-{
-	return var_start(c) || (c >= '0' && c <= '9');
-}
-
-static const char bad_ref[] =
-	"bad ${...}: expected ${NAME} or ${NAME:-default}";
-static const char open_ref[] =
-	"unterminated ${ (expected ${NAME} or ${NAME:-default})";
-
-/* One reference: the text after "${". */
-struct ref {
-	size_t nlen;      /* the name is the first nlen bytes */
-	const char *def;  /* the default after ":-", or NULL */
-	size_t dlen;
-	const char *end;  /* the closing '}' */
-};
-
-/* Returns NULL and *r, or the static reason the reference is bad. */
-static const char *parse_ref(const char *s, struct ref *r)
-{
-	const char *why = strchr(s, '}') ? bad_ref : open_ref;
-
-	for (r->nlen = 0; var_char(s[r->nlen]); r->nlen++)
-		;
-	if (r->nlen == 0 || !var_start(s[0]))
-		return why;
-	r->def = NULL;
-	r->dlen = 0;
-	if (s[r->nlen] == '}') {
-		r->end = s + r->nlen;
-		return NULL;
-	}
-	if (s[r->nlen] != ':' || s[r->nlen + 1] != '-')
-		return why;
-	r->def = s + r->nlen + 2;
-	r->end = strchr(r->def, '}');
-	if (!r->end)
-		return open_ref;
-	r->dlen = (size_t)(r->end - r->def);
-	return NULL;
-}
-
-char *mcp_expand(const char *s, const char **err)
-{
-	struct gbuf b = {0};
-	const char *p = s, *q, *val, *why;
-	struct ref r;
-	char *var, *out;
-
-	while ((q = strstr(p, "${")) != NULL) {
-		gbuf_add(&b, p, (size_t)(q - p));
-		why = parse_ref(q + 2, &r);
-		if (why) {
-			gbuf_free(&b);
-			*err = why;
-			return NULL;
-		}
-		var = strndup(q + 2, r.nlen);
-		if (!var) {
-			gbuf_free(&b);
-			*err = "out of memory";
-			return NULL;
-		}
-		val = getenv(var);
-		free(var);
-		if (r.def && (!val || !*val))
-			gbuf_add(&b, r.def, r.dlen);
-		else if (val)
-			gbuf_add(&b, val, strlen(val));
-		p = r.end + 1;
-	}
-	gbuf_add(&b, p, strlen(p));
-	out = gbuf_take(&b);
-	if (!out)
-		*err = "out of memory";
-	return out;
-}
+/* ${VAR} expansion and the dialects of other clients: configfmt.c */
 
 /* ---- messages ---- */
 
@@ -245,6 +167,7 @@ static char *format(const char *fmt, ...)
 
 struct parse {
 	const char *file;
+	const struct mcp_config_ctx *ctx; /* the file's dialect, or NULL */
 	char *err;                    /* first error, malloc'd */
 	struct mcp_config *cfg;
 	struct mcp_server_conf **tail;
@@ -328,13 +251,16 @@ static int check_syntax(struct parse *ps, const char *text, size_t len)
 static int get_string(struct parse *ps, const cJSON *v, const struct path *at,
 		      char **out)
 {
-	const char *why = NULL;
+	char *why = NULL;
 
 	if (!cJSON_IsString(v))
 		return field_error(ps, at, "must be a string");
-	*out = mcp_expand(v->valuestring, &why);
-	if (!*out)
-		return field_error(ps, at, why);
+	*out = cfmt_expand(v->valuestring, ps->ctx, &why);
+	if (!*out) {
+		field_error(ps, at, why ? why : "out of memory");
+		free(why);
+		return -1;
+	}
 	return 0;
 }
 
@@ -676,6 +602,28 @@ static int name_taken(const struct parse *ps, const char *name)
 	return 0;
 }
 
+/* VS Code's envFile: its variables join env (env wins). */
+static int env_file(struct parse *ps, struct mcp_server_conf *sc,
+		    const cJSON *e, const struct path *at)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, "envFile");
+	char *file, *why = NULL;
+	struct path f;
+	int r;
+
+	if (!v)
+		return 0;
+	path_key(&f, at, "envFile");
+	if (get_string(ps, v, &f, &file) < 0)
+		return -1;
+	r = cfmt_env_file(file, ps->ctx, &sc->env, &sc->nenv, &why);
+	free(file);
+	if (r < 0)
+		field_error(ps, &f, why ? why : "out of memory");
+	free(why);
+	return r;
+}
+
 static int fill_stdio(struct parse *ps, struct mcp_server_conf *sc,
 		      const cJSON *e, const struct path *at)
 {
@@ -692,7 +640,8 @@ static int fill_stdio(struct parse *ps, struct mcp_server_conf *sc,
 		return field_error(ps, &f, "must not be empty");
 	if (get_strings(ps, e, at, "args", &sc->args, &sc->nargs,
 			get_string) < 0 ||
-	    get_map(ps, e, at, "env", "=", &sc->env, &sc->nenv) < 0)
+	    get_map(ps, e, at, "env", "=", &sc->env, &sc->nenv) < 0 ||
+	    env_file(ps, sc, e, at) < 0)
 		return -1;
 	v = cJSON_GetObjectItemCaseSensitive(e, "cwd");
 	if (v) {
@@ -768,6 +717,13 @@ static int parse_entry(struct parse *ps, const cJSON *e,
 	}
 	if (cJSON_IsTrue(v))
 		return 0;
+	for (v = e->child; v; v = v->next) {
+		path_key(&f, &at, v->string);
+		if (!cfmt_known_key(v->string) &&
+		    add_warning(ps, format("%s: %s: unknown key, ignored",
+					   ps->file, f.s)) < 0)
+			return -1;
+	}
 	why = mcp_server_name_check(name);
 	if (why)
 		return field_error(ps, &at, why);
@@ -816,18 +772,17 @@ static int parse_tree(struct parse *ps, const cJSON *root)
 {
 	const cJSON *servers, *e;
 	struct path top = {""};
+	const char *note;
 
 	if (!cJSON_IsObject(root)) {
 		ps->err = format("%s: the top level must be an object",
 				 ps->file);
 		return -1;
 	}
-	servers = cJSON_GetObjectItemCaseSensitive(root, "mcpServers");
-	snprintf(top.s, sizeof(top.s), "mcpServers");
-	if (!servers) {
-		servers = cJSON_GetObjectItemCaseSensitive(root, "servers");
-		snprintf(top.s, sizeof(top.s), "servers");
-	}
+	servers = cfmt_servers(root, ps->ctx, top.s, sizeof(top.s), &note);
+	if (!servers && note)
+		return *note ? add_warning(ps, format("%s: %s", ps->file,
+						      note)) : 0;
 	if (!servers) {
 		ps->err = format("%s: mcpServers: missing (the object of "
 				 "servers)", ps->file);
@@ -844,7 +799,14 @@ static int parse_tree(struct parse *ps, const cJSON *root)
 int mcp_config_parse(const char *text, size_t len, const char *path,
 		     struct mcp_config **out, char **err)
 {
-	struct parse ps = {0};
+	return mcp_config_parse_ctx(text, len, path, NULL, out, err);
+}
+
+int mcp_config_parse_ctx(const char *text, size_t len, const char *path,
+			 const struct mcp_config_ctx *ctx,
+			 struct mcp_config **out, char **err)
+{
+	struct parse ps = {.ctx = ctx};
 	const char *body = text;
 	size_t blen = len, off = 0;
 	cJSON *root;

@@ -2,7 +2,9 @@
  * stdio.c - the stdio transport: an MCP server as a child process, spawned
  * with libuv in its own process group (through "mcpfs --mcpfs-exec", which
  * sets the parent-death signal), newline-delimited JSON-RPC on its stdin
- * and stdout, its stderr kept by the session (diag).
+ * and stdout, its stderr kept by the session (diag). It runs in the
+ * entry's cwd, taken from the directory mcpfs was started in when relative,
+ * else in that directory (env.start_dir).
  *
  * Ownership. The session holds the transport while attached. close detaches
  * it: the process then finishes its close sequence on its own (stdin EOF,
@@ -388,7 +390,7 @@ static int stdio_start(const struct mcp_server_conf *conf,
 	uv_process_options_t o;
 	uv_stdio_container_t io[3];
 	struct proc *p;
-	char **argv, **env, ppid[24];
+	char **argv, **env, ppid[24], *cwd = NULL;
 	uv_file cin = -1;
 	size_t i;
 	int r;
@@ -434,7 +436,10 @@ static int stdio_start(const struct mcp_server_conf *conf,
 	o.file = tenv.self_exe;
 	o.args = argv;
 	o.env = env;
-	o.cwd = conf->cwd;
+	if (conf->cwd && conf->cwd[0] != '/' && tenv.start_dir &&
+	    asprintf(&cwd, "%s/%s", tenv.start_dir, conf->cwd) < 0)
+		cwd = NULL;
+	o.cwd = cwd ? cwd : conf->cwd ? conf->cwd : tenv.start_dir;
 	o.flags = UV_PROCESS_DETACHED;
 	o.stdio_count = 3;
 	o.stdio = io;
@@ -445,10 +450,12 @@ static int stdio_start(const struct mcp_server_conf *conf,
 		close(cin);
 	free(argv);
 	free(env);
+	free(cwd);
 	if (r < 0) {
 		snprintf(err, errlen, "cannot start %s: %s%s",
 			 mcp_base_name(conf->command), uv_strerror(r),
-			 conf->cwd && r == UV_ENOENT ? " (check cwd)" : "");
+			 (conf->cwd || tenv.start_dir) && r == UV_ENOENT ?
+			 " (check cwd)" : "");
 		p->exited = 1;
 		proc_maybe_finish(p);
 		return r;
