@@ -341,3 +341,52 @@ def test_mount_t_fuse_mcpfs_from_system_path(tmp_path):
     with mounted(cmd, mnt, env=plain_env(tmp_path), cwd=tmp_path,
                  how='umount'):
         assert (mnt / 'demo').is_dir()
+
+
+# ---------------------------------------------------------------- deps
+
+def build_packages():
+    """The packages of `sh tests/setup-deps.sh build`."""
+    src = (REPO / 'tests/setup-deps.sh').read_text()
+    m = re.search(r'^BUILD_PKGS="([^"]*)"', src, re.M)
+    assert m, 'tests/setup-deps.sh has no BUILD_PKGS'
+    return m.group(1).split()
+
+
+def test_build_deps_alone_build_and_run_the_demo(tmp_path):
+    """The README's first command: with only the .pc files of the build
+    packages visible (and no cmake fallback), meson configures, mcpfs and
+    demo-server build, and examples/demo.sh runs against the built-in
+    config."""
+    if not shutil.which('dpkg'):
+        pytest.skip('not a Debian system (no dpkg)')
+    pc = tmp_path / 'pc'
+    pc.mkdir()
+    for pkg in build_packages():
+        r = subprocess.run(['dpkg', '-L', pkg], capture_output=True,
+                           text=True, timeout=60)
+        assert r.returncode == 0, f'{pkg} is not installed: {r.stderr}'
+        for f in r.stdout.split():
+            if f.endswith('.pc') and not (pc / os.path.basename(f)).exists():
+                (pc / os.path.basename(f)).symlink_to(f)
+    native = tmp_path / 'native.ini'
+    native.write_text("[binaries]\ncmake = '/bin/false'\n")
+    bd = tmp_path / 'build'
+    env = dict(os.environ, PKG_CONFIG_LIBDIR=str(pc))
+    r = subprocess.run(['meson', 'setup', '--native-file', str(native),
+                        str(bd), str(REPO)], capture_output=True, text=True,
+                       timeout=300, env=env)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr
+    assert 'cmocka found: NO' in r.stdout
+    r = subprocess.run(['ninja', '-C', str(bd), 'mcpfs',
+                        'examples/demo-server'], capture_output=True,
+                       text=True, timeout=900)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr
+    mnt = tmp_path / 'mnt'
+    mnt.mkdir()
+    with mounted([str(bd / 'mcpfs'), str(mnt)], mnt,
+                 env=plain_env(tmp_path), cwd=tmp_path):
+        r = subprocess.run(['sh', str(REPO / 'examples/demo.sh'), str(mnt)],
+                           capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert '"text":"42"' in r.stdout.replace(' ', ''), r.stdout
