@@ -717,18 +717,19 @@ static int parse_entry(struct parse *ps, const cJSON *e,
 	}
 	if (cJSON_IsTrue(v))
 		return 0;
-	for (v = e->child; v; v = v->next) {
-		path_key(&f, &at, v->string);
-		if (!cfmt_known_key(v->string) &&
-		    add_warning(ps, format("%s: %s: unknown key, ignored",
-					   ps->file, f.s)) < 0)
-			return -1;
-	}
 	why = mcp_server_name_check(name);
 	if (why)
 		return field_error(ps, &at, why);
 	if (name_taken(ps, name))
 		return field_error(ps, &at, "server name used twice");
+	for (v = e->child; v; v = v->next) {
+		path_key(&f, &at, v->string);
+		if (!cfmt_known_key(v->string) &&
+		    add_warning(ps, format("server %s: %s: unknown key, "
+					   "ignored (%s)", name, f.s,
+					   ps->file)) < 0)
+			return -1;
+	}
 	transport = transport_of(ps, e, &at);
 	if (transport < 0)
 		return -1;
