@@ -1,10 +1,7 @@
 /*
  * main.c - wires mcpfs together: options, config, the FUSE session on the
- * libuv loop, signals, shutdown. Also the exec helper: servers are started
- * as "mcpfs --mcpfs-exec PPID COMMAND ARGS...", which sets the parent-death
- * signal and then execs the command, since libuv has no pre-exec hook.
- * A bare command is looked for in mcpfs's own helper directory (the
- * installed demo-server) before PATH.
+ * libuv loop, signals, shutdown. "mcpfs --mcpfs-exec PPID COMMAND ARGS..."
+ * runs the supervisor that every server is started under (supervise.c).
  *
  * The command line also takes what mount.fuse3 passes for
  * "mount -t fuse.mcpfs CONFIG MOUNTPOINT" and fstab lines: two positional
@@ -19,12 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "configset.h"
 #include "fs.h"
+#include "supervise.h"
 
 struct opts {
 	char *configs[MCP_MAX_CONFIGS];
@@ -123,46 +120,6 @@ static int opt_proc(void *data, const char *arg, int key,
 		return mount_only_opt(arg) ? 0 : 1;
 	}
 	return 1;
-}
-
-/* argv[0] is a bare name: the file of that name in mcpfs's helper
- * directory (or, in a build tree, examples/), if there is one. */
-static void exec_own_helper(char **argv)
-{
-	static const char *const dirs[] = {MCPFS_HELPER_DIR, "examples"};
-	char self[PATH_MAX], path[PATH_MAX + 256], *slash;
-	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-	size_t i;
-
-	if (n <= 0 || strchr(argv[0], '/'))
-		return;
-	self[n] = 0;
-	slash = strrchr(self, '/');
-	if (!slash)
-		return;
-	*slash = 0;
-	for (i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
-		snprintf(path, sizeof path, "%s/%s/%s", self, dirs[i],
-			 argv[0]);
-		if (!access(path, X_OK))
-			execv(path, argv);
-	}
-}
-
-static int exec_helper(int argc, char **argv)
-{
-	if (argc < 4)
-		return 127;
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != (pid_t)atol(argv[2]))
-		return 127; /* mcpfs died before we got here */
-	exec_own_helper(argv + 3);
-	execvp(argv[3], argv + 3);
-	/* the basename only: a path can say more than the user wants shown */
-	fprintf(stderr, "mcpfs: cannot run %s: %s\n",
-		strrchr(argv[3], '/') ? strrchr(argv[3], '/') + 1 : argv[3],
-		strerror(errno));
-	return 127;
 }
 
 static void usage(const char *prog)
@@ -388,7 +345,7 @@ int main(int argc, char **argv)
 	int fd;
 
 	if (argc > 1 && !strcmp(argv[1], "--mcpfs-exec"))
-		return exec_helper(argc, argv);
+		return mcp_supervise(argc, argv);
 	if (fuse_opt_parse(&args, &o, opt_spec, opt_proc) == -1)
 		return 2;
 	if (o.show_help || o.show_version) {

@@ -4,9 +4,9 @@
  * with the strict scanner (jscan), which pins a syntax error to its byte and
  * so to its line; cJSON then builds the tree. Each enabled stdio entry
  * becomes a struct mcp_server_conf in file order with ${VAR} expanded:
- * stdio entries (command) and Streamable HTTP entries (url); entries of the
- * legacy HTTP+SSE transport (type sse) are left out with a warning,
- * disabled ones silently. Errors name the file, the line or the field path
+ * stdio entries (command) and HTTP entries (url: Streamable HTTP, or the
+ * 2024-11-05 HTTP+SSE transport with type sse); disabled ones are left
+ * out silently. Errors name the file, the line or the field path
  * ("mcpServers.foo.args[2]") and the problem.
  *
  * The dialects of other clients (where the servers are, ${env:VAR},
@@ -492,6 +492,11 @@ static void make_digest(struct mcp_server_conf *sc)
 		fnv_field(&f, 'e', sc->env[i]);
 	fnv_field(&f, 'd', sc->cwd);
 	fnv_field(&f, 'u', sc->url);
+	if (sc->url) {
+		char t = (char)('0' + sc->transport);
+
+		fnv_add(&f, &t, 1);
+	}
 	for (i = 0; i < sc->nheaders; i++)
 		fnv_field(&f, 'h', sc->headers[i]);
 	snprintf(sc->digest, sizeof(sc->digest), "%012llx",
@@ -519,7 +524,7 @@ int mcp_conf_same_launch(const struct mcp_server_conf *a,
 			 const struct mcp_server_conf *b)
 {
 	return str_eq(a->command, b->command) && str_eq(a->cwd, b->cwd) &&
-	       str_eq(a->url, b->url) &&
+	       str_eq(a->url, b->url) && a->transport == b->transport &&
 	       strv_eq(a->args, a->nargs, b->args, b->nargs) &&
 	       strv_eq(a->env, a->nenv, b->env, b->nenv) &&
 	       strv_eq(a->headers, a->nheaders, b->headers, b->nheaders);
@@ -551,6 +556,34 @@ static void server_free(struct mcp_server_conf *sc)
 	free(sc);
 }
 
+/*
+ * The transport an entry asks for (MCP_TRANSPORT_*); -1 after a field
+ * error.
+ */
+static int transport_of(struct parse *ps, const cJSON *e,
+			const struct path *at)
+{
+	const cJSON *type = cJSON_GetObjectItemCaseSensitive(e, "type");
+	const char *t = cJSON_GetStringValue(type);
+	struct path f;
+
+	if (!type)
+		return cJSON_GetObjectItemCaseSensitive(e, "url") ?
+		       MCP_TRANSPORT_HTTP_OR_SSE : MCP_TRANSPORT_STDIO;
+	if (t && !strcmp(t, "stdio"))
+		return MCP_TRANSPORT_STDIO;
+	if (t && !strcmp(t, "http"))
+		return MCP_TRANSPORT_HTTP_OR_SSE;
+	if (t && (!strcmp(t, "streamable-http") ||
+		  !strcmp(t, "streamableHttp")))
+		return MCP_TRANSPORT_HTTP;
+	if (t && !strcmp(t, "sse"))
+		return MCP_TRANSPORT_SSE;
+	path_key(&f, at, "type");
+	return field_error(ps, &f, "must be \"stdio\", \"http\" or \"sse\"");
+}
+
+/* Keep w (malloc'd, or NULL: out of memory) in the config's warnings. */
 static int add_warning(struct parse *ps, char *w)
 {
 	char **nw;
@@ -566,30 +599,6 @@ static int add_warning(struct parse *ps, char *w)
 	ps->cfg->warnings = nw;
 	nw[ps->cfg->nwarnings++] = w;
 	return 0;
-}
-
-/*
- * The transport an entry asks for: 's' stdio, 'h' Streamable HTTP, 'e' the
- * legacy HTTP+SSE transport (not served); -1 after a field error.
- */
-static int transport_of(struct parse *ps, const cJSON *e,
-			const struct path *at)
-{
-	const cJSON *type = cJSON_GetObjectItemCaseSensitive(e, "type");
-	const char *t = cJSON_GetStringValue(type);
-	struct path f;
-
-	if (!type)
-		return cJSON_GetObjectItemCaseSensitive(e, "url") ? 'h' : 's';
-	if (t && !strcmp(t, "stdio"))
-		return 's';
-	if (t && (!strcmp(t, "http") || !strcmp(t, "streamable-http") ||
-		  !strcmp(t, "streamableHttp")))
-		return 'h';
-	if (t && !strcmp(t, "sse"))
-		return 'e';
-	path_key(&f, at, "type");
-	return field_error(ps, &f, "must be \"stdio\", \"http\" or \"sse\"");
 }
 
 static int name_taken(const struct parse *ps, const char *name)
@@ -686,8 +695,9 @@ static int fill_http(struct parse *ps, struct mcp_server_conf *sc,
 static int fill_server(struct parse *ps, struct mcp_server_conf *sc,
 		       const cJSON *e, const struct path *at, int transport)
 {
-	if ((transport == 'h' ? fill_http(ps, sc, e, at)
-			      : fill_stdio(ps, sc, e, at)) < 0)
+	sc->transport = transport;
+	if ((transport != MCP_TRANSPORT_STDIO ? fill_http(ps, sc, e, at)
+					      : fill_stdio(ps, sc, e, at)) < 0)
 		return -1;
 	if (get_strings(ps, e, at, "roots", &sc->roots, &sc->nroots,
 			get_root) < 0 ||
@@ -733,11 +743,6 @@ static int parse_entry(struct parse *ps, const cJSON *e,
 	transport = transport_of(ps, e, &at);
 	if (transport < 0)
 		return -1;
-	if (transport == 'e')
-		return add_warning(ps, format("server %s: the legacy HTTP+SSE "
-					      "transport (type sse) is not "
-					      "served; use a Streamable HTTP "
-					      "url (type http)", name));
 	sc = calloc(1, sizeof(*sc));
 	if (!sc)
 		return oom(ps);

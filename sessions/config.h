@@ -8,6 +8,15 @@
 
 #include <stddef.h>
 
+/* The transport of an entry ("type"; section 7 of the spec). */
+enum {
+	MCP_TRANSPORT_STDIO,        /* command */
+	MCP_TRANSPORT_HTTP_OR_SSE,  /* url, "http" or no type: Streamable
+				     * HTTP, else the 2024-11-05 HTTP+SSE */
+	MCP_TRANSPORT_HTTP,         /* "streamable-http": Streamable HTTP */
+	MCP_TRANSPORT_SSE,          /* "sse": HTTP+SSE (2024-11-05) */
+};
+
 struct mcp_server_conf {
 	char *name;
 	char *command;          /* expanded; NULL for an http server */
@@ -16,7 +25,8 @@ struct mcp_server_conf {
 	char **env;             /* "KEY=value", expanded, nenv entries */
 	size_t nenv;
 	char *cwd;              /* expanded, NULL = inherit */
-	char *url;              /* Streamable HTTP endpoint, NULL = stdio */
+	char *url;              /* HTTP endpoint, NULL = stdio */
+	int transport;          /* MCP_TRANSPORT_*: how the url is reached */
 	char **headers;         /* "Name: value", expanded, nheaders entries */
 	size_t nheaders;
 	char **roots;           /* root URIs ("file:///x"), nroots entries */
@@ -29,7 +39,7 @@ struct mcp_server_conf {
 
 struct mcp_config {
 	struct mcp_server_conf *servers; /* enabled servers, file order */
-	char **warnings;                 /* entries left out, and why */
+	char **warnings;                 /* unknown keys, files without servers */
 	size_t nwarnings;
 };
 
@@ -45,8 +55,8 @@ int mcp_config_parse_ctx(const char *text, size_t len, const char *path,
 			 struct mcp_config **out, char **err);
 void mcp_config_free(struct mcp_config *c);
 
-/* 1 if the launch fields (command, args, env, cwd; url, headers) of a and
- * b are equal. */
+/* 1 if the launch fields (command, args, env, cwd; url, transport,
+ * headers) of a and b are equal. */
 int mcp_conf_same_launch(const struct mcp_server_conf *a,
 			 const struct mcp_server_conf *b);
 

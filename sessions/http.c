@@ -19,6 +19,8 @@
  *                              call starts a new one, generation + 1;
  *   other statuses             that request fails with the HTTP status (a
  *                              JSON-RPC error body is passed on as is).
+ * The first request (the initialize) answered 400, 404 or 405 goes to the
+ * legacy callback when there is one (fallback.c tries HTTP+SSE then).
  * A transfer that fails (refused, reset, closed early) fails the call it
  * carries, or the handshake (startup failed, with the session's back-off).
  * A request is never sent twice: its body goes through a read callback
@@ -76,6 +78,7 @@ struct xfer {
 	struct gbuf in;           /* a JSON or error body */
 	unsigned resumes;         /* resumptions so far (X_RESUME) */
 	int held;                 /* built, launched once the gate is done */
+	int probe;                /* the first request (the initialize) */
 	uv_timer_t timer;         /* delayed start */
 	LIST_ENTRY(xfer) link;       /* the http's transfers */
 };
@@ -96,6 +99,7 @@ struct http {
 	int gating;               /* the next notification is that one */
 	unsigned get_fails;
 	int get_off;              /* no GET stream (405, or gave up) */
+	int probed;               /* the first request was sent */
 };
 
 static struct transport_env tenv;
@@ -546,6 +550,11 @@ static void xfer_done(struct xfer *x, CURLcode res)
 		get_done(x, res);
 		return;
 	}
+	/* a server of the 2024-11-05 HTTP+SSE transport? (fallback.c) */
+	if (res == CURLE_OK && x->probe && h->up->legacy &&
+	    (x->code == 400 || x->code == 404 || x->code == 405) &&
+	    h->up->legacy(s, x->rpc_id, x->code))
+		return;
 	if (res == CURLE_OK && x->mode == 'j')
 		deliver_json(x);
 	if (res == CURLE_OK && x->mode == 'x' && x->in.len &&
@@ -667,6 +676,8 @@ static void http_send(struct transport *t, char *line, size_t len,
 	}
 	x->body = line;
 	x->rpc_id = rpc_id;
+	if (rpc_id && !h->probed)
+		x->probe = h->probed = 1;
 	if (h->gating && !rpc_id) {
 		h->gate = x; /* notifications/initialized */
 		h->gating = 0;
@@ -714,7 +725,7 @@ static int http_pid(const struct transport *t)
 	return 0;
 }
 
-const struct transport_ops http_transport = {
+const struct transport_ops mcpfs_http_transport = {
 	.name = "http",
 	.init = http_init,
 	.fini = cu_fini,

@@ -347,7 +347,7 @@ mcp_buf *mcp_status_json(void)
 
 		cJSON_AddStringToObject(s, "name", srv->conf->name);
 		cJSON_AddStringToObject(s, "transport",
-					transport_for(srv->conf)->name);
+					transport_name(NULL, NULL, srv->conf));
 		if (cmd)
 			cJSON_AddStringToObject(s, "command", strrchr(cmd, '/') ?
 						strrchr(cmd, '/') + 1 : cmd);

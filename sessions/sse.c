@@ -4,9 +4,10 @@
  * comment; otherwise it is "field: value" (one space after the colon is
  * dropped) or a bare "field". The fields kept are data (appended), event
  * (the type), id (kept unless it holds a NUL) and retry (all digits); an
- * empty line dispatches the event. Unknown fields are ignored. A line or an
- * event past max bytes breaks the parser for good (every later feed
- * returns -E2BIG), like frame.c does for over-long lines.
+ * empty line dispatches the event: a message event, or with all_types any
+ * event (the HTTP+SSE transport's "endpoint"). Unknown fields are ignored.
+ * A line or an event past max bytes breaks the parser for good (every
+ * later feed returns -E2BIG), like frame.c does for over-long lines.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -39,7 +40,8 @@ static int keep(struct sse *p, struct gbuf *g, const char *s, size_t n)
 
 static int dispatch(struct sse *p, sse_event_cb cb, void *ctx)
 {
-	int message = !p->type[0] || !strcmp(p->type, "message");
+	int message = p->all_types || !p->type[0] ||
+		      !strcmp(p->type, "message");
 	int r = 0;
 
 	if (p->has_data && p->data.len && message)

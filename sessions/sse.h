@@ -22,14 +22,18 @@ struct sse {
 	long retry;             /* last retry field in ms, -1 = none */
 	int cr;                 /* the last byte fed was '\r' */
 	size_t max;             /* longest line and event data accepted */
+	int all_types;          /* deliver events of every type, not only
+				 * messages (set after sse_init) */
 };
 
 /*
  * Called per dispatched "message" event (type absent or "message") whose
- * data is not empty. data is NUL-terminated, writable, valid only during the
- * call. Several data lines are joined with a space, not '\n': the data of an
- * MCP event is JSON, where a line break can only be white space, so the
- * message stays one line. Return 0 to go on, non-zero to stop.
+ * data is not empty; with all_types, per event of any type whose data is
+ * not empty, its type in p->type ("" for none) during the call. data is
+ * NUL-terminated, writable, valid only during the call. Several data lines
+ * are joined with a space, not '\n': the data of an MCP event is JSON,
+ * where a line break can only be white space, so the message stays one
+ * line. Return 0 to go on, non-zero to stop.
  */
 typedef int (*sse_event_cb)(void *ctx, char *data, size_t len);
 

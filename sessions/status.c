@@ -109,7 +109,7 @@ mcp_buf *mcp_session_status_json(mcp_session *s)
 		cJSON_AddNullToObject(o, "exit");
 	}
 	cJSON_AddStringToObject(o, "transport",
-				(s->ops ? s->ops : transport_for(s->srv->conf))->name);
+				transport_name(s->ops, s->t, s->srv->conf));
 	if (s->srv->conf->command)
 		cJSON_AddStringToObject(o, "command",
 					mcp_base_name(s->srv->conf->command));

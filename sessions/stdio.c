@@ -1,18 +1,24 @@
 /*
  * stdio.c - the stdio transport: an MCP server as a child process, spawned
- * with libuv in its own process group (through "mcpfs --mcpfs-exec", which
- * sets the parent-death signal), newline-delimited JSON-RPC on its stdin
- * and stdout, its stderr kept by the session (diag). It runs in the
- * entry's cwd, taken from the directory mcpfs was started in when relative,
- * else in that directory (env.start_dir).
+ * with libuv under its supervisor (supervise.c: "mcpfs-exec --mcpfs-exec
+ * PPID COMMAND ARGS...", or mcpfs itself in that mode when mcpfs-exec is
+ * not beside it), which leads the session's process group and takes the
+ * whole group down when mcpfs dies; newline-delimited JSON-RPC on the
+ * server's stdin and stdout, its stderr kept by the session (diag). The
+ * pid here is the supervisor's, the group id. It runs in the entry's cwd,
+ * taken from the directory mcpfs was started in when relative, else in
+ * that directory (env.start_dir).
  *
  * Ownership. The session holds the transport while attached. close detaches
  * it: the process then finishes its close sequence on its own (stdin EOF,
- * 2 s, SIGTERM to the group, 2 s, SIGKILL) and the struct frees itself once
- * the child is reaped and every handle is closed, holding a closing object
- * (env.obj_hold) until then. A process that exits while attached is
- * reported by exited, then lost once both pipes are drained (or a guard
- * timer fires), naming the exit status or signal.
+ * 2 s, SIGTERM to the group; the supervisor SIGKILLs the group and its
+ * descendants 2 s later and exits; our own SIGKILL of the group 1 s after
+ * that is a backstop for a supervisor that did not) and the struct frees
+ * itself once the supervisor is reaped and every handle is closed, holding
+ * a closing object (env.obj_hold) until then. A process that exits while
+ * attached is reported by exited, then lost once both pipes are drained (or
+ * a guard timer fires), naming the exit status or signal (the server's:
+ * the supervisor ends the way the server did).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -28,6 +34,13 @@
 extern char **environ;
 
 static struct transport_env tenv;
+static char *helper;    /* the supervisor binary: mcpfs-exec or mcpfs */
+
+/* The close sequence: stdin EOF, TERM_MS, SIGTERM to the group, KILL_MS,
+ * SIGKILL to the group. KILL_MS is the supervisor's own grace (GRACE_MS of
+ * supervise.c, 2 s) and 1 s more: the supervisor kills and reaps first. */
+#define TERM_MS 2000
+#define KILL_MS 3000
 
 struct proc {
 	char *name;     /* the server's config name, for logs */
@@ -297,9 +310,10 @@ static void kill_timer_cb(uv_timer_t *t)
 		p->kill_stage = 1;
 		mlog(MLOG_DEBUG, "pid %d: SIGTERM to group", p->pid);
 		proc_kill(p, SIGTERM);
-		uv_timer_start(&p->timer, kill_timer_cb, 2000, 0);
+		uv_timer_start(&p->timer, kill_timer_cb, KILL_MS, 0);
 	} else {
-		mlog(MLOG_INFO, "pid %d: SIGKILL to group", p->pid);
+		mlog(MLOG_INFO, "pid %d: SIGKILL to group (the supervisor "
+		     "did not end it)", p->pid);
 		proc_kill(p, SIGKILL);
 	}
 }
@@ -319,7 +333,7 @@ static void proc_detach(struct proc *p)
 		return;
 	}
 	p->kill_stage = 0;
-	uv_timer_start(&p->timer, kill_timer_cb, 2000, 0);
+	uv_timer_start(&p->timer, kill_timer_cb, TERM_MS, 0);
 }
 /* ---- spawning ---- */
 
@@ -377,10 +391,30 @@ static int stdin_pipe(uv_pipe_t *h, uv_file *child)
 }
 
 
+/* mcpfs-exec beside mcpfs if it is there, else mcpfs itself. */
 static int stdio_init(const struct transport_env *e)
 {
+	const char *slash = strrchr(e->self_exe, '/');
+	int dirlen = slash ? (int)(slash - e->self_exe) : 1;
+
 	tenv = *e;
+	if (asprintf(&helper, "%.*s/mcpfs-exec", dirlen,
+		     slash ? e->self_exe : ".") < 0)
+		return -ENOMEM;
+	if (access(helper, X_OK)) {
+		free(helper);
+		helper = strdup(e->self_exe);
+		if (!helper)
+			return -ENOMEM;
+	}
+	mlog(MLOG_DEBUG, "servers run under %s", helper);
 	return 0;
+}
+
+static void stdio_fini(void)
+{
+	free(helper);
+	helper = NULL;
 }
 
 static int stdio_start(const struct mcp_server_conf *conf,
@@ -410,7 +444,7 @@ static int stdio_start(const struct mcp_server_conf *conf,
 		return -ENOMEM;
 	}
 	snprintf(ppid, sizeof ppid, "%d", (int)getpid());
-	argv[0] = (char *)tenv.self_exe;
+	argv[0] = helper;
 	argv[1] = "--mcpfs-exec";
 	argv[2] = ppid;
 	argv[3] = conf->command;
@@ -433,7 +467,7 @@ static int stdio_start(const struct mcp_server_conf *conf,
 	io[1].data.stream = (uv_stream_t *)&p->out;
 	io[2].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
 	io[2].data.stream = (uv_stream_t *)&p->err;
-	o.file = tenv.self_exe;
+	o.file = helper;
 	o.args = argv;
 	o.env = env;
 	if (conf->cwd && conf->cwd[0] != '/' && tenv.start_dir &&
@@ -488,6 +522,7 @@ static int stdio_pid(const struct transport *t)
 const struct transport_ops stdio_transport = {
 	.name = "stdio",
 	.init = stdio_init,
+	.fini = stdio_fini,
 	.start = stdio_start,
 	.send = stdio_send,
 	.close = stdio_close,

@@ -10,6 +10,8 @@
 static const struct transport_ops *const all[] = {
 	&stdio_transport,
 	&http_transport,
+	&sse_transport,
+	&fallback_transport,
 };
 
 static struct transport_env env;
@@ -22,7 +24,25 @@ void transport_setup(const struct transport_env *e)
 
 const struct transport_ops *transport_for(const struct mcp_server_conf *conf)
 {
-	return conf->url ? &http_transport : &stdio_transport;
+	if (!conf->url)
+		return &stdio_transport;
+	switch (conf->transport) {
+	case MCP_TRANSPORT_HTTP:
+		return &http_transport;
+	case MCP_TRANSPORT_SSE:
+		return &sse_transport;
+	default:
+		return &fallback_transport;
+	}
+}
+
+const char *transport_name(const struct transport_ops *ops,
+			   const struct transport *t,
+			   const struct mcp_server_conf *conf)
+{
+	if (!ops)
+		ops = transport_for(conf);
+	return ops->name_of ? ops->name_of(t, conf) : ops->name;
 }
 
 static int slot_of(const struct transport_ops *ops)

@@ -1,11 +1,12 @@
 /*
  * transport.h - the seam between the session core (session.c) and the ways
- * of reaching an MCP server: a child process on stdio (stdio.c) and
- * Streamable HTTP (http.c). Every transport is one const table of
- * operations plus its own state, as libcurl's connection filters and nng's
- * transports are; the core calls through the table and never asks which
- * transport it holds. The table is chosen once per session start, from the
- * config entry (transport_for).
+ * of reaching an MCP server: a child process on stdio (stdio.c),
+ * Streamable HTTP (http.c), the 2024-11-05 HTTP+SSE transport (httpsse.c),
+ * and Streamable HTTP falling back to HTTP+SSE (fallback.c). Every
+ * transport is one const table of operations plus its own state, as
+ * libcurl's connection filters and nng's transports are; the core calls
+ * through the table and never asks which transport it holds. The table is
+ * chosen once per session start, from the config entry (transport_for).
  *
  * A transport hears nothing of sessions: it reports through the callbacks
  * it was started with (struct transport_up), each given back the ctx
@@ -56,6 +57,12 @@ struct transport_up {
 	void (*diag)(void *ctx, const char *p, size_t n);
 	/* The process exited (before lost, which names the cause). */
 	void (*exited)(void *ctx, int64_t status, int term_signal);
+	/* May be NULL (the session's is): Streamable HTTP only. The first
+	 * request, rpc_id (the initialize), was answered with status 400, 404
+	 * or 405, the sign of a server of the 2024-11-05 HTTP+SSE transport.
+	 * Returns 1 when the caller takes the request over (http.c then
+	 * neither delivers the answer nor fails the request), else 0. */
+	int (*legacy)(void *ctx, uint64_t rpc_id, long status);
 };
 
 /* What every transport may use of the process, given once at init. */
@@ -71,7 +78,7 @@ struct transport_env {
 };
 
 struct transport_ops {
-	const char *name;       /* "stdio", "http": shown in status */
+	const char *name;       /* "stdio", "http", "sse": shown in status */
 	/* Process-wide set-up, before the first start; 0 or -errno. */
 	int (*init)(const struct transport_env *env);
 	/* Process-wide tear-down, at shutdown after every close completed. */
@@ -98,15 +105,27 @@ struct transport_ops {
 	void (*close)(struct transport *t);
 	/* The process id, 0 when there is no process. */
 	int (*pid)(const struct transport *t);
+	/* The name status shows, when it is not always name: of t, or (t
+	 * NULL, after the transport left) of the next start from conf. May
+	 * be NULL. */
+	const char *(*name_of)(const struct transport *t,
+			       const struct mcp_server_conf *conf);
 };
 
 extern const struct transport_ops stdio_transport;
 extern const struct transport_ops http_transport;
+extern const struct transport_ops sse_transport;
+extern const struct transport_ops fallback_transport;
 
 /* transport.c: the table of transports. */
 void transport_setup(const struct transport_env *env);
 /* The transport of a config entry. */
 const struct transport_ops *transport_for(const struct mcp_server_conf *conf);
+/* The name status shows for t (NULL when none is attached) of ops (NULL
+ * before the first start), from conf: "stdio", "http" or "sse". */
+const char *transport_name(const struct transport_ops *ops,
+			   const struct transport *t,
+			   const struct mcp_server_conf *conf);
 /* ops->start, after ops->init the first time ops is used. */
 int transport_start(const struct transport_ops *ops,
 		    const struct mcp_server_conf *conf,

@@ -27,7 +27,8 @@ for f in files:
     text[f] = t
     for m in re.finditer(r'^(?!static)[A-Za-z_][\w \*]*?\b(\w+)\s*\([^;{]*\)\s*\{',
                          t, flags=re.M):
-        defs.setdefault(m.group(1), f)
+        if m.group(1) != 'main':  # each program's own, called by no file
+            defs.setdefault(m.group(1), f)
     for m in re.finditer(r'^const struct \w+ (\w+)\s*=', t, flags=re.M):
         tables.setdefault(m.group(1), f)
 

@@ -68,7 +68,7 @@ log() { printf '%s\n' "$*" >&2; }
 
 # Copies of the binaries: a rebuild during the run changes nothing.
 mkdir "$WORK/bin" || exit 1
-cp "$MCPFS" "$DEMO" "$FAKE" "$WORK/bin/" || exit 1
+cp "$MCPFS" "$BUILD/mcpfs-http.so" "$DEMO" "$FAKE" "$WORK/bin/" || exit 1
 MCPFS=$WORK/bin/mcpfs
 DEMO=$WORK/bin/demo-server
 FAKE=$WORK/bin/fakeserver
@@ -127,6 +127,16 @@ fi
 HAVE_SDK=no
 [ "$HAVE_NODE" = yes ] && [ -f "$SDK" ] && HAVE_SDK=yes
 
+# An HTTP server (the project's fake) for the RSS row of the HTTP module.
+HTTP_PORT=
+if command -v python3 >/dev/null 2>&1; then
+	python3 "$ROOT/tests/fake/mcp_http.py" >"$WORK/http.port" 2>"$WORK/http.err" &
+	PIDS="$PIDS $!"
+	i=0
+	while [ ! -s "$WORK/http.port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	HTTP_PORT=$(head -n1 "$WORK/http.port")
+fi
+
 # Config for both mounts.
 CONF=$WORK/servers.json
 {
@@ -136,6 +146,8 @@ CONF=$WORK/servers.json
 		printf '  "everything": {"command": "%s", "args": ["%s", "stdio"]},\n' \
 			"$(command -v node)" "$EVERYTHING"
 	fi
+	[ -n "$HTTP_PORT" ] &&
+		printf '  "http": {"url": "http://127.0.0.1:%s/mcp"},\n' "$HTTP_PORT"
 	printf '  "fake": {"command": "%s"}\n}}\n' "$FAKE"
 } >"$CONF"
 
@@ -428,6 +440,8 @@ fusermount3 -u "$MNT"
 mount_fs "$MNT2" "$WORK/mcpfs-mem.log"
 sleep 0.3
 RSS0=$(rss_kib "$MPID")
+row "6a. mcpfs RSS, idle, no session yet (stdio and HTTP servers configured)" \
+	"$RSS0 KiB" "—" "—" "≤ 3072 KiB" "$(yes_if "$RSS0 <= 3072")"
 prev=0
 for target in 100 "$NMEM"; do
 	i=$((prev + 1))
@@ -441,6 +455,21 @@ for target in 100 "$NMEM"; do
 		"0 sessions $RSS0 KiB" "$(f1 "$per") KiB/session" "≤ 64 KiB/session" \
 		"$(yes_if "$per <= 64")"
 done
+if [ -n "$HTTP_PORT" ]; then
+	rss1=$(rss_kib "$MPID")
+	mkdir "$MNT2/http/h1" || fail "line $LINENO"
+	printf '%s' "$REQ" >"$MNT2/http/h1/call" && cat "$MNT2/http/h1/call" >/dev/null ||
+		fail "line $LINENO"
+	rmdir "$MNT2/http/h1"
+	sleep 0.3
+	rss2=$(rss_kib "$MPID")
+	row "6b. mcpfs RSS after one HTTP session ($NMEM idle demo sessions)" \
+		"$rss2 KiB" "before it $rss1 KiB" \
+		"+$((rss2 - rss1)) KiB (the HTTP module and libcurl)" \
+		"(info)" "—"
+else
+	row "6b. mcpfs RSS after one HTTP session" "skipped: no python3" "—" "—" "(info)" "—"
+fi
 t0=$(now_ns)
 fusermount3 -u "$MNT2"
 while kill -0 "$MPID" 2>/dev/null; do sleep 0.05; done

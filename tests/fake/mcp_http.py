@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """mcp_http.py - a fake Streamable HTTP MCP server (MCP 2025-11-25,
-"Transports") for the mount tests. Python 3 standard library only.
+"Transports"), or with --legacy-sse one of the 2024-11-05 HTTP+SSE
+transport, for the mount tests. Python 3 standard library only.
 
     python3 tests/fake/mcp_http.py [options]
 
@@ -35,6 +36,27 @@ Options:
                           server does)
   --stateless             give no session id: every request is served by
                           one shared session; DELETE gets 405
+
+  --legacy-sse            serve the 2024-11-05 HTTP+SSE transport instead
+                          (below)
+  --endpoint URL          (--legacy-sse) the endpoint event's data instead
+                          of /message?sessionId=SID
+  --endpoint-delay MS     (--legacy-sse) send the endpoint event MS after
+                          the stream opened
+
+HTTP+SSE (--legacy-sse): GET /sse opens a session's event stream (note
+"session SID") whose first event, of type endpoint, names
+/message?sessionId=SID; then the server's messages follow as `message`
+events, with keep-alive comments. POST /message?sessionId=SID takes one
+message: 202 "Accepted" (404 for an unknown session, 400 for a body that
+is not a JSON object), and its reply goes on the stream. POST /sse gets
+405, as a legacy server does for the Streamable HTTP initialize. Answers
+to the server's requests are taken (202) and dropped. --require-header
+holds for /sse and /message. Tools: echo {text}; http500 (its POST is
+answered HTTP 500 "internal failure: the fake says no", nothing on the
+stream); close_stream (202, then the stream ends without a reply); hang
+(202, never a reply); roots (asks roots/list on the stream and replies
+text: the JSON of the answer it got within 10 s).
 
 Sessions: initialize creates one with a random id (Mcp-Session-Id on its
 response; none with --stateless). Any other request without a session id
@@ -298,6 +320,8 @@ class Handler(BaseHTTPRequestHandler):
                 body = json.dumps(LOG).encode()
             return self.send_body(200, body, 'application/json')
         self.record()
+        if OPTS.legacy_sse:
+            return self.legacy_get()
         if self.rec['path'] != '/mcp':
             return self.send_text(404, 'no such path')
         if not self.authorized():
@@ -380,6 +404,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self):
         self.record()
+        if OPTS.legacy_sse:
+            return self.legacy_post()
         if self.rec['path'] != '/mcp':
             return self.send_text(404, 'no such path')
         if not self.authorized():
@@ -470,6 +496,102 @@ class Handler(BaseHTTPRequestHandler):
         if at + OPTS.page_size < len(TOOLS):
             res['nextCursor'] = f'c{at + OPTS.page_size}'
         self.send_json(200, reply(rid, res))
+
+    # ---- the 2024-11-05 HTTP+SSE transport (--legacy-sse)
+
+    def legacy_get(self):
+        if self.rec['path'] != '/sse':
+            return self.send_text(404, 'no such path')
+        if not self.authorized():
+            return
+        sess = Session()
+        with LOCK:
+            SESSIONS[sess.sid] = sess
+        self.rec['note'] = f'session {sess.sid}'
+        try:
+            self.sse_start()
+            time.sleep((OPTS.endpoint_delay or 0) / 1000)
+            ep = OPTS.endpoint or f'/message?sessionId={sess.sid}'
+            self.chunk(f'event: endpoint\ndata: {ep}\n\n')
+            while not sess.ended.is_set():
+                try:
+                    msg, _ = sess.outbox.get(timeout=0.5)
+                except queue.Empty:
+                    self.chunk(': keep-alive\n\n')
+                    continue
+                if msg is END_GET:
+                    break
+                self.chunk(f'event: message\ndata: {json.dumps(msg)}\n\n')
+            self.sse_end()
+        finally:
+            with LOCK:
+                SESSIONS.pop(sess.sid, None)
+            sess.end()
+
+    def legacy_post(self):
+        if self.rec['path'] == '/sse':
+            return self.send_text(405, 'POST is not served here',
+                                  [('Allow', 'GET')])
+        if self.rec['path'] != '/message':
+            return self.send_text(404, 'no such path')
+        if not self.authorized():
+            return
+        sid = dict(kv.partition('=')[::2] for kv in
+                   (self.query() or '').split('&')).get('sessionId')
+        with LOCK:
+            sess = SESSIONS.get(sid)
+        msg = self.rec['json']
+        if not sess:
+            return self.send_text(404, 'unknown session')
+        if not isinstance(msg, dict):
+            return self.send_text(400, 'not a JSON object')
+        params = msg.get('params') or {}
+        tool = params.get('name') if msg.get('method') == 'tools/call' \
+            else None
+        if tool == 'http500':
+            return self.send_text(500, 'internal failure: the fake says no\n')
+        self.send_body(202, b'Accepted', 'text/plain')
+        if 'method' not in msg:       # an answer to one of our requests
+            with LOCK:
+                w = sess.waiting.get(msg.get('id'))
+            if w:
+                w[1] = msg
+                w[0].set()
+            return
+        if 'id' not in msg:
+            return
+        rid, method = msg['id'], msg['method']
+        if method == 'initialize':
+            out = reply(rid, {
+                'protocolVersion': OPTS.protocol or params.get(
+                    'protocolVersion'),
+                'capabilities': {'tools': {}}, 'serverInfo': SERVER_INFO})
+        elif method == 'ping':
+            out = reply(rid, {})
+        elif tool == 'echo':
+            out = reply(rid, text_result(
+                (params.get('arguments') or {}).get('text', '')))
+        elif tool == 'close_stream':
+            out = END_GET
+        elif tool == 'roots':
+            return self.legacy_roots(sess, rid)
+        elif tool == 'hang':
+            return
+        else:
+            out = rpc_error(rid, -32601, f'not served: {method} {tool}')
+        sess.outbox.put((out, None))
+
+    def legacy_roots(self, sess, rid):
+        sid = sess.next('srv-')
+        w = [threading.Event(), None]
+        with LOCK:
+            sess.waiting[sid] = w
+        sess.outbox.put(({'jsonrpc': '2.0', 'id': sid,
+                          'method': 'roots/list'}, None))
+        w[0].wait(10)
+        got = w[1] or {'error': 'no answer within 10 s'}
+        out = {k: v for k, v in got.items() if k in ('result', 'error')}
+        sess.outbox.put((reply(rid, text_result(json.dumps(out))), None))
 
     # ---- tools
 
@@ -618,6 +740,9 @@ def main(argv=None):
     ap.add_argument('--no-get', action='store_true')
     ap.add_argument('--stateless', action='store_true')
     ap.add_argument('--initialized-delay', type=int)
+    ap.add_argument('--legacy-sse', action='store_true')
+    ap.add_argument('--endpoint')
+    ap.add_argument('--endpoint-delay', type=int)
     OPTS = ap.parse_args(argv)
     if OPTS.page_size < 1:
         ap.error('--page-size must be at least 1')

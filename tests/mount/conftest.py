@@ -6,7 +6,9 @@ plain file I/O and checks the contract in shared/SPEC.md.
 
 Leak checking: every configured server gets MCPFS_TEST_TAG=<unique tag> in
 its env, so the live processes of one mount are found through
-/proc/*/environ (Mount.pids()). This pytest process makes itself a child
+/proc/*/environ (Mount.pids(): the servers, what they started and the
+supervisor each one runs under; Mount.server_pids() leaves the
+supervisors out). This pytest process makes itself a child
 subreaper, so a child that mcpfs leaves behind when it exits (running or a
 zombie) is re-parented to us and can be reported and reaped instead of
 vanishing into init.
@@ -313,6 +315,30 @@ def tagged_pids(tag):
     return sorted(out)
 
 
+def is_supervisor(pid):
+    """True if pid is a server's supervisor: mcpfs-exec or mcpfs run as
+    `... --mcpfs-exec PPID COMMAND ARGS` (sessions/supervise.c). Its
+    status.pid is a session's; the server is its child."""
+    try:
+        argv = Path(f'/proc/{pid}/cmdline').read_bytes().split(b'\0')
+    except OSError:
+        return False
+    return len(argv) > 1 and argv[1] == b'--mcpfs-exec'
+
+
+def supervisor_of(pid):
+    """The supervisor pid runs under (its parent, when that is one), the
+    pid a thread's status shows for it; None otherwise."""
+    st = proc_stat(pid)
+    return st[1] if st and is_supervisor(st[1]) else None
+
+
+def server_pids(tag):
+    """tagged_pids(tag) without the supervisors: the servers and whatever
+    they started."""
+    return [p for p in tagged_pids(tag) if not is_supervisor(p)]
+
+
 def children_of(ppid):
     out = []
     for d in os.listdir('/proc'):
@@ -516,8 +542,24 @@ class Mount:
         return status(self.path / '.status', timeout)
 
     def pids(self):
-        """Live processes carrying this mount's tag."""
+        """Live processes carrying this mount's tag (supervisors too)."""
         return tagged_pids(self.tag)
+
+    def server_pids(self):
+        """Live processes carrying this mount's tag, but no supervisor."""
+        return server_pids(self.tag)
+
+    def session_groups(self):
+        """The process groups of the live tagged processes: one per
+        session, led by its supervisor, there from the spawn on (the server
+        itself is forked a moment later)."""
+        out = set()
+        for pid in self.pids():
+            try:
+                out.add(os.getpgid(pid))
+            except ProcessLookupError:
+                pass
+        return sorted(out)
 
     def children(self):
         """Direct children of mcpfs."""

@@ -54,12 +54,15 @@ def errno_of(fn):
 
 def assert_alive(t, pid=None, what=''):
     """The session in thread directory t still answers (echo), is ready,
-    and (when pid is given) still runs the same process. Returns its pid."""
+    and (when pid is given: the server's own) still runs the same
+    process. Returns the status pid (the supervisor's)."""
     assert text(tool(t, 'echo', text='still-alive')) == 'still-alive', what
     st = status(t)
     assert st['state'] == 'ready', (what, st)
     if pid is not None:
-        assert st['pid'] == pid, (what, 'the server process changed', st)
+        # pid is the server's; status shows its supervisor's
+        assert st['pid'] == conftest.supervisor_of(pid), \
+            (what, 'the server process changed', st)
     return st['pid']
 
 
@@ -243,6 +246,7 @@ class UserMount:
         bindir.mkdir()
         os.chmod(bindir, 0o755)
         self.mcpfs = shutil.copy2(MCPFS, bindir / 'mcpfs')
+        shutil.copy2(MCPFS.parent / 'mcpfs-http.so', bindir)
         fake = shutil.copy2(FAKESERVER, bindir / 'fakeserver')
         doc = {'mcpServers': {}}
         for name, entry in servers.items():

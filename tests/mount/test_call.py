@@ -15,7 +15,8 @@ import pytest
 
 from conftest import (call, call_raw, demo, error_text, fake,
                       interrupted_read, pid_gone, proc_stat, read_all, read_file, run_with_deadline,
-                      status, text, tool, wait_until, write_all, write_file)
+                      status, supervisor_of, text, tool, wait_until,
+                      write_all, write_file)
 
 
 def thread(m, server='a', name='t'):
@@ -77,7 +78,7 @@ def test_fake_counter_same_pid(mcpfs_mount):
     pid = int(text(tool(t, 'pid')))
     assert [text(tool(t, 'counter')) for _ in range(3)] == ['1', '2', '3']
     assert int(text(tool(t, 'pid'))) == pid
-    assert status(t)['pid'] == pid
+    assert status(t)['pid'] == supervisor_of(pid)
 
 
 def test_threads_isolated(mcpfs_mount):
@@ -89,7 +90,8 @@ def test_threads_isolated(mcpfs_mount):
     assert text(tool(t1, 'counter')) == '3'
     p1, p2 = int(text(tool(t1, 'pid'))), int(text(tool(t2, 'pid')))
     assert p1 != p2
-    assert status(t1)['pid'] == p1 and status(t2)['pid'] == p2
+    assert status(t1)['pid'] == supervisor_of(p1) and \
+        status(t2)['pid'] == supervisor_of(p2)
     d1, d2 = thread(m, 'demo', 'x'), thread(m, 'demo', 'y')
     tool(d1, 'set', key='k', value='one')
     assert text(tool(d2, 'get', key='k')) != 'one'
@@ -117,7 +119,7 @@ def test_unmount_leaves_no_process(mcpfs_mount):
         tool(thread(m, name=n), 'counter')
     tool(thread(m, 'demo', 'd'), 'incr')
     pids = m.pids()
-    assert len(pids) == 4
+    assert len(m.server_pids()) == 4 and len(pids) == 8
     m.unmount()  # asserts exit 0, no tagged process, no zombie
     assert all(pid_gone(p) for p in pids)
 
@@ -627,7 +629,7 @@ def test_ctl_restart(mcpfs_mount):
     p2 = int(text(tool(t, 'pid')))
     assert p2 != p1
     assert status(t)['generation'] == g1 + 1
-    assert status(t)['pid'] == p2
+    assert status(t)['pid'] == supervisor_of(p2)
     assert text(tool(t, 'counter')) == '1'
 
 

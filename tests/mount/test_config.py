@@ -96,19 +96,21 @@ def test_bad_option_values(tmp_path, args):
 
 # ---------------------------------------------------------------- entries
 
-def test_sse_entries_left_out_with_warning(mcpfs_mount):
+def test_url_entries_listed_with_their_transport(mcpfs_mount):
     m = mcpfs_mount({'ok': fake(),
                      'remote': {'url': 'http://127.0.0.1:9/mcp'},
                      'ssesrv': {'type': 'sse', 'url': 'http://127.0.0.1:9/s'},
-                     'httpsrv': {'type': 'http', 'url': 'http://127.0.0.1:9/h'}})
-    assert servers_listed(m) == {'ok', 'remote', 'httpsrv'}
+                     'httpsrv': {'type': 'http',
+                                 'url': 'http://127.0.0.1:9/h'},
+                     'strict': {'type': 'streamable-http',
+                                'url': 'http://127.0.0.1:9/x'}})
+    assert servers_listed(m) == {'ok', 'remote', 'ssesrv', 'httpsrv',
+                                 'strict'}
     st = m.status()
-    assert [w for w in st['warnings'] if 'ssesrv' in w] == [
-        'server ssesrv: the legacy HTTP+SSE transport (type sse) is not '
-        'served; use a Streamable HTTP url (type http)'], st
-    assert 'ssesrv' in m.output()
+    assert st['warnings'] == [], st
     kinds = {s['name']: s['transport'] for s in st['servers']}
-    assert kinds == {'ok': 'stdio', 'remote': 'http', 'httpsrv': 'http'}
+    assert kinds == {'ok': 'stdio', 'remote': 'http', 'ssesrv': 'sse',
+                     'httpsrv': 'http', 'strict': 'http'}, kinds
     assert text(tool(m.path / 'ok', 'echo', text='x')) == 'x'
 
 
@@ -310,13 +312,14 @@ def test_reload_refreshes_tools_json(mcpfs_mount):
     wait_until(lambda: 't2' in names(), 8, 'tools.json to be refetched')
 
 
-def test_reload_adds_http_entry_and_warns_for_sse(mcpfs_mount):
+def test_reload_adds_http_and_sse_entries(mcpfs_mount):
     m = mcpfs_mount({'a': fake()})
     m.reload({'a': fake(), 'later': {'url': 'http://127.0.0.1:9/mcp'},
               'old': {'type': 'sse', 'url': 'http://127.0.0.1:9/sse'}})
-    wait_until(lambda: 'old' in json.dumps(m.status()['warnings']), 5,
-               'the warning for the sse entry')
-    assert servers_listed(m) == {'a', 'later'}
+    wait_until(lambda: servers_listed(m) == {'a', 'later', 'old'}, 5,
+               'the http and sse entries to appear')
+    kinds = {s['name']: s['transport'] for s in m.status()['servers']}
+    assert kinds == {'a': 'stdio', 'later': 'http', 'old': 'sse'}, kinds
 
 
 def test_error_reply_names_server_not_argv(mcpfs_mount):

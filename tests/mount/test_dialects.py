@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from test_install import server_of
 from conftest import (DEMO, FAKESERVER, MCPFS, fusermount, is_mounted,
                       pid_alive, read_file, run_mcpfs_expect_exit, text, tool,
                       wait_until)
@@ -35,8 +36,9 @@ def session(m, server, name='t'):
 
 
 def server_pid(t):
+    """The pid of the server process of thread t (not its supervisor's)."""
     assert text(tool(t, 'echo', text='up')) == 'up'
-    return json.loads(read_file(t / 'status'))['pid']
+    return server_of(json.loads(read_file(t / 'status'))['pid'])
 
 
 def environ_of(pid):

@@ -175,7 +175,7 @@ def test_other_uid_refused_without_allow_other(mcpfs_mount):
         assert r.returncode != 0 and 'denied' in r.stderr.lower(), (cmd, r)
     assert_alive(t, pid)
     assert sorted(os.listdir(m.path / 'a')) == ['call', 't', 'tools.json']
-    assert m.pids() == [pid]
+    assert m.server_pids() == [pid]
     assert status(t)['calls'] == 2      # ours only (pid, echo)
     assert not log_lines_since(m, mark, 'one-shot')
     assert 'intruder' not in read_file(t / 'call').decode()
@@ -216,7 +216,7 @@ def test_other_uid_with_allow_other_kept_out_by_modes(mcpfs_mount):
     # the mounting user is unaffected
     assert_alive(t, pid)
     assert sorted(os.listdir(m.path / 'a')) == ['call', 't', 'tools.json']
-    assert m.pids() == [pid]
+    assert m.server_pids() == [pid]
 
 
 def test_mount_by_unprivileged_user_owned_by_that_user():
@@ -450,7 +450,7 @@ def test_not_a_request_einval(mcpfs_mount, data):
     assert write_errno(m.path / 'a' / 'call', data) == ('EINVAL', 'ok')
     assert status(t)['calls'] == 1
     assert_alive(t, pid)
-    wait_until(lambda: m.pids() == [pid], 5, 'no one-shot process')
+    wait_until(lambda: m.server_pids() == [pid], 5, 'no one-shot process')
 
 
 # --- incomplete at close: the writes succeed, close fails with EINVAL
@@ -614,7 +614,7 @@ def test_namespace_changes_refused(mcpfs_mount, case):
     assert {d: sorted(os.listdir(d)) for d in before} == before
     assert {p: os.stat(p).st_mode for p in modes} == modes
     assert_alive(t, pid, case)
-    assert m.pids() == [pid]
+    assert m.server_pids() == [pid]
 
 
 # --- ctl
@@ -697,7 +697,7 @@ def test_close_early_one_shot_and_in_flight(mcpfs_mount):
     fd = os.open(m.path / 'a' / 'call', os.O_RDWR)
     write_all(fd, b'{"name":"sleep","arguments":{"ms":300}}')
     os.close(fd)
-    wait_until(lambda: m.pids() == [pid], 10, 'the one-shot processes to end')
+    wait_until(lambda: m.server_pids() == [pid], 10, 'the one-shot processes to end')
     assert text(json.loads(read_file(t / 'call'))) == 'slept 300'
     assert cancelled_ids(t) == []
     assert_alive(t, pid)

@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import (BUILD, MCPFS, REPO, call, fusermount, is_mounted,
-                      pid_alive, read_file, text, wait_until)
+from conftest import (BUILD, MCPFS, REPO, call, children_of, fusermount,
+                      is_mounted, is_supervisor, pid_alive, read_file, text,
+                      wait_until)
 
 EXAMPLE = REPO / 'examples/servers.json'
 MANPAGE = REPO / 'doc/mcpfs.1'
@@ -37,6 +38,7 @@ def installed(tmp_path_factory):
         if p.is_file():
             rel = str(p.relative_to(dest))
             for key, pat in (('mcpfs', r'/bin/mcpfs$'),
+                             ('exec', r'/bin/mcpfs-exec$'),
                              ('demo', r'/libexec/mcpfs/demo-server$'),
                              ('man', r'/share/man/man1/mcpfs\.1$'),
                              ('unit', r'/systemd/user/mcpfs\.service$')):
@@ -47,7 +49,7 @@ def installed(tmp_path_factory):
 
 
 def test_install_puts_every_file_in_place(installed):
-    for key in ('mcpfs', 'demo', 'man', 'unit'):
+    for key in ('mcpfs', 'exec', 'demo', 'man', 'unit'):
         assert key in installed, f'meson install did not install {key}: ' \
             f'{sorted(str(p) for p in installed["dest"].rglob("*"))}'
     assert os.access(installed['mcpfs'], os.X_OK)
@@ -112,13 +114,24 @@ def mounted(cmd, mnt, env=None, cwd=None, how=None):
     assert not is_mounted(mnt)
 
 
+def server_of(pid):
+    """The server process of a thread whose status shows pid (its
+    supervisor's, whose one child is the server)."""
+    if not is_supervisor(pid):
+        return pid
+    kids = wait_until(lambda: children_of(pid), 10, 'the server under '
+                      f'supervisor {pid}')
+    assert len(kids) == 1, kids
+    return kids[0]
+
+
 def demo_counts(mnt, thread='t'):
     """The demo server counts 1, 2 in one thread; returns its exe path."""
     t = mnt / 'demo' / thread
     os.mkdir(t)
     assert text(call(t, {'name': 'incr', 'arguments': {}})) == '1'
     assert text(call(t, {'name': 'incr', 'arguments': {}})) == '2'
-    pid = json.loads(read_file(t / 'status'))['pid']
+    pid = server_of(json.loads(read_file(t / 'status'))['pid'])
     exe = os.readlink(f'/proc/{pid}/exe')
     os.rmdir(t)
     return exe

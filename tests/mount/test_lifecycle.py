@@ -13,9 +13,9 @@ import time
 
 import pytest
 
-from conftest import (error_text, fake, pid_alive, pid_gone, read_all,
-                      read_file, run_with_deadline, status, text, tool,
-                      wait_until, write_all)
+from conftest import (error_text, fake, pid_alive, pid_gone, supervisor_of,
+                      read_all, read_file, run_with_deadline, status, text,
+                      tool, wait_until, write_all)
 
 
 def thread(m, server='a', name='t'):
@@ -65,7 +65,8 @@ def test_crash_mid_call(mcpfs_mount):
     p2 = int(text(tool(t, 'pid')))
     assert p2 != p1
     st = status(t)
-    assert st['state'] == 'ready' and st['pid'] == p2
+    # status.pid is the supervisor, the server's parent
+    assert st['state'] == 'ready' and st['pid'] == supervisor_of(p2)
     assert st['generation'] == g1 + 1
     assert text(tool(t, 'counter')) == '1'
 
@@ -316,7 +317,7 @@ def test_default_cap_32(mcpfs_mount):
     left = sorted(n for n in os.listdir(m.path / 'a')
                   if n not in ('call', 'tools.json'))
     assert left == [f's{i:02d}' for i in range(4, 36)]   # oldest went
-    wait_until(lambda: len(m.pids()) == 32, 10, '32 processes')
+    wait_until(lambda: len(m.server_pids()) == 32, 10, '32 processes')
 
 
 def test_cap_never_closes_busy_session(mcpfs_mount):
@@ -357,15 +358,18 @@ def test_server_in_own_process_group(mcpfs_mount):
     m = mcpfs_mount({'a': fake()})
     t = thread(m)
     pid = int(text(tool(t, 'pid')))
-    assert os.getpgid(pid) == pid
+    lead = status(t)['pid']   # the supervisor (sessions/supervise.c)
+    assert lead != pid and supervisor_of(pid) == lead
+    assert os.getpgid(pid) == lead == os.getpgid(lead)
     assert os.getpgid(pid) != os.getpgid(m.proc.pid)
-    assert os.getsid(pid) != os.getsid(0) or os.getpgid(pid) == pid
+    assert os.getsid(pid) != os.getsid(0) or os.getpgid(pid) == lead
 
 
 def test_close_sequence_kills_stubborn_server(mcpfs_mount):
     m = mcpfs_mount({'a': fake('--ignore-stdin-eof', '--ignore-sigterm')})
     t = thread(m)
     pid = int(text(tool(t, 'pid')))
+    lead = status(t)['pid']
     t0 = time.monotonic()
     os.rmdir(t)
     assert time.monotonic() - t0 < 1      # rmdir does not wait
@@ -373,6 +377,8 @@ def test_close_sequence_kills_stubborn_server(mcpfs_mount):
     wait_until(lambda: pid_gone(pid), 8, 'SIGKILL after stdin EOF + SIGTERM')
     dt = time.monotonic() - t0
     assert 3 <= dt < 7, dt                # 2 s + 2 s
+    # the supervisor reaped the server, then exits and mcpfs reaps it
+    wait_until(lambda: pid_gone(lead), 5, 'the supervisor to be reaped')
     assert m.zombies() == []
 
 
@@ -401,7 +407,7 @@ def test_unmount_with_stubborn_servers(mcpfs_mount):
     for s in ('a', 'b'):
         for n in ('t1', 't2'):
             tool(thread(m, s, n), 'pid')
-    assert len(m.pids()) == 4
+    assert len(m.server_pids()) == 4
     t0 = time.monotonic()
     m.unmount()
     assert time.monotonic() - t0 < 10
@@ -414,7 +420,7 @@ def test_signal_to_mcpfs_exits_clean(mcpfs_mount, sig):
     tool(thread(m, 'b'), 'pid')
     fd = start(m.path / 'a' / 't', {'name': 'sleep',
                                     'arguments': {'ms': 600000}})
-    assert len(m.pids()) == 2
+    assert len(m.server_pids()) == 2
     # the open file keeps the mount busy; mcpfs must still exit 0, unmount
     # and end every server (checked by unmount)
     m.unmount(how=sig)

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from conftest import (MCPFS, call, fake, demo, pid_gone, read_file, status,
-                      text, tool, wait_until, write_file)
+                      supervisor_of, text, tool, wait_until, write_file)
 
 THREAD_FILES = {'call', 'status', 'tools.json', 'stderr', 'events', 'ctl',
                 'resources.json', 'prompts.json'}
@@ -97,8 +97,8 @@ def test_mkdir_starts_process_rmdir_ends_it(mcpfs_mount):
     os.mkdir(t)
     # mkdir starts the process in the background and returns at once.
     assert time.monotonic() - t0 < 2
-    pids = wait_until(m.pids, 5, 'the server process')
-    assert len(pids) == 1
+    pids = wait_until(m.server_pids, 5, 'the server process')
+    assert len(pids) == 1 and len(m.session_groups()) == 1
     os.rmdir(t)
     assert not t.exists()
     wait_until(lambda: pid_gone(pids[0]), 7, 'the process to end')
@@ -132,7 +132,7 @@ def test_mkdir_existing_is_eexist(mcpfs_mount):
         os.mkdir(m.path / 'a' / 't')
     # and the existing session is untouched
     assert text(tool(m.path / 'a' / 't', 'echo', text='still')) == 'still'
-    assert len(m.pids()) == 1
+    assert len(m.server_pids()) == 1
 
 
 def test_mkdir_outside_server_refused(mcpfs_mount):
@@ -167,7 +167,7 @@ def test_modes_and_owner(mcpfs_mount):
         assert st.st_uid == os.getuid(), rel
         assert st.st_gid == os.getgid(), rel
     # stat and readdir did not start anything (no tool call, no tools.json)
-    assert len(m.pids()) == 1
+    assert len(m.session_groups()) == 1
 
 
 def test_no_process_without_mkdir(mcpfs_mount):
@@ -257,7 +257,7 @@ def test_status_file_is_json(mcpfs_mount):
     pid = int(text(tool(t, 'pid')))
     st = status(t)
     assert st['state'] == 'ready'
-    assert st['pid'] == pid
+    assert st['pid'] == supervisor_of(pid)   # its parent
     assert st['generation'] >= 1
     assert st['calls'] >= 1
     assert st['in_flight'] == 0

@@ -154,15 +154,19 @@ static void test_remote_and_disabled(void **state)
 	assert_non_null(c->servers);
 	assert_string_equal(c->servers->name, "web");
 	assert_string_equal(c->servers->url, "https://example.com/mcp");
+	assert_int_equal(c->servers->transport, MCP_TRANSPORT_HTTP_OR_SSE);
 	assert_null(c->servers->command);
 	assert_non_null(c->servers->next);
-	assert_string_equal(c->servers->next->name, "ok");
-	assert_null(c->servers->next->url);
-	assert_null(c->servers->next->next);
-	assert_int_equal(c->nwarnings, 1);
-	assert_string_equal(c->warnings[0], "server s: the legacy HTTP+SSE "
-			    "transport (type sse) is not served; use a "
-			    "Streamable HTTP url (type http)");
+	assert_string_equal(c->servers->next->name, "s");
+	assert_string_equal(c->servers->next->url, "http://h/sse");
+	assert_int_equal(c->servers->next->transport, MCP_TRANSPORT_SSE);
+	assert_non_null(c->servers->next->next);
+	assert_string_equal(c->servers->next->next->name, "ok");
+	assert_null(c->servers->next->next->url);
+	assert_int_equal(c->servers->next->next->transport,
+			 MCP_TRANSPORT_STDIO);
+	assert_null(c->servers->next->next->next);
+	assert_int_equal(c->nwarnings, 0);
 	mcp_config_free(c);
 
 	parse_err("{\"mcpServers\":{\"a\":{\"command\":\"x\",\"disabled\":1}}}",
@@ -195,7 +199,17 @@ static void test_http_fields(void **state)
 		     "\"url\":\"https://h/\"},\"g\":{\"type\":"
 		     "\"streamableHttp\",\"url\":\"https://g/\"}}}");
 	assert_string_equal(c->servers->url, "https://h/");
+	assert_int_equal(c->servers->transport, MCP_TRANSPORT_HTTP);
 	assert_string_equal(c->servers->next->url, "https://g/");
+	assert_int_equal(c->servers->next->transport, MCP_TRANSPORT_HTTP);
+	mcp_config_free(c);
+
+	c = parse_ok("{\"servers\":{\"h\":{\"type\":\"http\","
+		     "\"url\":\"https://h/\"},\"s\":{\"type\":\"sse\","
+		     "\"url\":\"https://s/\",\"headers\":{\"A\":\"1\"}}}}");
+	assert_int_equal(c->servers->transport, MCP_TRANSPORT_HTTP_OR_SSE);
+	assert_int_equal(c->servers->next->transport, MCP_TRANSPORT_SSE);
+	assert_string_equal(c->servers->next->headers[0], "A: 1");
 	mcp_config_free(c);
 
 	parse_err("{\"mcpServers\":{\"h\":{\"type\":\"http\"}}}",
@@ -598,6 +612,14 @@ static void test_digest_and_launch(void **state)
 		      "{\"url\":\"http://a/\",\"headers\":{\"B\":\"2\","
 		      "\"A\":\"1\"}}", 1);
 	assert_launch("{\"url\":\"http://a/\"}", "{\"url\":\"http://b/\"}",
+		      0);
+	/* The transport is a launch field; no type is "http". */
+	assert_launch("{\"url\":\"http://a/\"}",
+		      "{\"url\":\"http://a/\",\"type\":\"http\"}", 1);
+	assert_launch("{\"url\":\"http://a/\"}",
+		      "{\"url\":\"http://a/\",\"type\":\"sse\"}", 0);
+	assert_launch("{\"url\":\"http://a/\"}",
+		      "{\"url\":\"http://a/\",\"type\":\"streamable-http\"}",
 		      0);
 	assert_launch("{\"url\":\"http://a/\",\"headers\":{\"A\":\"1\"}}",
 		      "{\"url\":\"http://a/\",\"headers\":{\"A\":\"2\"}}",

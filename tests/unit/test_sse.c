@@ -7,10 +7,10 @@
  * line ends, "\r\n" split across feeds, comments, "field: value" with one
  * space dropped and a bare "field", data lines joined with a space, empty
  * data not delivered, event types (only "" and "message" delivered, the
- * type reset after each event), id (kept across events, ignored when it
- * holds a NUL or is SSE_ID_MAX bytes or more), retry (digits only), the
- * line and event-data limits and the broken state after -E2BIG, stopping
- * from the callback, NUL bytes in data, and sse_free after partial input.
+ * type reset after each event; every type with all_types), id (kept
+ * across events, ignored when it holds a NUL or is SSE_ID_MAX bytes or
+ * more), retry (digits only), the line and event-data limits and the
+ * broken state after -E2BIG, stopping from the callback, NUL bytes in data, and sse_free after partial input.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -335,6 +335,44 @@ static void test_event_types(void **state)
 	check_all(s, strlen(s), &(const struct expect){.ev = {NULL}});
 }
 
+struct typed {
+	struct sse *p;
+	int n;
+	char got[4][64];
+};
+
+static int typed_cb(void *ctx, char *data, size_t len)
+{
+	struct typed *t = ctx;
+
+	assert_true(t->n < 4);
+	snprintf(t->got[t->n++], sizeof t->got[0], "%s|%s", t->p->type,
+		 data);
+	return 0;
+}
+
+/* all_types: every event with data is delivered, its type readable. */
+static void test_all_types(void **state)
+{
+	static const char s[] = "event: endpoint\ndata: /m?s=1\n\n"
+		"event: message\ndata: {}\n\ndata: d\n\n"
+		"event: ping\n\nevent: x\ndata: y\n\n";
+	struct sse p;
+	struct typed t = {.p = &p};
+	size_t i;
+
+	sse_init(&p, 1000);
+	p.all_types = 1;
+	for (i = 0; i < sizeof s - 1; i++) /* byte by byte */
+		assert_int_equal(sse_feed(&p, s + i, 1, typed_cb, &t), 0);
+	assert_int_equal(t.n, 4);
+	assert_string_equal(t.got[0], "endpoint|/m?s=1");
+	assert_string_equal(t.got[1], "message|{}");
+	assert_string_equal(t.got[2], "|d");
+	assert_string_equal(t.got[3], "x|y");
+	sse_free(&p);
+}
+
 static void test_id(void **state)
 {
 	char s[700], want[SSE_ID_MAX];
@@ -585,6 +623,7 @@ int main(void)
 		cmocka_unit_test(test_comments),
 		cmocka_unit_test(test_fields),
 		cmocka_unit_test(test_event_types),
+		cmocka_unit_test(test_all_types),
 		cmocka_unit_test(test_id),
 		cmocka_unit_test(test_retry),
 		cmocka_unit_test(test_limit_line),

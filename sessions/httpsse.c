@@ -1,0 +1,630 @@
+/*
+ * httpsse.c - the HTTP+SSE transport of MCP 2024-11-05 ("Transports"), the
+ * one Streamable HTTP replaced: one ops table of transport.h on the
+ * libcurl-on-libuv engine of curluv.c, as http.c is.
+ *
+ * Protocol. start opens one GET of the configured url with "Accept:
+ * text/event-stream"; it stays open for the life of the session and
+ * carries everything the server says. Its first event, of type endpoint,
+ * names the URL to POST to, resolved against the url and refused unless it
+ * has the url's scheme, host and port (a server must not send mcpfs's
+ * messages, and the configured headers, elsewhere). Every message is then
+ * one POST of its JSON there, answered 202 (or another 2xx) with nothing
+ * to read: replies, server requests and notifications come on the stream
+ * as message events. Messages sent before the endpoint event wait for it;
+ * requests sent after the handshake wait until notifications/initialized
+ * was answered, so the server sees them in order. The configured headers
+ * go on the GET and on every POST; the transport's diagnostics (HTTP
+ * statuses, connection errors, never a header value) go to diag.
+ *
+ * A POST that fails (refused, an HTTP error) fails the request it carries
+ * and the session stays. A GET stream that ends, fails or is refused is
+ * the end of the session: lost, so every call in flight fails and nothing
+ * is replayed; the next call starts a new GET (generation + 1). A request
+ * is never sent twice (its body has no rewind, as in http.c).
+ *
+ * Ownership. A session owns its struct hs while attached; close aborts
+ * every transfer (the end of the GET ends the session at the server) and
+ * the struct is freed with its last transfer, counted as a closing object
+ * until then (obj_hold/obj_drop).
+ */
+#include <curl/curl.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/queue.h>
+
+#include "curluv.h"
+#include "sessions.h"
+#include "sse.h"
+#include "transport.h"
+
+#define EXCERPT 200
+
+struct hx {
+	struct cu_xfer cu;        /* first: the engine's part */
+	struct hs *s;
+	int get;                  /* the event stream, else a POST */
+	struct curl_slist *hdrs;
+	char *body;               /* POST body */
+	size_t body_len, body_off;
+	uint64_t rpc_id;          /* request carried, 0 = none */
+	long code;                /* HTTP status */
+	int mode;                 /* 0 unknown; 's' stream, 'o' ok, 'x' error,
+				   * 'n' a GET answered without a stream */
+	struct sse sse;           /* the GET's parser */
+	char ex[EXCERPT];         /* start of an error body */
+	size_t exlen;
+	int held;                 /* waits for the endpoint or the gate */
+	TAILQ_ENTRY(hx) link;     /* the hs's transfers, oldest first */
+};
+
+struct hs {
+	const struct transport_up *up;
+	void *ctx;                /* the session's; NULL once closed */
+	char *name;               /* the server's config name, for logs */
+	char *url;                /* the event stream */
+	char **headers;           /* "Name: value" */
+	size_t nheaders;
+	char *post;               /* from the endpoint event */
+	TAILQ_HEAD(, hx) xfers;
+	unsigned nxfers;          /* transfers not yet freed */
+	struct hx *gate;          /* notifications/initialized in flight */
+	int gating;               /* the next notification is that one */
+};
+
+static struct transport_env tenv;
+
+static void hx_done_cb(struct cu_xfer *cu, CURLcode res);
+static void hx_release_cb(struct cu_xfer *cu);
+static void flush(struct hs *s);
+
+/* ---- transfers ---- */
+
+static void strv_drop(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static void hs_maybe_free(struct hs *s)
+{
+	if (s->ctx || s->nxfers)
+		return;
+	strv_drop(s->headers, s->nheaders);
+	free(s->name);
+	free(s->url);
+	free(s->post);
+	free(s);
+	tenv.obj_drop();
+}
+
+/* Stop and free x (later, outside curl's callbacks). */
+static void hx_kill(struct hx *x)
+{
+	struct hs *s = x->s;
+
+	if (x->cu.dead)
+		return;
+	TAILQ_REMOVE(&s->xfers, x, link);
+	if (s->gate == x) {
+		s->gate = NULL;
+		flush(s);
+	}
+	cu_kill(&x->cu);
+}
+
+static struct hx *hx_new(struct hs *s, int get)
+{
+	struct hx *x = calloc(1, sizeof *x);
+
+	if (!x)
+		return NULL;
+	x->s = s;
+	x->get = get;
+	x->cu.done = hx_done_cb;
+	x->cu.release = hx_release_cb;
+	sse_init(&x->sse, tenv.max_line);
+	x->sse.all_types = 1;
+	TAILQ_INSERT_TAIL(&s->xfers, x, link);
+	s->nxfers++;
+	return x;
+}
+
+static void hx_release_cb(struct cu_xfer *cu)
+{
+	struct hx *x = (struct hx *)cu;
+	struct hs *s = x->s;
+
+	curl_slist_free_all(x->hdrs);
+	free(x->body);
+	sse_free(&x->sse);
+	free(x);
+	s->nxfers--;
+	hs_maybe_free(s);
+}
+
+/* One line of the transport's diagnostics for the session's stderr. */
+static void diag_line(struct hs *s, const char *msg)
+{
+	s->up->diag(s->ctx, msg, strlen(msg));
+	s->up->diag(s->ctx, "\n", 1);
+}
+
+/* The GET is over, or unusable: the session is lost (callbacks end). */
+static void lose(struct hs *s, int code, const char *msg)
+{
+	if (!s->ctx)
+		return;
+	diag_line(s, msg);
+	s->up->lost(s->ctx, code, msg);
+}
+
+/* ---- the endpoint event ---- */
+
+/* 1 if part p of a and b is the same (case-insensitively). */
+static int same_part(CURLU *a, CURLU *b, CURLUPart p)
+{
+	char *x = NULL, *y = NULL;
+	int same;
+
+	curl_url_get(a, p, &x, CURLU_DEFAULT_PORT);
+	curl_url_get(b, p, &y, CURLU_DEFAULT_PORT);
+	same = x && y && !strcasecmp(x, y);
+	curl_free(x);
+	curl_free(y);
+	return same;
+}
+
+/* Resolve the endpoint ep against the url; NULL with why. */
+static char *resolve(const struct hs *s, const char *ep, const char **why)
+{
+	CURLU *base = curl_url(), *u = NULL;
+	char *full = NULL, *out = NULL;
+
+	*why = "out of memory";
+	if (!base || curl_url_set(base, CURLUPART_URL, s->url, 0))
+		goto done;
+	u = curl_url_dup(base);
+	*why = "the server's endpoint event does not hold a URL";
+	if (!u || curl_url_set(u, CURLUPART_URL, ep, 0))
+		goto done;
+	*why = "the server's endpoint event names another origin (its "
+	       "scheme, host and port must be the url's); refused";
+	if (!same_part(base, u, CURLUPART_SCHEME) ||
+	    !same_part(base, u, CURLUPART_HOST) ||
+	    !same_part(base, u, CURLUPART_PORT))
+		goto done;
+	*why = "out of memory";
+	if (!curl_url_get(u, CURLUPART_URL, &full, 0))
+		out = strdup(full);
+done:
+	curl_free(full);
+	curl_url_cleanup(u);
+	curl_url_cleanup(base);
+	return out;
+}
+
+static void endpoint(struct hs *s, char *data)
+{
+	const char *why;
+	char *e;
+
+	if (s->post) {
+		mlog(MLOG_DEBUG, "server %s: a second endpoint event, ignored",
+		     s->name);
+		return;
+	}
+	data += strspn(data, " \t");
+	for (e = data + strlen(data); e > data && (e[-1] == ' ' ||
+						   e[-1] == '\t'); e--)
+		e[-1] = 0;
+	s->post = resolve(s, data, &why);
+	if (!s->post) {
+		lose(s, ERR_PROTOCOL, why);
+		return;
+	}
+	mlog(MLOG_DEBUG, "server %s: the event stream named its endpoint",
+	     s->name);
+	flush(s);
+}
+
+/* ---- writing and reading ---- */
+
+static void keep_excerpt(struct hx *x, const char *p, size_t n)
+{
+	if (n > sizeof x->ex - 1 - x->exlen)
+		n = sizeof x->ex - 1 - x->exlen;
+	memcpy(x->ex + x->exlen, p, n);
+	x->exlen += n;
+}
+
+/* A printable excerpt of x's error body, for a message. */
+static void excerpt(const struct hx *x, char *out, size_t n)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < x->exlen && k + 1 < n; i++) {
+		unsigned char c = (unsigned char)x->ex[i];
+
+		out[k++] = c >= 0x20 && c < 0x7f ? (char)c : ' ';
+	}
+	out[k] = 0;
+	while (k && out[k - 1] == ' ')
+		out[--k] = 0;
+}
+
+static int event_cb(void *ctx, char *data, size_t len)
+{
+	struct hx *x = ctx;
+	struct hs *s = x->s;
+	const char *type = x->sse.type;
+
+	if (!s->ctx)
+		return 1;
+	if (!strcmp(type, "endpoint"))
+		endpoint(s, data);
+	else if (!type[0] || !strcmp(type, "message"))
+		s->up->message(s->ctx, NULL, data, len);
+	else
+		mlog(MLOG_DEBUG, "server %s: an event of an unknown type, "
+		     "skipped", s->name);
+	return s->ctx && !x->cu.dead ? 0 : 1;
+}
+
+static size_t write_cb(char *p, size_t size, size_t n, void *ud)
+{
+	struct hx *x = ud;
+	struct hs *s = x->s;
+	size_t len = size * n;
+	char msg[160];
+	int r;
+
+	if (x->cu.dead || !s->ctx)
+		return 0; /* aborts the transfer */
+	if (!x->mode) {
+		const char *ct = NULL;
+
+		curl_easy_getinfo(x->cu.easy, CURLINFO_RESPONSE_CODE, &x->code);
+		curl_easy_getinfo(x->cu.easy, CURLINFO_CONTENT_TYPE, &ct);
+		if (x->code < 200 || x->code > 299)
+			x->mode = 'x';
+		else if (!x->get)
+			x->mode = 'o';
+		else if (ct && !strncasecmp(ct, "text/event-stream", 17))
+			x->mode = 's';
+		else
+			x->mode = 'n';
+	}
+	if (x->mode != 's') {
+		if (x->mode == 'x')
+			keep_excerpt(x, p, len);
+		return x->mode == 'n' ? 0 : len;
+	}
+	r = sse_feed(&x->sse, p, len, event_cb, x);
+	if (r == -E2BIG) {
+		snprintf(msg, sizeof msg, "protocol error: server sent a "
+			 "message longer than %zu bytes", tenv.max_line);
+		lose(s, ERR_PROTOCOL, msg);
+	}
+	if (r < 0 || !s->ctx || x->cu.dead)
+		return 0;
+	return len;
+}
+
+/* The body of a POST that carries a request, without rewind (http.c). */
+static size_t read_cb(char *buf, size_t size, size_t n, void *ud)
+{
+	struct hx *x = ud;
+	size_t k = x->body_len - x->body_off;
+
+	if (k > size * n)
+		k = size * n;
+	memcpy(buf, x->body + x->body_off, k);
+	x->body_off += k;
+	return k;
+}
+
+static int add_header(struct hx *x, const char *line)
+{
+	struct curl_slist *l = curl_slist_append(x->hdrs, line);
+
+	if (!l)
+		return -ENOMEM;
+	x->hdrs = l;
+	return 0;
+}
+
+/* Build x and hand it to curl; -errno when that failed (x is killed and
+ * no callback fires). */
+static int hx_launch(struct hx *x)
+{
+	struct hs *s = x->s;
+	CURL *e = curl_easy_init();
+	size_t i;
+	int r = e ? 0 : -ENOMEM;
+
+	x->cu.easy = e;
+	for (i = 0; i < s->nheaders; i++)
+		r |= add_header(x, s->headers[i]);
+	if (x->get) {
+		r |= add_header(x, "Accept: text/event-stream");
+	} else {
+		r |= add_header(x, "Content-Type: application/json");
+		r |= add_header(x, "Expect:");
+	}
+	if (r) {
+		mlog(MLOG_WARN, "server %s: out of memory for an HTTP request",
+		     s->name);
+		hx_kill(x);
+		return -ENOMEM;
+	}
+	curl_easy_setopt(e, CURLOPT_URL, x->get ? s->url : s->post);
+	curl_easy_setopt(e, CURLOPT_PRIVATE, &x->cu);
+	curl_easy_setopt(e, CURLOPT_HTTPHEADER, x->hdrs);
+	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, write_cb);
+	curl_easy_setopt(e, CURLOPT_WRITEDATA, x);
+	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
+	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(e, CURLOPT_USERAGENT, "mcpfs/" MCPFS_VERSION);
+	if (!x->get) {
+		x->body_len = strlen(x->body);
+		curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
+				 (curl_off_t)x->body_len);
+		if (x->rpc_id) {
+			curl_easy_setopt(e, CURLOPT_POST, 1L);
+			curl_easy_setopt(e, CURLOPT_READFUNCTION, read_cb);
+			curl_easy_setopt(e, CURLOPT_READDATA, x);
+		} else {
+			curl_easy_setopt(e, CURLOPT_POSTFIELDS, x->body);
+		}
+	}
+	if (cu_start(&x->cu) == 0)
+		return 0;
+	mlog(MLOG_WARN, "server %s: cannot start an HTTP request", s->name);
+	hx_kill(x);
+	return -EIO;
+}
+
+/* Whether POST x must wait: for the endpoint, or (a request) the gate. */
+static int must_wait(const struct hs *s, const struct hx *x)
+{
+	return !s->post || (x->rpc_id && s->gate);
+}
+
+/* Launch the POSTs that waited and need not wait any more, oldest first
+ * (from the head again after each: a launch may kill a transfer). */
+static void flush(struct hs *s)
+{
+	struct hx *x;
+
+again:
+	if (!s->ctx)
+		return;
+	TAILQ_FOREACH(x, &s->xfers, link) {
+		if (x->held && !must_wait(s, x)) {
+			x->held = 0;
+			hx_launch(x);
+			goto again;
+		}
+	}
+}
+
+/* ---- what a finished transfer means ---- */
+
+static void get_done(struct hx *x, CURLcode res)
+{
+	struct hs *s = x->s;
+	char msg[400], ex[EXCERPT];
+	int code = ERR_EXITED;
+
+	if (!x->mode) {
+		curl_easy_getinfo(x->cu.easy, CURLINFO_RESPONSE_CODE, &x->code);
+		if (x->code < 200 || x->code > 299)
+			x->mode = 'x';
+	}
+	if (res == CURLE_OK && x->mode == 'x') {
+		excerpt(x, ex, sizeof ex);
+		snprintf(msg, sizeof msg, "HTTP %ld from the server on the "
+			 "event stream%s%s", x->code, ex[0] ? ": " : "", ex);
+		code = ERR_HTTP;
+	} else if (x->mode == 'n') {
+		snprintf(msg, sizeof msg, "the server answered the event "
+			 "stream request without an event stream (HTTP %ld)",
+			 x->code);
+		code = ERR_PROTOCOL;
+	} else if (res != CURLE_OK && x->mode != 's') {
+		snprintf(msg, sizeof msg, "connection to the server failed: %s",
+			 curl_easy_strerror(res));
+	} else if (res != CURLE_OK) {
+		snprintf(msg, sizeof msg, "the event stream failed (%s); the "
+			 "next call connects again", curl_easy_strerror(res));
+	} else {
+		snprintf(msg, sizeof msg, "the server closed the event stream; "
+			 "the next call connects again");
+	}
+	lose(s, code, msg);
+}
+
+static void post_done(struct hx *x, CURLcode res)
+{
+	struct hs *s = x->s;
+	int pending = x->rpc_id && s->up->call_pending(s->ctx, x->rpc_id);
+	char msg[400], ex[EXCERPT];
+
+	if (!x->mode)
+		curl_easy_getinfo(x->cu.easy, CURLINFO_RESPONSE_CODE, &x->code);
+	if (res == CURLE_OK && x->code >= 200 && x->code <= 299)
+		return; /* accepted: the reply comes on the stream */
+	if (res != CURLE_OK) {
+		if (res == CURLE_SEND_FAIL_REWIND) /* see read_cb */
+			res = CURLE_GOT_NOTHING;
+		snprintf(msg, sizeof msg, "connection to the server failed: %s",
+			 curl_easy_strerror(res));
+	} else {
+		excerpt(x, ex, sizeof ex);
+		snprintf(msg, sizeof msg, "HTTP %ld from the server%s%s",
+			 x->code, ex[0] ? ": " : "", ex);
+	}
+	diag_line(s, msg);
+	if (pending)
+		s->up->call_error(s->ctx, x->rpc_id, res != CURLE_OK ?
+				  ERR_EXITED : ERR_HTTP, msg);
+	else
+		mlog(MLOG_INFO, "server %s: %s", s->name, msg);
+}
+
+static void hx_done_cb(struct cu_xfer *cu, CURLcode res)
+{
+	struct hx *x = (struct hx *)cu;
+
+	if (x->s->ctx) {
+		if (x->get)
+			get_done(x, res);
+		else
+			post_done(x, res);
+	}
+	hx_kill(x);
+}
+
+/* ---- the transport's operations ---- */
+
+static int hs_init(const struct transport_env *e)
+{
+	tenv = *e;
+	return cu_init(e->loop);
+}
+
+static int hs_start(const struct mcp_server_conf *conf,
+		    const struct transport_up *up, void *ctx,
+		    struct transport **out, char *err, size_t errlen)
+{
+	struct hs *s = calloc(1, sizeof *s);
+	struct hx *get;
+	size_t i;
+
+	if (!s)
+		goto oom;
+	TAILQ_INIT(&s->xfers);
+	s->name = strdup(conf->name);
+	s->url = strdup(conf->url);
+	s->headers = calloc(conf->nheaders + 1, sizeof *s->headers);
+	if (!s->name || !s->url || !s->headers)
+		goto oom;
+	for (i = 0; i < conf->nheaders; i++) {
+		s->headers[i] = strdup(conf->headers[i]);
+		if (!s->headers[i])
+			goto oom;
+		s->nheaders++;
+	}
+	get = hx_new(s, 1);
+	if (!get)
+		goto oom;
+	s->up = up;
+	tenv.obj_hold();
+	if (hx_launch(get) < 0) { /* s goes with get (no ctx: no callback) */
+		snprintf(err, errlen, "cannot start the HTTP request");
+		return -EIO;
+	}
+	s->ctx = ctx;
+	*out = (struct transport *)s;
+	return 0;
+oom:
+	if (s) {
+		strv_drop(s->headers, s->nheaders);
+		free(s->name);
+		free(s->url);
+		free(s);
+	}
+	snprintf(err, errlen, "cannot start the HTTP client: out of memory");
+	return -ENOMEM;
+}
+
+static void hs_send(struct transport *t, char *line, size_t len,
+		    uint64_t rpc_id)
+{
+	struct hs *s = (struct hs *)t;
+	struct hx *x;
+
+	if (!s->ctx) {
+		free(line);
+		return;
+	}
+	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+		line[--len] = 0;
+	x = hx_new(s, 0);
+	if (!x) {
+		free(line);
+		if (rpc_id)
+			s->up->call_error(s->ctx, rpc_id, -32603,
+					  "out of memory");
+		return;
+	}
+	x->body = line;
+	x->rpc_id = rpc_id;
+	if (s->gating && !rpc_id) {
+		s->gate = x; /* notifications/initialized */
+		s->gating = 0;
+	}
+	if (must_wait(s, x))
+		x->held = 1;
+	else
+		hx_launch(x);
+}
+
+static void hs_ready(struct transport *t, const char *protocol)
+{
+	struct hs *s = (struct hs *)t;
+
+	s->gating = 1;
+}
+
+static void hs_forget(struct transport *t, uint64_t rpc_id)
+{
+	struct hs *s = (struct hs *)t;
+	struct hx *x, *next;
+
+	for (x = TAILQ_FIRST(&s->xfers); x; x = next) {
+		next = TAILQ_NEXT(x, link);
+		if (!x->get && x->rpc_id == rpc_id)
+			hx_kill(x);
+	}
+}
+
+static void hs_close(struct transport *t)
+{
+	struct hs *s = (struct hs *)t;
+
+	if (!s->ctx)
+		return;
+	s->ctx = NULL;
+	s->nxfers++; /* a transfer may be released at once: keep s */
+	while (!TAILQ_EMPTY(&s->xfers))
+		hx_kill(TAILQ_FIRST(&s->xfers));
+	s->nxfers--;
+	hs_maybe_free(s);
+}
+
+static int hs_pid(const struct transport *t)
+{
+	return 0;
+}
+
+const struct transport_ops mcpfs_sse_transport = {
+	.name = "sse",
+	.init = hs_init,
+	.fini = cu_fini,
+	.start = hs_start,
+	.send = hs_send,
+	.ready = hs_ready,
+	.forget = hs_forget,
+	.close = hs_close,
+	.pid = hs_pid,
+};

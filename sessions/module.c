@@ -1,0 +1,136 @@
+/*
+ * module.c - the HTTP transports live in a module, mcpfs-http.so, loaded
+ * the first time a session starts over HTTP: libcurl and everything it
+ * brings (TLS, HTTP/2, GSSAPI, LDAP, ...: about 6 MiB of mapped and
+ * relocated libraries) then costs nothing to an mcpfs that only runs stdio
+ * servers. The core sees ordinary ops tables (http_transport and
+ * sse_transport here); each forwards to the module's table once loaded. Loading is a dlopen on the
+ * loop thread, once per process (a few milliseconds of file I/O).
+ *
+ * The module is looked for next to the mcpfs binary (the build directory),
+ * then in MCPFS_MODULE_DIR (where meson installs it). A module that cannot
+ * be loaded fails that start with dlerror's message; the next start tries
+ * again.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "transport.h"
+
+#ifndef MCPFS_MODULE_DIR
+#define MCPFS_MODULE_DIR "/usr/local/lib/mcpfs"
+#endif
+#define MODULE "mcpfs-http.so"
+
+static void *handle;
+static const struct transport_env *menv;
+static char load_error[200];
+
+static void *try_open(const char *dir)
+{
+	char path[4096];
+
+	snprintf(path, sizeof path, "%s/" MODULE, dir);
+	return dlopen(path, RTLD_NOW | RTLD_LOCAL);
+}
+
+/* The module's table named sym, loading the module first; NULL with
+ * load_error set. */
+static const struct transport_ops *load(const char *sym)
+{
+	const struct transport_ops *ops;
+
+	if (!handle) {
+		char *exe = strdup(menv->self_exe ? menv->self_exe : ".");
+
+		handle = exe ? try_open(dirname(exe)) : NULL;
+		free(exe);
+		if (!handle)
+			handle = try_open(MCPFS_MODULE_DIR);
+		if (!handle) {
+			snprintf(load_error, sizeof load_error,
+				 "cannot load the HTTP module " MODULE ": %s",
+				 dlerror());
+			return NULL;
+		}
+	}
+	ops = dlsym(handle, sym);
+	if (!ops)
+		snprintf(load_error, sizeof load_error, "HTTP module: %s",
+			 dlerror());
+	return ops;
+}
+
+/* One forwarding table per transport of the module. */
+#define MODULE_TRANSPORT(var, tname, sym)                                   \
+	static const struct transport_ops *var##_real;                       \
+	static int var##_init(const struct transport_env *env)               \
+	{                                                                    \
+		menv = env;                                                  \
+		return 0;                                                    \
+	}                                                                    \
+	static void var##_fini(void)                                         \
+	{                                                                    \
+		if (var##_real && var##_real->fini)                          \
+			var##_real->fini();                                  \
+	}                                                                    \
+	static int var##_start(const struct mcp_server_conf *conf,           \
+			       const struct transport_up *up, void *ctx,     \
+			       struct transport **out, char *err,            \
+			       size_t errlen)                                \
+	{                                                                    \
+		int r;                                                       \
+									     \
+		if (!var##_real) {                                           \
+			const struct transport_ops *o = load(sym);           \
+									     \
+			if (!o) {                                            \
+				snprintf(err, errlen, "%s", load_error);     \
+				return -ENOEXEC;                             \
+			}                                                    \
+			r = o->init ? o->init(menv) : 0;                     \
+			if (r < 0) {                                         \
+				snprintf(err, errlen, "cannot set up the "   \
+					 "%s transport", tname);             \
+				return r;                                    \
+			}                                                    \
+			var##_real = o;                                      \
+		}                                                            \
+		return var##_real->start(conf, up, ctx, out, err, errlen);   \
+	}                                                                    \
+	static void var##_send(struct transport *t, char *line, size_t len,  \
+			       uint64_t rpc_id)                              \
+	{                                                                    \
+		var##_real->send(t, line, len, rpc_id);                      \
+	}                                                                    \
+	static void var##_ready(struct transport *t, const char *protocol)   \
+	{                                                                    \
+		if (var##_real->ready)                                       \
+			var##_real->ready(t, protocol);                      \
+	}                                                                    \
+	static void var##_forget(struct transport *t, uint64_t rpc_id)       \
+	{                                                                    \
+		if (var##_real->forget)                                      \
+			var##_real->forget(t, rpc_id);                       \
+	}                                                                    \
+	static void var##_close(struct transport *t)                         \
+	{                                                                    \
+		var##_real->close(t);                                        \
+	}                                                                    \
+	static int var##_pid(const struct transport *t)                      \
+	{                                                                    \
+		return var##_real->pid(t);                                   \
+	}                                                                    \
+	const struct transport_ops var = {                                   \
+		.name = tname, .init = var##_init, .fini = var##_fini,       \
+		.start = var##_start, .send = var##_send,                    \
+		.ready = var##_ready, .forget = var##_forget,                \
+		.close = var##_close, .pid = var##_pid,                      \
+	}
+
+MODULE_TRANSPORT(http_transport, "http", "mcpfs_http_transport");
+MODULE_TRANSPORT(sse_transport, "sse", "mcpfs_sse_transport");
