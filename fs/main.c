@@ -332,6 +332,15 @@ static void free_opts(struct opts *o)
 	free(o->max_sessions);
 }
 
+/* Leave main with rc before mounting, freeing what the options hold. */
+static int quit(struct opts *o, struct fuse_args *args, char *mnt, int rc)
+{
+	free_opts(o);
+	fuse_opt_free_args(args);
+	free(mnt);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
@@ -347,7 +356,7 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "--mcpfs-exec"))
 		return mcp_supervise(argc, argv);
 	if (fuse_opt_parse(&args, &o, opt_spec, opt_proc) == -1)
-		return 2;
+		return quit(&o, &args, NULL, 2);
 	if (o.show_help || o.show_version) {
 		if (o.show_help)
 			usage(argv[0]);
@@ -358,10 +367,10 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (settle_args(&o, &args) < 0 || fuse_parse_cmdline(&args, &cl) != 0)
-		return 2;
+		return quit(&o, &args, NULL, 2);
 	if (!cl.mountpoint) {
 		fprintf(stderr, "mcpfs: no mountpoint (see --help)\n");
-		return 2;
+		return quit(&o, &args, NULL, 2);
 	}
 	mountpoint = cl.mountpoint;
 	if (number_opt("--idle-timeout", o.idle_timeout, 300, 0,
@@ -369,10 +378,10 @@ int main(int argc, char **argv)
 	    number_opt("--call-timeout", o.call_timeout, 60, 0,
 		       &mo.call_timeout) < 0 ||
 	    number_opt("--max-sessions", o.max_sessions, 32, 1, &cap) < 0)
-		return 2;
+		return quit(&o, &args, cl.mountpoint, 2);
 	mo.max_sessions = (unsigned)cap;
 	if (check_config(&o) < 0)
-		return 1;
+		return quit(&o, &args, cl.mountpoint, 1);
 	/* servers start here, not in / where daemonizing leaves mcpfs */
 	start_dir = getcwd(NULL, 0);
 	n = readlink("/proc/self/exe", self, sizeof self - 1);
