@@ -148,9 +148,9 @@ static cJSON *tool_keys(const cJSON *args)
 
 	for (e = store; e; e = e->next)
 		cJSON_AddItemToArray(a, cJSON_CreateString(e->key));
-	text = cJSON_PrintUnformatted(a);
+	text = mm_print(a);
 	r = text ? mm_text(text, 0) : bad_args("out of memory");
-	cJSON_free(text);
+	free(text);
 	cJSON_Delete(a);
 	return r;
 }

@@ -8,6 +8,13 @@
  * Output is printed into one reusable buffer (no allocation per message
  * once it has grown, up to a few MiB) and written with a loop that
  * survives partial writes.
+ *
+ * An escaped NUL ("\u0000") would end a cJSON string (a C string) there:
+ * the escape is turned into the two bytes C0 80 before parsing (NUL as
+ * "modified UTF-8" writes it) and back into "\u0000" when a message is
+ * written. So strings hold NULs as C0 80 and keep their whole length
+ * through strcmp, strdup and the rest. The pair never appears in JSON
+ * text otherwise: JSON is UTF-8, where the byte C0 is invalid.
  */
 #include "mini_mcp.h"
 
@@ -77,6 +84,52 @@ void mm_close_stdout(void)
 	out_gone = 1;
 }
 
+/* Writes n bytes of printed JSON, C0 80 (a NUL) back as "\u0000". */
+static void write_json(const char *t, size_t n)
+{
+	const char *end = t + n, *from = t, *c = t;
+
+	while ((c = memchr(c, 0xc0, (size_t)(end - c))) != NULL) {
+		if (c + 1 < end && (unsigned char)c[1] == 0x80) {
+			mm_write(from, (size_t)(c - from));
+			mm_write("\\u0000", 6);
+			from = c += 2;
+		} else {
+			c++;
+		}
+	}
+	mm_write(from, (size_t)(end - from));
+}
+
+char *mm_print(const cJSON *j)
+{
+	char *t = cJSON_PrintUnformatted(j), *out, *w;
+	size_t n, pairs = 0, i;
+
+	if (!t)
+		return NULL;
+	n = strlen(t);
+	for (i = 0; i + 1 < n; i++)
+		if ((unsigned char)t[i] == 0xc0 && (unsigned char)t[i + 1] == 0x80)
+			pairs++;
+	out = malloc(n + 4 * pairs + 1);
+	if (out) {
+		for (i = 0, w = out; i < n; i++) {
+			if ((unsigned char)t[i] == 0xc0 && i + 1 < n &&
+			    (unsigned char)t[i + 1] == 0x80) {
+				memcpy(w, "\\u0000", 6);
+				w += 6;
+				i++;
+			} else {
+				*w++ = t[i];
+			}
+		}
+		*w = 0;
+	}
+	cJSON_free(t);
+	return out;
+}
+
 void mm_send(cJSON *msg)
 {
 	char *text;
@@ -93,7 +146,7 @@ void mm_send(cJSON *msg)
 	if (cJSON_PrintPreallocated(msg, out_buf, (int)(out_cap - 6), 0)) {
 		n = strlen(out_buf);
 		out_buf[n] = '\n';
-		mm_write(out_buf, n + 1);
+		write_json(out_buf, n + 1);
 		cJSON_Delete(msg);
 		return;
 	}
@@ -103,7 +156,7 @@ void mm_send(cJSON *msg)
 	if (!text)
 		die_nomem();
 	n = strlen(text);
-	mm_write(text, n);
+	write_json(text, n);
 	mm_write("\n", 1);
 	cJSON_free(text);
 	cJSON_Delete(msg);
@@ -210,6 +263,29 @@ int mm_int(const cJSON *obj, const char *key, long long *out)
 	return 1;
 }
 
+/* Every "\u0000" escape of line (n bytes) into C0 80, in place; returns
+ * the new length. Outside strings JSON has no backslash, so every
+ * backslash starts an escape of two characters or more. */
+static size_t nul_escapes(char *line, size_t n)
+{
+	size_t r = 0, w = 0;
+
+	while (r < n) {
+		if (line[r] != '\\') {
+			line[w++] = line[r++];
+		} else if (n - r >= 6 && !memcmp(line + r + 1, "u0000", 5)) {
+			line[w++] = (char)0xc0;
+			line[w++] = (char)0x80;
+			r += 6;
+		} else {
+			line[w++] = line[r++];
+			if (r < n)
+				line[w++] = line[r++];
+		}
+	}
+	return w;
+}
+
 /* One input line, without its newline, NUL-terminated in place. */
 static void dispatch(const struct mm_loop *loop, char *line, size_t n)
 {
@@ -221,6 +297,7 @@ static void dispatch(const struct mm_loop *loop, char *line, size_t n)
 		;
 	if (i == n)
 		return;
+	n = nul_escapes(line, n);
 	line[n] = '\0';
 	/* n + 1 with require_null_terminated: trailing junk after the value
 	 * is an error, trailing whitespace is not. */

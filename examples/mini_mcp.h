@@ -54,6 +54,16 @@ void mm_write(const void *p, size_t n);
 /* Closes stdout (the client sees EOF); later writes are dropped. */
 void mm_close_stdout(void);
 
+/*
+ * Strings of parsed messages hold an escaped NUL ("\u0000") as the bytes C0
+ * 80, so that they keep their whole length as C strings; mm_send and
+ * mm_print write C0 80 back as "\u0000".
+ */
+
+/* j as unformatted JSON text (malloc'd, free with free), NULs escaped;
+ * NULL on ENOMEM. */
+char *mm_print(const cJSON *j);
+
 /* Prints msg on one line and frees it (ownership passes to the call). */
 void mm_send(cJSON *msg);
 

@@ -13,8 +13,11 @@
  *   read    waits for this open file's request and returns its reply (one
  *           JSON document and a newline), in pieces, from its own position
  *           (the file offset is ignored); then 0 until the next write. An
- *           open file that sent nothing reads the session's latest reply,
- *           waiting for the most recently sent call if one is in flight.
+ *           open file that sent nothing reads the latest call sent by the
+ *           reading process or its nearest ancestor that sent one
+ *           (writers.c), else the session's latest reply: the most
+ *           recently sent call if one is in flight; it waits for that
+ *           call if need be.
  *           A signal (FUSE interrupt) on a waiting read fails that read
  *           with EINTR and keeps the call: a handled signal (SIGWINCH,
  *           SA_RESTART) is not a request to stop, and a restarted read on
@@ -40,6 +43,7 @@
 #include "fs.h"
 #include "gbuf.h"
 #include "jscan.h"
+#include "writers.h"
 
 struct callfile {
 	enum kind kind;
@@ -52,6 +56,7 @@ struct callfile {
 	int interrupted;      /* a read of call was interrupted, none since */
 	char *target;         /* tools/x, prompts/x: the name (JSON string) */
 	int write_only;       /* opened O_WRONLY: {} at a close unwritten */
+	pid_t writer;         /* the caller of the current write or flush */
 	mcp_call *call;
 	size_t pos;
 	fuse_req_t rreq;      /* the read waiting for call */
@@ -59,6 +64,12 @@ struct callfile {
 	off_t roff;
 	struct mcp_listener lis;
 };
+
+/* Whose call this is for writers.c: the thread, or the server. */
+static uint64_t owner(const struct callfile *cf)
+{
+	return cf->session_id ? cf->session_id : cf->server_id;
+}
 
 static int resolve(struct callfile *cf, mcp_server **srv, mcp_session **s)
 {
@@ -151,7 +162,9 @@ void callfile_read(struct callfile *cf, fuse_req_t req, size_t size,
 		mcp_session *s;
 
 		cf->attached = 1;
-		if (resolve(cf, &srv, &s) == 0)
+		if (resolve(cf, &srv, &s) == 0 &&
+		    !(cf->call = mcp_call_ref(writers_find(owner(cf),
+						fuse_req_ctx(req)->pid))))
 			cf->call = mcp_call_ref(mcp_latest(srv, s));
 		cf->pos = 0;
 	}
@@ -187,9 +200,11 @@ static int all_space(const char *p, size_t n)
 	return 1;
 }
 
-/* This open file now reads c (a reference taken over). */
+/* This open file now reads c (a reference taken over), and c is the
+ * latest call of the writing process. */
 static void attach(struct callfile *cf, mcp_call *c)
 {
+	writers_record(owner(cf), cf->writer, c);
 	if (cf->rreq) { /* cannot happen: reads and writes are serialised */
 		fuse_reply_err(cf->rreq, EINTR);
 		cf->rreq = NULL;
@@ -296,6 +311,7 @@ void callfile_write(struct callfile *cf, fuse_req_t req, const char *buf,
 		return;
 	}
 	cf->interrupted = 0; /* alive after the signal: the call goes on */
+	cf->writer = fuse_req_ctx(req)->pid;
 	if (!size) {
 		fuse_reply_write(req, 0);
 		return;
@@ -342,6 +358,7 @@ void callfile_write(struct callfile *cf, fuse_req_t req, const char *buf,
 
 void callfile_flush(struct callfile *cf, fuse_req_t req)
 {
+	cf->writer = fuse_req_ctx(req)->pid;
 	if (cf->target && cf->write_only && !cf->wrote && !cf->req.len &&
 	    !cf->too_big) { /* ": > tools/x": the empty request is {} */
 		int r = dispatch(cf);

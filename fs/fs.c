@@ -23,6 +23,7 @@
 #include "config.h"
 #include "fs.h"
 #include "gbuf.h"
+#include "writers.h"
 
 
 static struct fuse_session *fse;
@@ -163,6 +164,10 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 		return;
 	}
 	if (p.type == N_ROOT) {
+		if (mcp_server_find(name))
+			mlog(MLOG_INFO, "rmdir %s refused: a server directory "
+			     "comes from the config (remove or disable the "
+			     "server there)", name);
 		fuse_reply_err(req, mcp_server_find(name) ? EPERM : ENOENT);
 		return;
 	}
@@ -184,11 +189,18 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 		return;
 	}
 	mcp_session_close(s);
+	writers_sweep();
 	fuse_reply_err(req, 0);
 }
 
-/* Unlinking the files of a thread directory, and of its tools/, result/,
- * resources/ and prompts/, is accepted and does nothing (rm -r). */
+/*
+ * Unlinking a file of a thread directory (or of its tools/, result/,
+ * resources/ and prompts/) succeeds and removes nothing: the files live as
+ * long as the thread. GNU rm -r unlinks every file of a directory first and
+ * skips the rmdir of one whose files it could not remove, so EPERM here
+ * would make rm -r of a thread fail and leave it running. Every other
+ * unlink is EPERM.
+ */
 static void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct node p;
@@ -201,6 +213,9 @@ static void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 	if (p.type == N_SESSION && p.kind == K_DIR) {
 		for (k = K_CALL; k <= LAST_SESSION_FILE; k++)
 			if (!strcmp(name, session_files[k])) {
+				mlog(MLOG_DEBUG, "unlink %s/%s: accepted, "
+				     "nothing removed (rmdir closes a thread)",
+				     mcp_session_name(p.s), name);
 				fuse_reply_err(req, 0);
 				return;
 			}
@@ -211,6 +226,10 @@ static void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 		fuse_reply_err(req, 0);
 		return;
 	}
+	if (p.type == N_SERVER && p.kind == K_DIR &&
+	    (!strcmp(name, "call") || !strcmp(name, "tools.json")))
+		mlog(MLOG_INFO, "unlink %s/%s refused: the files of a server "
+		     "directory cannot be removed", mcp_server_name(p.srv), name);
 	fuse_reply_err(req, EPERM);
 }
 
@@ -547,6 +566,7 @@ void fs_session_gone(uint64_t server_id, const char *name)
 {
 	struct gone *g;
 
+	writers_sweep();
 	if (!fse || !(g = malloc(sizeof *g + strlen(name) + 1)))
 		return;
 	g->parent = fs_ino(server_id, K_DIR);

@@ -22,6 +22,7 @@
 #include "configset.h"
 #include "fs.h"
 #include "supervise.h"
+#include "writers.h"
 
 struct opts {
 	char *configs[MCP_MAX_CONFIGS];
@@ -161,6 +162,7 @@ static void begin_shutdown(const char *why)
 	uv_poll_stop(&fuse_poll);
 	fs_set_session(NULL);
 	fuse_session_unmount(se);
+	writers_clear();
 	mcp_shutdown(shutdown_done);
 }
 
@@ -251,6 +253,67 @@ static char *default_config_path(void)
 		p = NULL;
 	}
 	return p;
+}
+
+/* A field of /proc/self/mountinfo with its octal escapes (\040 for a
+ * space, \011, \012, \134) undone, in place. */
+static char *unescape_field(char *f)
+{
+	char *r = f, *w = f;
+
+	while (*r) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' &&
+		    r[2] >= '0' && r[2] <= '7' && r[3] >= '0' && r[3] <= '7') {
+			*w++ = (char)((r[1] - '0') << 6 | (r[2] - '0') << 3 |
+				      (r[3] - '0'));
+			r += 4;
+		} else {
+			*w++ = *r++;
+		}
+	}
+	*w = 0;
+	return f;
+}
+
+/*
+ * Refuse a mountpoint that already has a FUSE file system (an mcpfs, say)
+ * mounted on it: a second mount would stack on top and hide the first,
+ * whose sessions would live on unseen. mnt is the resolved path that
+ * fuse_parse_cmdline gives. Returns 0, or -1 after a message on stderr.
+ */
+static int check_mountpoint(const char *mnt)
+{
+	char *line = NULL, *fields[5], *p, *dash, *type;
+	size_t cap = 0;
+	int i, r = 0;
+	FILE *f;
+
+	if (!strncmp(mnt, "/dev/fd/", 8))
+		return 0; /* a descriptor passed in by a mount helper */
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return 0; /* no procfs: let the mount itself decide */
+	while (!r && getline(&line, &cap, f) > 0) {
+		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT ... - TYPE SOURCE OPTS */
+		p = line;
+		for (i = 0; i < 5 && (fields[i] = strsep(&p, " ")); i++)
+			;
+		dash = p ? strstr(p, " - ") : NULL;
+		if (i < 5 || !dash)
+			continue;
+		type = dash + 3;
+		type[strcspn(type, " ")] = 0;
+		if (strcmp(unescape_field(fields[4]), mnt) ||
+		    strncmp(type, "fuse", 4))
+			continue;
+		fprintf(stderr, "mcpfs: %s: a %s file system is already "
+			"mounted there (unmount it first: fusermount3 -u %s)\n",
+			mnt, type, mnt);
+		r = -1;
+	}
+	free(line);
+	fclose(f);
+	return r;
 }
 
 /* Parse the config once before mounting, so errors reach the terminal. */
@@ -380,7 +443,7 @@ int main(int argc, char **argv)
 	    number_opt("--max-sessions", o.max_sessions, 32, 1, &cap) < 0)
 		return quit(&o, &args, cl.mountpoint, 2);
 	mo.max_sessions = (unsigned)cap;
-	if (check_config(&o) < 0)
+	if (check_config(&o) < 0 || check_mountpoint(cl.mountpoint) < 0)
 		return quit(&o, &args, cl.mountpoint, 1);
 	/* servers start here, not in / where daemonizing leaves mcpfs */
 	start_dir = getcwd(NULL, 0);

@@ -281,6 +281,26 @@ static int get_seconds(struct parse *ps, const cJSON *obj, const char *key,
 	return 0;
 }
 
+/* "warm": spare sessions, 0 to MAX_WARM. */
+#define MAX_WARM 16
+static int get_warm(struct parse *ps, const cJSON *obj,
+		    const struct path *base, unsigned *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "warm");
+	struct path at;
+
+	*out = 0;
+	if (!v)
+		return 0;
+	path_key(&at, base, "warm");
+	if (!cJSON_IsNumber(v) || v->valuedouble != (int)v->valuedouble ||
+	    v->valuedouble < 0 || v->valuedouble > MAX_WARM)
+		return field_error(ps, &at, "must be a whole number from 0 "
+				   "to 16 (spare sessions)");
+	*out = (unsigned)v->valuedouble;
+	return 0;
+}
+
 /* obj[key], if there: an array of strings, each through get (which sets
  * the string or fails with a message), into *out (NULL-terminated), *n. */
 static int get_strings(struct parse *ps, const cJSON *obj,
@@ -702,7 +722,8 @@ static int fill_server(struct parse *ps, struct mcp_server_conf *sc,
 	if (get_strings(ps, e, at, "roots", &sc->roots, &sc->nroots,
 			get_root) < 0 ||
 	    get_seconds(ps, e, "timeout", at, &sc->timeout) < 0 ||
-	    get_seconds(ps, e, "idleTimeout", at, &sc->idle_timeout) < 0)
+	    get_seconds(ps, e, "idleTimeout", at, &sc->idle_timeout) < 0 ||
+	    get_warm(ps, e, at, &sc->warm) < 0)
 		return -1;
 	make_digest(sc);
 	return 0;

@@ -33,6 +33,7 @@ struct mcp_server_conf {
 	size_t nroots;
 	double timeout;         /* call timeout seconds; -1 = global default */
 	double idle_timeout;    /* seconds; -1 = global default */
+	unsigned warm;          /* spare started sessions kept (0-16) */
 	char digest[13];        /* hex digest of the launch fields */
 	struct mcp_server_conf *next;
 };

@@ -300,7 +300,7 @@ int cfmt_known_key(const char *key)
 {
 	static const char *const known[] = {
 		"command", "args", "env", "cwd", "url", "headers", "type",
-		"roots", "timeout", "idleTimeout", "disabled", "envFile",
+		"roots", "timeout", "idleTimeout", "disabled", "envFile", "warm",
 	};
 	size_t i;
 

@@ -3,8 +3,8 @@
  * calls passed through as the server wrote their result (no cJSON parse or
  * print; a long one keeps the frame's buffer), listing pages (tools,
  * resources, templates, prompts) gathered into one, other replies and errors through cJSON, notifications
- * (progress resets the call's timer, list_changed drops the cached
- * listing, each one is a line in events) and the server's own requests,
+ * (progress resets the call's timer, list_changed drops a cached
+ * listing complete before it, each one is a line in events) and the server's own requests,
  * which client.c answers. The reply to the handshake goes back to the
  * session core, which set it up in inbound_setup.
  */
@@ -43,6 +43,20 @@ static void progress_for(mcp_session *s, cJSON *params)
 	cJSON_free(t);
 }
 
+/*
+ * list_changed: drop a cached listing that was complete before it. A
+ * list still in flight is kept: on a stdio stream its reply comes after
+ * the notification, so it has the change. (server-everything sends
+ * list_changed as each process starts, during mcpfs's tools/list; dropping
+ * that list made every read of the server-level tools.json start a fresh
+ * one-shot process.)
+ */
+static void list_stale(mcp_call **slot)
+{
+	if (*slot && (*slot)->done)
+		call_set_ref(slot, NULL);
+}
+
 static void notification(mcp_session *s, const char *method, cJSON *msg,
 			 const char *line, size_t len)
 {
@@ -50,13 +64,13 @@ static void notification(mcp_session *s, const char *method, cJSON *msg,
 	if (!strcmp(method, "notifications/progress")) {
 		progress_for(s, cJSON_GetObjectItemCaseSensitive(msg, "params"));
 	} else if (!strcmp(method, "notifications/tools/list_changed")) {
-		call_set_ref(&s->lists[MCP_TOOLS], NULL);
-		call_set_ref(&s->srv->lists[MCP_TOOLS], NULL);
+		list_stale(&s->lists[MCP_TOOLS]);
+		list_stale(&s->srv->lists[MCP_TOOLS]);
 	} else if (!strcmp(method, "notifications/resources/list_changed")) {
-		call_set_ref(&s->lists[MCP_RESOURCES], NULL);
-		call_set_ref(&s->lists[MCP_TEMPLATES], NULL);
+		list_stale(&s->lists[MCP_RESOURCES]);
+		list_stale(&s->lists[MCP_TEMPLATES]);
 	} else if (!strcmp(method, "notifications/prompts/list_changed")) {
-		call_set_ref(&s->lists[MCP_PROMPTS], NULL);
+		list_stale(&s->lists[MCP_PROMPTS]);
 	}
 }
 
@@ -128,8 +142,11 @@ static void response(mcp_session *s, cJSON *msg)
 
 /*
  * A reply {"jsonrpc", "id": N, "result": R} found by its top-level
- * structure: *id and the span of R (the first of duplicate keys, as cJSON).
- * Returns 0, or -1 for anything else (which then takes the cJSON path).
+ * structure, in any member order and with any other members (which the
+ * cJSON path would drop too): *id and the span of R (the first of
+ * duplicate keys, as cJSON). Returns 0, or -1 for anything else: an
+ * "error" or "method" member, an escaped key (which then takes the cJSON
+ * path).
  */
 static int raw_reply(const char *p, size_t n, uint64_t *id, size_t *rs,
 		     size_t *re)
@@ -162,9 +179,11 @@ static int raw_reply(const char *p, size_t n, uint64_t *id, size_t *rs,
 				*rs = v.at;
 				*re = v.at + v.n;
 			}
-		} else if (k.n != 9 || memcmp(p + k.at, "\"jsonrpc\"", 9)) {
-			return -1;
-		}
+		} else if ((k.n == 7 && !memcmp(p + k.at, "\"error\"", 7)) ||
+			   (k.n == 8 && !memcmp(p + k.at, "\"method\"", 8)) ||
+			   memchr(p + k.at, '\\', k.n)) {
+			return -1; /* not a plain reply, or a key to decode */
+		} /* other members ("jsonrpc", extensions) are not kept */
 	}
 	return !m.bad && have_id && have_res ? 0 : -1;
 }

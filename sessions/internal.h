@@ -32,6 +32,8 @@ struct mcp_server {
 	struct conf_ref *cref;
 	LIST_HEAD(, mcp_session) sessions; /* threads, newest first */
 	unsigned nsessions;
+	LIST_HEAD(, mcp_session) spares;   /* warm.c: started, unnamed */
+	unsigned nspares;
 	mcp_call *last_sent, *last_done; /* one-shot calls */
 	unsigned in_flight;
 	mcp_call *lists[MCP_NLISTS];     /* cached listings (tools.json) */
@@ -46,6 +48,7 @@ struct mcp_session {
 	char name[129];
 	mcp_server *srv;
 	int oneshot;
+	int spare;                /* warm.c: no thread yet, adopted by mkdir */
 	LIST_ENTRY(mcp_session) link;     /* all sessions */
 	LIST_ENTRY(mcp_session) srv_link; /* the server's threads */
 	enum sstate state;
@@ -119,6 +122,7 @@ mcp_session *sessions_any(void);      /* some live session, or NULL */
 unsigned session_live_count(void);
 int session_idle(const mcp_session *s);
 mcp_session *sessions_lru_idle(void); /* the idle thread used longest ago */
+void sessions_adopt(mcp_session *s, const char *name); /* spare -> thread */
 void session_obj_hold(void);
 void session_obj_drop(void);
 void sessions_when_reaped(void (*cb)(void)); /* once no object is left */
@@ -177,10 +181,19 @@ int task_augment(mcp_call *c);  /* add "task": {}; 0 or -1 */
 int task_created(mcp_session *s, mcp_call *c, cJSON *res);
 void task_cancel(mcp_session *s, mcp_call *c); /* tasks/cancel, if a task */
 
+/* warm.c: spare sessions (the "warm" key) */
+void session_warm(mcp_server *srv);   /* start or close spares to warm */
+void session_spares_close(mcp_server *srv, const char *why);
+void session_warm_stop(void);         /* at shutdown: no more spares */
+
 /* status.c */
 cJSON *session_failure_data(const mcp_session *s); /* exit, stderr tail */
 
 /* session.c */
+mcp_session *session_new(mcp_server *srv, const char *name, int oneshot,
+			 int spare);
+int session_start(mcp_session *s);
+void session_idle_check(mcp_session *s); /* (re)arm the idle timer */
 void session_close(mcp_session *s, const char *why);
 void session_close_notify(mcp_session *s, const char *why);
 void sessions_reap_done(void (*cb)(void));

@@ -112,6 +112,7 @@ static void server_close_sessions(mcp_server *srv, const char *why)
 
 	while ((s = mcp_session_first(srv)) != NULL)
 		session_close_notify(s, why);
+	session_spares_close(srv, why);
 }
 
 static mcp_server *server_new(struct mcp_server_conf *conf,
@@ -172,6 +173,7 @@ static void apply_config(struct mcp_config *cfg)
 		srv->next = NULL;
 		*tail = srv;
 		tail = &srv->next;
+		session_warm(srv);
 	}
 	while ((srv = old) != NULL) {
 		old = srv->next;
@@ -353,6 +355,7 @@ mcp_buf *mcp_status_json(void)
 						strrchr(cmd, '/') + 1 : cmd);
 		cJSON_AddStringToObject(s, "digest", srv->conf->digest);
 		cJSON_AddNumberToObject(s, "sessions", srv->nsessions);
+		cJSON_AddNumberToObject(s, "spares", srv->nspares);
 		cJSON_AddItemToArray(a, s);
 	}
 	w = cJSON_AddArrayToObject(o, "warnings");
@@ -417,9 +420,10 @@ static void reaped(void)
 
 void mcp_shutdown(void (*done_cb)(void))
 {
-	shutdown_cb = done_cb;
 	size_t i;
 
+	shutdown_cb = done_cb;
+	session_warm_stop();
 	if (watching) {
 		for (i = 0; i < nconfigs; i++)
 			uv_close((uv_handle_t *)&watches[i], NULL);

@@ -28,10 +28,7 @@
 static void call_send(mcp_session *s, mcp_call *c);
 static int task_check(mcp_session *s, mcp_call *c);
 static void session_trim(void);
-static mcp_session *session_new(mcp_server *srv, const char *name,
-				int oneshot);
 static void session_lost(mcp_session *s, int code, const char *what);
-static void idle_check(mcp_session *s);
 
 /* ---- calls: timeouts, cancels, what follows a completion ---- */
 
@@ -94,7 +91,7 @@ static void call_completed(mcp_session *s)
 		if (s->oneshot && session_idle(s))
 			session_close(s, "one-shot call done");
 		else
-			idle_check(s);
+			session_idle_check(s);
 	}
 	session_trim();
 }
@@ -250,6 +247,8 @@ static void session_lost(mcp_session *s, int code, const char *what)
 	cJSON_Delete(data);
 	if (!s->closed)
 		drop_lists(s);
+	if (s->spare && !s->closed) /* refilled at the next mkdir */
+		session_close(s, "spare session lost");
 }
 
 /*
@@ -522,7 +521,7 @@ static int call_start(mcp_server *srv, mcp_session *s, const char *json,
 	if (s && s->closed)
 		return -ENOENT;
 	if (!s) {
-		s = session_new(srv, "", 1);
+		s = session_new(srv, "", 1, 0);
 		if (!s)
 			return -ENOMEM;
 	}
@@ -580,7 +579,7 @@ int mcp_list(mcp_server *srv, mcp_session *s, enum mcp_list what,
 		*out = mcp_call_ref(c);
 		return 0;
 	}
-	if (!s && !(s = session_new(srv, "", 1)))
+	if (!s && !(s = session_new(srv, "", 1, 0)))
 		return -ENOMEM;
 	c = call_new(CALL_LIST, srv, s);
 	if (!c)
@@ -627,12 +626,12 @@ static void idle_cb(uv_timer_t *t)
 		session_close_notify(s, "idle timeout");
 }
 
-static void idle_check(mcp_session *s)
+void session_idle_check(mcp_session *s)
 {
 	double t = s->srv->conf->idle_timeout >= 0 ? s->srv->conf->idle_timeout
 						   : mcp_opts.idle_timeout;
 
-	if (s->oneshot || s->closed)
+	if (s->oneshot || s->spare || s->closed)
 		return;
 	if (t > 0 && session_idle(s))
 		uv_timer_start(&s->idle_timer, idle_cb, (uint64_t)(t * 1000),
@@ -641,8 +640,8 @@ static void idle_check(mcp_session *s)
 		uv_timer_stop(&s->idle_timer);
 }
 
-static mcp_session *session_new(mcp_server *srv, const char *name,
-				int oneshot)
+mcp_session *session_new(mcp_server *srv, const char *name, int oneshot,
+			 int spare)
 {
 	mcp_session *s = calloc(1, sizeof *s);
 
@@ -652,6 +651,7 @@ static mcp_session *session_new(mcp_server *srv, const char *name,
 	snprintf(s->name, sizeof s->name, "%s", name);
 	s->srv = srv;
 	s->oneshot = oneshot;
+	s->spare = spare;
 	s->state = S_IDLE;
 	s->created = s->last_used = mcp_now();
 	s->next_id = 1;
@@ -666,12 +666,12 @@ static mcp_session *session_new(mcp_server *srv, const char *name,
 	return s;
 }
 
-/* Start the process of a new thread session (mkdir). */
-static int session_start(mcp_session *s)
+/* Start the process of a new thread or spare session. */
+int session_start(mcp_session *s)
 {
 	int r = session_spawn(s);
 
-	idle_check(s);
+	session_idle_check(s);
 	return r;
 }
 
@@ -718,7 +718,7 @@ static void session_restart(mcp_session *s)
 	s->state = S_EXITED;
 	s->start_fails = 0;
 	session_spawn(s);
-	idle_check(s);
+	session_idle_check(s);
 }
 
 void sessions_reap_done(void (*cb)(void))
@@ -726,7 +726,8 @@ void sessions_reap_done(void (*cb)(void))
 	mcp_session *s;
 
 	while ((s = sessions_any()) != NULL) {
-		if (!s->oneshot && mcp_hooks_p && mcp_hooks_p->session_gone)
+		if (!s->oneshot && !s->spare && mcp_hooks_p &&
+		    mcp_hooks_p->session_gone)
 			mcp_hooks_p->session_gone(s->srv->id, s->name);
 		session_close(s, "shutting down");
 	}
@@ -761,29 +762,6 @@ static void session_trim(void)
 	trimming = 0;
 }
 
-int mcp_session_create(mcp_server *srv, const char *name, mcp_session **out)
-{
-	mcp_session *s;
-
-	if (!mcp_thread_name_valid(name))
-		return -EINVAL;
-	if (mcp_session_find(srv, name) || !strcmp(name, "call") ||
-	    !strcmp(name, "tools.json"))
-		return -EEXIST;
-	if (mcp_opts.max_sessions) {
-		while (session_live_count() >= mcp_opts.max_sessions &&
-		       (s = sessions_lru_idle()) != NULL)
-			session_close_notify(s, "session cap");
-	}
-	s = session_new(srv, name, 0);
-	if (!s)
-		return -ENOMEM;
-	session_start(s);
-	*out = s;
-	return 0;
-}
-
-
 /* ---- for fs/ ---- */
 
 void mcp_session_hold(mcp_session *s)
@@ -797,7 +775,7 @@ void mcp_session_release(mcp_session *s)
 	if (s->holds > 0)
 		s->holds--;
 	if (!s->closed) {
-		idle_check(s);
+		session_idle_check(s);
 		session_trim();
 	}
 }

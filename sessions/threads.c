@@ -1,10 +1,12 @@
 /*
  * threads.c - the index of sessions: every live session (threads and
  * one-shots), each server's threads by name, threads by id for fs/, the
- * idle test and the least recently used idle thread (for the cap), and the
+ * idle test and the least recently used idle thread (for the cap), each
+ * server's spare sessions (warm.c; not threads, not counted), and the
  * count of objects shutdown waits for. Looks and counts only: closing a
  * session is session.c's, which uses this file and is never used by it.
  */
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -73,6 +75,11 @@ void sessions_link(mcp_session *s)
 	LIST_INSERT_HEAD(&all_sessions, s, link);
 	if (s->oneshot)
 		return;
+	if (s->spare) {
+		LIST_INSERT_HEAD(&srv->spares, s, srv_link);
+		srv->nspares++;
+		return;
+	}
 	LIST_INSERT_HEAD(&srv->sessions, s, srv_link);
 	srv->nsessions++;
 	idtab_put(&session_ids, s->id, s);
@@ -84,8 +91,25 @@ void sessions_unlink(mcp_session *s)
 	if (s->oneshot)
 		return;
 	LIST_REMOVE(s, srv_link);
+	if (s->spare) {
+		s->srv->nspares--;
+		return;
+	}
 	s->srv->nsessions--;
 	idtab_del(&session_ids, s->id);
+}
+
+void sessions_adopt(mcp_session *s, const char *name)
+{
+	mcp_server *srv = s->srv;
+
+	LIST_REMOVE(s, srv_link);
+	srv->nspares--;
+	s->spare = 0;
+	snprintf(s->name, sizeof s->name, "%s", name);
+	LIST_INSERT_HEAD(&srv->sessions, s, srv_link);
+	srv->nsessions++;
+	idtab_put(&session_ids, s->id, s);
 }
 
 mcp_session *sessions_any(void)
@@ -99,7 +123,7 @@ unsigned session_live_count(void)
 	mcp_session *s;
 
 	LIST_FOREACH(s, &all_sessions, link)
-		if (!s->oneshot)
+		if (!s->oneshot && !s->spare)
 			n++;
 	return n;
 }
@@ -118,7 +142,7 @@ mcp_session *sessions_lru_idle(void)
 	mcp_session *s, *best = NULL;
 
 	LIST_FOREACH(s, &all_sessions, link)
-		if (!s->oneshot && session_idle(s) &&
+		if (!s->oneshot && !s->spare && session_idle(s) &&
 		    (!best || s->last_used < best->last_used))
 			best = s;
 	return best;

@@ -45,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -511,12 +512,31 @@ static int cmd_pread(size_t n, const char *path)
 	return 0;
 }
 
+/* mkdir DIR, then one call on DIR/call: the whole time, in µs. */
+static int cmd_first(const char *req, const char *dir)
+{
+	char path[4096], buf[1 << 16];
+	double t0 = now_us();
+	int fd;
+
+	if (mkdir(dir, 0700) < 0)
+		die(dir);
+	snprintf(path, sizeof path, "%s/call", dir);
+	if ((fd = open(path, O_RDWR)) < 0)
+		die(path);
+	file_call(fd, req, strlen(req), buf, sizeof buf, NULL);
+	close(fd);
+	printf("%.1f\n", now_us() - t0);
+	return 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: bench floor|oneshot N REQ -- CMD [ARG...]\n"
 		"       bench reuse|reopen N REQ FILE\n"
 		"       bench pread N FILE\n"
+		"       bench first REQ DIR\n"
 		"       bench conc SECS REQ FILE...\n");
 	exit(2);
 }
@@ -526,6 +546,8 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	no_eof = getenv("BENCH_NOEOF") != NULL;
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 4 && !strcmp(argv[1], "first"))
+		return cmd_first(argv[2], argv[3]);
 	if (argc < 4)
 		usage();
 	if (!strcmp(argv[1], "floor") || !strcmp(argv[1], "oneshot")) {

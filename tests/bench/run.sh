@@ -145,6 +145,8 @@ CONF=$WORK/servers.json
 	if [ "$HAVE_NODE" = yes ]; then
 		printf '  "everything": {"command": "%s", "args": ["%s", "stdio"]},\n' \
 			"$(command -v node)" "$EVERYTHING"
+		printf '  "everything-warm": {"command": "%s", "args": ["%s", "stdio"], "warm": 1},\n' \
+			"$(command -v node)" "$EVERYTHING"
 	fi
 	[ -n "$HTTP_PORT" ] &&
 		printf '  "http": {"url": "http://127.0.0.1:%s/mcp"},\n' "$HTTP_PORT"
@@ -284,6 +286,40 @@ else
 	row "3c. one-shot Node server-everything" "skipped: node or node_modules/@modelcontextprotocol/server-everything missing" "—" "—" "≥ 100x" "—"
 fi
 
+# ---- 3d. mkdir and the first call: cold against a warm spare ----
+# first_call DIR: ms from mkdir DIR to the first echo reply on it
+first_call() {
+	us=$("$B" first "$NREQ" "$1") || return 1
+	calc "x/1000" x="$us"
+}
+# spare_ready SERVER: until .status shows its one spare ready again
+spare_ready() {
+	i=0
+	while ! tr -d ' \t\n' <"$MNT/.status" |
+		grep -q "\"name\":\"$1\"[^}]*\"spares\":1"; do
+		i=$((i + 1)); [ $i -gt 300 ] && return 1; sleep 0.1
+	done
+	sleep 2 # the spare's handshake (node starts in about 1 s here)
+}
+log "3d. warm"
+if [ "$HAVE_NODE" = yes ]; then
+	: >"$WORK/cold"; : >"$WORK/warm"
+	for rep in 1 2 3; do
+		first_call "$MNT/everything/c$rep" >>"$WORK/cold" || fail "line $LINENO"
+		spare_ready everything-warm || fail "line $LINENO"
+		first_call "$MNT/everything-warm/w$rep" >>"$WORK/warm" || fail "line $LINENO"
+		rmdir "$MNT/everything/c$rep" "$MNT/everything-warm/w$rep"
+	done
+	TC=$(median <"$WORK/cold")
+	TW=$(median <"$WORK/warm")
+	R=$(calc "a/b" a="$TW" b="$TC")
+	row "3d. mkdir + first echo on node server-everything, \"warm\": 1 against cold (medians of 3)" \
+		"warm $(f1 "$TW") ms" "cold $(f1 "$TC") ms" "$(f2 "$R")x" "≤ 0.1x" \
+		"$(yes_if "$R <= 0.1")"
+else
+	row "3d. warm against cold" "skipped: node or server-everything missing" "—" "—" "≤ 0.1x" "—"
+fi
+
 # ---- 7a. against the official SDK, sequential ----
 log "7a. SDK sequential"
 if [ "$HAVE_SDK" = yes ]; then
@@ -395,6 +431,21 @@ for mib in 1 16 63 64; do
 	R=$(calc "a/b" a="$md" b="$ms")
 	row "5‴. big $mib MiB: C driver, one open fd, write + 1 MiB reads (whole call)" \
 		"$(f0 "$md") MB/s" "tmpfs cat $(f0 "$ms") MB/s" "$(f2 "$R")x" "(info)" "—"
+	if [ "$mib" = 16 ] || [ "$mib" = 63 ]; then
+		for order in result extra; do
+			bo="{\"name\":\"big\",\"arguments\":{\"bytes\":$bytes,\"order\":\"$order\"}}"
+			to=$(first "$(BENCH_RBUF=1048576 "$B" reuse 5 "$bo" "$BC")") || fail "line $LINENO"
+			mo=$(calc "g/t" g="$got" t="$to")
+			R=$(calc "a/b" a="$mo" b="$md")
+			case $order in
+			result) what="result first, id last (as the TypeScript SDK)" ;;
+			*) what="an extra member before result" ;;
+			esac
+			row "5o. big $mib MiB, $what: C driver (whole call)" \
+				"$(f0 "$mo") MB/s" "members in order id, 5‴ $(f0 "$md") MB/s" \
+				"$(f2 "$R")x" "≥ 0.8x" "$(yes_if "$R >= 0.8")"
+		done
+	fi
 	if [ "$mib" -le 16 ]; then
 		tf=$(first "$("$B" floor 3 "$big" -- "$FAKE")") || fail "line $LINENO"
 		mf=$(calc "g/t" g="$got" t="$tf")

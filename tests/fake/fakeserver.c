@@ -346,23 +346,43 @@ static void write_xs(long long n)
 	}
 }
 
-/* The reply is written by hand: the payload never goes through cJSON. */
+static void mm_puts(const char *t)
+{
+	mm_write(t, strlen(t));
+}
+
+/* The reply is written by hand: the payload never goes through cJSON.
+ * order "id" (default): jsonrpc, id, result; "result": result first, then
+ * jsonrpc and id (as the TypeScript SDK writes); "extra": an unknown member
+ * "x" before result. */
 static void tool_big(const cJSON *id, const cJSON *args, const cJSON *params)
 {
-	static const char head[] = "{\"jsonrpc\":\"2.0\",\"id\":";
-	static const char mid[] = ",\"result\":{\"content\":[{\"type\":"
+	static const char res[] = "\"result\":{\"content\":[{\"type\":"
 				  "\"text\",\"text\":\"";
-	static const char tail[] = "\"}]}}\n";
+	const cJSON *o = cJSON_GetObjectItemCaseSensitive(args, "order");
+	const char *order = cJSON_IsString(o) ? o->valuestring : "id";
 	cJSON *copy = cJSON_Duplicate(id, 1);
 	char *idtext = cJSON_PrintUnformatted(copy);
 
 	stray(id);
 	garbage();
-	mm_write(head, sizeof head - 1);
-	mm_write(idtext, strlen(idtext));
-	mm_write(mid, sizeof mid - 1);
-	write_xs(nonneg(args, "bytes", 0));
-	mm_write(tail, sizeof tail - 1);
+	if (!strcmp(order, "result")) {
+		mm_write("{", 1);
+		mm_write(res, sizeof res - 1);
+		write_xs(nonneg(args, "bytes", 0));
+		mm_puts("\"}]},\"jsonrpc\":\"2.0\",\"id\":");
+		mm_write(idtext, strlen(idtext));
+		mm_puts("}\n");
+	} else {
+		mm_puts("{\"jsonrpc\":\"2.0\",\"id\":");
+		mm_write(idtext, strlen(idtext));
+		if (!strcmp(order, "extra"))
+			mm_puts(",\"x\":\"\"");
+		mm_write(",", 1);
+		mm_write(res, sizeof res - 1);
+		write_xs(nonneg(args, "bytes", 0));
+		mm_puts("\"}]}}\n");
+	}
 	cJSON_free(idtext);
 	cJSON_Delete(copy);
 }

@@ -224,7 +224,7 @@ def test_manpage_covers_every_option_and_topic():
     # the config keys and the dialects
     for key in ('mcpServers', 'servers', 'command', 'args', 'env', 'envFile',
                 'cwd', 'url', 'headers', 'type', 'roots', 'timeout',
-                'idleTimeout', 'disabled', '${VAR:-default}', '${env:VAR}',
+                'idleTimeout', 'disabled', 'warm', '${VAR:-default}', '${env:VAR}',
                 '${workspaceFolder}', '${input:ID}',
                 'claude_desktop_config.json', '~/.claude.json', '.mcp.json',
                 '~/.cursor/mcp.json', '.vscode/mcp.json', 'fuse.mcpfs',

@@ -24,9 +24,11 @@ def test_refused_request_is_the_latest_reply(mcpfs_mount):
     m = mcpfs_mount({'a': fake()})
     t = thread(m)
     assert text(call(t, {'name': 'echo', 'arguments': {'text': 'old'}})) == 'old'
-    r = sh(f"echo '{{\"name\":\"echo\",\"arguments\":\"str\"}}' > {t}/call")
+    # the shell that wrote reads (a reader reads its own writer's call)
+    r = sh(f"echo '{{\"name\":\"echo\",\"arguments\":\"str\"}}' > {t}/call;"
+           f" e=$?; cat {t}/call; exit $e")
     assert r.returncode != 0  # the write itself fails with EINVAL
-    reply = json.loads(read_file(t / 'call'))
+    reply = json.loads(r.stdout)
     assert 'old' not in json.dumps(reply)
     assert reply['error']['code'] == -32600
     assert 'request refused' in reply['error']['message']
@@ -39,8 +41,8 @@ def test_incomplete_request_via_shell_redirect(mcpfs_mount):
     t = thread(m)
     assert text(call(t, {'name': 'echo', 'arguments': {'text': 'old'}})) == 'old'
     # printf's write succeeds; the error of close is dropped by the shell
-    sh(f"printf '{{\"name\":\"echo\"' > {t}/call")
-    reply = json.loads(read_file(t / 'call'))
+    reply = json.loads(sh(f"printf '{{\"name\":\"echo\"' > {t}/call; "
+                          f"cat {t}/call").stdout)
     assert reply['error']['message'] == \
         'request refused: incomplete JSON at close'
     # the next good call is the latest again

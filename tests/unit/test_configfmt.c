@@ -126,6 +126,7 @@ static void test_known_keys(void **state)
 {
 	assert_true(cfmt_known_key("command"));
 	assert_true(cfmt_known_key("envFile"));
+	assert_true(cfmt_known_key("warm"));
 	assert_false(cfmt_known_key("autoApprove"));
 	assert_false(cfmt_known_key("Command"));
 }

@@ -1,0 +1,141 @@
+/*
+ * warm.c - creating thread sessions (mkdir), and the spare sessions of a
+ * server whose config entry says "warm": N. A spare is a started session
+ * with no name: its server runs and its handshake is done (or under way)
+ * before anyone asks, so mkdir adopts one at once, names it and starts
+ * another in the background. Spares are not threads: they are not in the
+ * tree, not counted against the session cap, never picked by it to close,
+ * and never reaped as idle. A spare that dies is closed and not restarted
+ * until the next mkdir or reload asks for spares again, so a server that
+ * cannot start does not spin. The spare that replaces an adopted one is
+ * started REFILL_DELAY later, so that its start (a node server takes a
+ * second of CPU) does not slow the first calls on the thread that was
+ * just adopted.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define REFILL_DELAY 1000 /* ms */
+
+static uv_timer_t refill;
+static int refill_on, stopped;
+/* Servers waiting for the refill. A server that leaves the config stays
+ * allocated (and marked removed) until shutdown, which stops this first. */
+static mcp_server *waiting[64];
+static unsigned nwaiting;
+
+/* The spare to adopt: a ready one, else one still starting. */
+static mcp_session *pick(mcp_server *srv)
+{
+	mcp_session *s, *best = NULL;
+
+	LIST_FOREACH(s, &srv->spares, srv_link) {
+		if (s->state == S_READY)
+			return s;
+		if (s->state == S_STARTING && !best)
+			best = s;
+	}
+	return best;
+}
+
+void session_warm(mcp_server *srv)
+{
+	mcp_session *s;
+
+	if (srv->removed || stopped)
+		return;
+	while (srv->nspares > srv->conf->warm)
+		session_close(LIST_FIRST(&srv->spares), "fewer spares");
+	while (srv->nspares < srv->conf->warm) {
+		s = session_new(srv, "", 0, 1);
+		if (!s)
+			return;
+		if (session_start(s) < 0 && s->state == S_EXITED) {
+			mlog(MLOG_WARN, "server %s: a spare session cannot "
+			     "start: %s", srv->conf->name,
+			     s->last_error ? s->last_error : "");
+			session_close(s, "spare failed to start");
+			return;
+		}
+	}
+}
+
+static void refill_cb(uv_timer_t *t)
+{
+	unsigned i, n = nwaiting;
+
+	nwaiting = 0;
+	for (i = 0; i < n; i++)
+		session_warm(waiting[i]);
+}
+
+static void refill_later(mcp_server *srv)
+{
+	unsigned i;
+
+	if (stopped || !srv->conf->warm)
+		return;
+	for (i = 0; i < nwaiting && waiting[i] != srv; i++)
+		;
+	if (i == nwaiting) {
+		if (nwaiting == sizeof waiting / sizeof waiting[0]) {
+			session_warm(srv);
+			return;
+		}
+		waiting[nwaiting++] = srv;
+	}
+	if (!refill_on) {
+		uv_timer_init(mcp_loop, &refill);
+		refill_on = 1;
+	}
+	if (!uv_is_active((uv_handle_t *)&refill))
+		uv_timer_start(&refill, refill_cb, REFILL_DELAY, 0);
+}
+
+void session_warm_stop(void)
+{
+	stopped = 1;
+	if (refill_on)
+		uv_close((uv_handle_t *)&refill, NULL);
+	refill_on = 0;
+}
+
+void session_spares_close(mcp_server *srv, const char *why)
+{
+	while (!LIST_EMPTY(&srv->spares))
+		session_close(LIST_FIRST(&srv->spares), why);
+}
+
+int mcp_session_create(mcp_server *srv, const char *name, mcp_session **out)
+{
+	mcp_session *s;
+
+	if (!mcp_thread_name_valid(name))
+		return -EINVAL;
+	if (mcp_session_find(srv, name) || !strcmp(name, "call") ||
+	    !strcmp(name, "tools.json"))
+		return -EEXIST;
+	if (mcp_opts.max_sessions) {
+		while (session_live_count() >= mcp_opts.max_sessions &&
+		       (s = sessions_lru_idle()) != NULL)
+			session_close_notify(s, "session cap");
+	}
+	if ((s = pick(srv)) != NULL) {
+		sessions_adopt(s, name);
+		session_idle_check(s);
+		mlog(MLOG_INFO, "server %s thread %s: adopted a spare session "
+		     "(gen %u)", srv->conf->name, name, s->generation);
+		refill_later(srv);
+		*out = s;
+		return 0;
+	}
+	s = session_new(srv, name, 0, 0);
+	if (!s)
+		return -ENOMEM;
+	session_start(s);
+	refill_later(srv);
+	*out = s;
+	return 0;
+}

@@ -1,0 +1,114 @@
+"""Clean-ups from a first-hour try of the tree (issue 19, item 3): what rm
+does to the files of a thread and to a server directory, and the demo
+server keeping strings whole across an escaped NUL ("\\u0000")."""
+
+import json
+import os
+import subprocess
+
+from conftest import (call, call_raw, demo, fake, pid_alive, pid_gone,
+                      status, text, tool, wait_until)
+
+THREAD_FILES = {'call', 'status', 'tools.json', 'stderr', 'events', 'ctl'}
+
+
+def rm(*args):
+    return subprocess.run(['rm', *map(str, args)], capture_output=True,
+                          text=True, timeout=30, stdin=subprocess.DEVNULL)
+
+
+def thread(m, name, server='a'):
+    t = m.path / server / name
+    os.mkdir(t)
+    return t
+
+
+# ---------------------------------------------------------------- rm
+
+def test_rm_of_a_thread_file_succeeds_and_removes_nothing(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m, 't')
+    pid = int(text(tool(t, 'pid')))
+    before = set(os.listdir(t))
+    assert THREAD_FILES <= before
+    for f in sorted(THREAD_FILES) + ['tools/echo']:
+        r = rm(t / f)
+        assert r.returncode == 0, (f, r.stderr)
+    r = rm('-f', t / 'call')
+    assert r.returncode == 0, r.stderr
+    assert set(os.listdir(t)) == before
+    assert 'echo' in os.listdir(t / 'tools')
+    # the thread is untouched: same process, and it still answers
+    assert int(text(tool(t, 'pid'))) == pid
+    assert status(t)['state'] == 'ready'
+    # a name that is not a file of the thread is ENOENT
+    r = rm(t / 'nothere')
+    assert r.returncode != 0 and 'No such file' in r.stderr, r.stderr
+
+
+def test_rm_r_of_a_thread_closes_it(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    t, u = thread(m, 't'), thread(m, 'u')
+    pt, pu = int(text(tool(t, 'pid'))), int(text(tool(u, 'pid')))
+    r = rm('-r', t)
+    assert r.returncode == 0, r.stderr
+    assert not t.exists()
+    wait_until(lambda: pid_gone(pt), 10, 'the thread process to end')
+    # -rf too, and the other thread is left alone until then
+    assert pid_alive(pu)
+    r = rm('-rf', u)
+    assert r.returncode == 0, r.stderr
+    wait_until(lambda: pid_gone(pu), 10, 'the second process to end')
+    assert sorted(os.listdir(m.path / 'a')) == ['call', 'tools.json']
+
+
+def test_rm_r_of_a_server_closes_its_threads_and_says_eperm(mcpfs_mount):
+    m = mcpfs_mount({'a': fake(), 'b': fake()})
+    a = m.path / 'a'
+    t1, t2, other = thread(m, 't1'), thread(m, 't2'), thread(m, 'o', 'b')
+    pids = [int(text(tool(d, 'pid'))) for d in (t1, t2)]
+    po = int(text(tool(other, 'pid')))
+    r = rm('-r', a)
+    assert r.returncode != 0
+    # the errors name what stayed, and why
+    for f in ('call', 'tools.json'):
+        assert f"cannot remove '{a / f}': Operation not permitted" in \
+            r.stderr, r.stderr
+    # every thread is closed; the server directory and its files stay
+    for pid in pids:
+        wait_until(lambda: pid_gone(pid), 10, 'a thread process to end')
+    assert sorted(os.listdir(a)) == ['call', 'tools.json']
+    assert 'a' in os.listdir(m.path)
+    assert 'refused' in m.log.read_text()
+    # another server is not touched, and the server still works
+    assert int(text(tool(other, 'pid'))) == po
+    t3 = thread(m, 't1')
+    assert text(tool(t3, 'echo', text='again')) == 'again'
+    assert text(tool(a, 'echo', text='one-shot')) == 'one-shot'
+
+
+# ---------------------------------------------------------------- NUL
+
+def test_demo_server_keeps_an_escaped_nul(mcpfs_mount):
+    m = mcpfs_mount({'demo': demo()})
+    t = thread(m, 't', 'demo')
+    raw = call_raw(t, b'{"name":"echo","arguments":{"text":"a\\u0000b"}}')
+    assert b'a\\u0000b' in raw, raw   # escaped again, never a raw NUL
+    assert b'\0' not in raw and b'\xc0' not in raw
+    assert text(json.loads(raw)) == 'a\0b'
+    s = 'x\0y\0\0z\\u0000 \u00e9'
+    assert text(tool(t, 'echo', text=s)) == s
+    # keys and values keep their NULs, and "k" is not "k\0..."
+    assert text(tool(t, 'set', key='k\0one', value='v\0w')) == 'ok'
+    assert text(tool(t, 'set', key='k', value='plain')) == 'ok'
+    assert text(tool(t, 'get', key='k\0one')) == 'v\0w'
+    assert text(tool(t, 'get', key='k')) == 'plain'
+    assert json.loads(text(tool(t, 'keys'))) == ['k\0one', 'k']
+    r = tool(t, 'get', key='k\0two')
+    assert r.get('isError') is True and text(r) == 'no such key: k\0two'
+    # a tool name with a NUL in it is not a shorter tool's name
+    # (mcpfs reprints JSON-RPC errors with cJSON, which cuts the message
+    # at the NUL: only the start of it is checked)
+    r = call(t, {'name': 'echo\0x', 'arguments': {'text': 'no'}})
+    assert 'content' not in r and r['error']['code'] == -32602, r
+    assert r['error']['message'].startswith('Unknown tool: echo'), r
