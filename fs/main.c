@@ -2,6 +2,11 @@
  * main.c - wires mcpfs together: options, config, the FUSE session on the
  * libuv loop, signals, shutdown. "mcpfs --mcpfs-exec PPID COMMAND ARGS..."
  * runs the supervisor that every server is started under (supervise.c).
+ *
+ * The command line also takes what mount.fuse3 passes for
+ * "mount -t fuse.mcpfs CONFIG MOUNTPOINT" and fstab lines: two positional
+ * arguments (the config file, then the mount point) and -o options, of
+ * which those that only mean something to mount(8) are dropped.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,13 +19,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "configset.h"
 #include "fs.h"
 #include "supervise.h"
 #include "writers.h"
 
 struct opts {
-	char *config;
+	char *configs[MCP_MAX_CONFIGS];
+	size_t nconfigs;
+	char *pos[2];           /* positional arguments: [CONFIG] MOUNTPOINT */
+	int npos;
+	char *project;
 	char *log;
 	int debug;
 	int show_version;
@@ -30,10 +39,15 @@ struct opts {
 	char *max_sessions;
 };
 
+enum { KEY_CONFIG, KEY_CONFIG_EQ };
+
 #define OPT(t, p) { t, offsetof(struct opts, p), 1 }
 static const struct fuse_opt opt_spec[] = {
-	OPT("-c %s", config),
-	OPT("--config=%s", config),
+	FUSE_OPT_KEY("-c ", KEY_CONFIG),
+	FUSE_OPT_KEY("--config ", KEY_CONFIG_EQ),
+	FUSE_OPT_KEY("--config=", KEY_CONFIG_EQ),
+	OPT("--project %s", project),
+	OPT("--project=%s", project),
 	OPT("--log %s", log),
 	OPT("--log=%s", log),
 	OPT("--idle-timeout %s", idle_timeout),
@@ -57,12 +71,69 @@ static uv_signal_t sig_int, sig_term, sig_hup;
 static int shutting_down;
 static char *mountpoint;
 
+/*
+ * Options of mount(8) and fstab that mcpfs and FUSE have no use for (mount
+ * and mount.fuse3 drop most of them before mcpfs sees them, not all).
+ */
+static int mount_only_opt(const char *o)
+{
+	static const char *const only[] = {
+		"defaults", "auto", "noauto", "user", "nouser", "users",
+		"owner", "group", "nofail", "_netdev", "loud", "silent",
+	};
+	size_t i;
+
+	if (!strncmp(o, "x-", 2) || !strncmp(o, "X-", 2) ||
+	    !strncmp(o, "comment=", 8))
+		return 1;
+	for (i = 0; i < sizeof only / sizeof only[0]; i++)
+		if (!strcmp(o, only[i]))
+			return 1;
+	return 0;
+}
+
+static int opt_proc(void *data, const char *arg, int key,
+		    struct fuse_args *outargs)
+{
+	struct opts *o = data;
+
+	switch (key) {
+	case KEY_CONFIG:
+	case KEY_CONFIG_EQ:
+		arg += key == KEY_CONFIG ? 2 : strlen("--config") +
+		       (arg[8] == '=' ? 1 : 0);
+		if (o->nconfigs == MCP_MAX_CONFIGS) {
+			fprintf(stderr, "mcpfs: -c: at most %d files\n",
+				MCP_MAX_CONFIGS);
+			return -1;
+		}
+		o->configs[o->nconfigs] = strdup(arg);
+		return o->configs[o->nconfigs++] ? 0 : -1;
+	case FUSE_OPT_KEY_NONOPT:
+		if (o->npos == 2) {
+			fprintf(stderr, "mcpfs: too many arguments: '%s' "
+				"(see --help)\n", arg);
+			return -1;
+		}
+		o->pos[o->npos] = strdup(arg);
+		return o->pos[o->npos++] ? 0 : -1;
+	case FUSE_OPT_KEY_OPT:
+		return mount_only_opt(arg) ? 0 : 1;
+	}
+	return 1;
+}
+
 static void usage(const char *prog)
 {
-	printf("usage: %s [-c CONFIG] [options] MOUNTPOINT\n\n"
+	printf("usage: %s [-c CONFIG]... [options] MOUNTPOINT\n"
+	       "       %s CONFIG MOUNTPOINT [-o OPTS]   (as mount.fuse3 runs "
+	       "it)\n\n"
 	       "  -c, --config FILE     servers.json (default "
 	       "$XDG_CONFIG_HOME/mcpfs/servers.json,\n"
-	       "                        else the built-in demo)\n"
+	       "                        else the built-in demo); repeats, "
+	       "later files win\n"
+	       "  --project DIR         also serve projects[DIR].mcpServers "
+	       "of ~/.claude.json\n"
 	       "  -f                    stay in the foreground\n"
 	       "  -d, --debug           debug log\n"
 	       "  --log FILE            log to FILE (default stderr)\n"
@@ -74,7 +145,7 @@ static void usage(const char *prog)
 	       "  -o OPT                FUSE mount options\n"
 	       "  -V, --version         print the version\n"
 	       "  -h, --help            this help\n\n"
-	       "Unmount with: fusermount3 -u MOUNTPOINT\n", prog);
+	       "Unmount with: fusermount3 -u MOUNTPOINT\n", prog, prog);
 }
 
 static void shutdown_done(void)
@@ -246,28 +317,13 @@ static int check_mountpoint(const char *mnt)
 }
 
 /* Parse the config once before mounting, so errors reach the terminal. */
-static int check_config(const char *path)
+static int check_config(struct opts *o)
 {
 	struct mcp_config *cfg;
-	char *text = NULL, *err = NULL;
-	size_t cap = 0;
-	FILE *f;
-	ssize_t n;
-	int r;
+	char *err = NULL;
 
-	if (!path)
-		return 0;
-	f = fopen(path, "rb");
-	if (!f) {
-		fprintf(stderr, "mcpfs: %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	n = getdelim(&text, &cap, '\0', f);
-	fclose(f);
-	r = mcp_config_parse(text ? text : "", n > 0 ? (size_t)n : 0, path,
-			     &cfg, &err);
-	free(text);
-	if (r < 0) {
+	if (mcp_config_load_files((const char *const *)o->configs,
+				  o->nconfigs, o->project, &cfg, &err) < 0) {
 		fprintf(stderr, "mcpfs: %s\n", err ? err : "invalid config");
 		free(err);
 		return -1;
@@ -276,13 +332,85 @@ static int check_config(const char *path)
 	return 0;
 }
 
+/* An absolute path for a relative one (kept as it is if it does not
+ * resolve: the error comes when it is read). */
+static void make_absolute(char **p)
+{
+	char *abs;
+
+	if (*p && (*p)[0] != '/' && (abs = realpath(*p, NULL)) != NULL) {
+		free(*p);
+		*p = abs;
+	}
+}
+
+/*
+ * The positional arguments: MOUNTPOINT, or CONFIG MOUNTPOINT (how
+ * mount.fuse3 runs mcpfs; a CONFIG of "none" or "mcpfs" means the default
+ * config). Then the default config file if no -c, and absolute paths.
+ */
+static int settle_args(struct opts *o, struct fuse_args *args)
+{
+	size_t i;
+
+	if (o->npos == 0) {
+		fprintf(stderr, "mcpfs: no mountpoint (see --help)\n");
+		return -1;
+	}
+	if (o->npos == 2) {
+		if (o->nconfigs) {
+			fprintf(stderr, "mcpfs: a config file both as -c and "
+				"as the first argument\n");
+			return -1;
+		}
+		if (strcmp(o->pos[0], "none") && strcmp(o->pos[0], "mcpfs"))
+			o->configs[o->nconfigs++] = o->pos[0];
+		else
+			free(o->pos[0]);
+		o->pos[0] = o->pos[1];
+		o->pos[1] = NULL;
+	}
+	if (fuse_opt_add_arg(args, o->pos[0]) < 0)
+		return -1;
+	if (!o->nconfigs && (o->configs[0] = default_config_path()))
+		o->nconfigs = 1;
+	for (i = 0; i < o->nconfigs; i++)
+		make_absolute(&o->configs[i]);
+	make_absolute(&o->project);
+	return 0;
+}
+
+static void free_opts(struct opts *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->nconfigs; i++)
+		free(o->configs[i]);
+	free(o->pos[0]);
+	free(o->pos[1]);
+	free(o->project);
+	free(o->log);
+	free(o->idle_timeout);
+	free(o->call_timeout);
+	free(o->max_sessions);
+}
+
+/* Leave main with rc before mounting, freeing what the options hold. */
+static int quit(struct opts *o, struct fuse_args *args, char *mnt, int rc)
+{
+	free_opts(o);
+	fuse_opt_free_args(args);
+	free(mnt);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 	struct fuse_cmdline_opts cl;
 	struct opts o = { 0 };
 	struct mcp_options mo;
-	char self[PATH_MAX], *err;
+	char self[PATH_MAX], *err, *start_dir;
 	double cap;
 	ssize_t n;
 	uv_loop_t *loop;
@@ -290,23 +418,22 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "--mcpfs-exec"))
 		return mcp_supervise(argc, argv);
-	if (fuse_opt_parse(&args, &o, opt_spec, NULL) == -1)
-		return 2;
+	if (fuse_opt_parse(&args, &o, opt_spec, opt_proc) == -1)
+		return quit(&o, &args, NULL, 2);
 	if (o.show_help || o.show_version) {
 		if (o.show_help)
 			usage(argv[0]);
 		else
 			printf("mcpfs %s\n", MCPFS_VERSION);
 		fuse_opt_free_args(&args);
-		free(o.config);
-		free(o.log);
+		free_opts(&o);
 		return 0;
 	}
-	if (fuse_parse_cmdline(&args, &cl) != 0)
-		return 2;
+	if (settle_args(&o, &args) < 0 || fuse_parse_cmdline(&args, &cl) != 0)
+		return quit(&o, &args, NULL, 2);
 	if (!cl.mountpoint) {
 		fprintf(stderr, "mcpfs: no mountpoint (see --help)\n");
-		return 2;
+		return quit(&o, &args, NULL, 2);
 	}
 	mountpoint = cl.mountpoint;
 	if (number_opt("--idle-timeout", o.idle_timeout, 300, 0,
@@ -314,20 +441,12 @@ int main(int argc, char **argv)
 	    number_opt("--call-timeout", o.call_timeout, 60, 0,
 		       &mo.call_timeout) < 0 ||
 	    number_opt("--max-sessions", o.max_sessions, 32, 1, &cap) < 0)
-		return 2;
+		return quit(&o, &args, cl.mountpoint, 2);
 	mo.max_sessions = (unsigned)cap;
-	if (!o.config) {
-		o.config = default_config_path();
-	} else if (o.config[0] != '/') {
-		char *abs = realpath(o.config, NULL);
-
-		if (abs) {
-			free(o.config);
-			o.config = abs;
-		}
-	}
-	if (check_config(o.config) < 0 || check_mountpoint(cl.mountpoint) < 0)
-		return 1;
+	if (check_config(&o) < 0 || check_mountpoint(cl.mountpoint) < 0)
+		return quit(&o, &args, cl.mountpoint, 1);
+	/* servers start here, not in / where daemonizing leaves mcpfs */
+	start_dir = getcwd(NULL, 0);
 	n = readlink("/proc/self/exe", self, sizeof self - 1);
 	if (n <= 0) {
 		fprintf(stderr, "mcpfs: cannot find my own executable\n");
@@ -356,8 +475,10 @@ int main(int argc, char **argv)
 	loop = uv_default_loop();
 	mo.max_line = 64u << 20;
 	mo.self_exe = self;
+	mo.start_dir = start_dir;
 	mcp_init(loop, &mo, &hooks);
-	if (mcp_load_config(o.config, &err) < 0) {
+	if (mcp_load_configs((const char *const *)o.configs, o.nconfigs,
+			     o.project, &err) < 0) {
 		mlog(MLOG_ERR, "%s", err ? err : "invalid config");
 		free(err);
 		fuse_session_unmount(se);
@@ -384,11 +505,8 @@ int main(int argc, char **argv)
 	fuse_session_destroy(se);
 	fuse_opt_free_args(&args);
 	free(cl.mountpoint);
-	free(o.config);
-	free(o.log);
-	free(o.idle_timeout);
-	free(o.call_timeout);
-	free(o.max_sessions);
+	free(start_dir);
+	free_opts(&o);
 	mlog(MLOG_INFO, "exit");
 	return 0;
 }

@@ -9,6 +9,11 @@
  * out silently. Errors name the file, the line or the field path
  * ("mcpServers.foo.args[2]") and the problem.
  *
+ * The dialects of other clients (where the servers are, ${env:VAR},
+ * ${workspaceFolder}, ${input:ID}, envFile, the known keys of an entry:
+ * unknown ones are a warning) are configfmt.c's; a parse takes its
+ * mcp_config_ctx.
+ *
  * Messages never quote values from the tree (they may be secrets); only a
  * syntax error quotes a few bytes of the text around it.
  *
@@ -25,6 +30,7 @@
 #include <cjson/cJSON.h>
 
 #include "config.h"
+#include "configfmt.h"
 #include "gbuf.h"
 #include "jscan.h"
 
@@ -79,6 +85,8 @@ const char *mcp_base_name(const char *path)
 
 	return b ? b + 1 : path;
 }
+
+/* ${VAR} expansion and the dialects of other clients: configfmt.c */
 
 /* ---- messages ---- */
 
@@ -159,6 +167,7 @@ static char *format(const char *fmt, ...)
 
 struct parse {
 	const char *file;
+	const struct mcp_config_ctx *ctx; /* the file's dialect, or NULL */
 	char *err;                    /* first error, malloc'd */
 	struct mcp_config *cfg;
 	struct mcp_server_conf **tail;
@@ -242,13 +251,16 @@ static int check_syntax(struct parse *ps, const char *text, size_t len)
 static int get_string(struct parse *ps, const cJSON *v, const struct path *at,
 		      char **out)
 {
-	const char *why = NULL;
+	char *why = NULL;
 
 	if (!cJSON_IsString(v))
 		return field_error(ps, at, "must be a string");
-	*out = mcp_expand(v->valuestring, &why);
-	if (!*out)
-		return field_error(ps, at, why);
+	*out = cfmt_expand(v->valuestring, ps->ctx, &why);
+	if (!*out) {
+		field_error(ps, at, why ? why : "out of memory");
+		free(why);
+		return -1;
+	}
 	return 0;
 }
 
@@ -605,6 +617,24 @@ static int transport_of(struct parse *ps, const cJSON *e,
 	return field_error(ps, &f, "must be \"stdio\", \"http\" or \"sse\"");
 }
 
+/* Keep w (malloc'd, or NULL: out of memory) in the config's warnings. */
+static int add_warning(struct parse *ps, char *w)
+{
+	char **nw;
+
+	if (!w)
+		return oom(ps);
+	nw = realloc(ps->cfg->warnings,
+		     (ps->cfg->nwarnings + 1) * sizeof(char *));
+	if (!nw) {
+		free(w);
+		return oom(ps);
+	}
+	ps->cfg->warnings = nw;
+	nw[ps->cfg->nwarnings++] = w;
+	return 0;
+}
+
 static int name_taken(const struct parse *ps, const char *name)
 {
 	const struct mcp_server_conf *sc;
@@ -613,6 +643,28 @@ static int name_taken(const struct parse *ps, const char *name)
 		if (!strcmp(sc->name, name))
 			return 1;
 	return 0;
+}
+
+/* VS Code's envFile: its variables join env (env wins). */
+static int env_file(struct parse *ps, struct mcp_server_conf *sc,
+		    const cJSON *e, const struct path *at)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, "envFile");
+	char *file, *why = NULL;
+	struct path f;
+	int r;
+
+	if (!v)
+		return 0;
+	path_key(&f, at, "envFile");
+	if (get_string(ps, v, &f, &file) < 0)
+		return -1;
+	r = cfmt_env_file(file, ps->ctx, &sc->env, &sc->nenv, &why);
+	free(file);
+	if (r < 0)
+		field_error(ps, &f, why ? why : "out of memory");
+	free(why);
+	return r;
 }
 
 static int fill_stdio(struct parse *ps, struct mcp_server_conf *sc,
@@ -631,7 +683,8 @@ static int fill_stdio(struct parse *ps, struct mcp_server_conf *sc,
 		return field_error(ps, &f, "must not be empty");
 	if (get_strings(ps, e, at, "args", &sc->args, &sc->nargs,
 			get_string) < 0 ||
-	    get_map(ps, e, at, "env", "=", &sc->env, &sc->nenv) < 0)
+	    get_map(ps, e, at, "env", "=", &sc->env, &sc->nenv) < 0 ||
+	    env_file(ps, sc, e, at) < 0)
 		return -1;
 	v = cJSON_GetObjectItemCaseSensitive(e, "cwd");
 	if (v) {
@@ -697,8 +750,9 @@ static int parse_entry(struct parse *ps, const cJSON *e,
 {
 	const char *name = e->string, *why;
 	struct mcp_server_conf *sc;
+	const cJSON *v;
 	int transport, disabled;
-	struct path at;
+	struct path at, f;
 
 	path_key(&at, servers, name);
 	if (!cJSON_IsObject(e))
@@ -710,6 +764,14 @@ static int parse_entry(struct parse *ps, const cJSON *e,
 		return field_error(ps, &at, why);
 	if (name_taken(ps, name))
 		return field_error(ps, &at, "server name used twice");
+	for (v = e->child; v; v = v->next) {
+		path_key(&f, &at, v->string);
+		if (!cfmt_known_key(v->string) &&
+		    add_warning(ps, format("server %s: %s: unknown key, "
+					   "ignored (%s)", name, f.s,
+					   ps->file)) < 0)
+			return -1;
+	}
 	transport = transport_of(ps, e, &at);
 	if (transport < 0)
 		return -1;
@@ -748,18 +810,17 @@ static int parse_tree(struct parse *ps, const cJSON *root)
 {
 	const cJSON *servers, *e;
 	struct path top = {""};
+	const char *note;
 
 	if (!cJSON_IsObject(root)) {
 		ps->err = format("%s: the top level must be an object",
 				 ps->file);
 		return -1;
 	}
-	servers = cJSON_GetObjectItemCaseSensitive(root, "mcpServers");
-	snprintf(top.s, sizeof(top.s), "mcpServers");
-	if (!servers) {
-		servers = cJSON_GetObjectItemCaseSensitive(root, "servers");
-		snprintf(top.s, sizeof(top.s), "servers");
-	}
+	servers = cfmt_servers(root, ps->ctx, top.s, sizeof(top.s), &note);
+	if (!servers && note)
+		return *note ? add_warning(ps, format("%s: %s", ps->file,
+						      note)) : 0;
 	if (!servers) {
 		ps->err = format("%s: mcpServers: missing (the object of "
 				 "servers)", ps->file);
@@ -776,7 +837,14 @@ static int parse_tree(struct parse *ps, const cJSON *root)
 int mcp_config_parse(const char *text, size_t len, const char *path,
 		     struct mcp_config **out, char **err)
 {
-	struct parse ps = {0};
+	return mcp_config_parse_ctx(text, len, path, NULL, out, err);
+}
+
+int mcp_config_parse_ctx(const char *text, size_t len, const char *path,
+			 const struct mcp_config_ctx *ctx,
+			 struct mcp_config **out, char **err)
+{
+	struct parse ps = {.ctx = ctx};
 	const char *body = text;
 	size_t blen = len, off = 0;
 	cJSON *root;

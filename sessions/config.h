@@ -42,7 +42,7 @@ struct mcp_server_conf {
 
 struct mcp_config {
 	struct mcp_server_conf *servers; /* enabled servers, file order */
-	char **warnings;                 /* entries left out, and why */
+	char **warnings;                 /* unknown keys, files without servers */
 	size_t nwarnings;
 };
 
@@ -51,6 +51,11 @@ struct mcp_config {
  * or "PATH: FIELD: problem". */
 int mcp_config_parse(const char *text, size_t len, const char *path,
 		     struct mcp_config **out, char **err);
+/* The same for one file of a dialect (configfmt.h; ctx NULL = none). */
+struct mcp_config_ctx;
+int mcp_config_parse_ctx(const char *text, size_t len, const char *path,
+			 const struct mcp_config_ctx *ctx,
+			 struct mcp_config **out, char **err);
 void mcp_config_free(struct mcp_config *c);
 
 /* 1 if the launch fields (command, args, env, cwd; url, transport,
@@ -61,9 +66,10 @@ int mcp_conf_same_launch(const struct mcp_server_conf *a,
 /* The last component of a path (a command's name, for logs and status). */
 const char *mcp_base_name(const char *path);
 
-/* Expand ${VAR} and ${VAR:-default} from the environment. Returns a
- * malloc'd string, or NULL with *err (static message) on bad syntax. An
- * unset ${VAR} expands to "". "$" not followed by "{" is kept. */
+/* Expand ${VAR}, ${VAR:-default} and ${env:VAR} from the environment
+ * (configfmt.c). Returns a malloc'd string, or NULL with *err (a static
+ * message, valid until the next call) on bad syntax. An unset ${VAR}
+ * expands to "". "$" not followed by "{" is kept. */
 char *mcp_expand(const char *s, const char **err);
 
 /* Server names: a plain path component (non-empty, not "." or "..", no

@@ -1,8 +1,8 @@
 /*
  * registry.c - the configured servers and their thread sessions: loading and
  * live-reloading the config (SIGHUP via mcp_load_config, and a libuv watch
- * on the file), lookups by name and by id, the soft session cap, .status,
- * and shutdown.
+ * on the folder of each of its files, read and merged by configset.c),
+ * lookups by name and by id, the soft session cap, .status, and shutdown.
  *
  * Reload keeps what did not change: a server whose launch fields (command,
  * args, env, cwd) are unchanged keeps its sessions and processes and only
@@ -19,16 +19,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "gbuf.h"
+#include "configset.h"
 #include "internal.h"
 
 static mcp_server *servers, *dead_servers;
 static struct idtab server_ids;
-static char *config_path;   /* NULL = built-in */
+static char *config_paths[MCP_MAX_CONFIGS]; /* none = built-in */
+static size_t nconfigs;
+static char *project;       /* --project DIR */
 static char *config_error;  /* last reload error */
 static char **warnings;
 static size_t nwarnings;
-static uv_fs_event_t watch;
+static uv_fs_event_t watches[MCP_MAX_CONFIGS];
 static uv_timer_t debounce;
 static int watching;
 
@@ -43,6 +45,7 @@ int mcp_init(uv_loop_t *loop, const struct mcp_options *opts,
 			.loop = loop,
 			.max_line = opts->max_line,
 			.self_exe = opts->self_exe,
+			.start_dir = opts->start_dir,
 			.obj_hold = session_obj_hold,
 			.obj_drop = session_obj_drop,
 		};
@@ -218,63 +221,42 @@ static char *default_config(void)
 	return txt;
 }
 
-static char *read_file(const char *path, size_t *len, char **err)
-{
-	FILE *f = fopen(path, "rb");
-	struct gbuf b = {0};
-	size_t k;
-
-	if (!f) {
-		if (asprintf(err, "%s: %s", path, strerror(errno)) < 0)
-			*err = NULL;
-		return NULL;
-	}
-	do {
-		if (gbuf_reserve(&b, 65536) < 0) {
-			gbuf_free(&b);
-			fclose(f);
-			*err = strdup("out of memory");
-			return NULL;
-		}
-		k = fread(b.p + b.len, 1, 65536, f);
-		b.len += k;
-	} while (k > 0 && b.len < (64u << 20));
-	fclose(f);
-	*len = b.len;
-	return gbuf_take(&b);
-}
-
 static void watch_start(void);
 
-int mcp_load_config(const char *path, char **err)
+/* The config of the files given, or the built-in one. */
+static int parse_config(struct mcp_config **cfg, char **err)
+{
+	char *text;
+	int r;
+
+	if (nconfigs)
+		return mcp_config_load_files((const char *const *)config_paths,
+					     nconfigs, project, cfg, err);
+	text = default_config();
+	if (!text) {
+		*err = strdup("out of memory");
+		return -1;
+	}
+	r = mcp_config_parse(text, strlen(text), "(built-in)", cfg, err);
+	cJSON_free(text);
+	return r;
+}
+
+int mcp_load_configs(const char *const *paths, size_t n, const char *dir,
+		     char **err)
 {
 	static int loaded;
 	struct mcp_config *cfg = NULL;
-	char *text, *perr = NULL;
-	size_t len = 0;
-	int r;
+	char *perr = NULL;
+	size_t i;
 
 	*err = NULL;
-	if (!loaded && path)
-		config_path = strdup(path);
-	if (config_path) {
-		text = read_file(config_path, &len, &perr);
-	} else {
-		text = default_config();
-		len = text ? strlen(text) : 0;
+	if (!loaded) {
+		for (i = 0; i < n && i < MCP_MAX_CONFIGS; i++)
+			config_paths[nconfigs++] = strdup(paths[i]);
+		project = dir ? strdup(dir) : NULL;
 	}
-	if (!text) {
-		r = -1;
-	} else {
-		r = mcp_config_parse(text, len,
-				     config_path ? config_path : "(built-in)",
-				     &cfg, &perr);
-		if (config_path)
-			free(text);
-		else
-			cJSON_free(text);
-	}
-	if (r < 0) {
+	if (parse_config(&cfg, &perr) < 0) {
 		mlog(MLOG_ERR, "config rejected: %s", perr ? perr : "?");
 		free(config_error);
 		config_error = perr ? strdup(perr) : strdup("invalid config");
@@ -293,6 +275,11 @@ int mcp_load_config(const char *path, char **err)
 	return 0;
 }
 
+int mcp_load_config(const char *path, char **err)
+{
+	return mcp_load_configs(&path, path ? 1 : 0, NULL, err);
+}
+
 static void debounce_cb(uv_timer_t *t)
 {
 	char *err;
@@ -301,31 +288,38 @@ static void debounce_cb(uv_timer_t *t)
 		free(err);
 }
 
+/* h watches the folder of config_paths[i]: reload if that file changed. */
 static void watch_cb(uv_fs_event_t *h, const char *file, int events,
 		     int status)
 {
-	char *copy = strdup(config_path), *base = basename(copy);
+	size_t i = (size_t)(h - watches);
+	char *copy = strdup(config_paths[i]), *base = basename(copy);
 
 	if (status == 0 && (!file || !strcmp(file, base)))
 		uv_timer_start(&debounce, debounce_cb, 150, 0);
 	free(copy);
 }
 
-/* Watch the directory, so editors that replace the file are seen too. */
+/* Watch each file's directory, so editors that replace a file are seen
+ * too. */
 static void watch_start(void)
 {
 	char *copy;
+	size_t i;
 
-	if (!config_path)
+	if (!nconfigs)
 		return;
-	copy = strdup(config_path);
 	uv_timer_init(mcp_loop, &debounce);
-	uv_fs_event_init(mcp_loop, &watch);
 	watching = 1;
-	if (uv_fs_event_start(&watch, watch_cb, dirname(copy), 0) < 0)
-		mlog(MLOG_WARN, "cannot watch the config directory; "
-		     "reload with SIGHUP");
-	free(copy);
+	for (i = 0; i < nconfigs; i++) {
+		copy = strdup(config_paths[i]);
+		uv_fs_event_init(mcp_loop, &watches[i]);
+		if (uv_fs_event_start(&watches[i], watch_cb, dirname(copy),
+				      0) < 0)
+			mlog(MLOG_WARN, "cannot watch the folder of config "
+			     "file %zu; reload with SIGHUP", i + 1);
+		free(copy);
+	}
 }
 
 /* ---- .status ---- */
@@ -340,7 +334,10 @@ mcp_buf *mcp_status_json(void)
 
 	cJSON_AddStringToObject(o, "version", MCPFS_VERSION);
 	cJSON_AddStringToObject(o, "config",
-				config_path ? config_path : "(built-in)");
+				nconfigs ? config_paths[0] : "(built-in)");
+	a = cJSON_AddArrayToObject(o, "configs");
+	for (i = 0; i < nconfigs; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(config_paths[i]));
 	if (config_error)
 		cJSON_AddStringToObject(o, "config_error", config_error);
 	else
@@ -411,7 +408,10 @@ static void reaped(void)
 	for (i = 0; i < nwarnings; i++)
 		free(warnings[i]);
 	free(warnings);
-	free(config_path);
+	for (i = 0; i < nconfigs; i++)
+		free(config_paths[i]);
+	nconfigs = 0;
+	free(project);
 	free(config_error);
 	transport_fini_all();
 	if (shutdown_cb)
@@ -420,10 +420,13 @@ static void reaped(void)
 
 void mcp_shutdown(void (*done_cb)(void))
 {
+	size_t i;
+
 	shutdown_cb = done_cb;
 	session_warm_stop();
 	if (watching) {
-		uv_close((uv_handle_t *)&watch, NULL);
+		for (i = 0; i < nconfigs; i++)
+			uv_close((uv_handle_t *)&watches[i], NULL);
 		uv_close((uv_handle_t *)&debounce, NULL);
 		watching = 0;
 	}

@@ -50,6 +50,7 @@ struct mcp_options {
 	unsigned max_sessions;  /* soft cap on live sessions */
 	size_t max_line;        /* longest stdout line accepted from a server */
 	const char *self_exe;   /* path of the mcpfs binary (exec helper) */
+	const char *start_dir;  /* where mcpfs was started: servers' cwd */
 };
 
 /* Notifications from sessions/ to fs/ (for kernel cache invalidation). */
@@ -67,6 +68,11 @@ int mcp_init(uv_loop_t *loop, const struct mcp_options *opts,
  * *err set to a malloc'd message naming the file, field and problem (on
  * reload the old config stays in force). path NULL = built-in default. */
 int mcp_load_config(const char *path, char **err);
+/* The first load of n config files (absolute paths; none = built-in),
+ * merged, later files winning by server name; dir: --project DIR or
+ * NULL. Every file is watched. Reload with mcp_load_config(NULL, err). */
+int mcp_load_configs(const char *const *paths, size_t n, const char *dir,
+		     char **err);
 
 /* Close every session; done_cb runs once all processes are reaped and all
  * handles are closed. */

@@ -5,7 +5,9 @@
  * not beside it), which leads the session's process group and takes the
  * whole group down when mcpfs dies; newline-delimited JSON-RPC on the
  * server's stdin and stdout, its stderr kept by the session (diag). The
- * pid here is the supervisor's, the group id.
+ * pid here is the supervisor's, the group id. It runs in the entry's cwd,
+ * taken from the directory mcpfs was started in when relative, else in
+ * that directory (env.start_dir).
  *
  * Ownership. The session holds the transport while attached. close detaches
  * it: the process then finishes its close sequence on its own (stdin EOF,
@@ -432,7 +434,7 @@ static int stdio_start(const struct mcp_server_conf *conf,
 	uv_process_options_t o;
 	uv_stdio_container_t io[3];
 	struct proc *p;
-	char **argv, **env, ppid[24];
+	char **argv, **env, ppid[24], *cwd = NULL;
 	uv_file cin = -1;
 	size_t i;
 	int r;
@@ -478,7 +480,10 @@ static int stdio_start(const struct mcp_server_conf *conf,
 	o.file = helper;
 	o.args = argv;
 	o.env = env;
-	o.cwd = conf->cwd;
+	if (conf->cwd && conf->cwd[0] != '/' && tenv.start_dir &&
+	    asprintf(&cwd, "%s/%s", tenv.start_dir, conf->cwd) < 0)
+		cwd = NULL;
+	o.cwd = cwd ? cwd : conf->cwd ? conf->cwd : tenv.start_dir;
 	o.flags = UV_PROCESS_DETACHED;
 	o.stdio_count = 3;
 	o.stdio = io;
@@ -489,10 +494,12 @@ static int stdio_start(const struct mcp_server_conf *conf,
 		close(cin);
 	free(argv);
 	free(env);
+	free(cwd);
 	if (r < 0) {
 		snprintf(err, errlen, "cannot start %s: %s%s",
 			 mcp_base_name(conf->command), uv_strerror(r),
-			 conf->cwd && r == UV_ENOENT ? " (check cwd)" : "");
+			 (conf->cwd || tenv.start_dir) && r == UV_ENOENT ?
+			 " (check cwd)" : "");
 		p->exited = 1;
 		proc_maybe_finish(p);
 		return r;

@@ -159,6 +159,38 @@ static void mirror(int st)
 	_exit(128 + sig);
 }
 
+#ifndef MCPFS_HELPER_DIR
+#define MCPFS_HELPER_DIR "../libexec/mcpfs"
+#endif
+
+/*
+ * A bare command is first looked for in mcpfs's own helper directory
+ * (LIBEXECDIR/mcpfs, where the demo server is installed, found from this
+ * binary's directory, which is mcpfs's), then in examples/ there (a build
+ * tree); execs it if it is there.
+ */
+static void exec_own_helper(char **argv)
+{
+	static const char *const dirs[] = {MCPFS_HELPER_DIR, "examples"};
+	char self[4096], path[4096 + 512], *slash;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	size_t i;
+
+	if (n <= 0 || strchr(argv[0], '/') || strlen(argv[0]) > 255)
+		return;
+	self[n] = 0;
+	slash = strrchr(self, '/');
+	if (!slash)
+		return;
+	*slash = 0;
+	for (i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+		snprintf(path, sizeof path, "%s/%s/%s", self, dirs[i],
+			 argv[0]);
+		if (!access(path, X_OK))
+			execv(path, argv);
+	}
+}
+
 static void exec_server(char **argv, const sigset_t *mask, pid_t sup)
 {
 	const char *base;
@@ -167,6 +199,7 @@ static void exec_server(char **argv, const sigset_t *mask, pid_t sup)
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != sup)
 		_exit(127);
+	exec_own_helper(argv);
 	execvp(argv[0], argv);
 	/* the basename only: a path can say more than the user wants shown */
 	base = strrchr(argv[0], '/');

@@ -76,6 +76,7 @@ struct transport_env {
 	uv_loop_t *loop;
 	size_t max_line;        /* longest message accepted from a server */
 	const char *self_exe;   /* path of mcpfs (stdio's exec helper) */
+	const char *start_dir;  /* servers' cwd unless theirs says (or NULL) */
 	/* Objects that shutdown must wait for: a closed transport holds one
 	 * until it has freed itself. */
 	void (*obj_hold)(void);

@@ -53,7 +53,8 @@ sources_for() {
 	case $1 in
 	jscan)   echo "$root/lib/jscan.c" ;;
 	frame)   echo "$root/sessions/frame.c" ;;
-	config)  echo "$root/sessions/config.c $root/sessions/expand.c $root/lib/jscan.c $root/lib/gbuf.c" ;;
+	config)  echo "$root/sessions/config.c $root/sessions/configfmt.c" \
+		"$root/lib/jscan.c $root/lib/gbuf.c" ;;
 	request) echo "$root/sessions/request.c $root/lib/jscan.c $root/lib/gbuf.c" ;;
 	sse)     echo "$root/sessions/sse.c $root/lib/gbuf.c" ;;
 	askcheck) echo "$root/sessions/askcheck.c -lm" ;;
