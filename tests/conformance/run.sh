@@ -8,10 +8,23 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+# The suite needs Node 22 (package.json's devDependency node@22 puts one in
+# node_modules/.bin/node); the machine's node runs the servers elsewhere.
 cli="$root/node_modules/.bin/conformance"
+node22="$root/node_modules/.bin/node"
 [ -x "$cli" ] || { echo "run.sh: $cli missing (npm ci)" >&2; exit 77; }
+# conformance SECS ARG...: the suite's CLI, stopped after SECS
+conformance() {
+	secs=$1
+	shift
+	if [ -x "$node22" ]; then
+		timeout "$secs" "$node22" "$cli" "$@"
+	else
+		timeout "$secs" "$cli" "$@"
+	fi
+}
 if [ $# -eq 0 ]; then
-	set -- $("$cli" list 2>/dev/null |
+	set -- $(conformance 60 list 2>/dev/null |
 		sed -n '/^Client scenarios/,$s/^  - //p')
 fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/mcpfs-conformance.XXXXXX") || exit 1
@@ -22,7 +35,7 @@ py=/usr/bin/python3
 rc=0
 for sc in "$@"; do
 	out="$work/$(echo "$sc" | tr / _).txt"
-	if timeout 180 "$cli" client --scenario "$sc" \
+	if conformance 180 client --scenario "$sc" \
 		--command "$py $here/client.py" >"$out" 2>&1; then
 		res=PASS
 	else
