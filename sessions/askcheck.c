@@ -370,6 +370,9 @@ static int check_field(const char *f, const cJSON *sch, const cJSON *v,
 	const char *t = type_of(sch);
 	int r = 0;
 
+	if (cJSON_IsNumber(v) && !isfinite(v->valuedouble))
+		return refuse(why, n, "field \"%s\": a number too large to "
+			      "send (JSON has no infinity)", f);
 	if (!t)
 		r = 0;
 	else if (!strcmp(t, "string"))

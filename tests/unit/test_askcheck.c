@@ -119,6 +119,10 @@ static void test_form_refused(void **state)
 		"\"age\":\"3\"}}", "field \"age\": must be an integer");
 	refused("{\"action\":\"accept\",\"content\":{\"name\":\"Jo\","
 		"\"score\":true}}", "field \"score\": must be a number");
+	/* cJSON reads 1e999 as infinity, which it would print as null */
+	refused("{\"action\":\"accept\",\"content\":{\"name\":\"Jo\","
+		"\"score\":1e999}}", "field \"score\": a number too large to "
+		"send (JSON has no infinity)");
 	refused("{\"action\":\"accept\",\"content\":{\"name\":\"Jo\","
 		"\"ok\":1}}", "field \"ok\": must be true or false");
 	refused("{\"action\":\"accept\",\"content\":{\"name\":\"Jo\","
