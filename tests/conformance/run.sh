@@ -10,9 +10,15 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 # The suite needs Node 22 (package.json's devDependency node@22 puts one in
 # node_modules/.bin/node); the machine's node runs the servers elsewhere.
-cli="$root/node_modules/.bin/conformance"
+# CONFORMANCE=next runs the prerelease pinned beside it (package.json's
+# alias conformance-next), whose scenarios include the 2026-07-28 ones.
+if [ "${CONFORMANCE:-}" = next ]; then
+	cli="$root/node_modules/conformance-next/dist/index.js"
+else
+	cli="$root/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+fi
 node22="$root/node_modules/.bin/node"
-[ -x "$cli" ] || { echo "run.sh: $cli missing (npm ci)" >&2; exit 77; }
+[ -f "$cli" ] || { echo "run.sh: $cli missing (npm ci)" >&2; exit 77; }
 # conformance SECS ARG...: the suite's CLI, stopped after SECS
 conformance() {
 	secs=$1
@@ -20,12 +26,12 @@ conformance() {
 	if [ -x "$node22" ]; then
 		timeout "$secs" "$node22" "$cli" "$@"
 	else
-		timeout "$secs" "$cli" "$@"
+		timeout "$secs" node "$cli" "$@"
 	fi
 }
 if [ $# -eq 0 ]; then
 	set -- $(conformance 60 list 2>/dev/null |
-		sed -n '/^Client scenarios/,$s/^  - //p')
+		sed -n '/^Client scenarios/,/^$/s/^  - \([^ ]*\).*/\1/p')
 fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/mcpfs-conformance.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT

@@ -15,7 +15,7 @@ import pytest
 from conftest import BUILD, REPO
 
 RUN = REPO / 'tests/conformance/run.sh'
-CLI = REPO / 'node_modules/.bin/conformance'
+CLI = REPO / 'node_modules/@modelcontextprotocol/conformance/dist/index.js'
 
 
 @pytest.mark.parametrize('scenario', [
@@ -23,7 +23,7 @@ CLI = REPO / 'node_modules/.bin/conformance'
     'elicitation-sep1034-client-defaults'])
 def test_client_scenario_passes(scenario):
     if not CLI.exists():
-        pytest.skip('node_modules/.bin/conformance missing (npm ci)')
+        pytest.skip('the conformance suite is missing (npm ci)')
     env = dict(os.environ, MCPFS_BUILD=str(BUILD), CONFORMANCE_VERBOSE='1')
     p = subprocess.run(['sh', str(RUN), scenario], env=env, timeout=300,
                        capture_output=True, text=True)
