@@ -49,17 +49,6 @@ void askfile_free(struct askfile *af)
 	free(af);
 }
 
-static int blank(const char *p, size_t n)
-{
-	while (n--) {
-		char ch = *p++;
-
-		if (ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r')
-			return 0;
-	}
-	return 1;
-}
-
 /* The answer is complete: hand it over. */
 static int deliver(struct askfile *af)
 {
@@ -76,7 +65,7 @@ void askfile_write(struct askfile *af, fuse_req_t req, const char *buf,
 	size_t used = 0;
 	int r;
 
-	if (af->buf.len == 0 && blank(buf, size)) {
+	if (af->buf.len == 0 && jscan_blank(buf, size)) {
 		fuse_reply_write(req, size); /* even after the answer */
 		return;
 	}
@@ -95,7 +84,7 @@ void askfile_write(struct askfile *af, fuse_req_t req, const char *buf,
 	}
 	r = jscan_feed(&af->scan, buf, size, &used);
 	if (r == JSCAN_ERROR ||
-	    (r == JSCAN_DONE && !blank(buf + used, size - used))) {
+	    (r == JSCAN_DONE && !jscan_blank(buf + used, size - used))) {
 		mlog(MLOG_INFO, "answer refused: invalid JSON (%s)",
 		     r == JSCAN_ERROR && af->scan.error ? af->scan.error
 							: "trailing data");

@@ -227,17 +227,6 @@ static void reset_request(struct callfile *cf)
 	gbuf_clear(&cf->req);
 }
 
-static int all_space(const char *p, size_t n)
-{
-	while (n--) {
-		char ch = *p++;
-
-		if (ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r')
-			return 0;
-	}
-	return 1;
-}
-
 /* This open file now reads c (a reference taken over), and c is the
  * latest call of the writing process. */
 static void attach(struct callfile *cf, mcp_call *c)
@@ -356,7 +345,7 @@ void callfile_write(struct callfile *cf, fuse_req_t req, const char *buf,
 		return;
 	}
 	if (cf->req.len == 0 && !cf->too_big) {
-		if (all_space(buf, size)) {
+		if (jscan_blank(buf, size)) {
 			fuse_reply_write(req, size);
 			return;
 		}
@@ -372,7 +361,7 @@ void callfile_write(struct callfile *cf, fuse_req_t req, const char *buf,
 	}
 	r = jscan_feed(&cf->scan, buf, size, &used);
 	if (r == JSCAN_ERROR ||
-	    (r == JSCAN_DONE && !all_space(buf + used, size - used))) {
+	    (r == JSCAN_DONE && !jscan_blank(buf + used, size - used))) {
 		char why[160];
 
 		snprintf(why, sizeof why, "invalid JSON (%s)",

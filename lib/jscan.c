@@ -50,7 +50,7 @@ static int is_ws(unsigned char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-static int hexval(unsigned char c)
+int jscan_hexval(unsigned char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -59,6 +59,14 @@ static int hexval(unsigned char c)
 	if (c >= 'A' && c <= 'F')
 		return c - 'A' + 10;
 	return -1;
+}
+
+int jscan_blank(const char *p, size_t n)
+{
+	while (n--)
+		if (!is_ws((unsigned char)*p++))
+			return 0;
+	return 1;
 }
 
 static int fail(struct jscan *j, const char *why)
@@ -263,7 +271,7 @@ static int step_string(struct jscan *j, unsigned char c)
 		j->state = ST_STR | key;
 		return STEP_MORE;
 	case ST_UHEX:
-		h = hexval(c);
+		h = jscan_hexval(c);
 		if (h < 0)
 			return fail(j, "invalid \\u escape");
 		j->utf8_cp = (j->utf8_cp << 4) | (uint32_t)h;

@@ -56,6 +56,10 @@ int jscan_finish(struct jscan *j);
  * a scalar ends at the first ',', whitespace, '}' or ']' (or n).
  */
 size_t jscan_string_end(const char *p, size_t i, size_t n);
+/* The value of hex digit c, or -1. */
+int jscan_hexval(unsigned char c);
+/* 1 when the n bytes at p are all JSON whitespace (or n is 0). */
+int jscan_blank(const char *p, size_t n);
 size_t jscan_value_end(const char *p, size_t i, size_t n);
 
 /* Part of a text: offset and length; n == 0 means absent. */

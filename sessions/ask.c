@@ -35,7 +35,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "ask.h"
 #include "askcheck.h"
@@ -354,17 +353,6 @@ mcp_ask *mcp_ask_find(mcp_session *s, const char *name)
 	return NULL;
 }
 
-static void add_time(cJSON *o, const char *k, double t)
-{
-	char b[40];
-	time_t sec = (time_t)t;
-	struct tm tm;
-
-	gmtime_r(&sec, &tm);
-	strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	cJSON_AddStringToObject(o, k, b);
-}
-
 static const char *hint_of(enum ask_kind kind)
 {
 	switch (kind) {
@@ -410,9 +398,9 @@ mcp_buf *mcp_ask_json(mcp_ask *q)
 		    ask_url_host(p->valuestring, host, sizeof host) == 0)
 			cJSON_AddStringToObject(o, "host", host);
 	}
-	add_time(o, "created", q->created);
+	msg_add_time(o, "created", q->created);
 	if (q->timeout > 0)
-		add_time(o, "expires", q->created + q->timeout);
+		msg_add_time(o, "expires", q->created + q->timeout);
 	else
 		cJSON_AddNullToObject(o, "expires");
 	cJSON_AddStringToObject(o, "answer", hint_of(q->kind));

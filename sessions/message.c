@@ -36,6 +36,17 @@ mcp_buf *msg_error_reply(cJSON *err)
 	return b;
 }
 
+void msg_add_time(cJSON *o, const char *k, double t)
+{
+	char b[40];
+	time_t sec = (time_t)t;
+	struct tm tm;
+
+	gmtime_r(&sec, &tm);
+	strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	cJSON_AddStringToObject(o, k, b);
+}
+
 cJSON *msg_notification(const char *method)
 {
 	cJSON *m = cJSON_CreateObject();

@@ -6,7 +6,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "internal.h"
 
@@ -56,17 +55,6 @@ static const char *state_name(enum sstate st)
 	}
 }
 
-static void add_time(cJSON *o, const char *k, double t)
-{
-	char b[40];
-	time_t sec = (time_t)t;
-	struct tm tm;
-
-	gmtime_r(&sec, &tm);
-	strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	cJSON_AddStringToObject(o, k, b);
-}
-
 mcp_buf *mcp_session_status_json(mcp_session *s)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -80,8 +68,8 @@ mcp_buf *mcp_session_status_json(mcp_session *s)
 	else
 		cJSON_AddNullToObject(o, "pid");
 	cJSON_AddNumberToObject(o, "generation", s->generation);
-	add_time(o, "created", s->created);
-	add_time(o, "last_used", s->last_used);
+	msg_add_time(o, "created", s->created);
+	msg_add_time(o, "last_used", s->last_used);
 	cJSON_AddNumberToObject(o, "calls", (double)s->calls);
 	cJSON_AddNumberToObject(o, "in_flight", s->in_flight);
 	cJSON_AddNumberToObject(o, "questions", mcp_session_asks(s));

@@ -14,6 +14,7 @@
 
 #include "gbuf.h"
 #include "internal.h"
+#include "jscan.h"
 
 /* ---- names ---- */
 
@@ -71,17 +72,6 @@ char *mcp_name_encode(const char *name)
 	return out;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 char *mcp_name_decode(const char *file)
 {
 	char *out = malloc(strlen(file) + 1), *o = out;
@@ -95,8 +85,8 @@ char *mcp_name_decode(const char *file)
 			*o++ = *p;
 			continue;
 		}
-		hi = hexval(p[1]);
-		lo = hi < 0 ? -1 : hexval(p[2]);
+		hi = jscan_hexval((unsigned char)p[1]);
+		lo = hi < 0 ? -1 : jscan_hexval((unsigned char)p[2]);
 		if (lo < 0 || (hi == 0 && lo == 0)) {
 			free(out);
 			return NULL;
