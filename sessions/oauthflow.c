@@ -559,6 +559,8 @@ static void start_client(struct fetch *old)
 	    (m & AM_BASIC) ? AM_BASIC : (m & AM_POST) ? AM_POST : AM_NONE;
 	j = cJSON_CreateObject();
 	cJSON_AddStringToObject(j, "client_name", "mcpfs");
+	/* a native application: its redirect URI is on loopback (SEP-837) */
+	cJSON_AddStringToObject(j, "application_type", "native");
 	a = cJSON_AddArrayToObject(j, "redirect_uris");
 	cJSON_AddItemToArray(a, cJSON_CreateString(o->redirect_uri ?
 						   o->redirect_uri : ""));
