@@ -163,11 +163,6 @@ void node_attr(fuse_ino_t ino, const struct node *n, struct stat *st)
 		} else {
 			st->st_size = listing_size(n);
 		}
-	} else if (n->kind == K_AUTH && n->srv) {
-		mcp_buf *b = mcp_server_auth_json(n->srv);
-
-		st->st_size = b ? (off_t)b->len : 0;
-		mcp_buf_unref(b);
 	} else if (n->type == N_DOTSTATUS) {
 		mcp_buf *b = mcp_status_json();
 

@@ -380,9 +380,10 @@ static void begin(struct oauth *o)
 			return;
 		}
 		set_str(&o->authz_url, NULL);
-		set_state(o, OA_PENDING, "discovering the authorization "
-			  "server");
 	}
+	/* the state shows pending once the authorization URL is known */
+	mlog(MLOG_DEBUG, "server %s: auth: discovering the authorization "
+	     "server", o->name);
 	o->phase = PH_DISCOVER;
 	o->step_done = step_done;
 	oauth_discover(o);

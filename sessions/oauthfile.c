@@ -41,9 +41,7 @@ static char *auth_json(const struct mcp_server_conf *conf)
 	char *t, *out = NULL;
 
 	if (!o) {
-		cJSON_AddStringToObject(j, "state", conf->oauth &&
-					!conf->oauth->enabled ? "disabled"
-							      : "none");
+		cJSON_AddStringToObject(j, "state", "none"); /* "oauth": false */
 	} else {
 		cJSON_AddStringToObject(j, "state", oauth_state_name(o));
 		if (o->state == OA_PENDING && o->authz_url) {
