@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "curluv.h"
@@ -592,8 +593,13 @@ struct oauth *oauth_for(const struct mcp_server_conf *conf)
 {
 	struct oauth *o;
 
+	size_t i;
+
 	if (!conf->url || (conf->oauth && !conf->oauth->enabled) || !have_env)
 		return NULL;
+	for (i = 0; i < conf->nheaders; i++) /* the user's own credentials */
+		if (!strncasecmp(conf->headers[i], "authorization:", 14))
+			return NULL;
 	LIST_FOREACH(o, &all, link)
 		if (!strcmp(o->name, conf->name) && !strcmp(o->url, conf->url))
 			break;
