@@ -767,6 +767,8 @@ void oauth_logout(struct oauth *o)
 	o->stepups = 0;
 	oauth_store_remove(o);
 	set_state(o, OA_NONE, "logged out: tokens and registration forgotten");
+	wake(o, 0, "authorization required: logged out (write login to "
+	     "auth)");
 }
 
 int oauth_paste(struct oauth *o, const char *url, char *why, size_t n)
