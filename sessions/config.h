@@ -26,6 +26,12 @@ struct mcp_oauth_conf {
 	int client_credentials; /* "grant": "client_credentials" */
 	char *private_key_file;
 	int redirect_port;      /* 0 = derived from the url */
+	/* "grant": "jwt_bearer" (SEP-990 cross-app access, also sets
+	 * client_credentials: no browser): the ID token is exchanged at the
+	 * identity provider's token endpoint for an ID-JAG (RFC 8693), which
+	 * is the RFC 7523 assertion at the authorization server. */
+	int jwt_bearer;
+	char *idp_token_endpoint, *idp_id_token, *idp_client_id;
 };
 
 struct mcp_server_conf {

@@ -8,7 +8,9 @@
  * listener already open so that the redirect URI is known); BROWSER (the
  * authorization URL is out: every waiting request fails with "authorization
  * required", the listener waits for the callback); CODE (the token request
- * for the code); REFRESH; CLIENT (a client_credentials token request).
+ * for the code); REFRESH; CLIENT (a client_credentials or jwt_bearer
+ * token request); EXCHANGE (jwt_bearer: the ID token for an ID-JAG at the
+ * identity provider, SEP-990).
  * One step runs at a time per server, so concurrent requests over an
  * expired token share one refresh, and all threads share the tokens.
  *
@@ -35,7 +37,8 @@
 #include "oauthutil.h"
 #include "sessions.h"
 
-enum { PH_IDLE, PH_DISCOVER, PH_BROWSER, PH_CODE, PH_REFRESH, PH_CLIENT };
+enum { PH_IDLE, PH_DISCOVER, PH_BROWSER, PH_CODE, PH_REFRESH, PH_CLIENT,
+       PH_EXCHANGE };
 
 struct oauth_conn {
 	uv_tcp_t tcp;
@@ -467,6 +470,11 @@ static void step_done(struct oauth *o, int r, const char *err)
 			return;
 		}
 		pick_scope(o);
+		if (o->cfg.jwt_bearer) {
+			o->phase = PH_EXCHANGE;
+			oauth_exchange(o);
+			return;
+		}
 		if (o->cfg.client_credentials) {
 			o->phase = PH_CLIENT;
 			oauth_token(o, FT_CLIENT, NULL);
@@ -480,6 +488,14 @@ static void step_done(struct oauth *o, int r, const char *err)
 		set_state(o, OA_PENDING, "waiting for the browser");
 		required_msg(o, m, sizeof m);
 		wake(o, 0, m);
+		return;
+	case PH_EXCHANGE:
+		if (r < 0) {
+			flow_failed(o, err);
+			return;
+		}
+		o->phase = PH_CLIENT;
+		oauth_token(o, FT_JAG, NULL);
 		return;
 	case PH_CODE:
 	case PH_CLIENT:
@@ -581,6 +597,9 @@ static void cfg_take(struct oauth *o, const struct mcp_oauth_conf *c)
 	free(o->cfg.client_metadata_url);
 	free(o->cfg.scopes);
 	free(o->cfg.private_key_file);
+	free(o->cfg.idp_token_endpoint);
+	free(o->cfg.idp_id_token);
+	free(o->cfg.idp_client_id);
 	memset(&o->cfg, 0, sizeof o->cfg);
 	o->cfg.enabled = 1;
 	if (d) {
@@ -797,6 +816,7 @@ void oauth_fini(void)
 		free(o->prm_scopes);
 		free(o->as_scopes);
 		free(o->reg_ep);
+		free(o->jag);
 		free(o->name);
 		free(o->url);
 		uv_close((uv_handle_t *)&o->kick, oauth_free_cb);

@@ -33,7 +33,7 @@ struct oauth_wait {
 };
 
 enum oauth_state { OA_NONE, OA_PENDING, OA_AUTHORIZED, OA_FAILED };
-enum oauth_tok { FT_CODE, FT_REFRESH, FT_CLIENT };
+enum oauth_tok { FT_CODE, FT_REFRESH, FT_CLIENT, FT_JAG };
 enum { AM_BASIC = 1, AM_POST = 2, AM_NONE = 4, AM_JWT = 8 };
 
 struct oauth_conn; /* a connection to the loopback listener */
@@ -61,6 +61,7 @@ struct oauth {
 	int as_methods;                 /* AM_* the server lists, 0 = none */
 	int cimd, iss_required, legacy, have_meta;
 	char *want_scope;               /* requested in this flow */
+	char *jag;                      /* an ID-JAG from the identity provider */
 	unsigned stepups;               /* since the last answered request */
 	/* a pending code flow */
 	char verifier[64], state_param[48];
@@ -106,6 +107,8 @@ int oauth_paste(struct oauth *o, const char *url, char *why, size_t n);
 /* oauthflow.c: each ends with o->step_done(o, 0 or -1, message). */
 void oauth_discover(struct oauth *o);
 void oauth_token(struct oauth *o, enum oauth_tok kind, const char *code);
+/* jwt_bearer: the configured ID token for an ID-JAG (into o->jag). */
+void oauth_exchange(struct oauth *o);
 void oauth_flow_abort(struct oauth *o);
 
 /* oauthstore.c */

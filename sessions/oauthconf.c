@@ -2,7 +2,8 @@
  * oauthconf.c - the "oauth" member of an http server entry (SPEC 8):
  * false, true, or an object of clientId, clientSecret, clientMetadataUrl,
  * scopes (an array of strings or one space-separated string), grant,
- * privateKeyFile and redirectPort. Strings take ${VAR} as every config
+ * privateKeyFile and redirectPort (and idpTokenEndpoint, idpIdToken and
+ * idpClientId for the jwt_bearer grant of SEP-990). Strings take ${VAR} as every config
  * string does. An unknown key is an error naming it. Pure code.
  */
 #include <cjson/cJSON.h>
@@ -23,6 +24,9 @@ void mcp_oauth_conf_free(struct mcp_oauth_conf *c)
 	free(c->client_metadata_url);
 	free(c->scopes);
 	free(c->private_key_file);
+	free(c->idp_token_endpoint);
+	free(c->idp_id_token);
+	free(c->idp_client_id);
 	free(c);
 }
 
@@ -44,7 +48,11 @@ struct mcp_oauth_conf *mcp_oauth_conf_dup(const struct mcp_oauth_conf *c)
 	*d = *c;
 	d->client_id = d->client_secret = d->client_metadata_url = NULL;
 	d->scopes = d->private_key_file = NULL;
-	if (dup_str(&d->client_id, c->client_id) ||
+	d->idp_token_endpoint = d->idp_id_token = d->idp_client_id = NULL;
+	if (dup_str(&d->idp_token_endpoint, c->idp_token_endpoint) ||
+	    dup_str(&d->idp_id_token, c->idp_id_token) ||
+	    dup_str(&d->idp_client_id, c->idp_client_id) ||
+	    dup_str(&d->client_id, c->client_id) ||
 	    dup_str(&d->client_secret, c->client_secret) ||
 	    dup_str(&d->client_metadata_url, c->client_metadata_url) ||
 	    dup_str(&d->scopes, c->scopes) ||
@@ -150,15 +158,24 @@ int mcp_oauth_conf_parse(const void *val, const struct mcp_config_ctx *ctx,
 			r = get_str(e, ctx, &c->client_metadata_url, why);
 		else if (!strcmp(k, "privateKeyFile"))
 			r = get_str(e, ctx, &c->private_key_file, why);
+		else if (!strcmp(k, "idpTokenEndpoint"))
+			r = get_str(e, ctx, &c->idp_token_endpoint, why);
+		else if (!strcmp(k, "idpIdToken"))
+			r = get_str(e, ctx, &c->idp_id_token, why);
+		else if (!strcmp(k, "idpClientId"))
+			r = get_str(e, ctx, &c->idp_client_id, why);
 		else if (!strcmp(k, "scopes"))
 			r = get_scopes(e, ctx, &c->scopes, why);
 		else if (!strcmp(k, "grant")) {
 			r = get_str(e, ctx, &grant, why);
 			if (!r && !strcmp(grant, "client_credentials"))
 				c->client_credentials = 1;
+			else if (!r && !strcmp(grant, "jwt_bearer"))
+				c->client_credentials = c->jwt_bearer = 1;
 			else if (!r && strcmp(grant, "authorization_code"))
-				r = fail(why, k, "must be \"authorization_code\" "
-					 "or \"client_credentials\"");
+				r = fail(why, k, "must be \"authorization_code\", "
+					 "\"client_credentials\" or "
+					 "\"jwt_bearer\"");
 			free(grant);
 			grant = NULL;
 		} else if (!strcmp(k, "redirectPort")) {
@@ -172,15 +189,20 @@ int mcp_oauth_conf_parse(const void *val, const struct mcp_config_ctx *ctx,
 		} else {
 			r = fail(why, k, "unknown key (want clientId, "
 				 "clientSecret, clientMetadataUrl, scopes, "
-				 "grant, privateKeyFile or redirectPort)");
+				 "grant, privateKeyFile, redirectPort, "
+				 "idpTokenEndpoint, idpIdToken or idpClientId)");
 		}
 	}
 	if (!r && c->client_metadata_url &&
 	    strncmp(c->client_metadata_url, "https://", 8))
 		r = fail(why, "clientMetadataUrl", "must be an https:// URL");
 	if (!r && c->client_credentials && !c->client_id)
-		r = fail(why, "clientId", "required with the "
+		r = fail(why, "clientId", c->jwt_bearer ? "required with the "
+			 "jwt_bearer grant" : "required with the "
 			 "client_credentials grant");
+	if (!r && c->jwt_bearer && (!c->idp_token_endpoint || !c->idp_id_token))
+		r = fail(why, "grant", "jwt_bearer needs idpTokenEndpoint and "
+			 "idpIdToken");
 	if (r) {
 		mcp_oauth_conf_free(c);
 		return -1;

@@ -43,7 +43,7 @@
 #define BODY_MAX (256 * 1024)
 #define MAX_CANDIDATES 4
 
-enum step { ST_PRM, ST_ASM, ST_REG, ST_TOKEN };
+enum step { ST_PRM, ST_ASM, ST_REG, ST_TOKEN, ST_EXCHANGE };
 
 struct fetch {
 	struct cu_xfer cu;
@@ -701,6 +701,12 @@ void oauth_token(struct oauth *o, enum oauth_tok kind, const char *code)
 	} else if (kind == FT_REFRESH) {
 		r |= oauth_form_add(&body, "grant_type", "refresh_token");
 		r |= oauth_form_add(&body, "refresh_token", o->refresh);
+	} else if (kind == FT_JAG) {
+		r |= oauth_form_add(&body, "grant_type",
+				    "urn:ietf:params:oauth:grant-type:jwt-bearer");
+		r |= oauth_form_add(&body, "assertion", o->jag ? o->jag : "");
+		if (o->want_scope && *o->want_scope)
+			r |= oauth_form_add(&body, "scope", o->want_scope);
 	} else {
 		r |= oauth_form_add(&body, "grant_type", "client_credentials");
 		if (o->want_scope && *o->want_scope)
@@ -716,7 +722,8 @@ void oauth_token(struct oauth *o, enum oauth_tok kind, const char *code)
 	f->body = body;
 	mlog(MLOG_DEBUG, "server %s: auth: token request (%s) to %s", o->name,
 	     kind == FT_CODE ? "authorization_code" : kind == FT_REFRESH ?
-	     "refresh_token" : "client_credentials", o->token_ep);
+	     "refresh_token" : kind == FT_JAG ? "jwt-bearer" :
+	     "client_credentials", o->token_ep);
 	if (r || !body || fetch_send(f, o->token_ep, 1, 0) < 0)
 		finish(f, -1, "cannot start the token request");
 }
@@ -751,6 +758,62 @@ static void token_result(struct fetch *f, cJSON *j)
 		o->lifetime = o->expires_at = 0;
 	}
 	o->gen++;
+	finish(f, 0, NULL);
+}
+
+/* SEP-990: the ID token for an ID-JAG (RFC 8693 token exchange) at the
+ * identity provider, for this authorization server and resource. */
+void oauth_exchange(struct oauth *o)
+{
+	struct fetch *f = fetch_new(o, ST_EXCHANGE);
+	const struct mcp_oauth_conf *c = &o->cfg;
+	char *body = NULL;
+	int r = 0;
+
+	if (!f) {
+		o->busy = 0;
+		o->step_done(o, -1, "out of memory");
+		return;
+	}
+	if (!oauth_url_allowed(c->idp_token_endpoint)) {
+		finish(f, -1, "http:// endpoint refused: the identity "
+		       "provider's token endpoint");
+		return;
+	}
+	r |= oauth_form_add(&body, "grant_type",
+			    "urn:ietf:params:oauth:grant-type:token-exchange");
+	r |= oauth_form_add(&body, "subject_token", c->idp_id_token);
+	r |= oauth_form_add(&body, "subject_token_type",
+			    "urn:ietf:params:oauth:token-type:id_token");
+	r |= oauth_form_add(&body, "requested_token_type",
+			    "urn:ietf:params:oauth:token-type:id-jag");
+	r |= oauth_form_add(&body, "audience", o->issuer ? o->issuer : "");
+	if (o->resource)
+		r |= oauth_form_add(&body, "resource", o->resource);
+	if (o->want_scope && *o->want_scope)
+		r |= oauth_form_add(&body, "scope", o->want_scope);
+	if (c->idp_client_id)
+		r |= oauth_form_add(&body, "client_id", c->idp_client_id);
+	f->body = body;
+	mlog(MLOG_DEBUG, "server %s: auth: token exchange at %s", o->name,
+	     c->idp_token_endpoint);
+	if (r || !body || fetch_send(f, c->idp_token_endpoint, 1, 0) < 0)
+		finish(f, -1, "cannot start the token exchange");
+}
+
+static void exchange_result(struct fetch *f, cJSON *j)
+{
+	const char *at = jstr(j, "access_token"), *e = jstr(j, "error");
+	char msg[300];
+
+	if (!at || f->code < 200 || f->code > 299) {
+		snprintf(msg, sizeof msg, "token exchange at the identity "
+			 "provider refused (HTTP %ld%s%.80s)", f->code,
+			 e ? ": " : "", e ? e : "");
+		finish(f, -1, msg);
+		return;
+	}
+	set_str(&f->o->jag, at);
 	finish(f, 0, NULL);
 }
 
@@ -789,7 +852,8 @@ static void fetch_done_cb(struct cu_xfer *cu, CURLcode res)
 	}
 	if (res != CURLE_OK) {
 		snprintf(msg, sizeof msg, "%s failed: %s", f->step == ST_REG ?
-			 "client registration" : "token request",
+			 "client registration" : f->step == ST_EXCHANGE ?
+			 "token exchange" : "token request",
 			 curl_easy_strerror(res));
 		cJSON_Delete(j);
 		finish(f, -1, msg);
@@ -797,6 +861,8 @@ static void fetch_done_cb(struct cu_xfer *cu, CURLcode res)
 	}
 	if (f->step == ST_REG)
 		reg_result(f, j);
+	else if (f->step == ST_EXCHANGE)
+		exchange_result(f, j);
 	else
 		token_result(f, j);
 	cJSON_Delete(j);

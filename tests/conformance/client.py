@@ -168,6 +168,10 @@ def oauth_config(scenario, tmp):
         conf['privateKeyFile'] = str(key)
     if 'client-credentials' in scenario:
         conf['grant'] = 'client_credentials'
+    if ctx.get('idp_id_token'):  # SEP-990 cross-app access
+        conf.update(grant='jwt_bearer', idpIdToken=ctx['idp_id_token'],
+                    idpTokenEndpoint=ctx['idp_token_endpoint'],
+                    idpClientId=ctx.get('idp_client_id', ''))
     return conf
 
 

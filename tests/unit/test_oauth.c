@@ -462,9 +462,23 @@ static void test_config(void **state)
 	mcp_oauth_conf_free(c);
 	conf_err("{\"clientID\": \"x\"}", "clientID: unknown key (want "
 		 "clientId, clientSecret, clientMetadataUrl, scopes, grant, "
-		 "privateKeyFile or redirectPort)");
+		 "privateKeyFile, redirectPort, idpTokenEndpoint, idpIdToken "
+		 "or idpClientId)");
 	conf_err("{\"grant\": \"password\"}", "grant: must be "
-		 "\"authorization_code\" or \"client_credentials\"");
+		 "\"authorization_code\", \"client_credentials\" or "
+		 "\"jwt_bearer\"");
+	conf_err("{\"grant\": \"jwt_bearer\", \"clientId\": \"c\"}",
+		 "grant: jwt_bearer needs idpTokenEndpoint and idpIdToken");
+	c = conf_ok("{\"grant\": \"jwt_bearer\", \"clientId\": \"c\", "
+		    "\"idpTokenEndpoint\": \"https://idp/token\", "
+		    "\"idpIdToken\": \"t\", \"idpClientId\": \"i\"}");
+	assert_int_equal(c->jwt_bearer, 1);
+	assert_int_equal(c->client_credentials, 1);
+	assert_string_equal(c->idp_client_id, "i");
+	d = mcp_oauth_conf_dup(c);
+	assert_string_equal(d->idp_token_endpoint, "https://idp/token");
+	mcp_oauth_conf_free(c);
+	mcp_oauth_conf_free(d);
 	conf_err("{\"grant\": \"client_credentials\"}",
 		 "clientId: required with the client_credentials grant");
 	conf_err("{\"redirectPort\": 0}", "redirectPort: must be an integer "
