@@ -584,6 +584,7 @@ static void oauth_clear(struct oauth *o, int all_of_it)
 		set_str(&o->challenge_scope, NULL);
 		set_str(&o->stepup_scope, NULL);
 		set_str(&o->prm_url, NULL);
+		set_str(&o->revoke_ep, NULL);
 		o->registered = 0;
 	}
 }
@@ -781,6 +782,10 @@ void oauth_logout(struct oauth *o)
 	oauth_flow_abort(o);
 	o->phase = PH_IDLE;
 	listener_close(o);
+	if (!o->store_refused) {
+		oauth_revoke(o, o->refresh, "refresh_token");
+		oauth_revoke(o, o->access, "access_token");
+	}
 	oauth_clear(o, 1);
 	o->store_refused = 0;
 	o->stepups = 0;

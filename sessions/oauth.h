@@ -50,7 +50,7 @@ struct oauth {
 	double expires_at, lifetime;    /* 0: no expiry */
 	unsigned gen;                   /* bumped at each new access token */
 	/* the client and the authorization server (kept in the store) */
-	char *issuer, *authz_ep, *token_ep, *reg_ep, *resource;
+	char *issuer, *authz_ep, *token_ep, *reg_ep, *resource, *revoke_ep;
 	char *client_id, *client_secret, *redirect_uri;
 	int auth_method;                /* AM_* used at the token endpoint */
 	int registered;                 /* client_id from registration */
@@ -110,6 +110,16 @@ void oauth_token(struct oauth *o, enum oauth_tok kind, const char *code);
 /* jwt_bearer: the configured ID token for an ID-JAG (into o->jag). */
 void oauth_exchange(struct oauth *o);
 void oauth_flow_abort(struct oauth *o);
+/* RFC 7009 revocation of token, when the server has the endpoint; no
+ * report. */
+void oauth_revoke(struct oauth *o, const char *token, const char *hint);
+
+/* oauthauth.c: the client's authentication at the token endpoint, as
+ * o->auth_method says: a header added to *hdrs, or fields to *body.
+ * 0, or -errno with err. */
+struct curl_slist;
+int oauth_client_auth(const struct oauth *o, struct curl_slist **hdrs,
+		      char **body, char *err, size_t n);
 
 /* oauthstore.c */
 /* The store file's path for url, malloc'd (NULL on ENOMEM). */

@@ -43,7 +43,7 @@
 #define BODY_MAX (256 * 1024)
 #define MAX_CANDIDATES 4
 
-enum step { ST_PRM, ST_ASM, ST_REG, ST_TOKEN, ST_EXCHANGE };
+enum step { ST_PRM, ST_ASM, ST_REG, ST_TOKEN, ST_EXCHANGE, ST_REVOKE };
 
 struct fetch {
 	struct cu_xfer cu;
@@ -468,7 +468,9 @@ static void asm_result(struct fetch *f, cJSON *j)
 			return;
 		}
 	}
-	if (endpoint(f, &o->authz_ep, jstr(j, "authorization_endpoint"),
+	if (endpoint(f, &o->revoke_ep, jstr(j, "revocation_endpoint"),
+		     "revocation") < 0 ||
+	    endpoint(f, &o->authz_ep, jstr(j, "authorization_endpoint"),
 		     "authorization") < 0 ||
 	    endpoint(f, &o->token_ep, jstr(j, "token_endpoint"), "token") < 0 ||
 	    endpoint(f, &o->reg_ep, jstr(j, "registration_endpoint"),
@@ -610,73 +612,6 @@ static void reg_result(struct fetch *f, cJSON *j)
 
 /* ---- tokens ---- */
 
-static char *read_key(const char *path, size_t *len, char *err, size_t n)
-{
-	char *buf = malloc(65536);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t k = fd >= 0 && buf ? read(fd, buf, 65535) : -1;
-
-	if (fd >= 0)
-		close(fd);
-	if (k <= 0) {
-		snprintf(err, n, "privateKeyFile: cannot read %s", path);
-		free(buf);
-		return NULL;
-	}
-	buf[k] = 0;
-	*len = (size_t)k;
-	return buf;
-}
-
-/* Client authentication: a header (basic) or body fields. */
-static int client_auth(struct fetch *f, char **body, char *err, size_t n)
-{
-	struct oauth *o = f->o;
-	int r = 0;
-
-	if (o->auth_method == AM_BASIC && o->client_secret) {
-		char *u = oauth_form_escape(o->client_id);
-		char *p = oauth_form_escape(o->client_secret), *pair = NULL;
-		char *b64, *hdr = NULL;
-
-		if (!u || !p || asprintf(&pair, "%s:%s", u, p) < 0)
-			pair = NULL;
-		b64 = pair ? malloc(4 * strlen(pair) / 3 + 8) : NULL;
-		if (b64)
-			oauth_b64((unsigned char *)pair, strlen(pair), b64);
-		if (b64 && asprintf(&hdr, "Authorization: Basic %s", b64) >= 0)
-			f->hdrs = curl_slist_append(f->hdrs, hdr);
-		else
-			r = -ENOMEM;
-		free(u), free(p), free(pair), free(b64), free(hdr);
-		return r;
-	}
-	if (o->auth_method == AM_JWT) {
-		size_t len;
-		char *pem = read_key(o->cfg.private_key_file, &len, err, n);
-		char *jwt = pem ? oauth_jwt_assertion(pem, len, NULL,
-						      o->client_id, o->issuer,
-						      (long)time(NULL), err, n)
-				: NULL;
-
-		if (pem)
-			memset(pem, 0, len);
-		free(pem);
-		if (!jwt)
-			return -EINVAL;
-		r |= oauth_form_add(body, "client_id", o->client_id);
-		r |= oauth_form_add(body, "client_assertion_type",
-			"urn:ietf:params:oauth:client-assertion-type:jwt-bearer");
-		r |= oauth_form_add(body, "client_assertion", jwt);
-		free(jwt);
-		return r;
-	}
-	r |= oauth_form_add(body, "client_id", o->client_id);
-	if (o->auth_method == AM_POST && o->client_secret)
-		r |= oauth_form_add(body, "client_secret", o->client_secret);
-	return r;
-}
-
 void oauth_token(struct oauth *o, enum oauth_tok kind, const char *code)
 {
 	struct fetch *f = fetch_new(o, ST_TOKEN);
@@ -714,7 +649,7 @@ void oauth_token(struct oauth *o, enum oauth_tok kind, const char *code)
 	}
 	if (o->resource)
 		r |= oauth_form_add(&body, "resource", o->resource);
-	if (!r && (r = client_auth(f, &body, err, sizeof err)) < 0) {
+	if (!r && (r = oauth_client_auth(f->o, &f->hdrs, &body, err, sizeof err)) < 0) {
 		free(body);
 		finish(f, -1, err);
 		return;
@@ -817,6 +752,33 @@ static void exchange_result(struct fetch *f, cJSON *j)
 	finish(f, 0, NULL);
 }
 
+/* RFC 7009: revoke token at the server's revocation endpoint, fire and
+ * forget (the transfer outlives the logout and never looks at o again). */
+void oauth_revoke(struct oauth *o, const char *token, const char *hint)
+{
+	struct fetch *f;
+	char *body = NULL, err[200];
+	int r = 0;
+
+	if (!o->revoke_ep || !token || !o->client_id ||
+	    !(f = calloc(1, sizeof *f)))
+		return;
+	f->o = o;
+	f->step = ST_REVOKE;
+	f->cu.done = fetch_done_cb;
+	f->cu.release = fetch_release_cb;
+	r |= oauth_form_add(&body, "token", token);
+	r |= oauth_form_add(&body, "token_type_hint", hint);
+	if (!r)
+		r = oauth_client_auth(f->o, &f->hdrs, &body, err, sizeof err);
+	f->o = NULL;
+	f->body = body;
+	if (r || !body || fetch_send(f, o->revoke_ep, 1, 0) < 0) {
+		f->killed = 1;
+		cu_kill(&f->cu);
+	}
+}
+
 /* ---- a finished transfer ---- */
 
 static void fetch_done_cb(struct cu_xfer *cu, CURLcode res)
@@ -829,6 +791,13 @@ static void fetch_done_cb(struct cu_xfer *cu, CURLcode res)
 	if (f->killed)
 		return;
 	curl_easy_getinfo(cu->easy, CURLINFO_RESPONSE_CODE, &f->code);
+	if (f->step == ST_REVOKE) { /* o is not looked at again */
+		mlog(MLOG_DEBUG, "auth: revocation answered %ld (%s)", f->code,
+		     curl_easy_strerror(res));
+		f->killed = 1;
+		cu_kill(&f->cu);
+		return;
+	}
 	if (res == CURLE_OK && f->in.len)
 		j = cJSON_ParseWithLength(f->in.p, f->in.len);
 	if (j && !cJSON_IsObject(j)) {

@@ -106,6 +106,7 @@ int oauth_store_load(struct oauth *o)
 	o->issuer = get(j, "issuer");
 	o->authz_ep = get(j, "authorization_endpoint");
 	o->token_ep = get(j, "token_endpoint");
+	o->revoke_ep = get(j, "revocation_endpoint");
 	o->resource = get(j, "resource");
 	o->client_id = get(j, "client_id");
 	o->client_secret = get(j, "client_secret");
@@ -175,6 +176,7 @@ int oauth_store_save(const struct oauth *o)
 	put(j, "issuer", o->issuer);
 	put(j, "authorization_endpoint", o->authz_ep);
 	put(j, "token_endpoint", o->token_ep);
+	put(j, "revocation_endpoint", o->revoke_ep);
 	put(j, "resource", o->resource);
 	put(j, "client_id", o->client_id);
 	put(j, "client_secret", o->client_secret);
