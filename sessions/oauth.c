@@ -339,8 +339,9 @@ static int listener_open(struct oauth *o)
 
 static void pick_scope(struct oauth *o)
 {
-	const char *base = o->cfg.scopes ? o->cfg.scopes :
-			   o->stepup_scope ? o->stepup_scope :
+	/* a step-up's union already holds what was asked before */
+	const char *base = o->stepup_scope ? o->stepup_scope :
+			   o->cfg.scopes ? o->cfg.scopes :
 			   o->challenge_scope ? o->challenge_scope :
 			   o->prm_scopes;
 	char *s = base ? strdup(base) : NULL;
