@@ -71,6 +71,8 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 			ino = fs_ino(mcp_server_id(p.srv), K_CALL);
 		else if (!strcmp(name, "tools.json"))
 			ino = fs_ino(mcp_server_id(p.srv), K_TOOLS);
+		else if (!strcmp(name, "auth") && mcp_server_has_auth(p.srv))
+			ino = fs_ino(mcp_server_id(p.srv), K_AUTH);
 		else if ((s = mcp_session_find(p.srv, name)) != NULL)
 			ino = fs_ino(mcp_session_id(s), K_DIR);
 	} else if (p.type == N_SESSION && p.kind == K_DIR) {
@@ -125,7 +127,8 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 	}
 	if (!(to_set & FUSE_SET_ATTR_SIZE) || !trunc_only || attr->st_size ||
 	    (n.kind != K_CALL && n.kind != K_CTL && n.kind != K_TOOL &&
-	     n.kind != K_PROMPT && n.kind != K_REQ) || n.type == N_ROOT ||
+	     n.kind != K_PROMPT && n.kind != K_REQ && n.kind != K_AUTH) ||
+	    n.type == N_ROOT ||
 	    n.type == N_DOTSTATUS) {
 		fuse_reply_err(req, EPERM);
 		return;
@@ -300,7 +303,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	if (acc != O_RDONLY && (n.type == N_DOTSTATUS ||
 				(n.kind != K_CALL && n.kind != K_CTL &&
 				 n.kind != K_TOOL && n.kind != K_PROMPT &&
-				 n.kind != K_REQ))) {
+				 n.kind != K_REQ && n.kind != K_AUTH))) {
 		fuse_reply_err(req, EACCES);
 		return;
 	}
@@ -328,6 +331,11 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
+	if (n.kind == K_AUTH && authfile_open(h, n.srv) < 0) {
+		fs_fh_free(h);
+		fuse_reply_err(req, EIO);
+		return;
+	}
 	if (n.kind == K_REQ) { /* the question at open, and the answer */
 		mcp_ask *q = mcp_ask_by_num(n.s, n.idx);
 
@@ -343,7 +351,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		mcp_session_hold(n.s);
 	fi->fh = (uint64_t)(uintptr_t)h;
 	fi->direct_io = 1; /* call is seekable: callfile.c ignores offsets */
-	if (n.kind >= K_TOOLDIR && n.kind != K_REQ) {
+	if (n.kind >= K_TOOLDIR && n.kind != K_REQ && n.kind != K_AUTH) {
 		listing_open(req, ino, h, fi); /* replies, or fails and frees */
 		return;
 	}
@@ -388,6 +396,8 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 		callfile_write(h->cf, req, buf, size);
 	} else if (h->af) {
 		askfile_write(h->af, req, buf, size);
+	} else if (h->kind == K_AUTH) {
+		authfile_write(h, req, buf, size);
 	} else if (h->kind == K_CTL) {
 		mcp_session *s = mcp_session_by_id(h->session_id);
 		int r = s ? mcp_session_ctl(s, buf, size) : -ENOENT;
@@ -471,6 +481,9 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino,
 			0);
 		fs_dir_add(h, req, "tools.json",
 			fs_ino(mcp_server_id(n.srv), K_TOOLS), 0);
+		if (mcp_server_has_auth(n.srv))
+			fs_dir_add(h, req, "auth",
+				   fs_ino(mcp_server_id(n.srv), K_AUTH), 0);
 		for (s = mcp_session_first(n.srv); s; s = mcp_session_next(s))
 			fs_dir_add(h, req, mcp_session_name(s),
 				fs_ino(mcp_session_id(s), K_DIR), 1);

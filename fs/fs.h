@@ -27,6 +27,7 @@ enum kind {
 	/* ... and in those directories, with an index */
 	K_TOOL, K_RESULT, K_RESOURCE, K_PROMPT,
 	K_REQ,      /* requests/<n>: the index is the question's number */
+	K_AUTH,     /* <server>/auth of a url server (SPEC 8) */
 	K_NKINDS
 };
 #define KIND_BITS 5
@@ -65,6 +66,7 @@ struct fh {
 	enum kind kind;
 	int dotstatus;
 	uint64_t session_id;
+	uint64_t server_id;      /* auth */
 	mcp_buf *snap;           /* the bytes read: status, stderr, result/... */
 	struct callfile *cf;     /* call, tools.json, tools/x, prompts/x */
 	struct askfile *af;      /* requests/<n> */
@@ -110,6 +112,11 @@ void askfile_write(struct askfile *af, fuse_req_t req, const char *buf,
 		   size_t size);
 void askfile_flush(struct askfile *af, fuse_req_t req);
 void askfile_free(struct askfile *af);
+
+/* authfile.c: <server>/auth */
+int authfile_open(struct fh *h, mcp_server *srv);
+void authfile_write(struct fh *h, fuse_req_t req, const char *buf,
+		    size_t size);
 
 extern const struct fuse_lowlevel_ops mcpfs_ops;
 void fs_set_session(struct fuse_session *se);

@@ -72,7 +72,9 @@ static int resolve(fuse_ino_t ino, struct node *n)
 		return -ENOENT;
 	if ((n->srv = mcp_server_by_id(id)) != NULL) {
 		n->type = N_SERVER;
-		return n->kind <= K_TOOLS ? 0 : -ENOENT;
+		return n->kind <= K_TOOLS || (n->kind == K_AUTH &&
+					      mcp_server_has_auth(n->srv))
+			       ? 0 : -ENOENT;
 	}
 	if ((n->s = mcp_session_by_id(id)) != NULL) {
 		const struct mcp_part *parts;
@@ -131,7 +133,8 @@ void node_attr(fuse_ino_t ino, const struct node *n, struct stat *st)
 	} else {
 		st->st_mode = S_IFREG |
 			      (n->kind == K_CALL || n->kind == K_CTL ||
-			       n->kind == K_REQ ? 0600 : listing_mode(n->kind));
+			       n->kind == K_REQ || n->kind == K_AUTH
+				   ? 0600 : listing_mode(n->kind));
 		st->st_nlink = 1;
 	}
 	if (n->s) {

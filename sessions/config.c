@@ -587,6 +587,7 @@ static void server_free(struct mcp_server_conf *sc)
 	free(sc->url);
 	strv_free(sc->headers, sc->nheaders);
 	strv_free(sc->roots, sc->nroots);
+	mcp_oauth_conf_free(sc->oauth);
 	free(sc);
 }
 
@@ -704,6 +705,7 @@ static int fill_http(struct parse *ps, struct mcp_server_conf *sc,
 						 "cwd"};
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, "url");
 	struct path f;
+	char *why = NULL;
 	size_t i;
 
 	for (i = 0; i < sizeof stdio_only / sizeof stdio_only[0]; i++) {
@@ -722,6 +724,13 @@ static int fill_http(struct parse *ps, struct mcp_server_conf *sc,
 		return field_error(ps, &f, "must start with http:// or https://");
 	if (strpbrk(sc->url, " \t\r\n"))
 		return field_error(ps, &f, "must not hold white space");
+	v = cJSON_GetObjectItemCaseSensitive(e, "oauth");
+	path_key(&f, at, "oauth");
+	if (v && mcp_oauth_conf_parse(v, ps->ctx, &sc->oauth, &why) < 0) {
+		field_error(ps, &f, why ? why : "out of memory");
+		free(why);
+		return -1;
+	}
 	return get_map(ps, e, at, "headers", ": ", &sc->headers,
 		       &sc->nheaders);
 }

@@ -17,6 +17,23 @@ enum {
 	MCP_TRANSPORT_SSE,          /* "sse": HTTP+SSE (2024-11-05) */
 };
 
+/* "oauth" of an http entry (SPEC 8; oauthconf.c). Absent = enabled with
+ * nothing set. */
+struct mcp_oauth_conf {
+	int enabled;            /* 0: "oauth": false */
+	char *client_id, *client_secret, *client_metadata_url;
+	char *scopes;           /* space-separated, NULL = chosen */
+	int client_credentials; /* "grant": "client_credentials" */
+	char *private_key_file;
+	int redirect_port;      /* 0 = derived from the url */
+	/* "grant": "jwt_bearer" (SEP-990 cross-app access, also sets
+	 * client_credentials: no browser): the ID token is exchanged at the
+	 * identity provider's token endpoint for an ID-JAG (RFC 8693), which
+	 * is the RFC 7523 assertion at the authorization server. */
+	int jwt_bearer;
+	char *idp_token_endpoint, *idp_id_token, *idp_client_id;
+};
+
 struct mcp_server_conf {
 	char *name;
 	char *command;          /* expanded; NULL for an http server */
@@ -36,6 +53,7 @@ struct mcp_server_conf {
 	int elicitation;        /* declare elicitation (default 1) */
 	int sampling;           /* declare sampling (default 0) */
 	unsigned warm;          /* spare started sessions kept (0-16) */
+	struct mcp_oauth_conf *oauth; /* NULL = absent */
 	char digest[13];        /* hex digest of the launch fields */
 	struct mcp_server_conf *next;
 };
@@ -71,6 +89,15 @@ const char *mcp_base_name(const char *path);
  * message, valid until the next call) on bad syntax. An unset ${VAR}
  * expands to "". "$" not followed by "{" is kept. */
 char *mcp_expand(const char *s, const char **err);
+
+/* Parse "oauth" (v) with ${VAR} expansion by expand (ctx passed on).
+ * Returns 0 with *out (NULL for true: the default), or -1 with *why a
+ * malloc'd message "KEY: problem" ("" for the value itself). */
+struct mcp_config_ctx;
+int mcp_oauth_conf_parse(const void *v, const struct mcp_config_ctx *ctx,
+			 struct mcp_oauth_conf **out, char **why);
+void mcp_oauth_conf_free(struct mcp_oauth_conf *c);
+struct mcp_oauth_conf *mcp_oauth_conf_dup(const struct mcp_oauth_conf *c);
 
 /* Server names: a plain path component (non-empty, not "." or "..", no
  * "/", not starting with "."). Returns NULL if valid, else why. */

@@ -301,7 +301,7 @@ int cfmt_known_key(const char *key)
 	static const char *const known[] = {
 		"command", "args", "env", "cwd", "url", "headers", "type",
 		"roots", "timeout", "idleTimeout", "disabled", "envFile", "warm",
-		"elicitation", "sampling",
+		"elicitation", "sampling", "oauth",
 	};
 	size_t i;
 

@@ -223,6 +223,7 @@ static void fb_free(struct fb *b)
 	free(b->conf.headers);
 	free(b->conf.name);
 	free(b->conf.url);
+	mcp_oauth_conf_free(b->conf.oauth);
 	free(b->init);
 	free(b);
 }
@@ -244,6 +245,8 @@ static int copy_conf(struct mcp_server_conf *to,
 			return -ENOMEM;
 		to->nheaders++;
 	}
+	if (from->oauth && !(to->oauth = mcp_oauth_conf_dup(from->oauth)))
+		return -ENOMEM;
 	to->transport = from->transport;
 	memcpy(to->digest, from->digest, sizeof to->digest);
 	to->timeout = from->timeout;

@@ -44,6 +44,7 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,7 @@
 
 #include "curluv.h"
 #include "gbuf.h"
+#include "oauth.h"
 #include "sessions.h"
 #include "sse.h"
 #include "transport.h"
@@ -79,6 +81,9 @@ struct xfer {
 	unsigned resumes;         /* resumptions so far (X_RESUME) */
 	int held;                 /* built, launched once the gate is done */
 	int probe;                /* the first request (the initialize) */
+	char *www;                /* WWW-Authenticate of the answer */
+	unsigned gen, auth_tries; /* token generation sent, retries */
+	struct oauth_wait aw;     /* held for authorization (oauth.h) */
 	uv_timer_t timer;         /* delayed start */
 	LIST_ENTRY(xfer) link;       /* the http's transfers */
 };
@@ -100,6 +105,7 @@ struct http {
 	unsigned get_fails;
 	int get_off;              /* no GET stream (405, or gave up) */
 	int probed;               /* the first request was sent */
+	struct oauth *oa;         /* the server's authorization, or NULL */
 };
 
 static struct transport_env tenv;
@@ -134,6 +140,7 @@ static void xfer_free_cb(uv_handle_t *hd)
 
 	curl_slist_free_all(x->hdrs);
 	free(x->body);
+	free(x->www);
 	gbuf_free(&x->in);
 	sse_free(&x->sse);
 	free(x);
@@ -166,6 +173,7 @@ static void xfer_kill(struct xfer *x)
 	if (x->cu.dead)
 		return;
 	x->held = 0;
+	oauth_wait_cancel(&x->aw);
 	uv_timer_stop(&x->timer);
 	LIST_REMOVE(x, link);
 	if (x->h->get == x)
@@ -196,6 +204,8 @@ static size_t header_cb(char *p, size_t size, size_t n, void *ud)
 	struct xfer *x = ud;
 	size_t len = size * n, k = sizeof "mcp-session-id:" - 1, e;
 
+	if (len > 17 && !x->www && !strncasecmp(p, "www-authenticate:", 17))
+		x->www = strndup(p + 17, strcspn(p + 17, "\r\n"));
 	if (x->cu.dead || !x->h->ctx || x->h->sid || len <= k ||
 	    strncasecmp(p, "mcp-session-id:", k))
 		return len;
@@ -309,6 +319,15 @@ static int common_headers(struct xfer *x)
 		r |= add_header(x, "MCP-Protocol-Version", h->protocol);
 	for (i = 0; i < h->nheaders; i++)
 		r |= add_header(x, h->headers[i], NULL);
+	if (oauth_bearer(h->oa)) {
+		char *b = NULL;
+
+		x->gen = h->oa->gen;
+		if (asprintf(&b, "Bearer %s", oauth_bearer(h->oa)) < 0)
+			return -ENOMEM;
+		r |= add_header(x, "Authorization", b);
+		free(b);
+	}
 	return r ? -ENOMEM : 0;
 }
 
@@ -530,6 +549,52 @@ static void diag_line(struct http *h, const char *msg)
 	h->up->diag(h->ctx, "\n", 1);
 }
 
+/* A request held for authorization came back from oauth.c. */
+static void auth_done(struct oauth_wait *w, int res, const char *msg)
+{
+	struct xfer *x = (struct xfer *)((char *)w -
+					 offsetof(struct xfer, aw));
+	struct http *h = x->h;
+
+	if (!h->ctx) {
+		xfer_kill(x);
+		return;
+	}
+	if (res == 1 || !x->rpc_id) {
+		xfer_launch(x, 0);
+		return;
+	}
+	h->up->call_error(h->ctx, x->rpc_id, res == 0 ? ERR_AUTH_UP : ERR_HTTP,
+			  msg[0] ? msg : "HTTP 403 from the server");
+	xfer_kill(x);
+}
+
+/* A 401 or 403 to request x: hand it to oauth.c with a copy of the
+ * request to send again. 1 when taken. */
+static int auth_held(struct xfer *x)
+{
+	struct http *h = x->h;
+	struct xfer *n;
+
+	if (!h->oa || x->kind != X_POST || !x->rpc_id || x->auth_tries >= 4)
+		return 0;
+	n = xfer_new(h, X_POST);
+	if (!n)
+		return 0;
+	n->body = x->body;
+	n->rpc_id = x->rpc_id;
+	n->probe = x->probe;
+	n->auth_tries = x->auth_tries + 1;
+	n->aw.done = auth_done;
+	if (oauth_challenge(h->oa, x->code, x->www, x->gen, &n->aw) < 0) {
+		n->body = NULL;
+		xfer_kill(n);
+		return 0;
+	}
+	x->body = NULL;
+	return 1;
+}
+
 static void xfer_done(struct xfer *x, CURLcode res)
 {
 	struct http *h = x->h;
@@ -550,6 +615,11 @@ static void xfer_done(struct xfer *x, CURLcode res)
 		get_done(x, res);
 		return;
 	}
+	if (res == CURLE_OK && (x->code == 401 || x->code == 403) &&
+	    auth_held(x))
+		return;
+	if (res == CURLE_OK && x->rpc_id && x->code >= 200 && x->code < 300)
+		oauth_answered(h->oa);
 	/* a server of the 2024-11-05 HTTP+SSE transport? (fallback.c) */
 	if (res == CURLE_OK && x->probe && h->up->legacy &&
 	    (x->code == 400 || x->code == 404 || x->code == 405) &&
@@ -613,7 +683,14 @@ static void xfer_release_cb(struct cu_xfer *cu)
 static int http_init(const struct transport_env *e)
 {
 	tenv = *e;
+	oauth_setup(e);
 	return cu_init(e->loop);
+}
+
+static void http_fini(void)
+{
+	oauth_fini();
+	cu_fini();
 }
 
 static int http_start(const struct mcp_server_conf *conf,
@@ -638,6 +715,7 @@ static int http_start(const struct mcp_server_conf *conf,
 	}
 	h->up = up;
 	h->ctx = ctx;
+	h->oa = oauth_for(conf);
 	tenv.obj_hold();
 	*out = (struct transport *)h;
 	return 0;
@@ -682,7 +760,9 @@ static void http_send(struct transport *t, char *line, size_t len,
 		h->gate = x; /* notifications/initialized */
 		h->gating = 0;
 	}
-	xfer_launch(x, 0);
+	x->aw.done = auth_done; /* a refresh due first: sent after it */
+	if (oauth_fresh(h->oa, &x->aw))
+		xfer_launch(x, 0);
 }
 
 static void http_ready(struct transport *t, const char *protocol)
@@ -728,7 +808,7 @@ static int http_pid(const struct transport *t)
 const struct transport_ops mcpfs_http_transport = {
 	.name = "http",
 	.init = http_init,
-	.fini = cu_fini,
+	.fini = http_fini,
 	.start = http_start,
 	.send = http_send,
 	.ready = http_ready,

@@ -38,6 +38,7 @@
 #include <sys/queue.h>
 
 #include "curluv.h"
+#include "oauth.h"
 #include "sessions.h"
 #include "sse.h"
 #include "transport.h"
@@ -74,6 +75,7 @@ struct hs {
 	unsigned nxfers;          /* transfers not yet freed */
 	struct hx *gate;          /* notifications/initialized in flight */
 	int gating;               /* the next notification is that one */
+	struct oauth *oa;         /* the server's authorization, or NULL */
 };
 
 static struct transport_env tenv;
@@ -353,6 +355,15 @@ static int hx_launch(struct hx *x)
 	x->cu.easy = e;
 	for (i = 0; i < s->nheaders; i++)
 		r |= add_header(x, s->headers[i]);
+	if (oauth_bearer(s->oa)) {
+		char *b = NULL;
+
+		if (asprintf(&b, "Authorization: Bearer %s",
+			     oauth_bearer(s->oa)) < 0)
+			b = NULL;
+		r |= b ? add_header(x, b) : -ENOMEM;
+		free(b);
+	}
 	if (x->get) {
 		r |= add_header(x, "Accept: text/event-stream");
 	} else {
@@ -499,6 +510,7 @@ static void hx_done_cb(struct cu_xfer *cu, CURLcode res)
 static int hs_init(const struct transport_env *e)
 {
 	tenv = *e;
+	oauth_setup(e);
 	return cu_init(e->loop);
 }
 
@@ -524,6 +536,7 @@ static int hs_start(const struct mcp_server_conf *conf,
 			goto oom;
 		s->nheaders++;
 	}
+	s->oa = oauth_for(conf);
 	get = hx_new(s, 1);
 	if (!get)
 		goto oom;

@@ -206,6 +206,8 @@ void session_warm_stop(void);         /* at shutdown: no more spares */
 
 /* status.c */
 cJSON *session_failure_data(const mcp_session *s); /* exit, stderr tail */
+/* data.authorizationUrl and data.auth of a call failed for authorization */
+void session_auth_data(const mcp_session *s, cJSON *data);
 
 /* session.c */
 mcp_session *session_new(mcp_server *srv, const char *name, int oneshot,

@@ -134,3 +134,28 @@ static const struct transport_ops *load(const char *sym)
 
 MODULE_TRANSPORT(http_transport, "http", "mcpfs_http_transport");
 MODULE_TRANSPORT(sse_transport, "sse", "mcpfs_sse_transport");
+
+/* The module's auth table (oauth.c), loaded with the module and set up
+ * once. */
+const struct auth_ops *module_auth(const struct transport_env *env,
+				   char *err, size_t errlen)
+{
+	static const struct auth_ops *auth_real;
+	const struct auth_ops *a;
+
+	if (auth_real)
+		return auth_real;
+	if (!menv)
+		menv = env;
+	a = (const struct auth_ops *)load("mcpfs_auth_ops");
+	if (!a) {
+		snprintf(err, errlen, "%s", load_error);
+		return NULL;
+	}
+	if (a->init && a->init(env) < 0) {
+		snprintf(err, errlen, "cannot set up the HTTP client");
+		return NULL;
+	}
+	auth_real = a;
+	return a;
+}

@@ -226,7 +226,9 @@ static void session_lost(mcp_session *s, int code, const char *what)
 	char msg[512];
 	cJSON *data;
 
-	if (starting) {
+	if (starting && code == ERR_AUTH_UP) {
+		snprintf(msg, sizeof msg, "%s", what); /* no back-off */
+	} else if (starting) {
 		double delay;
 
 		s->start_fails++;
@@ -247,6 +249,10 @@ static void session_lost(mcp_session *s, int code, const char *what)
 	s->state = S_EXITED;
 	session_detach(s);
 	data = session_failure_data(s);
+	if (code == ERR_AUTH_UP) {
+		session_auth_data(s, data);
+		code = ERR_AUTH;
+	}
 	session_fail_all(s, code, msg, data);
 	cJSON_Delete(data);
 	if (!s->closed)
@@ -276,6 +282,10 @@ static void session_call_error(mcp_session *s, uint64_t rpc_id, int code,
 	     s->srv->conf->name, s->oneshot ? "(one-shot)" : s->name, rpc_id,
 	     msg);
 	d = session_failure_data(s);
+	if (code == ERR_AUTH_UP) {
+		session_auth_data(s, d);
+		code = ERR_AUTH;
+	}
 	call_fail(c, code, msg, d);
 	cJSON_Delete(d);
 }

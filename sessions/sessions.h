@@ -86,6 +86,13 @@ mcp_server *mcp_server_by_id(uint64_t id);
 uint64_t mcp_server_id(const mcp_server *srv);
 const char *mcp_server_name(const mcp_server *srv);
 
+/* ---- authorization of url servers (SPEC 8; auth.c) ---- */
+int mcp_server_has_auth(const mcp_server *srv); /* 1: it has an auth file */
+/* The auth file's JSON (refs = 1), NULL when it cannot be had. */
+mcp_buf *mcp_server_auth_json(mcp_server *srv);
+/* A write to it ("login", "logout", a redirect URL): 0 or -EINVAL. */
+int mcp_server_auth_write(mcp_server *srv, const char *p, size_t n);
+
 /* ---- sessions (thread directories) ---- */
 mcp_session *mcp_session_first(mcp_server *srv);
 mcp_session *mcp_session_next(mcp_session *s);

@@ -4,10 +4,12 @@
  * and the data a failed call carries (exit status, stderr tail). Reads
  * only; never changes a session.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+#include "transport.h"
 
 /* The last max bytes of stderr, from a line start when cut. */
 static char *stderr_tail(const mcp_session *s, size_t max)
@@ -42,6 +44,20 @@ cJSON *session_failure_data(const mcp_session *s)
 		cJSON_AddStringToObject(d, "stderr", tail);
 	free(tail);
 	return d;
+}
+
+void session_auth_data(const mcp_session *s, cJSON *data)
+{
+	char err[200], path[300], *u;
+	const struct auth_ops *a = s->srv->conf->url ?
+		module_auth(transport_env_get(), err, sizeof err) : NULL;
+
+	u = a ? a->url(s->srv->conf) : NULL;
+	if (u)
+		cJSON_AddStringToObject(data, "authorizationUrl", u);
+	free(u);
+	snprintf(path, sizeof path, "%s/auth", s->srv->conf->name);
+	cJSON_AddStringToObject(data, "auth", path);
 }
 
 static const char *state_name(enum sstate st)

@@ -17,6 +17,11 @@ static const struct transport_ops *const all[] = {
 static struct transport_env env;
 static int inited[sizeof all / sizeof all[0]];
 
+const struct transport_env *transport_env_get(void)
+{
+	return &env;
+}
+
 void transport_setup(const struct transport_env *e)
 {
 	env = *e;

@@ -34,6 +34,12 @@ enum {
 	ERR_PROTOCOL = -32005,
 	ERR_CLOSED = -32006,
 	ERR_HTTP = -32007,
+	/* Authorization required (SPEC 8): shown as -32001 too (the SPEC
+	 * fixes both), told apart by data.auth. */
+	ERR_AUTH = -32001,
+	/* What a transport reports for it (call_error, lost); the core
+	 * turns it into ERR_AUTH with data.authorizationUrl and data.auth. */
+	ERR_AUTH_UP = -32090,
 };
 
 struct transport; /* each transport's own, opaque to the core */
@@ -122,6 +128,29 @@ extern const struct transport_ops stdio_transport;
 extern const struct transport_ops http_transport;
 extern const struct transport_ops sse_transport;
 extern const struct transport_ops fallback_transport;
+
+/* The HTTP module's side of authorization (oauth.c), reached by the core
+ * through module_auth (module.c) for the auth file (SPEC 8). */
+struct auth_ops {
+	int (*init)(const struct transport_env *env);
+	/* The auth file of conf's server: JSON and "\n", malloc'd. */
+	char *(*json)(const struct mcp_server_conf *conf);
+	/* A write to it: "login", "logout" or a pasted redirect URL; 0 or
+	 * -EINVAL. */
+	int (*write)(const struct mcp_server_conf *conf, const char *p,
+		     size_t n);
+	/* The authorization URL of a pending flow, malloc'd, or NULL. */
+	char *(*url)(const struct mcp_server_conf *conf);
+};
+/* The module's auth table, loaded and set up once; NULL with err. */
+const struct auth_ops *module_auth(const struct transport_env *env,
+				   char *err, size_t errlen);
+/* The environment transport_setup was given. */
+const struct transport_env *transport_env_get(void);
+/* auth.c (core): one auth state change of server, for the log and the
+ * events of its threads (never a secret). */
+void mcp_auth_note(const char *server, const char *state,
+		   const char *detail);
 
 /* transport.c: the table of transports. */
 void transport_setup(const struct transport_env *env);

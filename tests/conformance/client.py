@@ -15,6 +15,8 @@ read and a call of every listed tool with empty arguments.
 import json
 import os
 import subprocess
+import urllib.error
+import urllib.request
 import sys
 import tempfile
 import threading
@@ -141,6 +143,105 @@ def run(scenario, thread):
         expect('error' not in r and not r.get('isError'), r)
 
 
+# ---- the auth/* scenarios: mcpfs as an OAuth client, this as the browser ----
+
+CIMD_URL = 'https://conformance-test.local/client-metadata.json'
+# scenarios whose server refuses on purpose (the suite allows a client error)
+AUTH_REFUSED = ('auth/scope-retry-limit', 'auth/resource-mismatch')
+
+
+def oauth_config(scenario, tmp):
+    """The server's "oauth" config of an auth scenario, from the suite's
+    MCP_CONFORMANCE_CONTEXT (client id, secret, private key)."""
+    ctx = json.loads(os.environ.get('MCP_CONFORMANCE_CONTEXT') or '{}')
+    conf = {}
+    if scenario == 'auth/basic-cimd':
+        conf['clientMetadataUrl'] = CIMD_URL
+    if ctx.get('client_id'):
+        conf['clientId'] = ctx['client_id']
+    if ctx.get('client_secret'):
+        conf['clientSecret'] = ctx['client_secret']
+    if ctx.get('private_key_pem'):
+        key = tmp / 'client-key.pem'
+        key.write_text(ctx['private_key_pem'])
+        key.chmod(0o600)
+        conf['privateKeyFile'] = str(key)
+    if 'client-credentials' in scenario:
+        conf['grant'] = 'client_credentials'
+    if ctx.get('idp_id_token'):  # SEP-990 cross-app access
+        conf.update(grant='jwt_bearer', idpIdToken=ctx['idp_id_token'],
+                    idpTokenEndpoint=ctx['idp_token_endpoint'],
+                    idpClientId=ctx.get('idp_client_id', ''))
+    return conf
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        return None
+
+
+def browse(auth_file, timeout=15):
+    """Play the browser: wait for the authorization URL in auth, GET it
+    without following the redirect, GET the Location (mcpfs's loopback
+    callback), and wait until auth says authorized."""
+    end = time.time() + timeout
+    while True:
+        st = json.loads(auth_file.read_text())
+        if st.get('authorizationUrl'):
+            break
+        if st['state'] == 'failed':
+            raise RuntimeError('authorization failed: %s' % st.get('error'))
+        if time.time() > end:
+            raise RuntimeError('no authorizationUrl in auth: %s' % st)
+        time.sleep(0.05)
+    log('browser: GET', st['authorizationUrl'][:200])
+    opener = urllib.request.build_opener(_NoRedirect)
+    try:
+        opener.open(st['authorizationUrl'], timeout=10)
+        raise RuntimeError('the authorization endpoint did not redirect')
+    except urllib.error.HTTPError as e:
+        loc = e.headers.get('Location')
+        if e.code not in (301, 302, 303, 307) or not loc:
+            raise RuntimeError('authorize answered %s' % e.code)
+    log('browser: callback', loc.split('?')[0])
+    try:
+        with urllib.request.urlopen(loc, timeout=20) as r:
+            log('browser: callback answered', r.status)
+    except urllib.error.HTTPError as e:
+        raise RuntimeError('callback answered %s: %s' %
+                           (e.code, e.read()[:200]))
+    st = json.loads(auth_file.read_text())
+    log('auth:', json.dumps(st))
+    if st['state'] != 'authorized':
+        raise RuntimeError('not authorized after the callback: %s' % st)
+
+
+def auth_call(thread, auth_file, obj, tries=5):
+    """A call that signs in (browse) each time it fails for authorization
+    (-32001 with data.auth), then is made again."""
+    for _ in range(tries):
+        r = call(thread, obj)
+        log(obj.get('method', obj.get('name')), '->', json.dumps(r)[:300])
+        err = r.get('error') if isinstance(r, dict) else None
+        if not (err and err.get('code') == -32001 and
+                'auth' in (err.get('data') or {})):
+            return r
+        st = json.loads(auth_file.read_text())
+        if st['state'] == 'failed':
+            return r
+        browse(auth_file)
+    return r
+
+
+def run_auth(scenario, thread, auth_file):
+    r = auth_call(thread, auth_file, {'method': 'tools/list', 'params': {}})
+    expect('error' not in r, r)
+    for t in r.get('tools', []):
+        r = auth_call(thread, auth_file, {'name': t['name'],
+                                          'arguments': {}})
+        expect('error' not in r and not r.get('isError'), r)
+
+
 def main():
     url = sys.argv[-1]
     scenario = os.environ.get('MCP_CONFORMANCE_SCENARIO', '')
@@ -148,18 +249,25 @@ def main():
     with tempfile.TemporaryDirectory(prefix='mcpfs-conf.') as tmp:
         tmp = Path(tmp)
         cfg = tmp / 'servers.json'
-        cfg.write_text(json.dumps({'mcpServers': {'srv': {'url': url,
-                                                          'timeout': 20}}}))
+        entry = {'url': url, 'timeout': 20}
+        auth = scenario.startswith('auth/')
+        if auth:
+            entry['oauth'] = oauth_config(scenario, tmp) or True
+        cfg.write_text(json.dumps({'mcpServers': {'srv': entry}}))
+        env = dict(os.environ, XDG_STATE_HOME=str(tmp / 'state'))
         mnt = tmp / 'mnt'
         mnt.mkdir()
         logf = tmp / 'mcpfs.log'
         subprocess.run([str(BUILD / 'mcpfs'), '-c', str(cfg), '-d',
-                        '--log', str(logf), str(mnt)], check=True)
+                        '--log', str(logf), str(mnt)], check=True, env=env)
         ok = False
         try:
             thread = mnt / 'srv' / 't1'
             thread.mkdir()
-            run(scenario, thread)
+            if auth:
+                run_auth(scenario, thread, mnt / 'srv' / 'auth')
+            else:
+                run(scenario, thread)
             thread.rmdir()
             ok = True
         except Exception as e:  # the reason goes to the suite's stderr.txt

@@ -54,6 +54,7 @@ sources_for() {
 	jscan)   echo "$root/lib/jscan.c" ;;
 	frame)   echo "$root/sessions/frame.c" ;;
 	config)  echo "$root/sessions/config.c $root/sessions/configfmt.c" \
+		"$root/sessions/oauthconf.c" \
 		"$root/lib/jscan.c $root/lib/gbuf.c" ;;
 	request) echo "$root/sessions/request.c $root/lib/jscan.c $root/lib/gbuf.c" ;;
 	sse)     echo "$root/sessions/sse.c $root/lib/gbuf.c" ;;

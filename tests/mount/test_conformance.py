@@ -3,8 +3,10 @@ pinned in package.json) in client mode, with mcpfs as the client through
 tests/conformance/client.py: the scenarios mcpfs must pass (in
 elicitation-sep1034-client-defaults client.py answers the server's question
 through requests/ with an empty accepted form, and mcpfs fills in the
-defaults). The others (OAuth) are listed with their results by
-tests/conformance/run.sh; see the README.
+defaults), and every auth/* scenario of 0.1.16 (client.py plays the browser: it reads the server's
+auth file, GETs the authorization URL without following the redirect, then
+the Location, mcpfs's loopback callback). tests/conformance/run.sh lists
+them all with their results; see the README.
 """
 
 import os
@@ -20,7 +22,18 @@ CLI = REPO / 'node_modules/@modelcontextprotocol/conformance/dist/index.js'
 
 @pytest.mark.parametrize('scenario', [
     'initialize', 'tools_call', 'sse-retry',
-    'elicitation-sep1034-client-defaults'])
+    'elicitation-sep1034-client-defaults',
+    'auth/metadata-default', 'auth/metadata-var1', 'auth/metadata-var2',
+    'auth/metadata-var3', 'auth/basic-cimd',
+    'auth/scope-from-www-authenticate', 'auth/scope-from-scopes-supported',
+    'auth/scope-omitted-when-undefined', 'auth/scope-step-up',
+    'auth/scope-retry-limit', 'auth/token-endpoint-auth-basic',
+    'auth/token-endpoint-auth-post', 'auth/token-endpoint-auth-none',
+    'auth/pre-registration', 'auth/2025-03-26-oauth-metadata-backcompat',
+    'auth/2025-03-26-oauth-endpoint-fallback', 'auth/resource-mismatch',
+    'auth/offline-access-scope', 'auth/offline-access-not-supported',
+    'auth/client-credentials-jwt', 'auth/client-credentials-basic',
+    'auth/cross-app-access-complete-flow'])
 def test_client_scenario_passes(scenario):
     if not CLI.exists():
         pytest.skip('the conformance suite is missing (npm ci)')

@@ -505,7 +505,8 @@ def test_rmdir_and_unmount_delete_the_session(mcpfs_mount, fake_http):
     sid_a, sid_b = by_text['a'], by_text['b']
     assert sid_a != sid_b and set(srv.sessions()) == {sid_a, sid_b}
     os.rmdir(a)
-    assert sorted(os.listdir(m.path / 'h')) == ['b', 'call', 'tools.json']
+    assert sorted(os.listdir(m.path / 'h')) == ['auth', 'b', 'call',
+                                                 'tools.json']
     [d] = wait_until(lambda: srv.requests('DELETE'), 5, 'DELETE after rmdir')
     assert sid_of(d) == sid_a and d['status'] == 200, d
     assert d['headers']['x-api-key'] == 'k-1'
@@ -665,8 +666,10 @@ def test_get_stream_refused_with_405_is_not_retried(mcpfs_mount, fake_http):
 # ---------------------------------------------------------------- failures
 
 def test_startup_401_backs_off(mcpfs_mount, fake_http):
+    # "oauth": false: a 401 is a failed start (with OAuth it is a sign-in,
+    # tests/mount/test_auth.py)
     srv = fake_http('--init-status', 401)
-    m = mcpfs_mount({'h': entry(srv)})
+    m = mcpfs_mount({'h': entry(srv, oauth=False)})
     t = thread(m)
     why = 'startup failed: HTTP 401 from the server: initialize refused (401)'
     st = wait_state(t, 'exited')

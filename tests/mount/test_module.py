@@ -27,12 +27,17 @@ def test_module_and_libcurl_load_at_the_first_http_session(mcpfs_mount,
     t = thread(m, 's')
     assert text(tool(t, 'echo', text='stdio')) == 'stdio'
     assert b'"h"' in conftest.read_file(m.path / '.status')
+    # listing the url server (its auth file among the names) loads nothing
+    assert 'auth' in [p.name for p in (m.path / 'h').iterdir()]
+    assert 'auth' not in [p.name for p in (m.path / 's').iterdir()]
     assert not loaded(m, 'mcpfs-http.so')
     assert not loaded(m, 'libcurl')
+    assert not loaded(m, 'libcrypto')  # the OAuth client's, in the module
     h = thread(m, 'h')
     assert text(tool(h, 'echo', text='http')) == 'http'
     assert loaded(m, 'mcpfs-http.so')
     assert loaded(m, 'libcurl')
+    assert loaded(m, 'libcrypto')
 
 
 def test_missing_module_fails_http_clearly(mcpfs_mount, fake_http,

@@ -1,0 +1,30 @@
+/*
+ * authfile.c - MOUNT/<server>/auth (SPEC 8), for url servers: reading it
+ * gives the server's authorization state as one JSON object (a snapshot
+ * at open), writing "login", "logout" or the final redirect URL from a
+ * browser acts on it. The sessions side (auth.c, and the HTTP module)
+ * does the work; every write is one verb.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "fs.h"
+
+int authfile_open(struct fh *h, mcp_server *srv)
+{
+	h->server_id = mcp_server_id(srv);
+	h->snap = mcp_server_auth_json(srv);
+	return h->snap ? 0 : -EIO;
+}
+
+void authfile_write(struct fh *h, fuse_req_t req, const char *buf,
+		    size_t size)
+{
+	mcp_server *srv = mcp_server_by_id(h->server_id);
+	int r = srv ? mcp_server_auth_write(srv, buf, size) : -ENOENT;
+
+	if (r < 0)
+		fuse_reply_err(req, -r);
+	else
+		fuse_reply_write(req, size);
+}

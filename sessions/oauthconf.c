@@ -1,0 +1,212 @@
+/*
+ * oauthconf.c - the "oauth" member of an http server entry (SPEC 8):
+ * false, true, or an object of clientId, clientSecret, clientMetadataUrl,
+ * scopes (an array of strings or one space-separated string), grant,
+ * privateKeyFile and redirectPort (and idpTokenEndpoint, idpIdToken and
+ * idpClientId for the jwt_bearer grant of SEP-990). Strings take ${VAR} as every config
+ * string does. An unknown key is an error naming it. Pure code.
+ */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "configfmt.h"
+
+void mcp_oauth_conf_free(struct mcp_oauth_conf *c)
+{
+	if (!c)
+		return;
+	free(c->client_id);
+	free(c->client_secret);
+	free(c->client_metadata_url);
+	free(c->scopes);
+	free(c->private_key_file);
+	free(c->idp_token_endpoint);
+	free(c->idp_id_token);
+	free(c->idp_client_id);
+	free(c);
+}
+
+static int dup_str(char **dst, const char *src)
+{
+	*dst = src ? strdup(src) : NULL;
+	return src && !*dst ? -1 : 0;
+}
+
+struct mcp_oauth_conf *mcp_oauth_conf_dup(const struct mcp_oauth_conf *c)
+{
+	struct mcp_oauth_conf *d;
+
+	if (!c)
+		return NULL;
+	d = calloc(1, sizeof *d);
+	if (!d)
+		return NULL;
+	*d = *c;
+	d->client_id = d->client_secret = d->client_metadata_url = NULL;
+	d->scopes = d->private_key_file = NULL;
+	d->idp_token_endpoint = d->idp_id_token = d->idp_client_id = NULL;
+	if (dup_str(&d->idp_token_endpoint, c->idp_token_endpoint) ||
+	    dup_str(&d->idp_id_token, c->idp_id_token) ||
+	    dup_str(&d->idp_client_id, c->idp_client_id) ||
+	    dup_str(&d->client_id, c->client_id) ||
+	    dup_str(&d->client_secret, c->client_secret) ||
+	    dup_str(&d->client_metadata_url, c->client_metadata_url) ||
+	    dup_str(&d->scopes, c->scopes) ||
+	    dup_str(&d->private_key_file, c->private_key_file)) {
+		mcp_oauth_conf_free(d);
+		return NULL;
+	}
+	return d;
+}
+
+static int fail(char **why, const char *key, const char *problem)
+{
+	if (asprintf(why, "%s%s%s", key, *key ? ": " : "", problem) < 0)
+		*why = NULL;
+	return -1;
+}
+
+static int get_str(const cJSON *v, const struct mcp_config_ctx *ctx,
+		   char **out, char **why)
+{
+	char *err = NULL;
+
+	if (!cJSON_IsString(v))
+		return fail(why, v->string, "must be a string");
+	*out = cfmt_expand(v->valuestring, ctx, &err);
+	if (!*out) {
+		fail(why, v->string, err ? err : "out of memory");
+		free(err);
+		return -1;
+	}
+	return 0;
+}
+
+/* scopes: one space-separated string, or an array of scope strings. */
+static int get_scopes(const cJSON *v, const struct mcp_config_ctx *ctx,
+		      char **out, char **why)
+{
+	const cJSON *e;
+	char *acc = NULL;
+
+	if (cJSON_IsString(v))
+		return get_str(v, ctx, out, why);
+	if (!cJSON_IsArray(v))
+		return fail(why, "scopes", "must be a string or an array of "
+			    "strings");
+	cJSON_ArrayForEach(e, v) {
+		char *s = NULL, *n = NULL, *err = NULL;
+
+		if (!cJSON_IsString(e) ||
+		    !(s = cfmt_expand(e->valuestring, ctx, &err)) ||
+		    !*s || strchr(s, ' ')) {
+			free(s);
+			free(acc);
+			fail(why, "scopes", err ? err : "each must be a "
+			     "non-empty string without spaces");
+			free(err);
+			return -1;
+		}
+		if (asprintf(&n, "%s%s%s", acc ? acc : "", acc ? " " : "",
+			     s) < 0)
+			n = NULL;
+		free(s);
+		free(acc);
+		if (!(acc = n))
+			return fail(why, "scopes", "out of memory");
+	}
+	*out = acc;
+	return 0;
+}
+
+int mcp_oauth_conf_parse(const void *val, const struct mcp_config_ctx *ctx,
+			 struct mcp_oauth_conf **out, char **why)
+{
+	const cJSON *v = val, *e;
+	struct mcp_oauth_conf *c;
+	char *grant = NULL;
+	int r = 0;
+
+	*out = NULL;
+	*why = NULL;
+	if (cJSON_IsTrue(v))
+		return 0;
+	c = calloc(1, sizeof *c);
+	if (!c)
+		return fail(why, "", "out of memory");
+	if (cJSON_IsFalse(v)) {
+		*out = c;
+		return 0;
+	}
+	if (!cJSON_IsObject(v)) {
+		free(c);
+		return fail(why, "", "must be true, false or an object");
+	}
+	c->enabled = 1;
+	for (e = v->child; e && !r; e = e->next) {
+		const char *k = e->string;
+
+		if (!strcmp(k, "clientId"))
+			r = get_str(e, ctx, &c->client_id, why);
+		else if (!strcmp(k, "clientSecret"))
+			r = get_str(e, ctx, &c->client_secret, why);
+		else if (!strcmp(k, "clientMetadataUrl"))
+			r = get_str(e, ctx, &c->client_metadata_url, why);
+		else if (!strcmp(k, "privateKeyFile"))
+			r = get_str(e, ctx, &c->private_key_file, why);
+		else if (!strcmp(k, "idpTokenEndpoint"))
+			r = get_str(e, ctx, &c->idp_token_endpoint, why);
+		else if (!strcmp(k, "idpIdToken"))
+			r = get_str(e, ctx, &c->idp_id_token, why);
+		else if (!strcmp(k, "idpClientId"))
+			r = get_str(e, ctx, &c->idp_client_id, why);
+		else if (!strcmp(k, "scopes"))
+			r = get_scopes(e, ctx, &c->scopes, why);
+		else if (!strcmp(k, "grant")) {
+			r = get_str(e, ctx, &grant, why);
+			if (!r && !strcmp(grant, "client_credentials"))
+				c->client_credentials = 1;
+			else if (!r && !strcmp(grant, "jwt_bearer"))
+				c->client_credentials = c->jwt_bearer = 1;
+			else if (!r && strcmp(grant, "authorization_code"))
+				r = fail(why, k, "must be \"authorization_code\", "
+					 "\"client_credentials\" or "
+					 "\"jwt_bearer\"");
+			free(grant);
+			grant = NULL;
+		} else if (!strcmp(k, "redirectPort")) {
+			if (!cJSON_IsNumber(e) || e->valuedouble < 1 ||
+			    e->valuedouble > 65535 ||
+			    e->valuedouble != (double)(int)e->valuedouble)
+				r = fail(why, k, "must be an integer port "
+					 "(1-65535)");
+			else
+				c->redirect_port = (int)e->valuedouble;
+		} else {
+			r = fail(why, k, "unknown key (want clientId, "
+				 "clientSecret, clientMetadataUrl, scopes, "
+				 "grant, privateKeyFile, redirectPort, "
+				 "idpTokenEndpoint, idpIdToken or idpClientId)");
+		}
+	}
+	if (!r && c->client_metadata_url &&
+	    strncmp(c->client_metadata_url, "https://", 8))
+		r = fail(why, "clientMetadataUrl", "must be an https:// URL");
+	if (!r && c->client_credentials && !c->client_id)
+		r = fail(why, "clientId", c->jwt_bearer ? "required with the "
+			 "jwt_bearer grant" : "required with the "
+			 "client_credentials grant");
+	if (!r && c->jwt_bearer && (!c->idp_token_endpoint || !c->idp_id_token))
+		r = fail(why, "grant", "jwt_bearer needs idpTokenEndpoint and "
+			 "idpIdToken");
+	if (r) {
+		mcp_oauth_conf_free(c);
+		return -1;
+	}
+	*out = c;
+	return 0;
+}
