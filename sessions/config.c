@@ -729,6 +729,8 @@ static int fill_http(struct parse *ps, struct mcp_server_conf *sc,
 static int fill_server(struct parse *ps, struct mcp_server_conf *sc,
 		       const cJSON *e, const struct path *at, int transport)
 {
+	struct path f;
+
 	sc->transport = transport;
 	if ((transport != MCP_TRANSPORT_STDIO ? fill_http(ps, sc, e, at)
 					      : fill_stdio(ps, sc, e, at)) < 0)
@@ -741,6 +743,10 @@ static int fill_server(struct parse *ps, struct mcp_server_conf *sc,
 	    get_bool(ps, e, "sampling", at, 0, &sc->sampling) < 0 ||
 	    get_warm(ps, e, at, &sc->warm) < 0)
 		return -1;
+	if (cfmt_era(cJSON_GetObjectItemCaseSensitive(e, "era"), &sc->era)) {
+		path_key(&f, at, "era");
+		return field_error(ps, &f, "must be auto, modern or legacy");
+	}
 	make_digest(sc);
 	return 0;
 }

@@ -17,6 +17,9 @@ enum {
 	MCP_TRANSPORT_SSE,          /* "sse": HTTP+SSE (2024-11-05) */
 };
 
+/* The "era" key: detect (versioning page of MCP 2026-07-28), or one. */
+enum { MCP_ERA_AUTO, MCP_ERA_MODERN, MCP_ERA_LEGACY };
+
 struct mcp_server_conf {
 	char *name;
 	char *command;          /* expanded; NULL for an http server */
@@ -36,6 +39,7 @@ struct mcp_server_conf {
 	int elicitation;        /* declare elicitation (default 1) */
 	int sampling;           /* declare sampling (default 0) */
 	unsigned warm;          /* spare started sessions kept (0-16) */
+	int era;                /* MCP_ERA_*: which protocol era to speak */
 	char digest[13];        /* hex digest of the launch fields */
 	struct mcp_server_conf *next;
 };

@@ -301,7 +301,7 @@ int cfmt_known_key(const char *key)
 	static const char *const known[] = {
 		"command", "args", "env", "cwd", "url", "headers", "type",
 		"roots", "timeout", "idleTimeout", "disabled", "envFile", "warm",
-		"elicitation", "sampling",
+		"elicitation", "sampling", "era",
 	};
 	size_t i;
 
@@ -309,6 +309,22 @@ int cfmt_known_key(const char *key)
 		if (!strcmp(key, known[i]))
 			return 1;
 	return 0;
+}
+
+int cfmt_era(const cJSON *v, int *era)
+{
+	static const char *const names[] = {"auto", "modern", "legacy"};
+	int i;
+
+	*era = MCP_ERA_AUTO;
+	if (!v)
+		return 0;
+	for (i = 0; i < 3; i++)
+		if (cJSON_IsString(v) && !strcmp(v->valuestring, names[i])) {
+			*era = i;
+			return 0;
+		}
+	return -1;
 }
 
 const cJSON *cfmt_servers(const cJSON *root, const struct mcp_config_ctx *ctx,

@@ -79,6 +79,7 @@ struct xfer {
 	unsigned resumes;         /* resumptions so far (X_RESUME) */
 	int held;                 /* built, launched once the gate is done */
 	int probe;                /* the first request (the initialize) */
+	char **extra;             /* send_hdrs: "Name: value", taken */
 	uv_timer_t timer;         /* delayed start */
 	LIST_ENTRY(xfer) link;       /* the http's transfers */
 };
@@ -127,12 +128,22 @@ static void http_maybe_free(struct http *h)
 	tenv.obj_drop();
 }
 
+static void extra_free(char **v)
+{
+	size_t i;
+
+	for (i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
 static void xfer_free_cb(uv_handle_t *hd)
 {
 	struct xfer *x = hd->data;
 	struct http *h = x->h;
 
 	curl_slist_free_all(x->hdrs);
+	extra_free(x->extra);
 	free(x->body);
 	gbuf_free(&x->in);
 	sse_free(&x->sse);
@@ -309,6 +320,8 @@ static int common_headers(struct xfer *x)
 		r |= add_header(x, "MCP-Protocol-Version", h->protocol);
 	for (i = 0; i < h->nheaders; i++)
 		r |= add_header(x, h->headers[i], NULL);
+	for (i = 0; x->extra && x->extra[i]; i++)
+		r |= add_header(x, x->extra[i], NULL);
 	return r ? -ENOMEM : 0;
 }
 
@@ -654,14 +667,32 @@ oom:
 	return -ENOMEM;
 }
 
+static void post(struct http *h, char *line, size_t len, uint64_t rpc_id,
+		 char **extra);
+
 static void http_send(struct transport *t, char *line, size_t len,
 		      uint64_t rpc_id)
 {
-	struct http *h = (struct http *)t;
+	post((struct http *)t, line, len, rpc_id, NULL);
+}
+
+/* A modern-era request (MCP 2026-07-28): its metadata headers, no probe
+ * of HTTP+SSE. */
+static void http_send_hdrs(struct transport *t, char *line, size_t len,
+			   uint64_t rpc_id, char **hdrs)
+{
+	post((struct http *)t, line, len, rpc_id, hdrs ? hdrs : calloc(1,
+		sizeof *hdrs));
+}
+
+static void post(struct http *h, char *line, size_t len, uint64_t rpc_id,
+		 char **extra)
+{
 	struct xfer *x;
 
 	if (!h->ctx) {
 		free(line);
+		extra_free(extra);
 		return;
 	}
 	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
@@ -669,6 +700,7 @@ static void http_send(struct transport *t, char *line, size_t len,
 	x = xfer_new(h, X_POST);
 	if (!x) {
 		free(line);
+		extra_free(extra);
 		if (rpc_id)
 			h->up->call_error(h->ctx, rpc_id, -32603,
 					  "out of memory");
@@ -676,7 +708,8 @@ static void http_send(struct transport *t, char *line, size_t len,
 	}
 	x->body = line;
 	x->rpc_id = rpc_id;
-	if (rpc_id && !h->probed)
+	x->extra = extra;
+	if (rpc_id && !h->probed && !extra)
 		x->probe = h->probed = 1;
 	if (h->gating && !rpc_id) {
 		h->gate = x; /* notifications/initialized */
@@ -731,6 +764,7 @@ const struct transport_ops mcpfs_http_transport = {
 	.fini = cu_fini,
 	.start = http_start,
 	.send = http_send,
+	.send_hdrs = http_send_hdrs,
 	.ready = http_ready,
 	.forget = http_forget,
 	.close = http_close,

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ask.h"
+#include "era.h"
 #include "internal.h"
 #include "jscan.h"
 
@@ -102,6 +103,8 @@ static void list_page(mcp_session *s, mcp_call *c, cJSON *res)
 		cJSON_Delete(m);
 		return;
 	}
+	if (c->list == MCP_TOOLS && s->era == MCP_ERA_MODERN)
+		era_filter_tools(s, c->acc); /* x-mcp-header (HTTP) */
 	out = cJSON_CreateObject();
 	cJSON_AddItemToObject(out, key, c->acc);
 	c->acc = NULL;
