@@ -381,7 +381,7 @@ static char *header(const char *name, const char *v)
 	struct gbuf o = {0};
 
 	put(&o, name);
-	put(&o, ": ");
+	put(&o, *v ? ": " : ";"); /* curl sends "Name;" as an empty one */
 	if (header_safe(v)) {
 		put(&o, v);
 	} else {
