@@ -126,6 +126,11 @@ struct mcp_call {
 	cJSON *acc;              /* its pages so far */
 	char method[64];
 	int probe;               /* CALL_INIT: the server/discover probe */
+	cJSON *mrtr_resp;        /* mrtr.c: inputResponses so far */
+	cJSON *mrtr_state;       /* ... the requestState to echo, or NULL */
+	unsigned mrtr_open;      /* ... input requests unanswered */
+	unsigned mrtr_rounds;    /* ... input_required results so far */
+	int mrtr_loop;           /* ... opening this round's questions */
 };
 
 /* threads.c: every session, the threads of each server, the clock */

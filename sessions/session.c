@@ -51,6 +51,8 @@ static void call_abort(mcp_call *c, int code, const char *msg,
 {
 	mcp_session *s = c->s;
 
+	if (s)
+		ask_drop_ctx(s, c, reason); /* its input requests (mrtr.c) */
 	if (s && c->rpc_id && s->t) {
 		if (s->era != MCP_ERA_MODERN || s->ops->pid(s->t))
 			send_cancelled(s, c->rpc_id, reason); /* not HTTP */
@@ -451,8 +453,10 @@ static void call_send(mcp_session *s, mcp_call *c)
 		memcpy(c->token, tok, tn);
 		memcpy(c->token + tn, "\"", 2);
 	}
-	free(c->line);
-	c->line = NULL;
+	if (s->era != MCP_ERA_MODERN) { /* kept for an input_required retry */
+		free(c->line);
+		c->line = NULL;
+	}
 	if (!line) {
 		call_fail(c, -32603, "cannot build the request", NULL);
 		return;
