@@ -6,6 +6,18 @@
  * UnsupportedProtocolVersionError, or the fallback to initialize. The
  * session core (session.c) calls these and acts on what they return; the
  * reply to initialize stays session.c's.
+ *
+ * Once a thread is ready in the modern era, hs_listen opens
+ * subscriptions/listen (basic/patterns/subscriptions.mdx) for the
+ * list_changed notifications the server's capabilities offer. It is never
+ * answered while it lasts, so it is not a call: its notifications go
+ * through inbound.c like a legacy server's (a line in events each; a
+ * tools, prompts or resources list_changed drops the cached listing), and
+ * the completion result that ends it gracefully is dropped as the reply
+ * to an id no call has. Over HTTP its response is an SSE stream that stays
+ * open (http.c reads a POST's events as they come). Resource updates
+ * (resourceSubscriptions) are not asked for: mcpfs subscribes to no
+ * resource in either era.
  */
 #include <stdio.h>
 
@@ -112,4 +124,44 @@ int hs_probe_done(mcp_session *s, mcp_call *c, cJSON *msg, char *why,
 	s->era = MCP_ERA_MODERN;
 	era_learned(s, MCP_ERA_MODERN);
 	return 1;
+}
+
+/* 1 if capability cap of s says listChanged. */
+static int list_changes(const mcp_session *s, const char *cap)
+{
+	return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(s->capabilities, cap),
+		"listChanged"));
+}
+
+void hs_listen(mcp_session *s)
+{
+	static const char *const caps[] = {"tools", "prompts", "resources"};
+	static const char *const keys[] = {"toolsListChanged",
+					   "promptsListChanged",
+					   "resourcesListChanged"};
+	cJSON *m, *f = NULL;
+	uint64_t id;
+	int i;
+
+	if (s->era != MCP_ERA_MODERN || s->oneshot)
+		return;
+	for (i = 0; i < 3; i++) {
+		if (!list_changes(s, caps[i]))
+			continue;
+		if (!f)
+			f = cJSON_CreateObject();
+		cJSON_AddTrueToObject(f, keys[i]);
+	}
+	if (!f)
+		return;
+	id = s->next_id++;
+	m = msg_request(id, "subscriptions/listen");
+	cJSON_AddItemToObject(cJSON_AddObjectToObject(m, "params"),
+			      "notifications", f);
+	mlog(MLOG_DEBUG, "server %s thread %s: subscriptions/listen as "
+	     "request %llu", s->srv->conf->name, s->name,
+	     (unsigned long long)id);
+	session_send_json(s, m, id);
+	cJSON_Delete(m);
 }

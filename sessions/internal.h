@@ -192,6 +192,7 @@ void inbound_partial(mcp_session *s, const char *p, size_t n);
 /* handshake.c: starting the protocol (initialize, or the modern probe) */
 void hs_start(mcp_session *s);      /* by the era known or configured */
 void hs_initialize(mcp_session *s); /* send initialize (s->init) */
+void hs_listen(mcp_session *s);     /* modern: subscriptions/listen */
 /* The probe c was answered by msg (NULL: no answer in time, or the HTTP
  * status why): retry or fall back to initialize (returns 0), the session
  * is ready in the modern era (1), or it failed (-1, why filled). */

@@ -356,6 +356,8 @@ static void session_ready(mcp_session *s)
 		m = msg_notification("notifications/initialized");
 		session_send_json(s, m, 0);
 		cJSON_Delete(m);
+	} else {
+		hs_listen(s);
 	}
 	while (s->state == S_READY && (q = call_dequeue(s)) != NULL)
 		call_send(s, q);
