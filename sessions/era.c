@@ -10,7 +10,7 @@
  *
  * Detection ("era": "auto"): the session core sends server/discover first
  * (with the modern _meta); era_probe_verdict sorts its answer: a
- * DiscoverResult is modern; UnsupportedProtocolVersionError (-32022)
+ * DiscoverResult (a result with supportedVersions) is modern; UnsupportedProtocolVersionError (-32022)
  * naming 2026-07-28 means retry it; another recognized modern error
  * (-32020, -32021) means a modern server that refused; any other error, a
  * 4xx without such a body or no answer within the probe timeout means
@@ -183,6 +183,13 @@ int era_probe_verdict(mcp_session *s, cJSON *msg, char *why, size_t n)
 
 	if (!err && cJSON_IsObject(res)) {
 		sup = cJSON_GetObjectItemCaseSensitive(res, "supportedVersions");
+		if (!cJSON_IsArray(sup) && !forced) {
+			/* not a DiscoverResult: a legacy server that answers
+			 * any method (the 0.1.16 suite's initialize one) */
+			snprintf(why, n, "server/discover answered without "
+				 "supportedVersions");
+			return ERA_FALLBACK;
+		}
 		if (!cJSON_IsArray(sup) || lists(sup, ERA_VERSION)) {
 			took(s, res);
 			return ERA_OK;
