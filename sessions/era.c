@@ -74,6 +74,8 @@ int era_first(const mcp_session *s)
 
 	if (conf->era != MCP_ERA_AUTO)
 		return conf->era;
+	if (conf->transport == MCP_TRANSPORT_SSE)
+		return MCP_ERA_LEGACY; /* HTTP+SSE is of the handshake era */
 	o = origin_find(conf);
 	return o ? o->era : MCP_ERA_AUTO;
 }
