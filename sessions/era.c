@@ -297,7 +297,10 @@ char *era_line(const mcp_session *s, const char *line, size_t len,
 		top.at++;
 	if (top.at == len)
 		return NULL;
-	top.n = jscan_value_end(line, top.at, len) - top.at;
+	cut = jscan_value_end(line, top.at, len);
+	if (cut <= top.at)
+		return NULL; /* not one whole object: sent as it is */
+	top.n = cut - top.at;
 	if (!member(line, top, "params", &params)) {
 		how = 0;
 		cut = top.at + top.n - 1; /* its '}' */
