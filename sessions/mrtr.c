@@ -35,9 +35,12 @@ static cJSON *roots_result(const struct mcp_server_conf *conf)
 	cJSON *a = cJSON_AddArrayToObject(r, "roots");
 	size_t i;
 
-	for (i = 0; i < conf->nroots; i++)
-		cJSON_AddStringToObject(cJSON_AddObjectToObject(a, NULL), "uri",
-					conf->roots[i]);
+	for (i = 0; i < conf->nroots; i++) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "uri", conf->roots[i]);
+		cJSON_AddItemToArray(a, o);
+	}
 	return r;
 }
 
