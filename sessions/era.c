@@ -10,8 +10,9 @@
  *
  * Detection ("era": "auto"): the session core sends server/discover first
  * (with the modern _meta); era_probe_verdict sorts its answer: a
- * DiscoverResult (a result with supportedVersions) is modern; UnsupportedProtocolVersionError (-32022)
- * naming 2026-07-28 means retry it; another recognized modern error
+ * DiscoverResult (a result with supportedVersions) is modern;
+ * UnsupportedProtocolVersionError (-32022) naming 2026-07-28 means retry
+ * it; another recognized modern error
  * (-32020, -32021) means a modern server that refused; any other error, a
  * 4xx without such a body or no answer within the probe timeout means
  * legacy, and initialize follows. On stdio the answer holds for the

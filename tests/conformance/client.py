@@ -201,9 +201,8 @@ def main():
     with tempfile.TemporaryDirectory(prefix='mcpfs-conf.') as tmp:
         tmp = Path(tmp)
         cfg = tmp / 'servers.json'
-        cfg.write_text(json.dumps({'mcpServers': {'srv': {'url': url,
-                                                          'timeout': 20,
-                                                          'era': era_of_version()}}}))
+        srv = {'url': url, 'timeout': 20, 'era': era_of_version()}
+        cfg.write_text(json.dumps({'mcpServers': {'srv': srv}}))
         mnt = tmp / 'mnt'
         mnt.mkdir()
         logf = tmp / 'mcpfs.log'
