@@ -4,7 +4,9 @@ tests/conformance/client.py: the scenarios mcpfs must pass (in
 elicitation-sep1034-client-defaults client.py answers the server's question
 through requests/ with an empty accepted form, and mcpfs fills in the
 defaults). The others (OAuth) are listed with their results by
-tests/conformance/run.sh; see the README.
+tests/conformance/run.sh; see the README. The prerelease 0.2.0-alpha.12
+(CONFORMANCE=next) adds the 2026-07-28 client scenarios, run in the modern
+era (client.py reads MCP_CONFORMANCE_PROTOCOL_VERSION).
 """
 
 import os
