@@ -54,11 +54,24 @@ struct mcp_ask {
 	cJSON *params;
 	double created, timeout;  /* timeout 0: none */
 	char *refused;            /* why the last answer was refused */
+	ask_done_fn done;         /* MRTR: where the answer goes, or NULL */
+	void *ctx;                /* ... given back to it */
 	uv_timer_t timer;
 	LIST_ENTRY(mcp_ask) link; /* the session's questions */
 };
 
 static struct idtab ask_ids; /* open questions by object id */
+
+/* The answer (res or err, taken) to the request id: to the server, or to
+ * the MRTR sink of an input request (id is then its key). */
+static void deliver(mcp_session *s, cJSON *id, ask_done_fn done, void *ctx,
+		    cJSON *res, cJSON *err)
+{
+	if (done)
+		done(ctx, cJSON_IsString(id) ? id->valuestring : "", res, err);
+	else
+		session_answer(s, id, res, err);
+}
 
 unsigned ask_caps_of(const struct mcp_server_conf *conf)
 {
@@ -168,27 +181,75 @@ static void expire_cb(uv_timer_t *t)
 	if (q->kind == ASK_SAMPLING) {
 		snprintf(msg, sizeof msg, "timeout: no answer within %g s",
 			 q->timeout);
-		session_answer(s, q->rpc_id, NULL, error_of(ERR_TIMEOUT, msg));
+		deliver(s, q->rpc_id, q->done, q->ctx, NULL,
+			error_of(ERR_TIMEOUT, msg));
 	} else {
-		session_answer(s, q->rpc_id, cancel_result(), NULL);
+		deliver(s, q->rpc_id, q->done, q->ctx, cancel_result(), NULL);
 	}
 	ask_remove(q);
 }
 
 /* Answered at once, without a question (logged with why). */
 static void answer_now(mcp_session *s, const char *method, cJSON *id,
-		       int code, const char *why)
+		       int code, const char *why, ask_done_fn done, void *ctx)
 {
 	mlog(MLOG_INFO, "server %s thread %s: %s %s: %s", s->srv->conf->name,
 	     thread_of(s), method, code ? "refused" : "cancelled", why);
 	if (code)
-		session_answer(s, id, NULL, error_of(code, why));
+		deliver(s, id, done, ctx, NULL, error_of(code, why));
 	else
-		session_answer(s, id, cancel_result(), NULL);
+		deliver(s, id, done, ctx, cancel_result(), NULL);
 }
+
+static void ask_open(mcp_session *s, const char *method, cJSON *id,
+		     cJSON *params, ask_done_fn done, void *ctx);
 
 void ask_request(mcp_session *s, const char *method, cJSON *id,
 		 cJSON *params)
+{
+	ask_open(s, method, id, params, NULL, NULL);
+}
+
+void ask_input(mcp_session *s, const char *method, const char *key,
+	       cJSON *params, ask_done_fn done, void *ctx)
+{
+	cJSON *id = cJSON_CreateString(key);
+
+	ask_open(s, method, id, params, done, ctx);
+	cJSON_Delete(id);
+}
+
+/* A question of an input request goes without an answer: its sink hears
+ * (NULL, NULL), to let its call go. */
+static void release(mcp_ask *q)
+{
+	if (q->done)
+		q->done(q->ctx, "", NULL, NULL);
+	q->done = NULL;
+}
+
+void ask_drop_ctx(mcp_session *s, void *ctx, const char *why)
+{
+	mcp_ask *q, *next;
+	cJSON *x;
+
+	for (q = LIST_FIRST(&s->asks); q; q = next) {
+		next = LIST_NEXT(q, link);
+		if (!q->done || q->ctx != ctx)
+			continue;
+		mlog(MLOG_INFO, "server %s thread %s: question %s (%s) "
+		     "dropped unanswered: %s", s->srv->conf->name,
+		     thread_of(s), q->name, q->method, why);
+		x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "reason", why);
+		ask_event(q, "dropped", x);
+		release(q);
+		ask_remove(q);
+	}
+}
+
+static void ask_open(mcp_session *s, const char *method, cJSON *id,
+		     cJSON *params, ask_done_fn done, void *ctx)
 {
 	int sampling = !strcmp(method, "sampling/createMessage");
 	char why[200], host[256];
@@ -202,32 +263,34 @@ void ask_request(mcp_session *s, const char *method, cJSON *id,
 			 sampling ? "sampling" : "elicitation",
 			 s->srv->conf->name,
 			 sampling ? "sampling" : "elicitation");
-		answer_now(s, method, id, -32601, why);
+		answer_now(s, method, id, -32601, why, done, ctx);
 		return;
 	}
 	if (ask_check_request(method, params, &kind, why, sizeof why) < 0) {
-		answer_now(s, method, id, -32602, why);
+		answer_now(s, method, id, -32602, why, done, ctx);
 		return;
 	}
 	if (s->oneshot) {
 		if (kind == ASK_SAMPLING)
 			answer_now(s, method, id, -1, "no one to answer: the "
 				   "server-level call is one-shot (use a "
-				   "thread)");
+				   "thread)", done, ctx);
 		else
 			answer_now(s, method, id, 0, "the server-level call is "
-				   "one-shot and has no requests/ directory");
+				   "one-shot and has no requests/ directory",
+				   done, ctx);
 		return;
 	}
 	if (s->ask_seq >= ASK_NUM_MAX) {
 		answer_now(s, method, id, -32603, "no question numbers left "
-			   "in this thread (restart it with a new name)");
+			   "in this thread (restart it with a new name)",
+			   done, ctx);
 		return;
 	}
 	if (s->nasks >= ASKS_MAX) {
 		snprintf(why, sizeof why, "too many open questions (%d)",
 			 ASKS_MAX);
-		answer_now(s, method, id, -32603, why);
+		answer_now(s, method, id, -32603, why, done, ctx);
 		return;
 	}
 	q = calloc(1, sizeof *q);
@@ -240,11 +303,13 @@ void ask_request(mcp_session *s, const char *method, cJSON *id,
 			cJSON_Delete(q->params);
 		}
 		free(q);
-		answer_now(s, method, id, -32603, "out of memory");
+		answer_now(s, method, id, -32603, "out of memory", done, ctx);
 		return;
 	}
 	q->s = s;
 	q->kind = kind;
+	q->done = done;
+	q->ctx = ctx;
 	snprintf(q->method, sizeof q->method, "%s", method);
 	q->num = ++s->ask_seq;
 	snprintf(q->name, sizeof q->name, "%u", q->num);
@@ -301,6 +366,7 @@ void ask_cancelled(mcp_session *s, cJSON *params)
 	if (reason)
 		cJSON_AddStringToObject(x, "reason", reason);
 	ask_event(q, "withdrawn", x);
+	release(q);
 	ask_remove(q);
 }
 
@@ -316,6 +382,7 @@ void ask_drop_all(mcp_session *s, const char *why)
 		     q->name, q->method, why);
 		cJSON_AddStringToObject(x, "reason", why);
 		ask_event(q, "dropped", x);
+		release(q);
 		ask_remove(q);
 	}
 }
@@ -436,7 +503,7 @@ int mcp_ask_answer(mcp_ask *q, const char *json, size_t len)
 	x = cJSON_CreateObject();
 	cJSON_AddStringToObject(x, "action", act);
 	ask_event(q, "answered", x);
-	session_answer(s, q->rpc_id, res, err);
+	deliver(s, q->rpc_id, q->done, q->ctx, res, err);
 	cJSON_Delete(a);
 	ask_remove(q);
 	return 0;

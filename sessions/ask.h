@@ -21,6 +21,20 @@ unsigned ask_caps_of(const struct mcp_server_conf *conf);
  * (capability not declared, a malformed request, a one-shot session). */
 void ask_request(mcp_session *s, const char *method, cJSON *id,
 		 cJSON *params);
+/* Where the answer to an input request of an input_required result
+ * (MRTR, 2026-07-28) goes: key is its key in inputRequests; res or err
+ * (taken) is the answer; both NULL when the question went unanswered
+ * (dropped, withdrawn: ask_drop_ctx, ask_drop_all). */
+typedef void (*ask_done_fn)(void *ctx, const char *key, cJSON *res,
+			    cJSON *err);
+/* An input request (method elicitation/create or sampling/createMessage,
+ * params borrowed) of an input_required result: a question as
+ * ask_request makes, whose answer goes to done(ctx, key, ...) instead of
+ * to the server (maybe at once, from inside this call). */
+void ask_input(mcp_session *s, const char *method, const char *key,
+	       cJSON *params, ask_done_fn done, void *ctx);
+/* The call of ctx ended: drop its input requests' questions unanswered. */
+void ask_drop_ctx(mcp_session *s, void *ctx, const char *why);
 /* notifications/cancelled from the server (params borrowed): the question
  * of that requestId, if any, goes away unanswered. */
 void ask_cancelled(mcp_session *s, cJSON *params);

@@ -34,59 +34,13 @@
 #include "gbuf.h"
 #include "jscan.h"
 
-#define NAME_MAX_LEN 255
-
-/* ---- names ---- */
-
 static int is_alnum(unsigned char c)
 {
 	return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') ||
 	       (c >= 'a' && c <= 'z');
 }
 
-const char *mcp_server_name_check(const char *name)
-{
-	const unsigned char *p;
-
-	if (!name || !*name)
-		return "server name must not be empty";
-	if (name[0] == '.')
-		return "server name must not start with '.'";
-	if (strlen(name) > NAME_MAX_LEN)
-		return "server name is longer than 255 bytes";
-	for (p = (const unsigned char *)name; *p; p++) {
-		if (*p == '/')
-			return "server name must not contain '/'";
-		if (*p < 0x20 || *p == 0x7f)
-			return "server name must not contain control characters";
-	}
-	return NULL;
-}
-
-int mcp_thread_name_valid(const char *name)
-{
-	size_t n;
-
-	if (!name || !*name || name[0] == '.')
-		return 0;
-	for (n = 0; name[n]; n++) {
-		if (n >= 128)
-			return 0;
-		if (!is_alnum((unsigned char)name[n]) && name[n] != '.' &&
-		    name[n] != '_' && name[n] != '-')
-			return 0;
-	}
-	return 1;
-}
-
-const char *mcp_base_name(const char *path)
-{
-	const char *b = strrchr(path, '/');
-
-	return b ? b + 1 : path;
-}
-
-/* ${VAR} expansion and the dialects of other clients: configfmt.c */
+/* Names are checked in configfmt.c; ${VAR} expansion and the dialects of other clients: configfmt.c */
 
 /* ---- messages ---- */
 
@@ -738,6 +692,8 @@ static int fill_http(struct parse *ps, struct mcp_server_conf *sc,
 static int fill_server(struct parse *ps, struct mcp_server_conf *sc,
 		       const cJSON *e, const struct path *at, int transport)
 {
+	struct path f;
+
 	sc->transport = transport;
 	if ((transport != MCP_TRANSPORT_STDIO ? fill_http(ps, sc, e, at)
 					      : fill_stdio(ps, sc, e, at)) < 0)
@@ -750,6 +706,10 @@ static int fill_server(struct parse *ps, struct mcp_server_conf *sc,
 	    get_bool(ps, e, "sampling", at, 0, &sc->sampling) < 0 ||
 	    get_warm(ps, e, at, &sc->warm) < 0)
 		return -1;
+	if (cfmt_era(cJSON_GetObjectItemCaseSensitive(e, "era"), &sc->era)) {
+		path_key(&f, at, "era");
+		return field_error(ps, &f, "must be auto, modern or legacy");
+	}
 	make_digest(sc);
 	return 0;
 }

@@ -33,6 +33,8 @@ struct mcp_oauth_conf {
 	int jwt_bearer;
 	char *idp_token_endpoint, *idp_id_token, *idp_client_id;
 };
+/* The "era" key: detect (versioning page of MCP 2026-07-28), or one. */
+enum { MCP_ERA_AUTO, MCP_ERA_MODERN, MCP_ERA_LEGACY };
 
 struct mcp_server_conf {
 	char *name;
@@ -54,6 +56,7 @@ struct mcp_server_conf {
 	int sampling;           /* declare sampling (default 0) */
 	unsigned warm;          /* spare started sessions kept (0-16) */
 	struct mcp_oauth_conf *oauth; /* NULL = absent */
+	int era;                /* MCP_ERA_*: which protocol era to speak */
 	char digest[13];        /* hex digest of the launch fields */
 	struct mcp_server_conf *next;
 };

@@ -301,7 +301,7 @@ int cfmt_known_key(const char *key)
 	static const char *const known[] = {
 		"command", "args", "env", "cwd", "url", "headers", "type",
 		"roots", "timeout", "idleTimeout", "disabled", "envFile", "warm",
-		"elicitation", "sampling", "oauth",
+		"elicitation", "sampling", "oauth", "era",
 	};
 	size_t i;
 
@@ -309,6 +309,22 @@ int cfmt_known_key(const char *key)
 		if (!strcmp(key, known[i]))
 			return 1;
 	return 0;
+}
+
+int cfmt_era(const cJSON *v, int *era)
+{
+	static const char *const names[] = {"auto", "modern", "legacy"};
+	int i;
+
+	*era = MCP_ERA_AUTO;
+	if (!v)
+		return 0;
+	for (i = 0; i < 3; i++)
+		if (cJSON_IsString(v) && !strcmp(v->valuestring, names[i])) {
+			*era = i;
+			return 0;
+		}
+	return -1;
 }
 
 const cJSON *cfmt_servers(const cJSON *root, const struct mcp_config_ctx *ctx,
@@ -366,4 +382,50 @@ char *mcp_expand(const char *s, const char **err)
 		*err = msg;
 	}
 	return out;
+}
+
+/* ---- names (of servers, threads, executables) ---- */
+
+#define NAME_MAX_LEN 255
+
+const char *mcp_server_name_check(const char *name)
+{
+	const unsigned char *p;
+
+	if (!name || !*name)
+		return "server name must not be empty";
+	if (name[0] == '.')
+		return "server name must not start with '.'";
+	if (strlen(name) > NAME_MAX_LEN)
+		return "server name is longer than 255 bytes";
+	for (p = (const unsigned char *)name; *p; p++) {
+		if (*p == '/')
+			return "server name must not contain '/'";
+		if (*p < 0x20 || *p == 0x7f)
+			return "server name must not contain control characters";
+	}
+	return NULL;
+}
+
+int mcp_thread_name_valid(const char *name)
+{
+	size_t n;
+
+	if (!name || !*name || name[0] == '.')
+		return 0;
+	for (n = 0; name[n]; n++) {
+		if (n >= 128)
+			return 0;
+		if (!isalnum((unsigned char)name[n]) && name[n] != '.' &&
+		    name[n] != '_' && name[n] != '-')
+			return 0;
+	}
+	return 1;
+}
+
+const char *mcp_base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
 }

@@ -42,6 +42,10 @@ int cfmt_env_file(const char *path, const struct mcp_config_ctx *ctx,
 /* 1 if key is a key of a server entry that mcpfs knows. */
 int cfmt_known_key(const char *key);
 
+/* The "era" value v (NULL: absent, auto) into *era (MCP_ERA_*, config.h);
+ * 0, or -1 if v is not "auto", "modern" or "legacy". */
+int cfmt_era(const cJSON *v, int *era);
+
 /*
  * The object of servers in root (an object): "mcpServers", else VS Code's
  * "servers"; in the project pass, projects[DIR].mcpServers of Claude

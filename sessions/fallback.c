@@ -305,6 +305,25 @@ static void fb_send(struct transport *t, char *line, size_t len,
 	b->ops->send(b->t, line, len, rpc_id);
 }
 
+static void fb_send_hdrs(struct transport *t, char *line, size_t len,
+			 uint64_t rpc_id, char **hdrs)
+{
+	struct fb *b = (struct fb *)t;
+	size_t i;
+
+	if (b->t && b->ops->send_hdrs) {
+		b->ops->send_hdrs(b->t, line, len, rpc_id, hdrs);
+		return;
+	}
+	for (i = 0; hdrs && hdrs[i]; i++)
+		free(hdrs[i]);
+	free(hdrs);
+	if (b->t)
+		b->ops->send(b->t, line, len, rpc_id);
+	else
+		free(line);
+}
+
 static void fb_ready(struct transport *t, const char *protocol)
 {
 	struct fb *b = (struct fb *)t;
@@ -376,6 +395,7 @@ const struct transport_ops fallback_transport = {
 	.fini = fb_fini,
 	.start = fb_start,
 	.send = fb_send,
+	.send_hdrs = fb_send_hdrs,
 	.ready = fb_ready,
 	.forget = fb_forget,
 	.close = fb_close,

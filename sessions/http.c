@@ -84,6 +84,7 @@ struct xfer {
 	char *www;                /* WWW-Authenticate of the answer */
 	unsigned gen, auth_tries; /* token generation sent, retries */
 	struct oauth_wait aw;     /* held for authorization (oauth.h) */
+	char **extra;             /* send_hdrs: "Name: value", taken */
 	uv_timer_t timer;         /* delayed start */
 	LIST_ENTRY(xfer) link;       /* the http's transfers */
 };
@@ -133,12 +134,22 @@ static void http_maybe_free(struct http *h)
 	tenv.obj_drop();
 }
 
+static void extra_free(char **v)
+{
+	size_t i;
+
+	for (i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
 static void xfer_free_cb(uv_handle_t *hd)
 {
 	struct xfer *x = hd->data;
 	struct http *h = x->h;
 
 	curl_slist_free_all(x->hdrs);
+	extra_free(x->extra);
 	free(x->body);
 	free(x->www);
 	gbuf_free(&x->in);
@@ -328,6 +339,8 @@ static int common_headers(struct xfer *x)
 		r |= add_header(x, "Authorization", b);
 		free(b);
 	}
+	for (i = 0; x->extra && x->extra[i]; i++)
+		r |= add_header(x, x->extra[i], NULL);
 	return r ? -ENOMEM : 0;
 }
 
@@ -732,14 +745,32 @@ oom:
 	return -ENOMEM;
 }
 
+static void post(struct http *h, char *line, size_t len, uint64_t rpc_id,
+		 char **extra);
+
 static void http_send(struct transport *t, char *line, size_t len,
 		      uint64_t rpc_id)
 {
-	struct http *h = (struct http *)t;
+	post((struct http *)t, line, len, rpc_id, NULL);
+}
+
+/* A modern-era request (MCP 2026-07-28): its metadata headers, no probe
+ * of HTTP+SSE. */
+static void http_send_hdrs(struct transport *t, char *line, size_t len,
+			   uint64_t rpc_id, char **hdrs)
+{
+	post((struct http *)t, line, len, rpc_id, hdrs ? hdrs : calloc(1,
+		sizeof *hdrs));
+}
+
+static void post(struct http *h, char *line, size_t len, uint64_t rpc_id,
+		 char **extra)
+{
 	struct xfer *x;
 
 	if (!h->ctx) {
 		free(line);
+		extra_free(extra);
 		return;
 	}
 	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
@@ -747,6 +778,7 @@ static void http_send(struct transport *t, char *line, size_t len,
 	x = xfer_new(h, X_POST);
 	if (!x) {
 		free(line);
+		extra_free(extra);
 		if (rpc_id)
 			h->up->call_error(h->ctx, rpc_id, -32603,
 					  "out of memory");
@@ -754,7 +786,8 @@ static void http_send(struct transport *t, char *line, size_t len,
 	}
 	x->body = line;
 	x->rpc_id = rpc_id;
-	if (rpc_id && !h->probed)
+	x->extra = extra;
+	if (rpc_id && !h->probed && !extra)
 		x->probe = h->probed = 1;
 	if (h->gating && !rpc_id) {
 		h->gate = x; /* notifications/initialized */
@@ -811,6 +844,7 @@ const struct transport_ops mcpfs_http_transport = {
 	.fini = http_fini,
 	.start = http_start,
 	.send = http_send,
+	.send_hdrs = http_send_hdrs,
 	.ready = http_ready,
 	.forget = http_forget,
 	.close = http_close,

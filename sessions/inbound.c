@@ -12,8 +12,10 @@
 #include <string.h>
 
 #include "ask.h"
+#include "era.h"
 #include "internal.h"
 #include "jscan.h"
+#include "mrtr.h"
 
 /* Replies at least this long are passed through after a check of their
  * structure only; shorter ones are checked to be valid JSON first. */
@@ -102,6 +104,8 @@ static void list_page(mcp_session *s, mcp_call *c, cJSON *res)
 		cJSON_Delete(m);
 		return;
 	}
+	if (c->list == MCP_TOOLS && s->era == MCP_ERA_MODERN)
+		era_filter_tools(s, c->acc); /* x-mcp-header (HTTP) */
 	out = cJSON_CreateObject();
 	cJSON_AddItemToObject(out, key, c->acc);
 	c->acc = NULL;
@@ -137,6 +141,9 @@ static void response(mcp_session *s, cJSON *msg)
 		return;
 	}
 	if (c->task == 1 && task_created(s, c, res))
+		return;
+	if (s->era == MCP_ERA_MODERN && c->kind != CALL_INIT &&
+	    mrtr_result(s, c, res))
 		return;
 	call_complete(c, mcp_buf_json(res ? res : cJSON_GetObjectItem(msg,
 							"result"), 0));
@@ -345,6 +352,22 @@ void inbound_partial(mcp_session *s, const char *p, size_t n)
 	call_more(st->c);
 }
 
+/* 1 if the result at p[rs, re) has "resultType": "input_required". */
+static int input_required(const char *p, size_t rs, size_t re)
+{
+	struct jscan_members m;
+	struct jscan_span k, v;
+
+	if (p[rs] != '{')
+		return 0;
+	jscan_members_init(&m, p, rs, re);
+	while (jscan_members_next(&m, &k, &v))
+		if (k.n == 12 && !memcmp(p + k.at, "\"resultType\"", 12))
+			return v.n == 16 &&
+			       !memcmp(p + v.at, "\"input_required\"", 16);
+	return 0;
+}
+
 static int fast_reply(mcp_session *s, struct frame *f, char *line,
 		      size_t len, mcp_call *sc, size_t soff)
 {
@@ -360,6 +383,8 @@ static int fast_reply(mcp_session *s, struct frame *f, char *line,
 	if (!c || c->kind != CALL_USER || c->task == 1 ||
 	    !valid_line(line, len))
 		return -1;
+	if (s->era == MCP_ERA_MODERN && input_required(line, rs, re))
+		return -1; /* mrtr.c, through the cJSON path */
 	if (c == sc) {
 		if (rs + soff != sc->stream_at)
 			return -1; /* not the bytes that were read */

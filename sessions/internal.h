@@ -91,6 +91,9 @@ struct mcp_session {
 	LIST_HEAD(, mcp_ask) asks; /* open questions, oldest first (ask.c) */
 	unsigned nasks, ask_seq;   /* how many; the last number given */
 	unsigned ask_caps;         /* ASK_CAP_* declared at initialize */
+	int era;                   /* MCP_ERA_*: spoken; AUTO = not known */
+	int probing;               /* server/discover in flight (modern) */
+	unsigned probes;           /* server/discover sent this start */
 };
 
 /* CALL_SIDE: a request of the tree (a resources/ read), not a reply of
@@ -122,6 +125,12 @@ struct mcp_call {
 	struct mcp_listener wait; /* for the tools listing (taskSupport) */
 	cJSON *acc;              /* its pages so far */
 	char method[64];
+	int probe;               /* CALL_INIT: the server/discover probe */
+	cJSON *mrtr_resp;        /* mrtr.c: inputResponses so far */
+	cJSON *mrtr_state;       /* ... the requestState to echo, or NULL */
+	unsigned mrtr_open;      /* ... input requests unanswered */
+	unsigned mrtr_rounds;    /* ... input_required results so far */
+	int mrtr_loop;           /* ... opening this round's questions */
 };
 
 /* threads.c: every session, the threads of each server, the clock */
@@ -181,6 +190,16 @@ void inbound_setup(void (*h)(mcp_session *s, mcp_call *c, cJSON *msg));
 void inbound_message(mcp_session *s, struct frame *f, char *line,
 		     size_t len);
 void inbound_partial(mcp_session *s, const char *p, size_t n);
+
+/* handshake.c: starting the protocol (initialize, or the modern probe) */
+void hs_start(mcp_session *s);      /* by the era known or configured */
+void hs_initialize(mcp_session *s); /* send initialize (s->init) */
+void hs_listen(mcp_session *s);     /* modern: subscriptions/listen */
+/* The probe c was answered by msg (NULL: no answer in time, or the HTTP
+ * status why): retry or fall back to initialize (returns 0), the session
+ * is ready in the modern era (1), or it failed (-1, why filled). */
+int hs_probe_done(mcp_session *s, mcp_call *c, cJSON *msg, char *why,
+		  size_t n);
 
 /* client.c: mcpfs's answers to the server's requests */
 void client_request(mcp_session *s, const char *method, cJSON *id,

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "era.h"
 #include "internal.h"
 
 /* Newest first: the one we ask for, then those we accept in reply. */
@@ -131,12 +132,31 @@ int msg_version_known(const char *v)
 
 /* ---- sending ---- */
 
+/* In the modern era (or its probe) a request gets the per-request _meta
+ * and, through send_hdrs, the HTTP headers (era.c). */
 void session_send(mcp_session *s, char *line, size_t len, uint64_t rpc_id)
 {
-	if (s->t)
-		s->ops->send(s->t, line, len, rpc_id);
-	else
+	size_t mn;
+	char *ml;
+
+	if (!s->t) {
 		free(line);
+		return;
+	}
+	if (rpc_id && (s->era == MCP_ERA_MODERN || s->probing)) {
+		ml = era_line(s, line, len, &mn);
+		if (ml) {
+			free(line);
+			line = ml;
+			len = mn;
+		}
+		if (s->ops->send_hdrs) {
+			s->ops->send_hdrs(s->t, line, len, rpc_id,
+					  era_headers(s, line, len));
+			return;
+		}
+	}
+	s->ops->send(s->t, line, len, rpc_id);
 }
 
 void session_send_json(mcp_session *s, cJSON *msg, uint64_t rpc_id)

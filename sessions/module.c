@@ -107,6 +107,20 @@ static const struct transport_ops *load(const char *sym)
 	{                                                                    \
 		var##_real->send(t, line, len, rpc_id);                      \
 	}                                                                    \
+	static void var##_send_hdrs(struct transport *t, char *line,         \
+				   size_t len, uint64_t rpc_id, char **hdrs) \
+	{                                                                    \
+		size_t i;                                                    \
+									     \
+		if (var##_real->send_hdrs) {                                 \
+			var##_real->send_hdrs(t, line, len, rpc_id, hdrs);   \
+			return;                                              \
+		}                                                            \
+		for (i = 0; hdrs && hdrs[i]; i++)                            \
+			free(hdrs[i]);                                       \
+		free(hdrs);                                                  \
+		var##_real->send(t, line, len, rpc_id);                      \
+	}                                                                    \
 	static void var##_ready(struct transport *t, const char *protocol)   \
 	{                                                                    \
 		if (var##_real->ready)                                       \
@@ -128,6 +142,7 @@ static const struct transport_ops *load(const char *sym)
 	const struct transport_ops var = {                                   \
 		.name = tname, .init = var##_init, .fini = var##_fini,       \
 		.start = var##_start, .send = var##_send,                    \
+		.send_hdrs = var##_send_hdrs,                                \
 		.ready = var##_ready, .forget = var##_forget,                \
 		.close = var##_close, .pid = var##_pid,                      \
 	}

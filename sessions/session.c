@@ -24,12 +24,14 @@
 #include <time.h>
 
 #include "ask.h"
+#include "era.h"
 #include "internal.h"
 
 static void call_send(mcp_session *s, mcp_call *c);
 static int task_check(mcp_session *s, mcp_call *c);
 static void session_trim(void);
 static void session_lost(mcp_session *s, int code, const char *what);
+static void session_ready(mcp_session *s);
 
 /* ---- calls: timeouts, cancels, what follows a completion ---- */
 
@@ -49,8 +51,11 @@ static void call_abort(mcp_call *c, int code, const char *msg,
 {
 	mcp_session *s = c->s;
 
+	if (s)
+		ask_drop_ctx(s, c, reason); /* its input requests (mrtr.c) */
 	if (s && c->rpc_id && s->t) {
-		send_cancelled(s, c->rpc_id, reason);
+		if (s->era != MCP_ERA_MODERN || s->ops->pid(s->t))
+			send_cancelled(s, c->rpc_id, reason); /* not HTTP */
 		task_cancel(s, c);
 		if (s->ops->forget)
 			s->ops->forget(s->t, c->rpc_id);
@@ -58,11 +63,32 @@ static void call_abort(mcp_call *c, int code, const char *msg,
 	call_fail(c, code, msg, NULL);
 }
 
+/* The probe c (handshake.c) ended with msg (or none: why). */
+static void probe_done(mcp_session *s, mcp_call *c, cJSON *msg,
+		       const char *why)
+{
+	char buf[400];
+	int r;
+
+	snprintf(buf, sizeof buf, "%s", why ? why : "");
+	r = hs_probe_done(s, c, msg, buf, sizeof buf);
+	if (r > 0)
+		session_ready(s);
+	else if (r < 0)
+		session_lost(s, ERR_STARTUP, buf);
+}
+
 static void call_timed_out(mcp_call *c)
 {
 	mcp_session *s = c->s;
 	char msg[160];
 
+	if (c->kind == CALL_INIT && c->probe) {
+		snprintf(msg, sizeof msg, "no answer to server/discover in "
+			 "%g s", c->timeout);
+		probe_done(s, c, NULL, msg);
+		return;
+	}
 	if (c->kind == CALL_INIT) {
 		snprintf(msg, sizeof msg, "initialize timed out after %g s",
 			 c->timeout);
@@ -116,22 +142,6 @@ static void session_detach(mcp_session *s)
 				  : "server gone or restarted");
 }
 
-static void send_initialize(mcp_session *s)
-{
-	mcp_call *c = call_new(CALL_INIT, s->srv, s);
-	cJSON *m;
-
-	if (!c)
-		return;
-	c->rpc_id = s->next_id++;
-	idtab_put(&s->pending, c->rpc_id, c);
-	s->init = c;
-	s->ask_caps = ask_caps_of(s->srv->conf);
-	m = msg_initialize(c->rpc_id, s->srv->conf);
-	session_send_json(s, m, c->rpc_id);
-	cJSON_Delete(m);
-}
-
 /* A new process or HTTP session is starting its handshake. */
 static void new_generation(mcp_session *s)
 {
@@ -180,7 +190,7 @@ static int session_spawn(mcp_session *s)
 		mlog(MLOG_INFO, "server %s thread %s: connecting over %s [%s] "
 		     "gen %u", conf->name, s->oneshot ? "(one-shot)" : s->name,
 		     s->ops->name, conf->digest, s->generation);
-	send_initialize(s);
+	hs_start(s);
 	return 0;
 }
 
@@ -231,6 +241,7 @@ static void session_lost(mcp_session *s, int code, const char *what)
 	} else if (starting) {
 		double delay;
 
+		era_forget(s);
 		s->start_fails++;
 		delay = 0.5 * (double)(1u << (s->start_fails < 7 ?
 					      s->start_fails - 1 : 6));
@@ -274,6 +285,11 @@ static void session_call_error(mcp_session *s, uint64_t rpc_id, int code,
 
 	if (!c)
 		return;
+	if (c->kind == CALL_INIT && c->probe && code == ERR_HTTP &&
+	    !strncmp(msg, "HTTP 4", 6)) {
+		probe_done(s, c, NULL, msg); /* a 4xx, no modern error */
+		return;
+	}
 	if (c->kind == CALL_INIT) {
 		session_lost(s, code, msg);
 		return;
@@ -296,9 +312,12 @@ static void init_reply(mcp_session *s, mcp_call *c, cJSON *msg)
 	cJSON *err = cJSON_GetObjectItemCaseSensitive(msg, "error");
 	cJSON *v = cJSON_GetObjectItemCaseSensitive(res, "protocolVersion");
 	char why[300];
-	cJSON *nm, *m;
-	mcp_call *q;
+	cJSON *m;
 
+	if (c->probe) {
+		probe_done(s, c, msg, NULL);
+		return;
+	}
 	idtab_del(&s->pending, c->rpc_id);
 	c->done = 1;
 	uv_timer_stop(&c->timer);
@@ -326,17 +345,30 @@ static void init_reply(mcp_session *s, mcp_call *c, cJSON *msg)
 								 "serverInfo");
 	s->capabilities = cJSON_DetachItemFromObjectCaseSensitive(
 		res, "capabilities");
+	session_ready(s);
+}
+
+/* The handshake is done (initialize answered, or the modern probe). */
+static void session_ready(mcp_session *s)
+{
+	cJSON *nm, *m;
+	mcp_call *q;
+
 	s->state = S_READY;
 	s->start_fails = 0;
 	nm = cJSON_GetObjectItemCaseSensitive(s->server_info, "name");
 	mlog(MLOG_INFO, "server %s thread %s: ready (%s, protocol %s)",
 	     s->srv->conf->name, s->oneshot ? "(one-shot)" : s->name,
 	     cJSON_IsString(nm) ? nm->valuestring : "?", s->protocol);
-	if (s->ops->ready)
-		s->ops->ready(s->t, s->protocol);
-	m = msg_notification("notifications/initialized");
-	session_send_json(s, m, 0);
-	cJSON_Delete(m);
+	if (s->era != MCP_ERA_MODERN) {
+		if (s->ops->ready)
+			s->ops->ready(s->t, s->protocol);
+		m = msg_notification("notifications/initialized");
+		session_send_json(s, m, 0);
+		cJSON_Delete(m);
+	} else {
+		hs_listen(s);
+	}
 	while (s->state == S_READY && (q = call_dequeue(s)) != NULL)
 		call_send(s, q);
 }
@@ -433,8 +465,10 @@ static void call_send(mcp_session *s, mcp_call *c)
 		memcpy(c->token, tok, tn);
 		memcpy(c->token + tn, "\"", 2);
 	}
-	free(c->line);
-	c->line = NULL;
+	if (s->era != MCP_ERA_MODERN) { /* kept for an input_required retry */
+		free(c->line);
+		c->line = NULL;
+	}
 	if (!line) {
 		call_fail(c, -32603, "cannot build the request", NULL);
 		return;

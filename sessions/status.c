@@ -89,6 +89,11 @@ mcp_buf *mcp_session_status_json(mcp_session *s)
 	cJSON_AddNumberToObject(o, "calls", (double)s->calls);
 	cJSON_AddNumberToObject(o, "in_flight", s->in_flight);
 	cJSON_AddNumberToObject(o, "questions", mcp_session_asks(s));
+	if (s->era == MCP_ERA_AUTO)
+		cJSON_AddNullToObject(o, "era");
+	else
+		cJSON_AddStringToObject(o, "era", s->era == MCP_ERA_MODERN ?
+					"modern" : "legacy");
 	if (s->protocol[0])
 		cJSON_AddStringToObject(o, "protocolVersion", s->protocol);
 	else

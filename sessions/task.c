@@ -10,6 +10,12 @@
  * cancel, timeout) also sends tasks/cancel. A user's own "task" member is
  * forwarded as written and left to the user (the reply is the
  * CreateTaskResult). Status notifications go to events like any other.
+ *
+ * In the modern era (2026-07-28) tasks are the extension
+ * io.modelcontextprotocol/tasks, which mcpfs does not declare: a modern
+ * server runs its tools without tasks, and nothing here applies. A tool
+ * call over modern HTTP waits here for the tools listing all the same,
+ * since its Mcp-Param-* headers come from the tool's inputSchema (era.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -43,8 +49,13 @@ int task_required(const mcp_session *s, const mcp_call *c,
 	char *name;
 	int r = 0;
 
-	if (c->kind != CALL_USER || !c->req.tool || c->req.task.n ||
-	    c->task || !server_has_tool_tasks(s))
+	if (c->kind != CALL_USER || !c->req.tool)
+		return 0;
+	/* modern over HTTP: the x-mcp-header headers come from the listing */
+	if (s->era == MCP_ERA_MODERN && s->srv->conf->url &&
+	    (!listing || !listing->done))
+		return -1;
+	if (c->req.task.n || c->task || !server_has_tool_tasks(s))
 		return 0;
 	if (!listing || !listing->done)
 		return -1;

@@ -105,6 +105,12 @@ struct transport_ops {
 	 * taken), len bytes; rpc_id is the request it carries, 0 for none. */
 	void (*send)(struct transport *t, char *line, size_t len,
 		     uint64_t rpc_id);
+	/* May be NULL (then send is used). Send a request of the modern era
+	 * (2026-07-28) as send does, with the request metadata headers hdrs
+	 * ("Name: value" strings, NULL-terminated; hdrs, each string and
+	 * the array, taken; may be NULL). Never the probe of HTTP+SSE. */
+	void (*send_hdrs)(struct transport *t, char *line, size_t len,
+			  uint64_t rpc_id, char **hdrs);
 	/* The handshake was answered with protocol (before
 	 * notifications/initialized is sent). May be NULL. */
 	void (*ready)(struct transport *t, const char *protocol);

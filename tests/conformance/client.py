@@ -114,8 +114,61 @@ def tool_answering(thread, name, answer):
     return box['reply']
 
 
+CUSTOM_HEADER_ARGS = {
+    'region': 'us-west1', 'priority': 42, 'verbose': False, 'debug': True,
+    'empty_val': '', 'method_val': 'GET', 'float_val': 3.5,
+    'non_ascii_val': 'Hello, \u4e16\u754c', 'whitespace_val': ' padded ',
+    'leading_space_val': ' lead', 'trailing_space_val': 'trail ',
+    'internal_space_val': 'a b c', 'control_char_val': 'a\x01b',
+    'crlf_val': 'line1\r\nline2', 'tab_val': '\tx', 'query': 'SELECT 1'}
+
+
+def run_modern(scenario, thread):
+    """The 2026-07-28 scenarios of the 0.2.0 suite; False if not one."""
+    if scenario == 'http-custom-headers':
+        r = tool(thread, 'test_custom_headers', **CUSTOM_HEADER_ARGS)
+        expect(not r.get('isError') and 'error' not in r, r)
+        r = tool(thread, 'test_custom_headers_null', region='eu',
+                 priority=1, verbose=None, query='q')
+        expect(not r.get('isError') and 'error' not in r, r)
+        return True
+    if scenario == 'json-schema-ref-no-deref':
+        tools = json.loads((thread / 'tools.json').read_text())['tools']
+        expect([t['name'] for t in tools] == ['lookup_user'], tools)
+        return True
+    if scenario == 'json-schema-2020-12-preservation':
+        tools = json.loads((thread / 'tools.json').read_text())['tools']
+        focal = [t for t in tools if t['name'] != 'json_schema_echo']
+        expect(len(focal) == 1, tools)
+        r = tool(thread, 'json_schema_echo', schema=focal[0]['inputSchema'])
+        expect(text_of(r) == 'echoed', r)
+        return True
+    if scenario == 'sep-2322-client-request-state':
+        for name, want in (('test_mrtr_echo_state', 'echo-state-ok'),
+                           ('test_mrtr_no_state', 'no-state-ok')):
+            r = tool_answering(thread, name, {'action': 'accept',
+                                              'content': {'confirmed': True}})
+            expect(text_of(r) == want, r)
+        r = tool(thread, 'test_mrtr_unrelated')
+        expect(text_of(r) == 'unrelated-ok', r)
+        r = tool(thread, 'test_mrtr_no_result_type')
+        expect(text_of(r) == 'no-result-type-test-ok', r)
+        return True
+    return False
+
+
+def era_of_version():
+    """The era key for the version the suite asks for (0.2.0 sets
+    MCP_CONFORMANCE_PROTOCOL_VERSION): modern for 2026-07-28 and later,
+    else auto (mcpfs detects; 0.1.16 does not set it)."""
+    v = os.environ.get('MCP_CONFORMANCE_PROTOCOL_VERSION', '')
+    return 'modern' if v >= '2026-07-28' else 'auto'
+
+
 def run(scenario, thread):
     wait_ready(thread)
+    if run_modern(scenario, thread):
+        return
     if scenario == 'initialize':
         return
     if scenario == 'tools_call':
@@ -249,7 +302,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix='mcpfs-conf.') as tmp:
         tmp = Path(tmp)
         cfg = tmp / 'servers.json'
-        entry = {'url': url, 'timeout': 20}
+        entry = {'url': url, 'timeout': 20, 'era': era_of_version()}
         auth = scenario.startswith('auth/')
         if auth:
             entry['oauth'] = oauth_config(scenario, tmp) or True

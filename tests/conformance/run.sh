@@ -4,6 +4,9 @@
 # client (client.py) and print one line per scenario: name, PASS or FAIL,
 # and the suite's "Passed: n/m" count. Without arguments it runs every
 # client scenario the suite lists. Exits 0 when every scenario passed.
+# SCENARIO@VERSION runs it at that spec version (--spec-version: the era
+# the suite's server speaks and MCP_CONFORMANCE_PROTOCOL_VERSION), e.g.
+# CONFORMANCE=next run.sh tools_call@2026-07-28.
 # Needs build/mcpfs (or MCPFS_BUILD), FUSE, and node_modules (npm ci).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -40,8 +43,12 @@ py=/usr/bin/python3
 [ -x "$py" ] || py=python3
 rc=0
 for sc in "$@"; do
-	out="$work/$(echo "$sc" | tr / _).txt"
-	if conformance 180 client --scenario "$sc" \
+	out="$work/$(echo "$sc" | tr /@ __).txt"
+	name=${sc%%@*}
+	ver=
+	[ "$name" = "$sc" ] || ver=${sc#*@}
+	if conformance 180 client --scenario "$name" \
+		${ver:+--spec-version "$ver"} \
 		--command "$py $here/client.py" >"$out" 2>&1; then
 		res=PASS
 	else

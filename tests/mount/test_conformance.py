@@ -3,10 +3,13 @@ pinned in package.json) in client mode, with mcpfs as the client through
 tests/conformance/client.py: the scenarios mcpfs must pass (in
 elicitation-sep1034-client-defaults client.py answers the server's question
 through requests/ with an empty accepted form, and mcpfs fills in the
-defaults), and every auth/* scenario of 0.1.16 (client.py plays the browser: it reads the server's
-auth file, GETs the authorization URL without following the redirect, then
-the Location, mcpfs's loopback callback). tests/conformance/run.sh lists
-them all with their results; see the README.
+defaults), and every auth/* scenario of 0.1.16 (client.py plays the browser:
+it reads the server's auth file, GETs the authorization URL without following
+the redirect, then the Location, mcpfs's loopback callback).
+tests/conformance/run.sh lists them all with their results; see the README.
+The prerelease 0.2.0-alpha.12 (CONFORMANCE=next) adds the 2026-07-28 client
+scenarios, run in the modern era (client.py reads
+MCP_CONFORMANCE_PROTOCOL_VERSION).
 """
 
 import os
@@ -38,6 +41,31 @@ def test_client_scenario_passes(scenario):
     if not CLI.exists():
         pytest.skip('the conformance suite is missing (npm ci)')
     env = dict(os.environ, MCPFS_BUILD=str(BUILD), CONFORMANCE_VERBOSE='1')
+    p = subprocess.run(['sh', str(RUN), scenario], env=env, timeout=300,
+                       capture_output=True, text=True)
+    first = p.stdout.splitlines()[0] if p.stdout else ''
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert first.split()[:2] == [scenario, 'PASS'], p.stdout
+    done, total = first.split('Passed: ')[1].split('/')
+    assert done == total and int(total) >= 1, first
+
+
+NEXT_CLI = REPO / 'node_modules/conformance-next/dist/index.js'
+
+
+@pytest.mark.parametrize('scenario', [
+    'request-metadata', 'sep-2322-client-request-state',
+    'http-standard-headers', 'http-custom-headers',
+    'http-invalid-tool-headers', 'json-schema-ref-no-deref',
+    'json-schema-2020-12-preservation', 'tools_call@2026-07-28',
+    'tools_call@2025-11-25'])
+def test_next_client_scenario_passes(scenario):
+    """The prerelease 0.2.0-alpha.12 (CONFORMANCE=next): its 2026-07-28
+    client scenarios, and tools_call in both eras (SCENARIO@VERSION)."""
+    if not NEXT_CLI.exists():
+        pytest.skip('the prerelease conformance suite is missing (npm ci)')
+    env = dict(os.environ, MCPFS_BUILD=str(BUILD), CONFORMANCE='next',
+               CONFORMANCE_VERBOSE='1')
     p = subprocess.run(['sh', str(RUN), scenario], env=env, timeout=300,
                        capture_output=True, text=True)
     first = p.stdout.splitlines()[0] if p.stdout else ''

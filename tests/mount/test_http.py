@@ -192,7 +192,7 @@ def free_port():
 def test_handshake_headers_and_status(mcpfs_mount, fake_http, protocol):
     srv = fake_http(*(['--protocol', protocol] if protocol else []))
     version = protocol or '2025-11-25'
-    m = mcpfs_mount({'h': entry(srv)})
+    m = mcpfs_mount({'h': entry(srv, era='legacy')})  # the legacy wire
     t = thread(m)
     st = wait_ready(t)
     assert st['transport'] == 'http' and st['pid'] is None, st
@@ -638,7 +638,7 @@ def test_get_stream_reopened_with_last_event_id(mcpfs_mount, fake_http):
 
 def test_stateless_server(mcpfs_mount, fake_http):
     srv = fake_http('--stateless')
-    m = mcpfs_mount({'h': entry(srv)})
+    m = mcpfs_mount({'h': entry(srv, era='legacy')})  # the legacy wire
     t = thread(m)
     assert text(tool(t, 'echo', text='s')) == 's'
     assert text(tool(t, 'sse_echo', text='e')) == 'e'

@@ -162,7 +162,11 @@ def test_bare_url_falls_back_and_remembers(mcpfs_mount, everything_sse,
     st = status(a)
     assert (st['state'], st['transport'], st['generation']) == \
         ('ready', 'sse', 1), st
-    assert stderr_of(a) == FALLBACK + '\n'
+    # era auto: server/discover was refused first (a 404 without a modern
+    # error: legacy), then the initialize, then HTTP+SSE
+    probe, fell = stderr_of(a).split('\n', 1)
+    assert probe.startswith('HTTP 404 from the server: '), probe
+    assert fell == FALLBACK + '\n'
     assert [s['transport'] for s in m.status()['servers']] == ['sse']
     # the next start goes straight to HTTP+SSE: no probe this time
     b = thread(m, 'ev', 'b')
@@ -261,8 +265,9 @@ def records(srv, method, path):
 
 
 def test_fallback_on_405_resends_the_same_initialize(mcpfs_mount, fake_http):
+    # era legacy: the initialize is the first POST (no server/discover)
     srv = legacy(fake_http)
-    m = mcpfs_mount({'h': {'url': srv.url}})
+    m = mcpfs_mount({'h': {'url': srv.url, 'era': 'legacy'}})
     t = thread(m, 'h', 't')
     assert text(call(t, {'name': 'echo', 'arguments': {'text': 'x'}})) == 'x'
     assert stderr_of(t) == FALLBACK.replace('404', '405') + '\n'
@@ -418,7 +423,8 @@ def test_timeout_sends_cancelled_and_keeps_the_session(mcpfs_mount,
 
 def test_failed_fallback_names_both_failures(mcpfs_mount, fake_http):
     srv = legacy(fake_http)
-    m = mcpfs_mount({'h': {'url': f'http://127.0.0.1:{srv.port}/nothing'}})
+    m = mcpfs_mount({'h': {'url': f'http://127.0.0.1:{srv.port}/nothing',
+                           'era': 'legacy'}})   # no server/discover first
     t = thread(m, 'h', 't')
     st = wait_state(t, 'exited')
     assert st['last_error'] == (

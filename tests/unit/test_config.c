@@ -312,6 +312,31 @@ static void test_field_errors(void **state)
 		  PATH ": mcpServers.a.args[0]: must be a string");
 }
 
+/* "era": auto (also when absent), modern or legacy; anything else is an
+ * error naming the field. */
+static void test_era(void **state)
+{
+	struct mcp_config *c = parse_ok(
+		"{\"mcpServers\":{\"a\":{\"command\":\"x\"},"
+		"\"b\":{\"command\":\"x\",\"era\":\"modern\"},"
+		"\"c\":{\"url\":\"http://h/\",\"era\":\"legacy\"},"
+		"\"d\":{\"command\":\"x\",\"era\":\"auto\"}}}");
+	struct mcp_server_conf *s = c->servers;
+
+	assert_int_equal(c->nwarnings, 0); /* a known key */
+	assert_int_equal(s->era, MCP_ERA_AUTO);
+	assert_int_equal(s->next->era, MCP_ERA_MODERN);
+	assert_int_equal(s->next->next->era, MCP_ERA_LEGACY);
+	assert_int_equal(s->next->next->next->era, MCP_ERA_AUTO);
+	mcp_config_free(c);
+	parse_err("{\"mcpServers\":{\"a\":{\"command\":\"x\","
+		  "\"era\":\"2026-07-28\"}}}",
+		  PATH ": mcpServers.a.era: must be auto, modern or legacy");
+	parse_err("{\"mcpServers\":{\"a\":{\"url\":\"http://h/\","
+		  "\"era\":true}}}",
+		  PATH ": mcpServers.a.era: must be auto, modern or legacy");
+}
+
 static void test_name_errors(void **state)
 {
 	struct mcp_config *c;
@@ -639,6 +664,7 @@ int main(void)
 		cmocka_unit_test(test_remote_and_disabled),
 		cmocka_unit_test(test_http_fields),
 		cmocka_unit_test(test_field_errors),
+		cmocka_unit_test(test_era),
 		cmocka_unit_test(test_name_errors),
 		cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_bom),
