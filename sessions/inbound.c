@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ask.h"
+#include "bigmem.h"
 #include "internal.h"
 #include "jscan.h"
 
@@ -353,6 +354,7 @@ static int fast_reply(mcp_session *s, struct frame *f, char *line,
 	mcp_call *c;
 	mcp_buf *b = NULL;
 	char *mem;
+	int big = 0;
 
 	if (raw_reply(line, len, &id, &rs, &re) < 0)
 		return -1;
@@ -365,11 +367,15 @@ static int fast_reply(mcp_session *s, struct frame *f, char *line,
 			return -1; /* not the bytes that were read */
 		c->stream_ok = 1;
 	}
-	if (f && len >= FAST_REPLY_MIN && (mem = frame_take(f)) != NULL) {
+	if (f && len >= FAST_REPLY_MIN &&
+	    (mem = frame_take(f, &big)) != NULL) {
 		line[re] = '\n';
 		line[re + 1] = '\0';
-		b = mcp_buf_wrap(mem, (size_t)(line + rs - mem), re - rs + 1);
-		if (!b)
+		b = mcp_buf_wrap(mem, big, (size_t)(line + rs - mem),
+				 re - rs + 1);
+		if (!b && big)
+			bigmem_free(mem);
+		else if (!b)
 			free(mem);
 		call_complete(c, b); /* NULL: an out of memory error */
 		return 0;
