@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bigmem.h"
 #include "internal.h"
 
 mcp_buf *mcp_buf_new(const char *data, size_t len)
@@ -17,23 +18,29 @@ mcp_buf *mcp_buf_new(const char *data, size_t len)
 	b->len = len;
 	b->data = b->bytes;
 	b->mem = NULL;
+	b->big = 0;
 	if (data)
 		memcpy(b->data, data, len);
 	b->data[len] = 0;
 	return b;
 }
 
-mcp_buf *mcp_buf_wrap(char *mem, size_t off, size_t len)
+mcp_buf *mcp_buf_wrap(char *mem, int big, size_t off, size_t len)
 {
 	mcp_buf *b = malloc(sizeof *b);
-	char *m;
+	char *m = mem;
 
 	if (!b)
 		return NULL;
-	/* shrinking in place (or by mremap) copies nothing */
-	m = realloc(mem, off + len + 1);
+	/* shrinking in place (or by mremap, or munmap of the tail) copies
+	 * nothing */
+	if (big)
+		bigmem_trim(mem, off + len + 1);
+	else
+		m = realloc(mem, off + len + 1);
 	b->refs = 1;
 	b->len = len;
+	b->big = big;
 	b->mem = m ? m : mem;
 	b->data = b->mem + off;
 	return b;
@@ -49,7 +56,10 @@ mcp_buf *mcp_buf_ref(mcp_buf *b)
 void mcp_buf_unref(mcp_buf *b)
 {
 	if (b && --b->refs == 0) {
-		free(b->mem);
+		if (b->big)
+			bigmem_free(b->mem);
+		else
+			free(b->mem);
 		free(b);
 	}
 }

@@ -1,9 +1,13 @@
 /*
  * frame.c - splits a byte stream into newline-terminated lines of bounded
  * length. The bytes are written straight into the buffer's free tail
- * (frame_space, then frame_commit); the buffer grows geometrically, so a
+ * (frame_space, then frame_commit); the buffer grows geometrically up to
+ * FRAME_KEEP, and a line longer than that moves once to a bigmem block
+ * (lib/bigmem.h) as long as the longest line allowed, whose pages come as
+ * they are filled, 2 MiB at a time where the kernel has huge pages: a
  * 64 MiB line arriving in 64 KiB pieces costs no copy besides the read
- * itself, and each byte is searched for '\n' once (memchr over the new bytes
+ * itself and 1 MiB, and no page fault per 4 KiB (which, on the VM it is
+ * measured on, cost more than the rest of a long reply's way together), and each byte is searched for '\n' once (memchr over the new bytes
  * only). Complete lines are delivered in place; what is left of an
  * unfinished line then moves to the front of the buffer, which moves each
  * byte at most once. A callback may take the whole buffer with its line
@@ -21,10 +25,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bigmem.h"
 #include "frame.h"
 
-/* Largest buffer kept between lines. */
+/* Largest buffer kept between lines; a line longer than this moves to a
+ * bigmem block. */
 #define FRAME_KEEP (1024 * 1024)
+/* Longest max for which a whole bigmem block is reserved (address space
+ * only); above it (no such frame in mcpfs) the buffer goes on doubling. */
+#define FRAME_BIG_MAX ((size_t)1 << 30)
 
 void frame_init(struct frame *f, size_t max)
 {
@@ -35,7 +44,11 @@ void frame_init(struct frame *f, size_t max)
 
 void frame_free(struct frame *f)
 {
-	free(f->buf);
+	if (f->big)
+		bigmem_free(f->buf);
+	else
+		free(f->buf);
+	f->big = 0;
 	f->buf = NULL;
 	f->len = 0;
 	f->cap = 0;
@@ -65,12 +78,24 @@ int frame_space(struct frame *f, size_t want, char **room, size_t *n)
 		cap = want > limit - f->len ? limit : f->len + want;
 		if (f->cap <= limit / 2 && cap < f->cap * 2)
 			cap = f->cap * 2;
+		if (cap > FRAME_KEEP && limit <= FRAME_BIG_MAX &&
+		    (nb = bigmem_alloc(limit)) != NULL) {
+			/* f->big is 0 here: a bigmem block has cap == limit */
+			if (f->len)
+				memcpy(nb, f->buf, f->len);
+			free(f->buf);
+			f->buf = nb;
+			f->cap = limit;
+			f->big = 1;
+			goto room;
+		}
 		nb = realloc(f->buf, cap);
 		if (!nb)
 			return -ENOMEM;
 		f->buf = nb;
 		f->cap = cap;
 	}
+room:
 	*room = f->buf + f->len;
 	*n = f->cap - f->len;
 	return 0;
@@ -141,7 +166,7 @@ int frame_feed(struct frame *f, const char *data, size_t n, frame_line_cb cb,
 	return broken(f) ? -E2BIG : 0;
 }
 
-char *frame_take(struct frame *f)
+char *frame_take(struct frame *f, int *big)
 {
 	size_t rest = f->len - f->next;
 	char *b = f->buf, *nb = NULL;
@@ -152,6 +177,8 @@ char *frame_take(struct frame *f)
 			return NULL;
 		memcpy(nb, b + f->next, rest);
 	}
+	*big = f->big;
+	f->big = 0;
 	f->buf = nb;
 	f->len = f->cap = rest;
 	f->next = 0;

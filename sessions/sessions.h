@@ -33,14 +33,15 @@ typedef struct mcp_buf {
 	size_t len;
 	char *data;
 	char *mem;      /* a block data points into, owned (mcp_buf_wrap) */
+	int big;        /* mem is a bigmem block (lib/bigmem.h), not malloc'd */
 	char bytes[];   /* else the data itself (mcp_buf_new) */
 } mcp_buf;
 
 mcp_buf *mcp_buf_new(const char *data, size_t len); /* refs = 1; NULL on ENOMEM */
 /* A buffer of the len bytes at mem + off (followed by a NUL there) that
- * takes over mem (malloc'd, shrunk to fit), without a copy. NULL on ENOMEM
- * (then mem is still the caller's). */
-mcp_buf *mcp_buf_wrap(char *mem, size_t off, size_t len);
+ * takes over mem (malloc'd, or a bigmem block when big; shrunk to fit),
+ * without a copy. NULL on ENOMEM (then mem is still the caller's). */
+mcp_buf *mcp_buf_wrap(char *mem, int big, size_t off, size_t len);
 mcp_buf *mcp_buf_ref(mcp_buf *b);
 void mcp_buf_unref(mcp_buf *b);
 

@@ -26,7 +26,8 @@
  *   exit(code) or the same signal, so mcpfs reports what the server did.
  * The sweep SIGKILLs the server, every other member of the group and every
  * descendant that left it (found in /proc: a process cannot SIGKILL its own
- * group and live), until none is left, and reaps them: this process is a
+ * group and live; only while this process has a child left, see sweep),
+ * until none is left, and reaps them: this process is a
  * child subreaper, so whatever the server leaves behind is re-parented
  * here, and a descendant that called setsid is still a descendant.
  */
@@ -121,7 +122,31 @@ static int kill_others(void)
 	return n;
 }
 
-/* The sweep: kill the server, its group and its descendants; reap them. */
+/*
+ * 1 while this process has a child, running or not yet reaped. None means
+ * nothing of the server is left: every member of our group is in our
+ * session, and a process enters a session only by being forked in it, so
+ * each member descends from us; a descendant whose parent dies is
+ * re-parented to its nearest living subreaper ancestor, which is us or one
+ * below us. So with no child of ours there is no descendant and no group
+ * member left, and no need to read /proc.
+ */
+static int has_children(void)
+{
+	siginfo_t si;
+
+	return waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0 ||
+	       errno != ECHILD;
+}
+
+/*
+ * The sweep: kill the server, its group and its descendants; reap them.
+ * The /proc scan runs only while something is left (has_children): a server
+ * that exited alone and left nothing behind, the usual case, costs none.
+ * One scan reads every process's stat file, so with a thousand sessions
+ * closing at once (an unmount), a scan by each supervisor made the whole
+ * close quadratic in the number of sessions: 12 s for 1000.
+ */
 static void sweep(void)
 {
 	struct timespec ms = { 0, 1000000 };
@@ -131,7 +156,7 @@ static void sweep(void)
 		kill(child, SIGKILL);   /* even if it left the group */
 	for (i = 0; i < 2000; i++) {
 		reap();
-		if (!kill_others())
+		if (!has_children() || !kill_others())
 			break;
 		nanosleep(&ms, NULL);
 	}

@@ -351,18 +351,62 @@ static void mm_puts(const char *t)
 	mm_write(t, strlen(t));
 }
 
+/*
+ * The unit of the "esc" text as sent (26 bytes): escaped quotes after odd
+ * runs of 1, 5 and 7 backslashes, even runs, and after each quote three
+ * closing braces and brackets, so that a scanner that takes any of these
+ * quotes for the end of the string closes the result there; it decodes to
+ * 18 characters (the test decodes it with json). Repeated, its runs fall
+ * across every read and buffer boundary.
+ */
+static const char esc_unit[] = "\\\"" "}]}" "\\\\\\\\" "\\\"" "}]}"
+			       "\\\\\\\\\\\\" "\\\"" "}]}q";
+#define ESC_UNIT (sizeof esc_unit - 1)
+
+/* units units of the esc text, in big slices of one static block (a whole
+ * number of units, so that slices join seamlessly). */
+static void write_esc(long long units)
+{
+	static char block[ESC_UNIT * 40329];
+	size_t i;
+
+	if (!block[0])
+		for (i = 0; i < sizeof block; i += ESC_UNIT)
+			memcpy(block + i, esc_unit, ESC_UNIT);
+	while (units > 0) {
+		long long per = (long long)(sizeof block / ESC_UNIT);
+		long long k = units > per ? per : units;
+
+		mm_write(block, (size_t)k * ESC_UNIT);
+		units -= k;
+	}
+}
+
+/* n bytes of text as sent: n of 'x', or (esc) n / 26 units of esc text. */
+static void write_text(long long n, int esc)
+{
+	if (esc)
+		write_esc(n / (long long)ESC_UNIT);
+	else
+		write_xs(n);
+}
+
 /* The reply is written by hand: the payload never goes through cJSON.
  * order "id" (default): jsonrpc, id, result; "result": result first, then
  * jsonrpc and id (as the TypeScript SDK writes); "extra": an unknown member
  * "x" before result; "bad": an "error" member after result, which makes
  * the line no reply at all. pause_ms: stop that long (the whole process)
- * halfway through the text, so that the line arrives in two parts. */
+ * halfway through the text, so that the line arrives in two parts. text
+ * "esc": instead of x, bytes / 26 units of esc_unit (escapes, braces),
+ * split between whole units. */
 static void tool_big(const cJSON *id, const cJSON *args, const cJSON *params)
 {
 	static const char res[] = "\"result\":{\"content\":[{\"type\":"
 				  "\"text\",\"text\":\"";
 	const cJSON *o = cJSON_GetObjectItemCaseSensitive(args, "order");
 	const char *order = cJSON_IsString(o) ? o->valuestring : "id";
+	const cJSON *tx = cJSON_GetObjectItemCaseSensitive(args, "text");
+	int esc = cJSON_IsString(tx) && !strcmp(tx->valuestring, "esc");
 	cJSON *copy = cJSON_Duplicate(id, 1);
 	char *idtext = cJSON_PrintUnformatted(copy);
 
@@ -371,13 +415,15 @@ static void tool_big(const cJSON *id, const cJSON *args, const cJSON *params)
 	if (!strcmp(order, "result")) {
 		mm_write("{", 1);
 		mm_write(res, sizeof res - 1);
-		write_xs(nonneg(args, "bytes", 0));
+		write_text(nonneg(args, "bytes", 0), esc);
 		mm_puts("\"}]},\"jsonrpc\":\"2.0\",\"id\":");
 		mm_write(idtext, strlen(idtext));
 		mm_puts("}\n");
 	} else {
 		long long n = nonneg(args, "bytes", 0);
 		long long pause = nonneg(args, "pause_ms", 0);
+		long long half = esc ? n / (long long)ESC_UNIT / 2 *
+				       (long long)ESC_UNIT : n / 2;
 
 		mm_puts("{\"jsonrpc\":\"2.0\",\"id\":");
 		mm_write(idtext, strlen(idtext));
@@ -385,10 +431,10 @@ static void tool_big(const cJSON *id, const cJSON *args, const cJSON *params)
 			mm_puts(",\"x\":\"\"");
 		mm_write(",", 1);
 		mm_write(res, sizeof res - 1);
-		write_xs(n / 2);
+		write_text(half, esc);
 		if (pause)
 			usleep((useconds_t)(pause * 1000));
-		write_xs(n - n / 2);
+		write_text(n - half, esc);
 		mm_puts(strcmp(order, "bad") ? "\"}]}}\n"
 			: "\"}]},\"error\":{\"code\":1,\"message\":\"x\"}}\n");
 	}

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bigmem.h"
 #include "frame.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -53,11 +54,15 @@ static int line_cb(void *ctx, char *line, size_t len)
 		abort();
 	c->lines++;
 	if (c->f && c->lines % 2) {
-		char *b = frame_take(c->f);
+		int big;
+		char *b = frame_take(c->f, &big);
 
 		if (!b)
 			abort();
-		free(b);
+		if (big)
+			bigmem_free(b);
+		else
+			free(b);
 	}
 	return 0;
 }

@@ -52,7 +52,7 @@ cflags="$cflags -I$root/lib -I$root/sessions"
 sources_for() {
 	case $1 in
 	jscan)   echo "$root/lib/jscan.c" ;;
-	frame)   echo "$root/sessions/frame.c" ;;
+	frame)   echo "$root/sessions/frame.c $root/lib/bigmem.c" ;;
 	config)  echo "$root/sessions/config.c $root/sessions/configfmt.c" \
 		"$root/sessions/oauthconf.c" \
 		"$root/lib/jscan.c $root/lib/gbuf.c" ;;

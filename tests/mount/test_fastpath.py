@@ -86,3 +86,68 @@ def test_streamed_line_that_is_no_reply_fails_the_reader(mcpfs_mount):
     assert 'error' in json.loads(read_file(t / 'call'))
     assert text(call(t, {'name': 'echo', 'arguments': {'text': 'ok'}})) \
         == 'ok'
+
+
+# The fake's "esc" text as sent: escaped quotes after odd runs of 1, 5 and
+# 7 backslashes, even runs, and three closers after each quote, which end
+# the result where a scan takes such a quote for the string's end (26
+# bytes, 18 characters).
+ESC_UNIT = ('\\"' + '}]}' + '\\\\' * 2 + '\\"' + '}]}' + '\\\\' * 3 + '\\"' +
+            '}]}q')
+
+
+def esc_text(size):
+    return json.loads('"' + ESC_UNIT + '"') * (size // len(ESC_UNIT))
+
+
+@pytest.mark.parametrize('order', ['id', 'result', 'extra'])
+@pytest.mark.parametrize('size', [300 * 1024, (1 << 20) + 1000, 3 << 20])
+def test_escaped_reply_is_byte_exact_in_any_member_order(mcpfs_mount, order,
+                                                         size):
+    """A text full of escapes and braces, short of and past 1 MiB, where
+    the frame's buffer leaves malloc'd growth for its one big block: the
+    reply is the server's, byte for byte, in every member order."""
+    m = mcpfs_mount({'a': fake()})
+    t = m.path / 'a' / 't'
+    os.mkdir(t)
+    reply = call(t, {'name': 'big', 'arguments': {
+        'bytes': size, 'order': order, 'text': 'esc'}})
+    assert set(reply) == {'content'}, list(reply)[:4]
+    assert text(reply) == esc_text(size)
+    # as sent: the result's bytes were passed through, not re-encoded
+    raw = read_file(t / 'call')
+    units = size // len(ESC_UNIT)
+    assert raw == (b'{"content":[{"type":"text","text":"' +
+                   ESC_UNIT.encode() * units + b'"}]}\n')
+
+
+def test_escaped_reply_streams_to_its_end(mcpfs_mount):
+    """Read as it arrives, an id-first reply whose text is all escapes and
+    braces: the first half comes while the server pauses (so the scan that
+    follows the result's structure did not take an escaped quote or a brace
+    in the text for the result's end), the whole is byte-exact."""
+    m = mcpfs_mount({'a': fake()})
+    t = m.path / 'a' / 't'
+    os.mkdir(t)
+    size = 4 << 20
+    fd = os.open(t / 'call', os.O_RDWR)
+    try:
+        os.write(fd, json.dumps({'name': 'big', 'arguments': {
+            'bytes': size, 'pause_ms': 3000, 'text': 'esc'}}).encode())
+        got = b''
+        while len(got) < (1 << 20):
+            got += run_with_deadline(lambda: os.read(fd, 1 << 20), 30,
+                                     'the first half of the reply')
+        assert status(t / 'status')['in_flight'] == 1
+        while True:
+            b = run_with_deadline(lambda: os.read(fd, 1 << 20), 30,
+                                  'the rest of the reply')
+            if not b:
+                break
+            got += b
+    finally:
+        os.close(fd)
+    units = size // len(ESC_UNIT)
+    assert got == (b'{"content":[{"type":"text","text":"' +
+                   ESC_UNIT.encode() * units + b'"}]}\n')
+    assert text(json.loads(got)) == esc_text(size)

@@ -4,7 +4,9 @@
  * at the limit), the broken state after -E2BIG, stopping from the callback,
  * a 64 MiB line fed in 64 KiB chunks; reading straight into the buffer
  * (frame_space, frame_commit: geometric growth, the room bounded by max)
- * and a callback taking the buffer of its line (frame_take).
+ * and a callback taking the buffer of its line (frame_take), short (a
+ * malloc'd block) and past 1 MiB (a bigmem block, byte-exact across the
+ * move and the growth steps before it).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -18,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include "bigmem.h"
 #include "frame.h"
 
 #define MAXLINES 64
@@ -441,7 +444,7 @@ struct taker {
 	struct frame *f;
 	const char *want;   /* the line to take */
 	char *mem, *line;
-	int n;
+	int n, big;
 };
 
 static int take_cb(void *ctx, char *line, size_t len)
@@ -450,7 +453,7 @@ static int take_cb(void *ctx, char *line, size_t len)
 
 	t->n++;
 	if (!strcmp(line, t->want)) {
-		t->mem = frame_take(t->f);
+		t->mem = frame_take(t->f, &t->big);
 		assert_non_null(t->mem);
 		t->line = line;
 	}
@@ -460,7 +463,7 @@ static int take_cb(void *ctx, char *line, size_t len)
 static void test_take(void **state)
 {
 	struct frame f;
-	struct taker t = {&f, "two", NULL, NULL, 0};
+	struct taker t = {&f, "two", NULL, NULL, 0, -1};
 	char *room;
 	size_t n;
 
@@ -475,6 +478,7 @@ static void test_take(void **state)
 	assert_true(t.line > t.mem && t.line < t.mem + 16);
 	assert_string_equal(t.line, "two");
 	assert_memory_equal(t.mem, "one", 3);
+	assert_int_equal(t.big, 0); /* short: malloc'd */
 	/* The frame went on with the rest: "three" was delivered from the
 	 * new buffer, "fo" waits there. */
 	assert_true(f.buf != t.mem);
@@ -497,6 +501,81 @@ static void test_take(void **state)
 	frame_free(&f);
 }
 
+/*
+ * A line of 3 MiB + 5 read straight into the frame in pieces of odd sizes:
+ * it grows by doubling to 1 MiB, then moves to one bigmem block of max
+ * bytes, which does not move again; the line comes out byte for byte
+ * (a pattern, so that a piece lost or moved shows), the taken block is a
+ * bigmem one, and the bytes after the line go on in a malloc'd buffer.
+ */
+static void test_take_big(void **state)
+{
+	size_t len = (3u << 20) + 5, at = 0, n, k, i;
+	size_t max = 64u << 20;
+	struct frame f;
+	struct taker t = {&f, NULL, NULL, NULL, 0, -1};
+	char *want = malloc(len + 1), *room, *moved = NULL;
+	int moves = 0;
+
+	assert_non_null(want);
+	for (i = 0; i < len; i++)
+		want[i] = (char)('a' + (i * 7 + i / 4093) % 26);
+	want[len] = 0;
+	t.want = want;
+	frame_init(&f, max);
+	while (at < len + 1) {
+		char *before = f.buf;
+
+		assert_int_equal(frame_space(&f, 1 + at % 70001, &room, &n), 0);
+		if (f.buf != before && at > 0)
+			moves++;
+		if (f.big && !moved)
+			moved = f.buf;
+		if (moved)
+			assert_ptr_equal(f.buf, moved); /* never moves again */
+		k = 1 + at % 70001 < n ? 1 + at % 70001 : n;
+		for (i = 0; i < k; i++)
+			room[i] = at + i < len ? want[at + i] :
+				  at + i == len ? '\n' : 'z';
+		assert_int_equal(frame_commit(&f, k, take_cb, &t), 0);
+		at += k;
+	}
+	assert_int_equal(t.n, 1);
+	assert_int_equal(t.big, 1);
+	assert_ptr_equal(t.mem, moved);
+	assert_ptr_equal(t.line, t.mem);
+	assert_int_equal(strlen(t.line), len);
+	assert_memory_equal(t.line, want, len);
+	assert_true(moves > 1); /* doubling before the move */
+	/* what came after the newline is in a fresh, malloc'd buffer */
+	assert_int_equal(f.big, 0);
+	assert_int_equal(f.len, at - len - 1);
+	for (i = 0; i < f.len; i++)
+		assert_int_equal(f.buf[i], 'z');
+	bigmem_trim(t.mem, len + 1);
+	assert_memory_equal(t.mem, want, len);
+	bigmem_free(t.mem);
+	/* a long line not taken: the block is released after it */
+	t.want = "";
+	frame_free(&f);
+	frame_init(&f, max);
+	for (at = 0; at < len; at += k) {
+		assert_int_equal(frame_space(&f, 65536, &room, &n), 0);
+		k = len - at < n ? len - at : n;
+		memset(room, 'q', k);
+		assert_int_equal(frame_commit(&f, k, take_cb, &t), 0);
+	}
+	assert_int_equal(f.big, 1);
+	assert_int_equal(frame_space(&f, 1, &room, &n), 0);
+	room[0] = '\n';
+	assert_int_equal(frame_commit(&f, 1, take_cb, &t), 0);
+	assert_int_equal(t.n, 2);
+	assert_null(f.buf);
+	assert_int_equal(f.big, 0);
+	frame_free(&f);
+	free(want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -511,6 +590,7 @@ int main(void)
 		cmocka_unit_test(test_many_lines),
 		cmocka_unit_test(test_space),
 		cmocka_unit_test(test_take),
+		cmocka_unit_test(test_take_big),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
