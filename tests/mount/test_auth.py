@@ -16,6 +16,7 @@ import re
 import socket
 import threading
 import time
+from datetime import datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -226,9 +227,9 @@ def test_browser_sign_in_then_call_goes_through(mcpfs_mount, authserver,
     before, loc, done = first_sign_in(m, srv, t)
     assert set(done) == {'state', 'scopes', 'expiresAt'}, done
     assert done['scopes'] == ['mcp:read'], done   # the challenge's scope
-    exp = time.mktime(time.strptime(done['expiresAt'],
-                                    '%Y-%m-%dT%H:%M:%SZ')) - time.timezone
-    assert abs(exp - (time.time() + 600)) < 60, done
+    assert done['expiresAt'].endswith('Z'), done   # RFC 3339 UTC
+    exp = datetime.fromisoformat(done['expiresAt'].replace('Z', '+00:00'))
+    assert abs(exp.timestamp() - (time.time() + 600)) < 60, done
     assert_ok(echo(t, 'after'), 'after')          # the same thread
     assert_ok(echo(thread(m, 'u'), 'new'), 'new')  # and a new one
     assert_ok(call(m.path / 'h', {'name': 'echo',
@@ -239,6 +240,7 @@ def test_browser_sign_in_then_call_goes_through(mcpfs_mount, authserver,
     assert p['code_challenge_method'] == 'S256' and p['state']
     assert p['resource'] == srv.url
     assert query_of(loc)['state'] == p['state']
+    assert p['scope'].split() == ['mcp:read'], p   # no offline_access
     [tk] = srv.tokens('authorization_code')
     f = tk['form']
     assert tk['status'] == 200, tk
@@ -380,6 +382,10 @@ def test_login_logout_and_bad_verbs(mcpfs_mount, authserver, tmp_path):
     # login: a fresh flow
     write_file(f, 'login\n')
     a = wait_auth(m, WAITING)
+    # the registration is kept and reused
+    assert query_of(a['authorizationUrl'])['client_id'] == \
+        query_of(before['authorizationUrl'])['client_id']
+    assert len(srv.registrations()) == 1
     assert a['authorizationUrl'] != before['authorizationUrl']
     assert query_of(a['authorizationUrl'])['state'] != \
         query_of(before['authorizationUrl'])['state']
@@ -388,7 +394,7 @@ def test_login_logout_and_bad_verbs(mcpfs_mount, authserver, tmp_path):
     # logout: tokens and registration forgotten, the store file removed
     regs = len(srv.registrations())
     write_file(f, 'logout')
-    assert auth(m) == {'state': 'none'}
+    assert wait_auth(m, 'none') == {'state': 'none'}
     wait_until(lambda: not store.exists(), 5, 'the store file to go')
     e = assert_required(echo(t))
     a = wait_auth(m, WAITING)
@@ -399,6 +405,30 @@ def test_login_logout_and_bad_verbs(mcpfs_mount, authserver, tmp_path):
     # the log has a line for the state changes
     out = m.output()
     assert re.search(r'auth.*authorized', out), out[-2000:]
+
+
+def test_insufficient_scope_steps_up(mcpfs_mount, authserver, tmp_path):
+    srv = authserver('--tool-scope', 'echo=mcp:write')
+    m = mount(mcpfs_mount, tmp_path, srv)
+    t = thread(m)
+    assert_required(counter(t, 't'))
+    _, _, done = sign_in(m, srv)
+    assert done['scopes'] == ['mcp:read'], done
+    assert_ok(counter(t, 't'), '1')
+    # echo needs mcp:write: a new authorization with the union of scopes
+    e = assert_required(echo(t, 'up'))
+    a = wait_auth(m, WAITING)
+    want = {'mcp:read', 'mcp:write'}
+    assert set(query_of(a['authorizationUrl'])['scope'].split()) == want, a
+    assert set(query_of(e['data']['authorizationUrl'])['scope'].split()) \
+        == want, e
+    _, _, done = sign_in(m, srv)
+    assert set(done['scopes']) == want, done
+    assert_ok(echo(t, 'up'), 'up')
+    r = counter(t, 't')    # the same session or a fresh start (both allowed)
+    assert 'error' not in r and text(r) in ('1', '2'), r
+    assert len([r for r in srv.tool_calls('echo') if r['status'] == 403]) \
+        <= 3
 
 
 # ---------------------------------------------------------------- the store
