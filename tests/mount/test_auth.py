@@ -386,6 +386,7 @@ def test_login_logout_and_bad_verbs(mcpfs_mount, authserver, tmp_path):
     assert query_of(a['authorizationUrl'])['client_id'] == \
         query_of(before['authorizationUrl'])['client_id']
     assert len(srv.registrations()) == 1
+    assert a['redirectUri'] == before['redirectUri']   # a stable port
     assert a['authorizationUrl'] != before['authorizationUrl']
     assert query_of(a['authorizationUrl'])['state'] != \
         query_of(before['authorizationUrl'])['state']
@@ -405,6 +406,29 @@ def test_login_logout_and_bad_verbs(mcpfs_mount, authserver, tmp_path):
     # the log has a line for the state changes
     out = m.output()
     assert re.search(r'auth.*authorized', out), out[-2000:]
+
+
+def test_configured_client_scopes_and_redirect_port(mcpfs_mount, authserver,
+                                                    tmp_path):
+    srv = authserver('--client', 'preset-client')      # public: no secret
+    with socket.socket() as so:
+        so.bind(('127.0.0.1', 0))
+        port = so.getsockname()[1]
+    m = mount(mcpfs_mount, tmp_path, srv, oauth={
+        'clientId': 'preset-client', 'redirectPort': port,
+        'scopes': 'mcp:read mcp:write'})
+    t = thread(m)
+    assert_required(echo(t))
+    a = wait_auth(m, WAITING)
+    assert a['redirectUri'] == f'http://127.0.0.1:{port}/callback', a
+    q = query_of(a['authorizationUrl'])
+    assert q['client_id'] == 'preset-client'
+    assert {'mcp:read', 'mcp:write'} <= set(q['scope'].split()), q
+    sign_in(m, srv)
+    assert_ok(echo(t, 'preset'), 'preset')
+    assert not srv.registrations()
+    [tk] = srv.tokens('authorization_code')
+    assert tk['client_auth'] == 'none' and tk['client_id'] == 'preset-client'
 
 
 def test_insufficient_scope_steps_up(mcpfs_mount, authserver, tmp_path):
