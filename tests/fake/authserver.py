@@ -65,6 +65,13 @@ stdout (BASE below is http://127.0.0.1:PORT):
 Options:
   --expires-in S          access token lifetime in seconds (default 3600)
   --no-expiry             no expires_in (tokens never expire)
+  --revoke-after S        the resource refuses (401 invalid_token) an access
+                          token S seconds after it was issued, whatever its
+                          expires_in said: the client learns of the expiry
+                          only from the 401 (no refresh ahead of time)
+  --delay-401 MS          answer a request with a bad, expired or revoked
+                          token only after MS (so 401s for an old token still
+                          arrive after the client got a new one)
   --no-refresh            issue no refresh tokens
   --keep-refresh          a refresh token stays valid after use (default:
                           it is replaced by the new one)
@@ -221,10 +228,14 @@ class Handler(mcp_http.Handler):
             why = 'unknown token'
         elif info['expires'] is not None and time.time() >= info['expires']:
             why = 'token expired'
+        elif A.revoke_after is not None and \
+                time.time() >= info['issued'] + A.revoke_after:
+            why = 'token revoked'
         elif info['resource'] not in (None, RESOURCE):
             why = 'token not for this resource'
         if why:
             self.rec['note'] = why
+            time.sleep((A.delay_401 or 0) / 1000)
             self.send_text(401, why, [('WWW-Authenticate', self.challenge(
                 'invalid_token', why))])
             return False
@@ -424,7 +435,7 @@ class Handler(mcp_http.Handler):
         with AS_LOCK:
             ACCESS[at] = {'client_id': cid, 'scopes': list(scopes),
                           'resource': resource, 'expires': exp,
-                          'grant': grant}
+                          'issued': time.time(), 'grant': grant}
             if refresh and not A.no_refresh:
                 rt = secrets.token_urlsafe(32)
                 REFRESH[rt] = {'client_id': cid, 'scopes': list(scopes),
@@ -601,6 +612,8 @@ def main(argv=None):
                                  'docstring)')
     ap.add_argument('--expires-in', type=int, default=3600)
     ap.add_argument('--no-expiry', action='store_true')
+    ap.add_argument('--revoke-after', type=float)
+    ap.add_argument('--delay-401', type=int)
     ap.add_argument('--no-refresh', action='store_true')
     ap.add_argument('--keep-refresh', action='store_true')
     ap.add_argument('--scopes', default='mcp:read mcp:write')

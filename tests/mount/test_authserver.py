@@ -280,3 +280,16 @@ def test_client_auth_methods_and_client_credentials(authserver):
         {'Authorization': basic(reg['client_id'], reg['client_secret'])})
     assert st == 200 and out['access_token'], out
     assert srv.tokens()[-1]['client_auth'] == 'basic'
+
+
+def test_revoke_after(authserver):
+    srv = authserver('--client', 'c:s', '--revoke-after', 1)
+    st, _, tok = post_form(srv.base + '/token', {
+        'grant_type': 'client_credentials', 'client_id': 'c',
+        'client_secret': 's'})
+    assert st == 200 and tok['expires_in'] == 3600
+    st, hd, _ = mcp_init(srv, tok['access_token'])
+    assert st == 200
+    time.sleep(1.1)
+    st, hd, _ = mcp_init(srv, tok['access_token'])
+    assert st == 401 and 'error="invalid_token"' in hd['www-authenticate']
