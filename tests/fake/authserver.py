@@ -93,6 +93,8 @@ Options:
                           "trap:PATH") and refuses whatever reaches it; if
                           there is none, the host trap.invalid
   --send-iss              add iss=ISSUER to the authorization response
+  --bad-iss               add iss=ISSUER/not-this-one to it (RFC 9207: the
+                          client must refuse the response)
   --no-resource-metadata-header
                           leave resource_metadata out of the 401 challenge
                           (the client must find the well-known path)
@@ -326,8 +328,9 @@ class Handler(mcp_http.Handler):
         def back(fields):
             if 'state' in q:
                 fields['state'] = q['state']
-            if A.send_iss:
-                fields['iss'] = ISSUER
+            if A.send_iss or A.bad_iss:
+                fields['iss'] = ISSUER + ('/not-this-one' if A.bad_iss
+                                          else '')
             sep = '&' if '?' in ruri else '?'
             loc = ruri + sep + urlencode(fields)
             self.rec['location'] = loc
@@ -628,6 +631,7 @@ def main(argv=None):
     ap.add_argument('--insecure-endpoint',
                     choices=('authorization', 'token', 'registration'))
     ap.add_argument('--send-iss', action='store_true')
+    ap.add_argument('--bad-iss', action='store_true')
     ap.add_argument('--require-token-resource', action='store_true')
     ap.add_argument('--no-resource-metadata-header', action='store_true')
     A = ap.parse_args(argv)

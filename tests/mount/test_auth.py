@@ -374,6 +374,30 @@ def test_pasted_redirect_url(mcpfs_mount, authserver, tmp_path):
     assert tk['form']['code'] == query_of(loc)['code']
 
 
+@pytest.mark.parametrize('iss', ['--send-iss', '--bad-iss'])
+def test_iss_in_the_authorization_response(mcpfs_mount, authserver, tmp_path,
+                                           iss):
+    # RFC 9207: an iss in the response must be the issuer's
+    srv = authserver(iss)
+    m = mount(mcpfs_mount, tmp_path, srv)
+    t = thread(m)
+    assert_required(echo(t))
+    a = wait_auth(m, WAITING)
+    loc = authorize_redirect(a['authorizationUrl'])
+    assert 'iss=' in loc
+    st, body = open_callback(loc)
+    if iss == '--send-iss':
+        assert st == 200, (st, body)
+        wait_auth(m, 'authorized', srv=srv)
+        assert_ok(echo(t, 'iss'), 'iss')
+        return
+    time.sleep(0.5)
+    assert auth(m)['state'] != 'authorized'
+    assert not srv.tokens(), 'the code of a response from another issuer ' \
+        'was exchanged'
+    assert echo(t)['error']['code'] == REQUIRED
+
+
 def test_login_logout_and_bad_verbs(mcpfs_mount, authserver, tmp_path):
     srv = authserver()
     m = mount(mcpfs_mount, tmp_path, srv)
