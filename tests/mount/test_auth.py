@@ -374,6 +374,26 @@ def test_pasted_redirect_url(mcpfs_mount, authserver, tmp_path):
     assert tk['form']['code'] == query_of(loc)['code']
 
 
+@pytest.mark.parametrize('opts', [['--no-resource-metadata-header'],
+                                  ['--issuer-path', '/tenant1']],
+                         ids=['well-known-prm', 'issuer-path'])
+def test_discovery_variants(mcpfs_mount, authserver, tmp_path, opts):
+    # the resource metadata from its well-known path (no resource_metadata
+    # in the challenge); an issuer with a path (RFC 8414 path-aware URL)
+    srv = authserver(*opts)
+    m = mount(mcpfs_mount, tmp_path, srv)
+    t = thread(m)
+    first_sign_in(m, srv, t)
+    assert_ok(echo(t, 'found'), 'found')
+    paths = [r['path'] for r in srv.log()]
+    assert '/.well-known/oauth-protected-resource/mcp' in paths or \
+        '/.well-known/oauth-protected-resource' in paths, paths
+    if '--issuer-path' in opts:
+        assert any(p.endswith('/tenant1') or p.startswith('/tenant1/')
+                   for p in paths if p.startswith('/.well-known/') or
+                   p.startswith('/tenant1')), paths
+
+
 @pytest.mark.parametrize('iss', ['--send-iss', '--bad-iss'])
 def test_iss_in_the_authorization_response(mcpfs_mount, authserver, tmp_path,
                                            iss):
