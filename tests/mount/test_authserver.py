@@ -293,3 +293,11 @@ def test_revoke_after(authserver):
     time.sleep(1.1)
     st, hd, _ = mcp_init(srv, tok['access_token'])
     assert st == 401 and 'error="invalid_token"' in hd['www-authenticate']
+
+
+def test_iss_in_the_response(authserver):
+    for opt, want in (('--send-iss', ''), ('--bad-iss', '/not-this-one')):
+        srv = authserver(opt, '--client', 'pub')
+        (st, hd, _), _ = authorize(srv, 'pub', secrets.token_urlsafe(48))
+        assert st == 302
+        assert query_of(hd['location'])['iss'] == srv.base + want
