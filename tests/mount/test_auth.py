@@ -14,8 +14,11 @@ import json
 import os
 import re
 import socket
+import subprocess
+import sys
 import threading
 import time
+import urllib.request
 from datetime import datetime
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -704,8 +707,6 @@ def test_oauth_false_never_authorizes(mcpfs_mount, authserver, tmp_path):
 
 
 def test_unprotected_server_stays_none(mcpfs_mount, tmp_path):
-    import subprocess
-    import sys
     p = subprocess.Popen([sys.executable, str(FAKE_HTTP)],
                          stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
     try:
@@ -717,7 +718,6 @@ def test_unprotected_server_stays_none(mcpfs_mount, tmp_path):
         assert auth(m) == {'state': 'none'}
         assert_ok(echo(thread(m), 'open'), 'open')
         assert auth(m) == {'state': 'none'}
-        import urllib.request
         with urllib.request.urlopen(f'http://127.0.0.1:{port}/log') as r:
             log = json.load(r)
         assert {r['path'] for r in log} == {'/mcp'}
