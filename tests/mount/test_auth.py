@@ -257,6 +257,12 @@ def test_browser_sign_in_then_call_goes_through(mcpfs_mount, authserver,
     assert later
     for r in later:
         assert r['headers'].get('authorization') == f'Bearer {issued}', r
+    # a line in the log and in the thread's events for the state change
+    wait_until(lambda: b'authorized' in read_file(t / 'events'), 5,
+               'an events line for the sign-in')
+    for line in read_file(t / 'events').decode().splitlines():
+        json.loads(line)
+    assert 'authorized' in m.output()
     # the listener is gone once the flow is over
     wait_until(lambda: not listening(before['redirectUri']), 5,
                'the loopback listener to close')
