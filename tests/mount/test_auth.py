@@ -237,6 +237,8 @@ def test_browser_sign_in_then_call_goes_through(mcpfs_mount, authserver,
     assert_ok(echo(thread(m, 'u'), 'new'), 'new')  # and a new one
     assert_ok(call(m.path / 'h', {'name': 'echo',
                                   'arguments': {'text': 'one'}}), 'one')
+    tools = json.loads(read_file(m.path / 'h' / 'tools.json', 20))
+    assert 'counter' in json.dumps(tools)   # its short-lived session too
     # what went over the wire
     [az] = srv.authorizes()
     p = az['params']
