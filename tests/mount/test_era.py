@@ -24,6 +24,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import urllib.error
 import urllib.request
 import uuid
@@ -560,7 +561,7 @@ def test_dual_http_server_auto_is_modern(mcpfs_mount, modern_http):
                 if p['json'].get('method') == 'initialize']
 
 
-# ---------------------------------------------------------------- input_required
+# ---------------------------------------------------------- input_required
 
 def _stdio_ask(mcpfs_mount, tmp_path, modern_http):
     log = tmp_path / 'fake.log'
@@ -587,8 +588,10 @@ def test_input_required_through_requests(mcpfs_mount, tmp_path, modern_http,
         ['sh', '-c', f"echo '{json.dumps(ASK)}' > call; cat call"],
         cwd=t, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        names = wait_until(lambda: os.listdir(t / 'requests'), 30,
-                           'a file in requests/')
+        names = wait_until(lambda: os.listdir(t / 'requests') or
+                           sh.poll() is not None, 30, 'a file in requests/')
+        assert names is not True, \
+            f'the call ended without a question: {sh.communicate()}'
         assert len(names) == 1, names
         q = json.loads(read_file(t / 'requests' / names[0]))
         assert q['method'] == 'elicitation/create', q
@@ -600,7 +603,11 @@ def test_input_required_through_requests(mcpfs_mount, tmp_path, modern_http,
                        json.dumps({'action': 'accept',
                                    'content': {'text': 5}}))
         assert e.value.errno == errno.EINVAL
+        with pytest.raises(OSError) as e:
+            write_file(t / 'requests' / names[0], '{"action": "maybe"}')
+        assert e.value.errno == errno.EINVAL
         assert os.listdir(t / 'requests') == names   # the question stays
+        assert sh.poll() is None                     # the call waits
         write_file(t / 'requests' / names[0], json.dumps(
             {'action': 'accept', 'content': {'text': 'hello'}}))
         out, err = run_with_deadline(lambda: sh.communicate(timeout=30), 40,
@@ -631,6 +638,34 @@ def test_input_required_through_requests(mcpfs_mount, tmp_path, modern_http,
     # the thread is still usable, and result/ shows the final reply
     assert text(call(t, {'name': 'echo', 'arguments': {'text': 'next'}})) \
         == 'next'
+
+
+def test_input_required_decline_and_timeout(mcpfs_mount, tmp_path):
+    log = tmp_path / 'fake.log'
+    m = mcpfs_mount({'s': efake('--era', 'modern', '--log', log, timeout=3)})
+    t = thread(m, 's')
+    wait_ready(t)
+    box = {}
+    th = threading.Thread(target=lambda: box.update(r=call(t, ASK)),
+                          daemon=True)
+    th.start()
+    names = wait_until(lambda: os.listdir(t / 'requests'), 20,
+                       'a file in requests/')
+    write_file(t / 'requests' / names[0], '{"action": "decline"}')
+    th.join(20)
+    assert 'r' in box, 'the call did not end after the answer'
+    assert text(box['r']) == 'you did not answer: decline', box
+    asks = [x for x in logged(log) if x.get('method') == 'tools/call' and
+            x['params'].get('name') == 'ask']
+    assert asks[-1]['params']['inputResponses'] == {
+        'answer': {'action': 'decline'}}
+    # unanswered: the call keeps its timeout (3 s) and the question goes
+    reply = call(t, ASK, timeout=30)
+    assert reply['error']['code'] == -32001, reply
+    wait_until(lambda: os.listdir(t / 'requests') == [], 20,
+               'the question to expire')
+    st = status(t)
+    assert (st['questions'], st['state']) == (0, 'ready'), st
 
 
 # ---------------------------------------------------------------- listen
