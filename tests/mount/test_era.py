@@ -107,9 +107,10 @@ def assert_modern_meta(msg):
     assert isinstance(meta, dict), f'no params._meta: {msg}'
     assert meta.get(V) == MODERN, msg
     assert isinstance(meta.get(CAPS), dict), msg
-    if INFO in meta:
-        assert isinstance(meta[INFO].get('name'), str), msg
-        assert isinstance(meta[INFO].get('version'), str), msg
+    # basic/index.mdx: clients SHOULD send clientInfo on every request
+    assert isinstance(meta.get(INFO), dict), msg
+    assert isinstance(meta[INFO].get('name'), str), msg
+    assert isinstance(meta[INFO].get('version'), str), msg
 
 
 class HTTPFake:
@@ -549,6 +550,8 @@ def test_modern_http_server(mcpfs_mount, modern_http):
     assert [p['json']['params']['name'] for p in posts
             if p['json']['method'] == 'tools/call'] == \
         ['echo', 'counter', 'counter']
+    # no GET stream in the modern era (subscriptions/listen replaces it)
+    assert not [r for r in srv.log() if r['method'] == 'GET'], srv.log()
 
 
 def test_dual_http_server_auto_is_modern(mcpfs_mount, modern_http):
