@@ -35,6 +35,7 @@ struct listen {
 };
 
 static enum era era = ERA_LEGACY;
+static const char *version = ERA_MODERN_VERSION;  /* --supported */
 static int discover_silent, legacy_session;
 static FILE *logfile;
 static struct issued *issued;
@@ -58,13 +59,18 @@ int era_option(int argc, char **argv, int *i)
 		discover_silent = 1;
 		return 1;
 	}
-	if (strcmp(a, "--era") && strcmp(a, "--log"))
+	if (strcmp(a, "--era") && strcmp(a, "--log") &&
+	    strcmp(a, "--supported"))
 		return 0;
 	if (*i + 1 >= argc) {
 		fprintf(stderr, "fakeserver: missing value for: %s\n", a);
 		exit(2);
 	}
 	++*i;
+	if (!strcmp(a, "--supported")) {
+		version = argv[*i];
+		return 1;
+	}
 	if (!strcmp(a, "--log")) {
 		logfile = fopen(argv[*i], "a");
 		if (!logfile) {
@@ -162,7 +168,7 @@ static cJSON *supported(void)
 {
 	cJSON *s = cJSON_CreateArray();
 
-	cJSON_AddItemToArray(s, cJSON_CreateString(ERA_MODERN_VERSION));
+	cJSON_AddItemToArray(s, cJSON_CreateString(version));
 	if (era == ERA_DUAL)
 		cJSON_AddItemToArray(s, cJSON_CreateString(ERA_LEGACY_VERSION));
 	return s;
@@ -213,10 +219,10 @@ static int check_meta(const cJSON *id, const cJSON *params)
 		      " needs string name and version", NULL);
 		return -1;
 	}
-	if (strcmp(v->valuestring, ERA_MODERN_VERSION)) {
+	if (strcmp(v->valuestring, version)) {
 		snprintf(buf, sizeof buf, "Unsupported protocol version: "
-			 "%.40s (this server supports " ERA_MODERN_VERSION
-			 " in _meta)", v->valuestring);
+			 "%.40s (this server supports %.40s in _meta)",
+			 v->valuestring, version);
 		unsupported(id, v->valuestring, buf);
 		return -1;
 	}
@@ -530,10 +536,12 @@ int era_message(const cJSON *msg)
 			legacy_session = 1;
 			return 0;
 		}
-		unsupported(id, mm_str(params, "protocolVersion"),
-			    "initialize is not supported: this server speaks "
-			    "only MCP " ERA_MODERN_VERSION " (per-request "
-			    "_meta, no initialize)");
+		char buf[200];
+
+		snprintf(buf, sizeof buf, "initialize is not supported: this "
+			 "server speaks only MCP %.40s (per-request _meta, no "
+			 "initialize)", version);
+		unsupported(id, mm_str(params, "protocolVersion"), buf);
 		return 1;
 	}
 	if (check_meta(id, params) < 0)

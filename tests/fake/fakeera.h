@@ -23,7 +23,7 @@
 	"{\"type\":\"string\"}}}"
 
 /* Takes argv[*i] (and its value, moving *i) if it is one of --era,
- * --discover-silent, --log; returns 1 if so, 0 if not ours. Exits 2 on a
+ * --discover-silent, --log, --supported; returns 1 if so, 0 if not ours. Exits 2 on a
  * bad value. */
 int era_option(int argc, char **argv, int *i);
 

@@ -76,7 +76,8 @@ TOOLS = [
 
 
 def supported():
-    return [MODERN, LEGACY] if OPTS.era == 'dual' else [MODERN]
+    return [OPTS.supported, LEGACY] if OPTS.era == 'dual' \
+        else [OPTS.supported]
 
 
 def server_info():
@@ -317,7 +318,7 @@ class Handler(BaseHTTPRequestHandler):
             raise Refused(400, rpc_error(
                 rid, -32020, f'Header mismatch: MCP-Protocol-Version {hv!r} '
                 f'is not the _meta version {meta[META_VERSION]!r}'))
-        if hv != MODERN:
+        if hv != OPTS.supported:
             raise Refused(400, rpc_error(
                 rid, -32022, 'Unsupported protocol version',
                 {'supported': supported(), 'requested': hv}))
@@ -491,6 +492,7 @@ def main(argv=None):
                                  'HTTP MCP server (see the docstring)')
     ap.add_argument('--era', choices=('modern', 'dual', 'legacy'),
                     default='modern')
+    ap.add_argument('--supported', default=MODERN)
     OPTS = ap.parse_args(argv)
     srv = Server(('127.0.0.1', 0), Handler)
     print(srv.server_address[1], flush=True)

@@ -297,6 +297,10 @@ def test_fake_stdio_legacy_and_dual_selfcheck(tmp_path):
     r = by_id(stdio_session(['--discover-silent'],
                             [req(1, 'server/discover'), init]))
     assert 1 not in r and 'result' in r[2]
+    r = by_id(stdio_session(['--era', 'modern', '--supported', '2099-01-01'],
+                            [req(1, 'server/discover')]))
+    assert r[1]['error']['code'] == -32022
+    assert r[1]['error']['data']['supported'] == ['2099-01-01']
     r = by_id(stdio_session(['--era', 'dual'], [req(1, 'server/discover')]))
     assert r[1]['result']['supportedVersions'] == [MODERN, '2025-11-25']
     r = by_id(stdio_session(['--era', 'dual'], [
@@ -386,6 +390,10 @@ def test_fake_http_legacy_and_dual_selfcheck(modern_http):
     assert old.post(call_, hdr) == (400, b'')
     assert old.post(init)[0] == 200
     assert old.posts()[-1]['note'].startswith('session ')
+    new = modern_http('--supported', '2099-01-01')
+    code, body = new.post(call_, hdr)
+    assert (code, body['error']['code']) == (400, -32022)
+    assert body['error']['data']['supported'] == ['2099-01-01']
     dual = modern_http('--era', 'dual')
     assert dual.post(call_, hdr)[0] == 200
     assert dual.post(init)[1]['result']['protocolVersion'] == '2025-11-25'
@@ -500,6 +508,36 @@ def test_era_modern_never_initializes(mcpfs_mount, tmp_path):
     assert text(tool(t, 'echo', text='x')) == 'x'
     assert status(t).get('era') == 'modern'
     assert 'initialize' not in methods(logged(log))
+
+
+def test_unsupported_version_is_no_fallback_stdio(mcpfs_mount, tmp_path):
+    """A modern server that does not speak 2026-07-28 answers the probe with
+    UnsupportedProtocolVersionError: a recognized modern error, so no
+    fallback to initialize (versioning.mdx); the call fails."""
+    log = tmp_path / 'fake.log'
+    m = mcpfs_mount({'n': efake('--era', 'modern', '--supported',
+                                '2099-01-01', '--log', log)})
+    t = thread(m, 'n')
+    reply = tool(t, 'echo', text='x', timeout=60)
+    assert 'error' in reply, reply
+    ms = methods(logged(log))
+    assert ms and ms[0] == 'server/discover', ms
+    assert 'initialize' not in ms, ms
+    assert status(t).get('era') != 'legacy'
+
+
+def test_unsupported_version_is_no_fallback_http(mcpfs_mount, modern_http):
+    srv = modern_http('--supported', '2099-01-01')
+    m = mcpfs_mount({'n': {'url': srv.url}})
+    t = thread(m, 'n')
+    reply = tool(t, 'echo', text='x', timeout=60)
+    assert 'error' in reply, reply
+    posts = srv.posts()
+    assert posts and posts[0]['status'] == 400, posts
+    assert not [p for p in posts if p['json'].get('method') ==
+                'initialize'], [p['json'] for p in posts]
+    assert not [r for r in srv.log() if r['method'] == 'GET']
+    assert status(t).get('era') != 'legacy'
 
 
 def test_era_must_be_one_of_three(tmp_path):
