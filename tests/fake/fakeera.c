@@ -385,26 +385,144 @@ static int is_added(const char *name)
 	return 0;
 }
 
-/* The input_required result of ask: one form elicitation, keyed "answer". */
-static void ask_input(const cJSON *id, const char *state, const char *msg)
+/* The kinds of input request ask can make, by the key it gives each. */
+enum { K_ELICIT = 1, K_SAMPLE = 2, K_ROOTS = 4 };
+static const struct {
+	int bit;
+	const char *kind, *key, *capability;
+} kinds[] = {
+	{ K_ELICIT, "elicitation", "answer", "elicitation" },
+	{ K_SAMPLE, "sampling", "model", "sampling" },
+	{ K_ROOTS, "roots", "roots", "roots" },
+};
+#define NKINDS ((int)(sizeof kinds / sizeof kinds[0]))
+
+/* args.kinds as a mask (default: elicitation), or -1 if it is bad. */
+static int ask_kinds(const cJSON *args)
 {
-	cJSON *r = cJSON_CreateObject(), *reqs, *q, *p, *s, *props;
+	const cJSON *k = cJSON_GetObjectItemCaseSensitive(args, "kinds"), *e;
+	int mask = 0, i;
+
+	if (!k)
+		return K_ELICIT;
+	if (!cJSON_IsArray(k) || !cJSON_GetArraySize(k))
+		return -1;
+	cJSON_ArrayForEach(e, k) {
+		for (i = 0; i < NKINDS; i++)
+			if (cJSON_IsString(e) &&
+			    !strcmp(e->valuestring, kinds[i].kind))
+				break;
+		if (i == NKINDS)
+			return -1;
+		mask |= kinds[i].bit;
+	}
+	return mask;
+}
+
+/* The input_required result of ask: one input request per kind. */
+static void ask_input(const cJSON *id, const char *state, int mask,
+		      const char *msg)
+{
+	cJSON *r = cJSON_CreateObject(), *reqs, *q, *p, *s, *props, *m;
 
 	cJSON_AddStringToObject(r, "resultType", "input_required");
 	reqs = cJSON_AddObjectToObject(r, "inputRequests");
-	q = cJSON_AddObjectToObject(reqs, "answer");
-	cJSON_AddStringToObject(q, "method", "elicitation/create");
-	p = cJSON_AddObjectToObject(q, "params");
-	cJSON_AddStringToObject(p, "mode", "form");
-	cJSON_AddStringToObject(p, "message", msg ? msg : "What do you say?");
-	s = cJSON_AddObjectToObject(p, "requestedSchema");
-	cJSON_AddStringToObject(s, "type", "object");
-	props = cJSON_AddObjectToObject(s, "properties");
-	cJSON_AddStringToObject(cJSON_AddObjectToObject(props, "text"),
-				"type", "string");
-	cJSON_AddItemToObject(s, "required", cJSON_Parse("[\"text\"]"));
+	if (mask & K_ELICIT) {
+		q = cJSON_AddObjectToObject(reqs, "answer");
+		cJSON_AddStringToObject(q, "method", "elicitation/create");
+		p = cJSON_AddObjectToObject(q, "params");
+		cJSON_AddStringToObject(p, "mode", "form");
+		cJSON_AddStringToObject(p, "message",
+					msg ? msg : "What do you say?");
+		s = cJSON_AddObjectToObject(p, "requestedSchema");
+		cJSON_AddStringToObject(s, "type", "object");
+		props = cJSON_AddObjectToObject(s, "properties");
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(props, "text"),
+					"type", "string");
+		cJSON_AddItemToObject(s, "required", cJSON_Parse("[\"text\"]"));
+	}
+	if (mask & K_SAMPLE) {
+		q = cJSON_AddObjectToObject(reqs, "model");
+		cJSON_AddStringToObject(q, "method", "sampling/createMessage");
+		p = cJSON_AddObjectToObject(q, "params");
+		m = cJSON_CreateObject();
+		cJSON_AddStringToObject(m, "role", "user");
+		cJSON_AddItemToObject(m, "content", cJSON_Parse(
+			"{\"type\":\"text\",\"text\":\"Say something.\"}"));
+		cJSON_AddItemToArray(cJSON_AddArrayToObject(p, "messages"), m);
+		cJSON_AddNumberToObject(p, "maxTokens", 50);
+	}
+	if (mask & K_ROOTS) {
+		q = cJSON_AddObjectToObject(reqs, "roots");
+		cJSON_AddStringToObject(q, "method", "roots/list");
+	}
 	cJSON_AddStringToObject(r, "requestState", state);
 	mm_result(id, r);
+}
+
+/* The final text of ask from complete inputResponses, into buf. */
+static void ask_text(char *buf, size_t n, int mask, const cJSON *ir)
+{
+	const cJSON *ans = cJSON_GetObjectItemCaseSensitive(ir, "answer");
+	const cJSON *mod = cJSON_GetObjectItemCaseSensitive(ir, "model");
+	const cJSON *roots = cJSON_GetObjectItemCaseSensitive(ir, "roots");
+	const cJSON *c;
+	const char *action;
+	size_t k = 0;
+	char *json;
+
+	buf[0] = 0;
+	if (mask & K_ELICIT) {
+		action = mm_str(ans, "action");
+		c = cJSON_GetObjectItemCaseSensitive(ans, "content");
+		json = c ? cJSON_PrintUnformatted(c) : NULL;
+		if (!strcmp(action, "accept"))
+			k += snprintf(buf + k, n - k, "you said: %.500s",
+				      json ? json : "null");
+		else
+			k += snprintf(buf + k, n - k, "you did not answer: "
+				      "%.100s", action);
+		cJSON_free(json);
+	}
+	if ((mask & K_SAMPLE) && k < n) {
+		c = cJSON_GetObjectItemCaseSensitive(mod, "content");
+		json = cJSON_PrintUnformatted(c);
+		k += snprintf(buf + k, n - k, "%sthe model said: %.500s",
+			      k ? "; " : "", mm_str(c, "text") ? mm_str(c,
+			      "text") : json ? json : "null");
+		cJSON_free(json);
+	}
+	if ((mask & K_ROOTS) && k < n) {
+		json = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(
+						roots, "roots"));
+		snprintf(buf + k, n - k, "%sroots: %.500s", k ? "; " : "",
+			 json ? json : "null");
+		cJSON_free(json);
+	}
+}
+
+/* -32021 unless the client declared every capability mask needs. */
+static int ask_caps(const cJSON *id, const cJSON *params, int mask)
+{
+	cJSON *d = NULL, *req = NULL;
+	int i;
+
+	for (i = 0; i < NKINDS; i++) {
+		if (!(mask & kinds[i].bit) || cJSON_IsObject(
+			    cJSON_GetObjectItemCaseSensitive(client_caps(params),
+						kinds[i].capability)))
+			continue;
+		if (!d) {
+			d = cJSON_CreateObject();
+			req = cJSON_AddObjectToObject(d, "requiredCapabilities");
+		}
+		cJSON_AddItemToObject(req, kinds[i].capability,
+				      cJSON_CreateObject());
+	}
+	if (!d)
+		return 0;
+	error(id, -32021, "Missing required client capability", d);
+	return -1;
 }
 
 static void ask(const cJSON *id, const cJSON *params, const cJSON *args)
@@ -413,29 +531,24 @@ static void ask(const cJSON *id, const cJSON *params, const cJSON *args)
 							   "requestState");
 	const cJSON *ir = cJSON_GetObjectItemCaseSensitive(params,
 							   "inputResponses");
-	const cJSON *ans, *content;
+	const char *msg = mm_str(args, "message");
+	int mask = ask_kinds(args), i;
 	struct issued *is, **ip;
-	const char *action;
-	char *json;
-	char buf[600];
+	char buf[1600];
 
+	if (mask < 0) {
+		error(id, -32602, "ask: kinds must be a non-empty array of "
+		      "elicitation, sampling, roots", NULL);
+		return;
+	}
 	if (!st) {
 		if (ir) {
 			error(id, -32602, "ask: inputResponses without "
 			      "requestState", NULL);
 			return;
 		}
-		if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(
-				client_caps(params), "elicitation"))) {
-			cJSON *d = cJSON_CreateObject();
-
-			cJSON_AddItemToObject(cJSON_AddObjectToObject(d,
-				"requiredCapabilities"), "elicitation",
-				cJSON_CreateObject());
-			error(id, -32021, "Missing required client capability: "
-			      "elicitation", d);
+		if (ask_caps(id, params, mask) < 0)
 			return;
-		}
 		is = calloc(1, sizeof *is);
 		if (!is)
 			die_nomem();
@@ -444,7 +557,7 @@ static void ask(const cJSON *id, const cJSON *params, const cJSON *args)
 		is->id = cJSON_Duplicate(id, 1);
 		is->next = issued;
 		issued = is;
-		ask_input(id, is->state, mm_str(args, "message"));
+		ask_input(id, is->state, mask, msg);
 		return;
 	}
 	for (ip = &issued; (is = *ip); ip = &is->next)
@@ -459,27 +572,23 @@ static void ask(const cJSON *id, const cJSON *params, const cJSON *args)
 		      "the request that got input_required", NULL);
 		return;
 	}
-	ans = cJSON_GetObjectItemCaseSensitive(ir, "answer");
-	if (!cJSON_IsObject(ans)) {
-		/* mrtr.mdx: ask again rather than fail */
-		ask_input(id, is->state, mm_str(args, "message"));
-		return;
+	for (i = 0; i < NKINDS; i++) {
+		if (!(mask & kinds[i].bit))
+			continue;
+		if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(ir,
+							kinds[i].key))) {
+			/* mrtr.mdx: ask again rather than fail */
+			ask_input(id, is->state, mask, msg);
+			return;
+		}
 	}
-	action = mm_str(ans, "action");
-	content = cJSON_GetObjectItemCaseSensitive(ans, "content");
-	if (!action) {
+	if ((mask & K_ELICIT) && !mm_str(cJSON_GetObjectItemCaseSensitive(ir,
+					"answer"), "action")) {
 		error(id, -32602, "ask: inputResponses.answer has no action",
 		      NULL);
 		return;
 	}
-	if (!strcmp(action, "accept")) {
-		json = content ? cJSON_PrintUnformatted(content) : NULL;
-		snprintf(buf, sizeof buf, "you said: %.500s",
-			 json ? json : "null");
-		cJSON_free(json);
-	} else {
-		snprintf(buf, sizeof buf, "you did not answer: %.100s", action);
-	}
+	ask_text(buf, sizeof buf, mask, ir);
 	*ip = is->next;
 	cJSON_Delete(is->id);
 	free(is);

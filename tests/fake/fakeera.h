@@ -17,14 +17,17 @@
 
 /* The `ask` tool as the modern era lists it (input_required). */
 #define ERA_ASK_DESC "Ask the client for text through an input_required " \
-	"result (one form elicitation and a requestState); the retry with " \
-	"inputResponses answers \"you said: <content as JSON>\"."
+	"result (a form elicitation, or the kinds asked for, and a " \
+	"requestState); the retry with inputResponses answers \"you said: " \
+	"<content as JSON>\"."
 #define ERA_ASK_SCHEMA "{\"type\":\"object\",\"properties\":{\"message\":" \
-	"{\"type\":\"string\"}}}"
+	"{\"type\":\"string\"},\"kinds\":{\"type\":\"array\",\"items\":" \
+	"{\"type\":\"string\",\"enum\":[\"elicitation\",\"sampling\"," \
+	"\"roots\"]}}}}"
 
 /* Takes argv[*i] (and its value, moving *i) if it is one of --era,
- * --discover-silent, --log, --supported; returns 1 if so, 0 if not ours. Exits 2 on a
- * bad value. */
+ * --discover-silent, --log, --supported; returns 1 if so, 0 if not ours.
+ * Exits 2 on a bad value. */
 int era_option(int argc, char **argv, int *i);
 
 /* --log FILE: appends msg to FILE as one JSON line. */

@@ -46,6 +46,7 @@ META_INFO = 'io.modelcontextprotocol/clientInfo'
 META_SERVER = 'io.modelcontextprotocol/serverInfo'
 META_SUB = 'io.modelcontextprotocol/subscriptionId'
 NAMED = ('tools/call', 'prompts/get', 'resources/read')
+ASK_KEYS = {'elicitation': 'answer', 'sampling': 'model', 'roots': 'roots'}
 
 OPTS = None
 LOCK = threading.Lock()
@@ -66,8 +67,11 @@ TOOLS = [
                      'properties': {'ms': {'type': 'integer'}}}},
     {'name': 'ask', 'description': 'Ask the client for text through an '
      'input_required result; the retry answers "you said: <content>".',
-     'inputSchema': {'type': 'object',
-                     'properties': {'message': {'type': 'string'}}}},
+     'inputSchema': {'type': 'object', 'properties': {
+         'message': {'type': 'string'},
+         'kinds': {'type': 'array', 'items': {
+             'type': 'string', 'enum': ['elicitation', 'sampling',
+                                        'roots']}}}}},
     {'name': 'add_tool', 'description': 'Add an echoing tool and send '
      'notifications/tools/list_changed on the subscriptions/listen '
      'streams.', 'inputSchema': {'type': 'object',
@@ -398,21 +402,27 @@ class Handler(BaseHTTPRequestHandler):
 
     def ask(self, rid, params, meta):
         st, ir = params.get('requestState'), params.get('inputResponses')
-        message = (params.get('arguments') or {}).get('message') or \
-            'What do you say?'
+        args = params.get('arguments') or {}
+        message = args.get('message') or 'What do you say?'
+        kinds = args.get('kinds', ['elicitation'])
+        if not isinstance(kinds, list) or not kinds or \
+                not all(k in ASK_KEYS for k in kinds):
+            return rpc_error(rid, -32602, 'ask: kinds must be a non-empty '
+                             'array of elicitation, sampling, roots')
         if st is None:
             if ir is not None:
                 return rpc_error(rid, -32602, 'ask: inputResponses without '
                                  'requestState')
-            if not isinstance(meta[META_CAPS].get('elicitation'), dict):
+            missing = {k: {} for k in kinds
+                       if not isinstance(meta[META_CAPS].get(k), dict)}
+            if missing:
                 raise Refused(400, rpc_error(
-                    rid, -32021, 'Missing required client capability: '
-                    'elicitation',
-                    {'requiredCapabilities': {'elicitation': {}}}))
+                    rid, -32021, 'Missing required client capability',
+                    {'requiredCapabilities': missing}))
             st = 'fake-state-' + secrets.token_hex(8)
             with LOCK:
                 STATE['states'][st] = rid
-            return self.input_required(st, message)
+            return self.input_required(st, kinds, message)
         with LOCK:
             known = st in STATE['states']
             first = STATE['states'].get(st)
@@ -422,30 +432,53 @@ class Handler(BaseHTTPRequestHandler):
             return rpc_error(rid, -32600, 'ask: the retry reuses the '
                              'JSON-RPC id of the request that got '
                              'input_required')
-        ans = (ir or {}).get('answer') if isinstance(ir, dict) else None
-        if not isinstance(ans, dict):
-            return self.input_required(st, message)
-        action = ans.get('action')
-        if not isinstance(action, str):
+        ir = ir if isinstance(ir, dict) else {}
+        if not all(isinstance(ir.get(ASK_KEYS[k]), dict) for k in kinds):
+            return self.input_required(st, kinds, message)
+        ans = ir.get('answer')
+        if 'elicitation' in kinds and not isinstance(ans.get('action'), str):
             return rpc_error(rid, -32602, 'ask: inputResponses.answer has '
                              'no action')
         with LOCK:
             STATE['states'].pop(st, None)
-        if action == 'accept':
-            return text_result('you said: ' + json.dumps(
-                ans.get('content'), separators=(',', ':')))
-        return text_result(f'you did not answer: {action}')
+        out = []
+        if 'elicitation' in kinds:
+            out.append('you said: ' + json.dumps(
+                ans.get('content'), separators=(',', ':'))
+                if ans['action'] == 'accept'
+                else f'you did not answer: {ans["action"]}')
+        if 'sampling' in kinds:
+            c = ir['model'].get('content')
+            out.append('the model said: ' + (
+                c['text'] if isinstance(c, dict) and
+                isinstance(c.get('text'), str)
+                else json.dumps(c, separators=(',', ':'))))
+        if 'roots' in kinds:
+            out.append('roots: ' + json.dumps(ir['roots'].get('roots'),
+                                              separators=(',', ':')))
+        return text_result('; '.join(out))
 
     @staticmethod
-    def input_required(st, message):
+    def input_required(st, kinds, message):
+        reqs = {}
+        if 'elicitation' in kinds:
+            reqs['answer'] = {
+                'method': 'elicitation/create',
+                'params': {'mode': 'form', 'message': message,
+                           'requestedSchema': {
+                               'type': 'object',
+                               'properties': {'text': {'type': 'string'}},
+                               'required': ['text']}}}
+        if 'sampling' in kinds:
+            reqs['model'] = {
+                'method': 'sampling/createMessage',
+                'params': {'messages': [{'role': 'user', 'content': {
+                    'type': 'text', 'text': 'Say something.'}}],
+                    'maxTokens': 50}}
+        if 'roots' in kinds:
+            reqs['roots'] = {'method': 'roots/list'}
         return {'resultType': 'input_required', 'requestState': st,
-                'inputRequests': {'answer': {
-                    'method': 'elicitation/create',
-                    'params': {'mode': 'form', 'message': message,
-                               'requestedSchema': {
-                                   'type': 'object',
-                                   'properties': {'text': {'type': 'string'}},
-                                   'required': ['text']}}}}}
+                'inputRequests': reqs}
 
     def listen(self, rid, params):
         f = params.get('notifications')

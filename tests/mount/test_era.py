@@ -284,6 +284,51 @@ def test_fake_stdio_ask_retry_selfcheck():
     assert used['error']['code'] == -32602      # used up
 
 
+def test_fake_stdio_ask_kinds_selfcheck():
+    caps = {'elicitation': {}, 'sampling': {}, 'roots': {}}
+    meta = dict(META, **{CAPS: caps})
+    both = dict(ASK, arguments={'kinds': ['elicitation', 'sampling',
+                                          'roots']})
+    first = by_id(stdio_session(['--era', 'modern'], [
+        req(1, 'tools/call', both, meta),
+        req(2, 'tools/call', both),                 # sampling not declared
+        req(3, 'tools/call', dict(ASK, arguments={'kinds': ['x']}), meta)]))
+    reqs = first[1]['result']['inputRequests']
+    assert {k: v['method'] for k, v in reqs.items()} == {
+        'answer': 'elicitation/create', 'model': 'sampling/createMessage',
+        'roots': 'roots/list'}
+    assert first[2]['error']['code'] == -32021
+    assert first[2]['error']['data']['requiredCapabilities'] == {
+        'sampling': {}, 'roots': {}}
+    assert first[3]['error']['code'] == -32602
+    p = subprocess.Popen([str(FAKE), '--era', 'modern'], text=True,
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+    def rpc(msg):
+        p.stdin.write(json.dumps(msg) + '\n')
+        p.stdin.flush()
+        return json.loads(run_with_deadline(p.stdout.readline, 10,
+                                            'the fake to answer'))
+    try:
+        st = rpc(req(1, 'tools/call', both, meta))['result']['requestState']
+        ans = {'answer': {'action': 'accept', 'content': {'text': 'a'}},
+               'model': {'role': 'assistant', 'model': 'm',
+                         'content': {'type': 'text', 'text': 'hi'}}}
+        part = rpc(req(2, 'tools/call', dict(both, requestState=st,
+                                             inputResponses=ans), meta))
+        ans['roots'] = {'roots': [{'uri': 'file:///r'}]}
+        done = rpc(req(3, 'tools/call', dict(both, requestState=st,
+                                             inputResponses=ans), meta))
+    finally:
+        p.stdin.close()
+        p.wait(5)
+        p.stdout.close()
+    assert part['result']['resultType'] == 'input_required'
+    assert done['result']['content'][0]['text'] == (
+        'you said: {"text":"a"}; the model said: hi; '
+        'roots: [{"uri":"file:///r"}]')
+
+
 def test_fake_stdio_legacy_and_dual_selfcheck(tmp_path):
     init = {'jsonrpc': '2.0', 'id': 2, 'method': 'initialize', 'params': {
         'protocolVersion': '2025-11-25', 'capabilities': {},
@@ -351,6 +396,21 @@ def test_fake_http_selfcheck(modern_http):
         ASK, requestState=st, inputResponses={'answer': {
             'action': 'accept', 'content': {'text': 'yo'}}})), ah)
     assert body['result']['content'][0]['text'] == 'you said: {"text":"yo"}'
+    two = dict(ASK, arguments={'kinds': ['elicitation', 'sampling']})
+    code, body = srv.post(req(5, 'tools/call', two), ah)
+    assert (code, body['error']['data']) == (400, {
+        'requiredCapabilities': {'sampling': {}}})
+    meta = dict(META, **{CAPS: {'elicitation': {}, 'sampling': {}}})
+    code, body = srv.post(req(6, 'tools/call', two, meta), ah)
+    st = body['result']['requestState']
+    assert set(body['result']['inputRequests']) == {'answer', 'model'}
+    code, body = srv.post(req(7, 'tools/call', dict(
+        two, requestState=st, inputResponses={
+            'answer': {'action': 'decline'},
+            'model': {'content': {'type': 'text', 'text': 'hi'}}}), meta),
+        ah)
+    assert body['result']['content'][0]['text'] == \
+        'you did not answer: decline; the model said: hi'
     # subscriptions/listen: a stream that gets add_tool's notification
     listen = urllib.request.Request(srv.url, method='POST', headers={
         'Content-Type': 'application/json', 'MCP-Protocol-Version': MODERN,
@@ -707,6 +767,81 @@ def test_input_required_decline_and_timeout(mcpfs_mount, tmp_path):
                'the question to expire')
     st = status(t)
     assert (st['questions'], st['state']) == (0, 'ready'), st
+
+
+@pytest.mark.parametrize('transport', ['stdio', 'http'])
+def test_input_required_two_questions(mcpfs_mount, tmp_path, modern_http,
+                                      transport):
+    """One input_required result with an elicitation and a sampling
+    request: two requests/ files; the retry waits for both answers."""
+    if transport == 'stdio':
+        log = tmp_path / 'fake.log'
+        m = mcpfs_mount({'s': efake('--era', 'modern', '--log', log,
+                                    sampling=True)})
+
+        def asks():
+            return [x for x in logged(log) if x.get('method') ==
+                    'tools/call' and x['params'].get('name') == 'ask']
+    else:
+        srv = modern_http()
+        m = mcpfs_mount({'s': {'url': srv.url, 'sampling': True}})
+
+        def asks():
+            return [p['json'] for p in srv.posts() if p['json'].get(
+                'method') == 'tools/call' and
+                p['json']['params'].get('name') == 'ask']
+    t = thread(m, 's')
+    wait_ready(t)
+    box = {}
+    req_ = {'name': 'ask', 'arguments': {'kinds': ['elicitation',
+                                                   'sampling']}}
+    th = threading.Thread(target=lambda: box.update(r=call(t, req_, 60)),
+                          daemon=True)
+    th.start()
+    names = wait_until(lambda: (lambda n: n if len(n) >= 2 or 'r' in box
+                                else None)(os.listdir(t / 'requests')),
+                       30, 'two files in requests/')
+    assert len(names) == 2, (names, box)
+    qs = {json.loads(read_file(t / 'requests' / n))['method']: n
+          for n in names}
+    assert set(qs) == {'elicitation/create', 'sampling/createMessage'}, qs
+    assert status(t)['questions'] == 2
+    write_file(t / 'requests' / qs['elicitation/create'], json.dumps(
+        {'action': 'accept', 'content': {'text': 'one'}}))
+    th.join(1.0)
+    assert th.is_alive(), box          # still waiting for the second
+    assert len(asks()) == 1            # no retry yet
+    assert os.listdir(t / 'requests') == [qs['sampling/createMessage']]
+    write_file(t / 'requests' / qs['sampling/createMessage'], json.dumps(
+        {'role': 'assistant', 'model': 'me', 'stopReason': 'endTurn',
+         'content': {'type': 'text', 'text': 'two'}}))
+    th.join(30)
+    assert 'r' in box, 'the call did not end after both answers'
+    assert text(box['r']) == 'you said: {"text":"one"}; the model said: two'
+    a = asks()
+    assert len(a) == 2, a
+    got = a[1]['params']['inputResponses']
+    assert set(got) == {'answer', 'model'}, got
+    assert got['answer'] == {'action': 'accept', 'content': {'text': 'one'}}
+    assert got['model']['content'] == {'type': 'text', 'text': 'two'}
+    assert a[1]['id'] != a[0]['id']
+
+
+def test_input_required_roots_from_the_config(mcpfs_mount, tmp_path):
+    """A roots/list input request is answered with the configured roots,
+    no question file."""
+    log = tmp_path / 'fake.log'
+    m = mcpfs_mount({'s': efake('--era', 'modern', '--log', log,
+                                roots=['/tmp/mcpfs-root-a'])})
+    t = thread(m, 's')
+    reply = call(t, {'name': 'ask', 'arguments': {'kinds': ['roots']}})
+    assert text(reply).startswith('roots: ['), reply
+    assert 'file:///tmp/mcpfs-root-a' in text(reply), reply
+    asks = [x for x in logged(log) if x.get('method') == 'tools/call' and
+            x['params'].get('name') == 'ask']
+    assert len(asks) == 2, asks
+    roots = asks[1]['params']['inputResponses']['roots']['roots']
+    assert [r['uri'] for r in roots] == ['file:///tmp/mcpfs-root-a'], roots
 
 
 # ---------------------------------------------------------------- listen
