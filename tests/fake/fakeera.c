@@ -36,7 +36,7 @@ struct listen {
 
 static enum era era = ERA_LEGACY;
 static const char *version = ERA_MODERN_VERSION;  /* --supported */
-static int discover_silent, legacy_session;
+static int discover_silent, legacy_session, no_list_changed;
 static FILE *logfile;
 static struct issued *issued;
 static struct listen *listens;
@@ -57,6 +57,10 @@ int era_option(int argc, char **argv, int *i)
 
 	if (!strcmp(a, "--discover-silent")) {
 		discover_silent = 1;
+		return 1;
+	}
+	if (!strcmp(a, "--no-list-changed")) {
+		no_list_changed = 1;
 		return 1;
 	}
 	if (strcmp(a, "--era") && strcmp(a, "--log") &&
@@ -245,8 +249,8 @@ static void discover(const cJSON *id)
 	cJSON_AddStringToObject(r, "resultType", "complete");
 	cJSON_AddItemToObject(r, "supportedVersions", supported());
 	caps = cJSON_AddObjectToObject(r, "capabilities");
-	cJSON_AddTrueToObject(cJSON_AddObjectToObject(caps, "tools"),
-			      "listChanged");
+	cJSON_AddBoolToObject(cJSON_AddObjectToObject(caps, "tools"),
+			      "listChanged", !no_list_changed);
 	cJSON_AddObjectToObject(caps, "logging");
 	meta = cJSON_AddObjectToObject(r, "_meta");
 	cJSON_AddItemToObject(meta, META_SERVER, server_info());

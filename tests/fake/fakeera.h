@@ -26,8 +26,8 @@
 	"\"roots\"]}}}}"
 
 /* Takes argv[*i] (and its value, moving *i) if it is one of --era,
- * --discover-silent, --log, --supported; returns 1 if so, 0 if not ours.
- * Exits 2 on a bad value. */
+ * --discover-silent, --no-list-changed, --log, --supported; returns 1 if
+ * so, 0 if not ours. Exits 2 on a bad value. */
 int era_option(int argc, char **argv, int *i);
 
 /* --log FILE: appends msg to FILE as one JSON line. */

@@ -25,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 import urllib.error
 import urllib.request
 import uuid
@@ -878,3 +879,42 @@ def test_listen_feeds_events_and_tools(mcpfs_mount, tmp_path, modern_http,
                'the new tool in tools/')
     write_file(t / 'tools' / 'fresh', '{"text": "new"}')
     assert text(json.loads(read_file(t / 'tools' / 'fresh', 30))) == 'new'
+
+
+def test_listen_again_after_restart(mcpfs_mount, tmp_path):
+    """stdio: a new process holds no subscription, so mcpfs sends
+    subscriptions/listen again (subscriptions.mdx, Graceful Closure)."""
+    log = tmp_path / 'fake.log'
+    m = mcpfs_mount({'s': efake('--era', 'modern', '--log', log)})
+    t = thread(m, 's')
+
+    def listens():
+        return [x for x in logged(log)
+                if x.get('method') == 'subscriptions/listen']
+    wait_until(listens, 20, 'the first subscriptions/listen')
+    pid = wait_ready(t)['pid']
+    write_file(t / 'ctl', 'restart\n')
+    wait_until(lambda: (lambda st: st['state'] == 'ready' and
+                        st['pid'] != pid)(status(t)), 20,
+               'the restarted process')
+    wait_until(lambda: len(listens()) >= 2, 20,
+               'subscriptions/listen on the new process')
+    assert 'notified 1 subscription' in text(tool(t, 'add_tool',
+                                                  name='after'))
+    wait_until(lambda: 'after' in os.listdir(t / 'tools'), 20,
+               'the new tool in tools/')
+
+
+def test_no_listen_without_list_changed(mcpfs_mount, tmp_path):
+    """subscriptions/listen only when the capabilities offer list_changed
+    (interface item 6)."""
+    log = tmp_path / 'fake.log'
+    m = mcpfs_mount({'s': efake('--era', 'modern', '--no-list-changed',
+                                '--log', log)})
+    t = thread(m, 's')
+    assert text(tool(t, 'echo', text='x')) == 'x'
+    assert 'echo' in os.listdir(t / 'tools')
+    time.sleep(1)
+    ms = methods(logged(log))
+    assert 'server/discover' in ms and 'tools/list' in ms, ms
+    assert 'subscriptions/listen' not in ms, ms
