@@ -487,14 +487,14 @@ class Handler(BaseHTTPRequestHandler):
                                          'needs a notifications object'))
         tools = f.get('toolsListChanged') is True
         q = queue.Queue()
-        self.sse_start()
-        self.rec['note'] = 'listen'
         ack = {'notifications': {'toolsListChanged': True} if tools else {},
                '_meta': {META_SUB: rid}}
         if tools:
             with LOCK:
                 STATE['listens'].append(q)
+        self.rec['note'] = 'listen'     # once add_tool would reach it
         try:
+            self.sse_start()
             self.event({'jsonrpc': '2.0', 'method':
                         'notifications/subscriptions/acknowledged',
                         'params': ack})

@@ -863,7 +863,8 @@ def test_listen_feeds_events_and_tools(mcpfs_mount, tmp_path, modern_http,
 
         def listens():
             return [p['json'] for p in srv.posts()
-                    if p['json'].get('method') == 'subscriptions/listen']
+                    if p['json'].get('method') == 'subscriptions/listen'
+                    and p['note'] == 'listen']
     t = thread(m, 's')
     before = set(os.listdir(t / 'tools'))
     assert 'echo' in before and 'fresh' not in before
