@@ -919,3 +919,30 @@ def test_no_listen_without_list_changed(mcpfs_mount, tmp_path):
     ms = methods(logged(log))
     assert 'server/discover' in ms and 'tools/list' in ms, ms
     assert 'subscriptions/listen' not in ms, ms
+
+
+def test_modern_timeout_cancels_and_crash_restarts(mcpfs_mount, tmp_path):
+    """SPEC 5 holds in the modern era: a call past its timeout gets
+    notifications/cancelled and fails, the session stays; a crashed process
+    is replaced by a fresh one on the next call, still modern."""
+    log = tmp_path / 'fake.log'
+    m = mcpfs_mount({'s': efake('--era', 'modern', '--log', log,
+                                timeout=2)})
+    t = thread(m, 's')
+    assert text(tool(t, 'counter')) == '1'
+    reply = tool(t, 'hang', timeout=30)
+    assert reply['error']['code'] == -32001, reply
+    hang = [x for x in logged(log) if x.get('method') == 'tools/call' and
+            x['params'].get('name') == 'hang'][0]
+    got = wait_until(lambda: [x for x in logged(log) if x.get('method') ==
+                              'notifications/cancelled'], 10,
+                     'notifications/cancelled')
+    assert got[0]['params']['requestId'] == hang['id'], got
+    assert text(tool(t, 'counter')) == '2'          # same process
+    gen = status(t)['generation']
+    assert 'error' in tool(t, 'crash', code=3)
+    assert text(tool(t, 'counter', timeout=30)) == '1'   # a fresh one
+    st = status(t)
+    assert st['generation'] == gen + 1, st
+    assert (st.get('era'), st['protocolVersion']) == ('modern', MODERN), st
+    assert 'initialize' not in methods(logged(log))
