@@ -946,3 +946,19 @@ def test_modern_timeout_cancels_and_crash_restarts(mcpfs_mount, tmp_path):
     assert st['generation'] == gen + 1, st
     assert (st.get('era'), st['protocolVersion']) == ('modern', MODERN), st
     assert 'initialize' not in methods(logged(log))
+
+
+def test_modern_http_timeout_closes_instead_of_notifying(mcpfs_mount,
+                                                        modern_http):
+    """Over modern HTTP closing the request is the cancellation: no
+    notifications/cancelled POST (streamable-http.mdx, Cancellation)."""
+    srv = modern_http()
+    m = mcpfs_mount({'h': {'url': srv.url, 'timeout': 2}})
+    t = thread(m, 'h')
+    reply = tool(t, 'sleep', ms=4000, timeout=30)
+    assert reply['error']['code'] == -32001, reply
+    assert text(tool(t, 'echo', text='after')) == 'after'
+    time.sleep(2.5)         # past the end of the sleep on the server
+    ms = [p['json'].get('method') for p in srv.posts()]
+    assert 'notifications/cancelled' not in ms, ms
+    assert status(t).get('era') == 'modern'
