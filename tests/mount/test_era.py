@@ -625,6 +625,42 @@ def test_fallback_http_400_empty_body(mcpfs_mount, modern_http):
     assert any(p['json'].get('method') == 'initialize' for p in posts[1:])
 
 
+def test_fallback_http_400_legacy_error(mcpfs_mount, tmp_path):
+    """tests/fake/mcp_http.py (a 2025-11-25 server) answers the modern
+    request 400 with JSON-RPC error -32000 (no session id): not a modern
+    error, so mcpfs falls back to initialize."""
+    from test_http import FakeHTTP
+    srv = FakeHTTP(tmp_path, [])
+    try:
+        m = mcpfs_mount({'h': {'url': srv.url}})
+        t = thread(m, 'h')
+        assert text(tool(t, 'echo', text='older')) == 'older'
+        st = status(t)
+        assert st.get('era') == 'legacy', st
+        posts = srv.posts()
+        assert posts[0]['status'] == 400, posts[0]
+        assert_modern_meta(posts[0]['json'])
+        assert posts[1]['json']['method'] == 'initialize', posts[1]
+    finally:
+        srv.stop()
+
+
+@needs_everything
+def test_legacy_server_everything_http_auto(mcpfs_mount, tmp_path):
+    from test_http import Everything
+    ev = Everything(tmp_path)
+    try:
+        m = mcpfs_mount({'ev': {'url': ev.url}})
+        t = thread(m, 'ev')
+        reply = tool(t, 'echo', message='old http', timeout=60)
+        assert 'old http' in text(reply), reply
+        st = status(t)
+        assert st.get('era') == 'legacy', st
+        assert st['protocolVersion'] != MODERN
+    finally:
+        ev.stop()
+
+
 def test_modern_http_server(mcpfs_mount, modern_http):
     srv = modern_http()
     m = mcpfs_mount({'h': {'url': srv.url}})
