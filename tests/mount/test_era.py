@@ -689,6 +689,26 @@ def test_modern_http_server(mcpfs_mount, modern_http):
     assert not [r for r in srv.log() if r['method'] == 'GET'], srv.log()
 
 
+def test_dual_http_server_era_legacy(mcpfs_mount, modern_http):
+    """era legacy over HTTP: initialize first, a legacy session, no modern
+    request."""
+    srv = modern_http('--era', 'dual')
+    m = mcpfs_mount({'h': {'url': srv.url, 'era': 'legacy'}})
+    t = thread(m, 'h')
+    assert text(tool(t, 'echo', text='l')) == 'l'
+    st = status(t)
+    assert st.get('era') == 'legacy' and st['protocolVersion'] != MODERN, st
+    posts = srv.posts()
+    assert posts[0]['json']['method'] == 'initialize', posts[0]
+    for p in posts:
+        meta = (p['json'].get('params') or {}).get('_meta') or {}
+        assert V not in meta, p['json']
+        assert p['json'].get('method') != 'server/discover'
+    sid = posts[0]['note'].split()[1]
+    assert all(p['headers'].get('mcp-session-id') == sid
+               for p in posts[1:]), [p['headers'] for p in posts]
+
+
 def test_dual_http_server_auto_is_modern(mcpfs_mount, modern_http):
     srv = modern_http('--era', 'dual')
     m = mcpfs_mount({'h': {'url': srv.url}})
