@@ -884,6 +884,42 @@ def test_input_required_two_questions(mcpfs_mount, tmp_path, modern_http,
     assert a[1]['id'] != a[0]['id']
 
 
+def test_input_required_two_calls_at_once(mcpfs_mount, tmp_path):
+    """Two calls on one thread each get an input_required result: each
+    question is its own requests/ file, and each retry carries its own
+    requestState and answer back to its own reader."""
+    log = tmp_path / 'fake.log'
+    m = mcpfs_mount({'s': efake('--era', 'modern', '--log', log)})
+    t = thread(m, 's')
+    wait_ready(t)
+    box = {}
+    ths = [threading.Thread(target=lambda w=w: box.update({w: call(t, {
+        'name': 'ask', 'arguments': {'message': w}}, 60)}), daemon=True)
+        for w in ('first', 'second')]
+    for th in ths:
+        th.start()
+    names = wait_until(lambda: (lambda n: n if len(n) >= 2 else None)(
+        os.listdir(t / 'requests')), 30, 'two files in requests/')
+    by_msg = {json.loads(read_file(t / 'requests' / n))['message']: n
+              for n in names}
+    assert set(by_msg) == {'first', 'second'}, by_msg
+    write_file(t / 'requests' / by_msg['second'], json.dumps(
+        {'action': 'accept', 'content': {'text': 'two'}}))
+    ths[1].join(30)
+    assert text(box['second']) == 'you said: {"text":"two"}', box
+    assert 'first' not in box
+    write_file(t / 'requests' / by_msg['first'], json.dumps(
+        {'action': 'accept', 'content': {'text': 'one'}}))
+    ths[0].join(30)
+    assert text(box['first']) == 'you said: {"text":"one"}', box
+    asks = [x for x in logged(log) if x.get('method') == 'tools/call' and
+            x['params'].get('name') == 'ask']
+    assert len(asks) == 4 and len({x['id'] for x in asks}) == 4, asks
+    states = [x['params']['requestState'] for x in asks
+              if 'requestState' in x['params']]
+    assert len(set(states)) == 2, states
+
+
 def test_input_required_roots_from_the_config(mcpfs_mount, tmp_path):
     """A roots/list input request is answered with the configured roots,
     no question file."""
