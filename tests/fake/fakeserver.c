@@ -17,6 +17,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "fakeera.h"
 #include "mini_mcp.h"
 
 enum kind { P_INIT, P_SLEEP, P_PROGRESS, P_HANG, P_ASK };
@@ -65,6 +66,11 @@ static void garbage(void)
 static void reply(const cJSON *id, cJSON *result)
 {
 	garbage();
+	if (era_active()) {
+		if (!result)
+			result = cJSON_CreateObject();
+		era_complete(result);
+	}
 	mm_result(id, result);
 }
 
@@ -649,11 +655,13 @@ static void tools_list(const cJSON *id, const cJSON *params)
 		cJSON *t = cJSON_CreateObject();
 
 		if (i < NTOOLS) {
+			int modern = era_active() && tools[i].run == tool_ask;
+
 			cJSON_AddStringToObject(t, "name", tools[i].name);
-			cJSON_AddStringToObject(t, "description",
-						tools[i].description);
-			cJSON_AddItemToObject(t, "inputSchema",
-					      cJSON_Parse(tools[i].schema));
+			cJSON_AddStringToObject(t, "description", modern
+				? ERA_ASK_DESC : tools[i].description);
+			cJSON_AddItemToObject(t, "inputSchema", cJSON_Parse(
+				modern ? ERA_ASK_SCHEMA : tools[i].schema));
 		} else {
 			snprintf(name, sizeof name, "t%lld", i - NTOOLS);
 			cJSON_AddStringToObject(t, "name", name);
@@ -667,6 +675,8 @@ static void tools_list(const cJSON *id, const cJSON *params)
 	if (end < total) {
 		snprintf(name, sizeof name, "%s%lld", prefix, end);
 		cJSON_AddStringToObject(r, "nextCursor", name);
+	} else {
+		era_tools(list);
 	}
 	reply(id, r);
 }
@@ -770,6 +780,9 @@ static void message_cb(cJSON *msg)
 	cJSON *params = cJSON_GetObjectItemCaseSensitive(msg, "params");
 	const char *method = mm_str(msg, "method");
 
+	era_log(msg);
+	if (era_message(msg))
+		return;
 	if (!method) {
 		answer(msg);
 	} else if (!id) {
@@ -846,7 +859,7 @@ static void options(int argc, char **argv)
 			opt_garbage = 1;
 		} else if (!strcmp(a, "--wrong-id")) {
 			opt_wrong_id = 1;
-		} else {
+		} else if (!era_option(argc, argv, &i)) {
 			usage_error("unknown option", a);
 		}
 	}

@@ -1,0 +1,539 @@
+#!/usr/bin/env python3
+"""mcp_modern.py: a Streamable HTTP MCP server of the modern era (MCP
+2026-07-28: per-request _meta, no initialize, no sessions), strict on
+purpose, for the mcpfs mount tests. Standard library only; written from the
+specification (basic/index.mdx, basic/versioning.mdx,
+basic/transports/streamable-http.mdx, basic/patterns/mrtr.mdx and
+subscriptions.mdx, server/discover.mdx). tests/fake/README.md says what it
+does; in short:
+
+* POST /mcp takes one JSON-RPC message. A modern request must carry
+  params._meta io.modelcontextprotocol/protocolVersion (2026-07-28) and
+  clientCapabilities (else 400, -32602), the headers MCP-Protocol-Version
+  (equal to the _meta version), Mcp-Method (equal to method) and, for
+  tools/call, prompts/get and resources/read, Mcp-Name (equal to
+  params.name / params.uri, a =?base64?...?= value decoded first); a missing
+  or mismatched one is 400 with HeaderMismatch -32020. An unknown version
+  is 400 with -32022 and data.supported; an unknown method 404 with -32601.
+  Accept must list application/json and text/event-stream (else 400).
+* --era modern (default): initialize is refused (400, -32022 naming the
+  versions), GET and DELETE /mcp are 405. --era dual: initialize also opens
+  a legacy session (Mcp-Session-Id) served the 2025-11-25 way. --era
+  legacy: any request that is not an initialize or a request of a legacy
+  session gets 400 with an empty body (a legacy server's answer to a modern
+  request, the HTTP fallback path); initialize opens a legacy session.
+* GET /log: every request to /mcp so far as a JSON array (n, t, method,
+  path, headers with lower-cased names, body, json, status, note).
+
+The free port is printed as the first line of stdout.
+"""
+
+import argparse
+import base64
+import json
+import queue
+import secrets
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+MODERN = '2026-07-28'
+LEGACY = '2025-11-25'
+META_VERSION = 'io.modelcontextprotocol/protocolVersion'
+META_CAPS = 'io.modelcontextprotocol/clientCapabilities'
+META_INFO = 'io.modelcontextprotocol/clientInfo'
+META_SERVER = 'io.modelcontextprotocol/serverInfo'
+META_SUB = 'io.modelcontextprotocol/subscriptionId'
+NAMED = ('tools/call', 'prompts/get', 'resources/read')
+ASK_KEYS = {'elicitation': 'answer', 'sampling': 'model', 'roots': 'roots'}
+
+OPTS = None
+LOCK = threading.Lock()
+LOG = []
+STATE = {'counter': 0, 'states': {}, 'added': [], 'listens': [],
+         'sessions': {}}
+
+ECHO_SCHEMA = {'type': 'object', 'properties': {'text': {'type': 'string'}}}
+TOOLS = [
+    {'name': 'echo', 'description': 'Return text.',
+     'inputSchema': {'type': 'object',
+                     'properties': {'text': {'type': 'string'}},
+                     'required': ['text']}},
+    {'name': 'counter', 'description': 'Increment the server-wide counter '
+     'and return it.', 'inputSchema': {'type': 'object', 'properties': {}}},
+    {'name': 'sleep', 'description': 'Answer "slept MS" after ms.',
+     'inputSchema': {'type': 'object',
+                     'properties': {'ms': {'type': 'integer'}}}},
+    {'name': 'ask', 'description': 'Ask the client for text through an '
+     'input_required result; the retry answers "you said: <content>".',
+     'inputSchema': {'type': 'object', 'properties': {
+         'message': {'type': 'string'},
+         'kinds': {'type': 'array', 'items': {
+             'type': 'string', 'enum': ['elicitation', 'sampling',
+                                        'roots']}}}}},
+    {'name': 'add_tool', 'description': 'Add an echoing tool and send '
+     'notifications/tools/list_changed on the subscriptions/listen '
+     'streams.', 'inputSchema': {'type': 'object',
+                                 'properties': {'name': {'type': 'string'}}}},
+]
+
+
+def supported():
+    return [OPTS.supported, LEGACY] if OPTS.era == 'dual' \
+        else [OPTS.supported]
+
+
+def server_info():
+    return {'name': 'mcp_modern', 'version': '1.0'}
+
+
+def complete(result):
+    result.setdefault('resultType', 'complete')
+    result.setdefault('_meta', {}).setdefault(META_SERVER, server_info())
+    return result
+
+
+def text_result(t):
+    return {'content': [{'type': 'text', 'text': t}]}
+
+
+def rpc_error(rid, code, message, data=None):
+    e = {'code': code, 'message': message}
+    if data is not None:
+        e['data'] = data
+    return {'jsonrpc': '2.0', 'id': rid, 'error': e}
+
+
+def decode_header(v):
+    if v is not None and v.startswith('=?base64?') and v.endswith('?='):
+        try:
+            return base64.b64decode(v[9:-2], validate=True).decode()
+        except ValueError:
+            return None
+    return v
+
+
+class Refused(Exception):
+    """A request refused with HTTP status and a JSON-RPC error body (None:
+    an empty body)."""
+
+    def __init__(self, status, body):
+        super().__init__(status)
+        self.status = status
+        self.body = body
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = 'HTTP/1.1'
+    server_version = 'mcp_modern'
+
+    def log_message(self, *args):
+        pass
+
+    # -- plumbing
+
+    def record(self, body=b''):
+        try:
+            j = json.loads(body) if body else None
+        except ValueError:
+            j = None
+        rec = {'t': time.monotonic(), 'method': self.command,
+               'path': self.path.split('?')[0],
+               'headers': {k.lower(): v for k, v in self.headers.items()},
+               'body': body.decode(errors='replace'), 'json': j,
+               'status': None, 'note': None}
+        with LOCK:
+            rec['n'] = len(LOG)
+            LOG.append(rec)
+        self.rec = rec
+        return rec
+
+    def send_body(self, code, body, ctype, headers=()):
+        self.rec['status'] = code
+        self.send_response(code)
+        if body or ctype:
+            self.send_header('Content-Type', ctype)
+        self.send_header('Content-Length', str(len(body)))
+        for k, v in headers:
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def send_json(self, code, obj, headers=()):
+        self.send_body(code, json.dumps(obj).encode(), 'application/json',
+                       headers)
+
+    def sse_start(self):
+        self.rec['status'] = 200
+        self.send_response(200)
+        self.send_header('Content-Type', 'text/event-stream')
+        self.send_header('Cache-Control', 'no-cache')
+        self.send_header('X-Accel-Buffering', 'no')
+        self.send_header('Transfer-Encoding', 'chunked')
+        self.end_headers()
+
+    def chunk(self, data):
+        self.wfile.write(b'%x\r\n%s\r\n' % (len(data), data))
+        self.wfile.flush()
+
+    def event(self, msg):
+        self.chunk(b'event: message\ndata: ' + json.dumps(msg).encode() +
+                   b'\n\n')
+
+    # -- GET, DELETE
+
+    def do_GET(self):
+        if self.path.split('?')[0] == '/log':
+            with LOCK:
+                body = json.dumps(LOG).encode()
+            self.rec = {}
+            self.send_response(200)
+            self.send_header('Content-Type', 'application/json')
+            self.send_header('Content-Length', str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        self.record()
+        self.send_body(405, b'GET is not part of MCP ' + MODERN.encode(),
+                       'text/plain', [('Allow', 'POST')])
+
+    def do_DELETE(self):
+        self.record()
+        sid = self.headers.get('Mcp-Session-Id')
+        if OPTS.era != 'modern' and sid in STATE['sessions']:
+            with LOCK:
+                STATE['sessions'].pop(sid, None)
+            self.send_body(200, b'', None)
+            return
+        self.send_body(405, b'', None, [('Allow', 'POST')])
+
+    # -- POST
+
+    def do_POST(self):
+        n = int(self.headers.get('Content-Length') or 0)
+        body = self.rfile.read(n) if n else b''
+        self.record(body)
+        if self.path.split('?')[0] != '/mcp':
+            self.send_body(404, b'not found', 'text/plain')
+            return
+        msg = self.rec['json']
+        try:
+            if not isinstance(msg, dict):
+                raise Refused(400, rpc_error(None, -32700 if msg is None
+                                             else -32600, 'Parse error'))
+            if self.legacy(msg):
+                return
+            self.modern(msg)
+        except Refused as r:
+            if r.body is None:
+                self.send_body(r.status, b'', None)
+            else:
+                self.send_json(r.status, r.body)
+
+    # -- the legacy era (--era legacy|dual): initialize and its sessions
+
+    def legacy(self, msg):
+        """Serves msg the 2025-11-25 way if it belongs to that era here;
+        returns True if it did."""
+        method, rid = msg.get('method'), msg.get('id')
+        sid = self.headers.get('Mcp-Session-Id')
+        if OPTS.era == 'modern':
+            return False
+        if method == 'initialize':
+            sid = secrets.token_hex(8)
+            with LOCK:
+                STATE['sessions'][sid] = True
+            self.rec['note'] = f'session {sid}'
+            v = (msg.get('params') or {}).get('protocolVersion') or LEGACY
+            self.send_json(200, {'jsonrpc': '2.0', 'id': rid, 'result': {
+                'protocolVersion': v if v in (LEGACY, '2025-06-18',
+                                              '2025-03-26') else LEGACY,
+                'capabilities': {'tools': {}},
+                'serverInfo': server_info()}},
+                [('Mcp-Session-Id', sid)])
+            return True
+        if sid not in STATE['sessions']:
+            if OPTS.era == 'legacy':
+                raise Refused(400, None)   # what a legacy server says
+            return False                   # dual: served as modern
+        if rid is None or 'method' not in msg:
+            self.send_body(202, b'', None)
+            return True
+        params = msg.get('params') or {}
+        if method == 'tools/list':
+            res = {'tools': [t for t in TOOLS
+                             if t['name'] in ('echo', 'counter')]}
+        elif method == 'tools/call' and params.get('name') == 'echo':
+            res = text_result(str((params.get('arguments') or {})
+                                  .get('text', '')))
+        elif method == 'tools/call' and params.get('name') == 'counter':
+            with LOCK:
+                STATE['counter'] += 1
+                res = text_result(str(STATE['counter']))
+        elif method == 'ping':
+            res = {}
+        else:
+            self.send_json(200, rpc_error(rid, -32601, 'Method not found'))
+            return True
+        self.send_json(200, {'jsonrpc': '2.0', 'id': rid, 'result': res})
+        return True
+
+    # -- the modern era
+
+    def check(self, msg):
+        """Refuses msg unless _meta and the headers are as the modern era
+        wants them."""
+        rid, method = msg.get('id'), msg.get('method')
+        params = msg.get('params')
+        if method == 'initialize':
+            raise Refused(400, rpc_error(
+                rid, -32022, 'initialize is not supported: this server '
+                f'speaks only MCP {", ".join(supported())} (per-request '
+                '_meta, no initialize)',
+                {'supported': supported(),
+                 'requested': (params or {}).get('protocolVersion')}))
+        accept = self.headers.get('Accept', '')
+        if 'application/json' not in accept or \
+                'text/event-stream' not in accept:
+            raise Refused(400, rpc_error(
+                rid, -32600, 'Accept must list application/json and '
+                f'text/event-stream (got {accept!r})'))
+        meta = params.get('_meta') if isinstance(params, dict) else None
+        if not isinstance(meta, dict) or \
+                not isinstance(meta.get(META_VERSION), str) or \
+                not isinstance(meta.get(META_CAPS), dict):
+            raise Refused(400, rpc_error(
+                rid, -32602, f'Invalid params: _meta needs {META_VERSION} '
+                f'(string) and {META_CAPS} (object)'))
+        info = meta.get(META_INFO)
+        if info is not None and not (
+                isinstance(info, dict) and isinstance(info.get('name'), str)
+                and isinstance(info.get('version'), str)):
+            raise Refused(400, rpc_error(
+                rid, -32602, f'Invalid params: {META_INFO} needs name and '
+                'version'))
+        hv = self.headers.get('MCP-Protocol-Version')
+        if hv is None:
+            raise Refused(400, rpc_error(
+                rid, -32020, 'Header mismatch: no MCP-Protocol-Version '
+                'header'))
+        if hv != meta[META_VERSION]:
+            raise Refused(400, rpc_error(
+                rid, -32020, f'Header mismatch: MCP-Protocol-Version {hv!r} '
+                f'is not the _meta version {meta[META_VERSION]!r}'))
+        if hv != OPTS.supported:
+            raise Refused(400, rpc_error(
+                rid, -32022, 'Unsupported protocol version',
+                {'supported': supported(), 'requested': hv}))
+        hm = self.headers.get('Mcp-Method')
+        if hm != method:
+            raise Refused(400, rpc_error(
+                rid, -32020, f'Header mismatch: Mcp-Method {hm!r} is not '
+                f'the method {method!r}'))
+        if method in NAMED:
+            want = params.get('uri' if method == 'resources/read'
+                              else 'name')
+            got = self.headers.get('Mcp-Name')
+            if got is None or decode_header(got) != want:
+                raise Refused(400, rpc_error(
+                    rid, -32020, f'Header mismatch: Mcp-Name {got!r} is '
+                    f'not {want!r}'))
+        return params, meta
+
+    def modern(self, msg):
+        rid, method = msg.get('id'), msg.get('method')
+        if method is None:
+            raise Refused(400, rpc_error(None, -32600, 'a client sends no '
+                                         'responses in ' + MODERN))
+        params, meta = self.check(msg)
+        if rid is None:
+            self.send_body(202, b'', None)
+            return
+        if method == 'server/discover':
+            res = {'resultType': 'complete',
+                   'supportedVersions': supported(),
+                   'capabilities': {'tools': {'listChanged': True}},
+                   '_meta': {META_SERVER: server_info()}}
+        elif method == 'ping':
+            res = {}
+        elif method == 'tools/list':
+            res = {'tools': TOOLS + [
+                {'name': a, 'description': 'Added by add_tool.',
+                 'inputSchema': ECHO_SCHEMA} for a in STATE['added']]}
+        elif method == 'subscriptions/listen':
+            self.listen(rid, params)
+            return
+        elif method == 'tools/call':
+            res = self.tool(rid, params, meta)
+        else:
+            raise Refused(404, rpc_error(rid, -32601, 'Method not found'))
+        if isinstance(res, dict) and 'error' in res and 'jsonrpc' in res:
+            self.send_json(200, res)
+            return
+        self.send_json(200, {'jsonrpc': '2.0', 'id': rid,
+                             'result': complete(res)})
+
+    def tool(self, rid, params, meta):
+        name = params.get('name')
+        args = params.get('arguments') or {}
+        if name == 'echo' or name in STATE['added']:
+            return text_result(str(args.get('text', '')))
+        if name == 'counter':
+            with LOCK:
+                STATE['counter'] += 1
+                return text_result(str(STATE['counter']))
+        if name == 'sleep':
+            ms = args.get('ms', 0)
+            time.sleep(ms / 1000 if isinstance(ms, int) and ms > 0 else 0)
+            return text_result(f'slept {ms}')
+        if name == 'ask':
+            return self.ask(rid, params, meta)
+        if name == 'add_tool':
+            added = args.get('name') or f'added{len(STATE["added"]) + 1}'
+            with LOCK:
+                STATE['added'].append(added)
+                listens = list(STATE['listens'])
+            for q in listens:
+                q.put('notifications/tools/list_changed')
+            return text_result(f'added {added}; notified {len(listens)} '
+                               'subscription(s)')
+        return rpc_error(rid, -32602, f'Unknown tool: {name}')
+
+    def ask(self, rid, params, meta):
+        st, ir = params.get('requestState'), params.get('inputResponses')
+        args = params.get('arguments') or {}
+        message = args.get('message') or 'What do you say?'
+        kinds = args.get('kinds', ['elicitation'])
+        if not isinstance(kinds, list) or not kinds or \
+                not all(k in ASK_KEYS for k in kinds):
+            return rpc_error(rid, -32602, 'ask: kinds must be a non-empty '
+                             'array of elicitation, sampling, roots')
+        if st is None:
+            if ir is not None:
+                return rpc_error(rid, -32602, 'ask: inputResponses without '
+                                 'requestState')
+            missing = {k: {} for k in kinds
+                       if not isinstance(meta[META_CAPS].get(k), dict)}
+            if missing:
+                raise Refused(400, rpc_error(
+                    rid, -32021, 'Missing required client capability',
+                    {'requiredCapabilities': missing}))
+            st = 'fake-state-' + secrets.token_hex(8)
+            with LOCK:
+                STATE['states'][st] = rid
+            return self.input_required(st, kinds, message)
+        with LOCK:
+            known = st in STATE['states']
+            first = STATE['states'].get(st)
+        if not known:
+            return rpc_error(rid, -32602, 'ask: unknown requestState')
+        if first == rid:
+            return rpc_error(rid, -32600, 'ask: the retry reuses the '
+                             'JSON-RPC id of the request that got '
+                             'input_required')
+        ir = ir if isinstance(ir, dict) else {}
+        if not all(isinstance(ir.get(ASK_KEYS[k]), dict) for k in kinds):
+            return self.input_required(st, kinds, message)
+        ans = ir.get('answer')
+        if 'elicitation' in kinds and not isinstance(ans.get('action'), str):
+            return rpc_error(rid, -32602, 'ask: inputResponses.answer has '
+                             'no action')
+        with LOCK:
+            STATE['states'].pop(st, None)
+        out = []
+        if 'elicitation' in kinds:
+            out.append('you said: ' + json.dumps(
+                ans.get('content'), separators=(',', ':'))
+                if ans['action'] == 'accept'
+                else f'you did not answer: {ans["action"]}')
+        if 'sampling' in kinds:
+            c = ir['model'].get('content')
+            out.append('the model said: ' + (
+                c['text'] if isinstance(c, dict) and
+                isinstance(c.get('text'), str)
+                else json.dumps(c, separators=(',', ':'))))
+        if 'roots' in kinds:
+            out.append('roots: ' + json.dumps(ir['roots'].get('roots'),
+                                              separators=(',', ':')))
+        return text_result('; '.join(out))
+
+    @staticmethod
+    def input_required(st, kinds, message):
+        reqs = {}
+        if 'elicitation' in kinds:
+            reqs['answer'] = {
+                'method': 'elicitation/create',
+                'params': {'mode': 'form', 'message': message,
+                           'requestedSchema': {
+                               'type': 'object',
+                               'properties': {'text': {'type': 'string'}},
+                               'required': ['text']}}}
+        if 'sampling' in kinds:
+            reqs['model'] = {
+                'method': 'sampling/createMessage',
+                'params': {'messages': [{'role': 'user', 'content': {
+                    'type': 'text', 'text': 'Say something.'}}],
+                    'maxTokens': 50}}
+        if 'roots' in kinds:
+            reqs['roots'] = {'method': 'roots/list'}
+        return {'resultType': 'input_required', 'requestState': st,
+                'inputRequests': reqs}
+
+    def listen(self, rid, params):
+        f = params.get('notifications')
+        if not isinstance(f, dict):
+            raise Refused(400, rpc_error(rid, -32602, 'subscriptions/listen '
+                                         'needs a notifications object'))
+        tools = f.get('toolsListChanged') is True
+        q = queue.Queue()
+        ack = {'notifications': {'toolsListChanged': True} if tools else {},
+               '_meta': {META_SUB: rid}}
+        if tools:
+            with LOCK:
+                STATE['listens'].append(q)
+        self.rec['note'] = 'listen'     # once add_tool would reach it
+        try:
+            self.sse_start()
+            self.event({'jsonrpc': '2.0', 'method':
+                        'notifications/subscriptions/acknowledged',
+                        'params': ack})
+            while True:
+                try:
+                    m = q.get(timeout=2)
+                except queue.Empty:
+                    self.chunk(b':\n\n')    # keep-alive; fails once closed
+                    continue
+                self.event({'jsonrpc': '2.0', 'method': m,
+                            'params': {'_meta': {META_SUB: rid}}})
+        except OSError:
+            pass
+        finally:
+            with LOCK:
+                if q in STATE['listens']:
+                    STATE['listens'].remove(q)
+        self.close_connection = True
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+
+def main(argv=None):
+    global OPTS
+    ap = argparse.ArgumentParser(description='fake modern-era Streamable '
+                                 'HTTP MCP server (see the docstring)')
+    ap.add_argument('--era', choices=('modern', 'dual', 'legacy'),
+                    default='modern')
+    ap.add_argument('--supported', default=MODERN)
+    OPTS = ap.parse_args(argv)
+    srv = Server(('127.0.0.1', 0), Handler)
+    print(srv.server_address[1], flush=True)
+    try:
+        srv.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == '__main__':
+    sys.exit(main())
