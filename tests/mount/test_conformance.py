@@ -23,6 +23,19 @@ RUN = REPO / 'tests/conformance/run.sh'
 CLI = REPO / 'node_modules/@modelcontextprotocol/conformance/dist/index.js'
 
 
+def passes(scenario, **env):
+    """Run one scenario through run.sh; its line must say PASS n/n."""
+    env = dict(os.environ, MCPFS_BUILD=str(BUILD), CONFORMANCE_VERBOSE='1',
+               **env)
+    p = subprocess.run(['sh', str(RUN), scenario], env=env, timeout=300,
+                       capture_output=True, text=True)
+    first = p.stdout.splitlines()[0] if p.stdout else ''
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert first.split()[:2] == [scenario, 'PASS'], p.stdout
+    done, total = first.split('Passed: ')[1].split('/')
+    assert done == total and int(total) >= 1, first
+
+
 @pytest.mark.parametrize('scenario', [
     'initialize', 'tools_call', 'sse-retry',
     'elicitation-sep1034-client-defaults',
@@ -40,14 +53,7 @@ CLI = REPO / 'node_modules/@modelcontextprotocol/conformance/dist/index.js'
 def test_client_scenario_passes(scenario):
     if not CLI.exists():
         pytest.skip('the conformance suite is missing (npm ci)')
-    env = dict(os.environ, MCPFS_BUILD=str(BUILD), CONFORMANCE_VERBOSE='1')
-    p = subprocess.run(['sh', str(RUN), scenario], env=env, timeout=300,
-                       capture_output=True, text=True)
-    first = p.stdout.splitlines()[0] if p.stdout else ''
-    assert p.returncode == 0, p.stdout + p.stderr
-    assert first.split()[:2] == [scenario, 'PASS'], p.stdout
-    done, total = first.split('Passed: ')[1].split('/')
-    assert done == total and int(total) >= 1, first
+    passes(scenario)
 
 
 NEXT_CLI = REPO / 'node_modules/conformance-next/dist/index.js'
@@ -58,18 +64,17 @@ NEXT_CLI = REPO / 'node_modules/conformance-next/dist/index.js'
     'http-standard-headers', 'http-custom-headers',
     'http-invalid-tool-headers', 'json-schema-ref-no-deref',
     'json-schema-2020-12-preservation', 'tools_call@2026-07-28',
-    'tools_call@2025-11-25'])
+    'tools_call@2025-11-25',
+    # the auth scenarios new in 0.2.0-alpha.12, in the modern era
+    'auth/authorization-server-migration', 'auth/iss-supported',
+    'auth/iss-not-advertised', 'auth/iss-supported-missing',
+    'auth/iss-wrong-issuer', 'auth/iss-unexpected', 'auth/iss-normalized',
+    'auth/metadata-issuer-mismatch', 'auth/enterprise-managed-authorization',
+    'auth/metadata-default@2026-07-28'])
 def test_next_client_scenario_passes(scenario):
     """The prerelease 0.2.0-alpha.12 (CONFORMANCE=next): its 2026-07-28
-    client scenarios, and tools_call in both eras (SCENARIO@VERSION)."""
+    client scenarios, tools_call in both eras (SCENARIO@VERSION), and its
+    new auth scenarios."""
     if not NEXT_CLI.exists():
         pytest.skip('the prerelease conformance suite is missing (npm ci)')
-    env = dict(os.environ, MCPFS_BUILD=str(BUILD), CONFORMANCE='next',
-               CONFORMANCE_VERBOSE='1')
-    p = subprocess.run(['sh', str(RUN), scenario], env=env, timeout=300,
-                       capture_output=True, text=True)
-    first = p.stdout.splitlines()[0] if p.stdout else ''
-    assert p.returncode == 0, p.stdout + p.stderr
-    assert first.split()[:2] == [scenario, 'PASS'], p.stdout
-    done, total = first.split('Passed: ')[1].split('/')
-    assert done == total and int(total) >= 1, first
+    passes(scenario, CONFORMANCE='next')
