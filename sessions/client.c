@@ -10,21 +10,6 @@
 #include "ask.h"
 #include "internal.h"
 
-static cJSON *roots_of(const struct mcp_server_conf *conf)
-{
-	cJSON *r = cJSON_CreateObject();
-	cJSON *a = cJSON_AddArrayToObject(r, "roots");
-	size_t i;
-
-	for (i = 0; i < conf->nroots; i++) {
-		cJSON *o = cJSON_CreateObject();
-
-		cJSON_AddStringToObject(o, "uri", conf->roots[i]);
-		cJSON_AddItemToArray(a, o);
-	}
-	return r;
-}
-
 void client_request(mcp_session *s, const char *method, cJSON *id,
 		    cJSON *msg)
 {
@@ -33,7 +18,7 @@ void client_request(mcp_session *s, const char *method, cJSON *id,
 	if (!strcmp(method, "ping")) {
 		session_answer(s, id, cJSON_CreateObject(), NULL);
 	} else if (!strcmp(method, "roots/list")) {
-		session_answer(s, id, roots_of(s->srv->conf), NULL);
+		session_answer(s, id, msg_roots(s->srv->conf), NULL);
 	} else if (!strcmp(method, "elicitation/create") ||
 		   !strcmp(method, "sampling/createMessage")) {
 		ask_request(s, method, id,

@@ -171,6 +171,8 @@ mcp_call *call_dequeue(mcp_session *s);
 /* message.c: the JSON-RPC messages mcpfs builds, and sending them */
 /* Member k of o: time t (seconds since the epoch) as RFC 3339 UTC. */
 void msg_add_time(cJSON *o, const char *k, double t);
+/* The ListRootsResult of the config entry's roots. */
+cJSON *msg_roots(const struct mcp_server_conf *conf);
 cJSON *msg_error(int code, const char *msg, cJSON *data); /* data copied */
 mcp_buf *msg_error_reply(cJSON *err);   /* {"error": err}; err borrowed */
 cJSON *msg_request(uint64_t id, const char *method);

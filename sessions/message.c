@@ -48,6 +48,21 @@ void msg_add_time(cJSON *o, const char *k, double t)
 	cJSON_AddStringToObject(o, k, b);
 }
 
+cJSON *msg_roots(const struct mcp_server_conf *conf)
+{
+	cJSON *r = cJSON_CreateObject();
+	cJSON *a = cJSON_AddArrayToObject(r, "roots");
+	size_t i;
+
+	for (i = 0; i < conf->nroots; i++) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "uri", conf->roots[i]);
+		cJSON_AddItemToArray(a, o);
+	}
+	return r;
+}
+
 cJSON *msg_notification(const char *method)
 {
 	cJSON *m = cJSON_CreateObject();

@@ -29,21 +29,6 @@
 
 #define MRTR_ROUNDS_MAX 16
 
-static cJSON *roots_result(const struct mcp_server_conf *conf)
-{
-	cJSON *r = cJSON_CreateObject();
-	cJSON *a = cJSON_AddArrayToObject(r, "roots");
-	size_t i;
-
-	for (i = 0; i < conf->nroots; i++) {
-		cJSON *o = cJSON_CreateObject();
-
-		cJSON_AddStringToObject(o, "uri", conf->roots[i]);
-		cJSON_AddItemToArray(a, o);
-	}
-	return r;
-}
-
 /* The progress token of c (its token without the quotes). */
 static void token_of(const mcp_call *c, char *out, size_t n)
 {
@@ -177,7 +162,7 @@ int mrtr_result(mcp_session *s, mcp_call *c, cJSON *res)
 			continue;
 		if (!strcmp(meth->valuestring, "roots/list")) {
 			cJSON_AddItemToObject(c->mrtr_resp, r->string,
-					      roots_result(s->srv->conf));
+					      msg_roots(s->srv->conf));
 		} else if (!strcmp(meth->valuestring, "elicitation/create") ||
 			   !strcmp(meth->valuestring,
 				   "sampling/createMessage")) {

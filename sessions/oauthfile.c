@@ -13,25 +13,16 @@
 
 #include "curluv.h"
 #include "oauth.h"
+#include "oauthutil.h"
 #include "sessions.h"
 
 static void add_scopes(cJSON *j, const char *p)
 {
 	cJSON *a = cJSON_AddArrayToObject(j, "scopes");
+	char w[OAUTH_SCOPE_MAX];
 
-	while (p && *p) {
-		size_t l;
-		char w[256];
-
-		p += strspn(p, " ");
-		l = strcspn(p, " ");
-		if (l && l < sizeof w) {
-			memcpy(w, p, l);
-			w[l] = 0;
-			cJSON_AddItemToArray(a, cJSON_CreateString(w));
-		}
-		p += l;
-	}
+	while (oauth_scope_next(&p, w))
+		cJSON_AddItemToArray(a, cJSON_CreateString(w));
 }
 
 static char *auth_json(const struct mcp_server_conf *conf)

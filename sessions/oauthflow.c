@@ -150,6 +150,22 @@ static struct fetch *fetch_new(struct oauth *o, enum step step)
 	return f;
 }
 
+/* The fetch of step that follows old (whose transfer is killed), or NULL
+ * with the step reported failed (out of memory). */
+static struct fetch *fetch_next(struct fetch *old, enum step step)
+{
+	struct oauth *o = old->o;
+	struct fetch *f = fetch_new(o, step);
+
+	old->killed = 1;
+	cu_kill(&old->cu);
+	if (!f) {
+		o->busy = 0;
+		o->step_done(o, -1, "out of memory");
+	}
+	return f;
+}
+
 /* Start f's candidate at, or the next one; a new transfer each time. */
 static void try_candidate(struct fetch *f);
 
@@ -314,17 +330,12 @@ static void prm_result(struct fetch *f, cJSON *j)
 static void start_asm(struct fetch *old)
 {
 	struct oauth *o = old->o;
-	struct fetch *f = fetch_new(o, ST_ASM);
+	struct fetch *f = fetch_next(old, ST_ASM);
 	const char *is = o->issuer;
 	char *origin;
 
-	old->killed = 1;
-	cu_kill(&old->cu);
-	if (!f) {
-		o->busy = 0;
-		o->step_done(o, -1, "out of memory");
+	if (!f)
 		return;
-	}
 	origin = is ? oauth_url_origin(is) : NULL;
 	if (!origin) {
 		finish(f, -1, "bad authorization server issuer");
@@ -548,14 +559,9 @@ static void start_client(struct fetch *old)
 		       "no registration (set oauth.clientId)");
 		return;
 	}
-	f = fetch_new(o, ST_REG);
-	old->killed = 1;
-	cu_kill(&old->cu);
-	if (!f) {
-		o->busy = 0;
-		o->step_done(o, -1, "out of memory");
+	f = fetch_next(old, ST_REG);
+	if (!f)
 		return;
-	}
 	m = o->as_methods;
 	m = (m & AM_NONE) && !(m & (AM_BASIC | AM_POST)) ? AM_NONE :
 	    (m & AM_BASIC) ? AM_BASIC : (m & AM_POST) ? AM_POST : AM_NONE;

@@ -347,10 +347,28 @@ int oauth_scope_has(const char *list, const char *word)
 	return 0;
 }
 
+int oauth_scope_next(const char **p, char w[OAUTH_SCOPE_MAX])
+{
+	while (*p && **p) {
+		size_t l;
+
+		*p += strspn(*p, " ");
+		l = strcspn(*p, " ");
+		if (l && l < OAUTH_SCOPE_MAX) {
+			memcpy(w, *p, l);
+			w[l] = 0;
+			*p += l;
+			return 1;
+		}
+		*p += l;
+	}
+	return 0;
+}
+
 char *oauth_scope_union(const char *a, const char *b)
 {
 	size_t n = (a ? strlen(a) : 0) + (b ? strlen(b) : 0) + 2, k = 0;
-	char *out = malloc(n);
+	char *out = malloc(n), w[OAUTH_SCOPE_MAX];
 	const char *lists[2] = {a, b};
 	int i;
 
@@ -360,23 +378,13 @@ char *oauth_scope_union(const char *a, const char *b)
 	for (i = 0; i < 2; i++) {
 		const char *p = lists[i];
 
-		while (p && *p) {
-			size_t l;
-			char w[256];
-
-			p += strspn(p, " ");
-			l = strcspn(p, " ");
-			if (l && l < sizeof w) {
-				memcpy(w, p, l);
-				w[l] = 0;
-				if (!oauth_scope_has(out, w)) {
-					if (k)
-						out[k++] = ' ';
-					memcpy(out + k, w, l + 1);
-					k += l;
-				}
-			}
-			p += l;
+		while (oauth_scope_next(&p, w)) {
+			if (oauth_scope_has(out, w))
+				continue;
+			if (k)
+				out[k++] = ' ';
+			memcpy(out + k, w, strlen(w) + 1);
+			k += strlen(w);
 		}
 	}
 	return out;

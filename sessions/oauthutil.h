@@ -54,5 +54,9 @@ int oauth_scope_has(const char *list, const char *word);
 /* The union of two space-separated lists (a's order, then b's new words),
  * malloc'd; NULL on ENOMEM. Either may be NULL. */
 char *oauth_scope_union(const char *a, const char *b);
+/* The next word of the space-separated list at *p into w (words of
+ * OAUTH_SCOPE_MAX bytes or more are skipped), advancing *p; 0 at the end. */
+#define OAUTH_SCOPE_MAX 256
+int oauth_scope_next(const char **p, char w[OAUTH_SCOPE_MAX]);
 
 #endif
