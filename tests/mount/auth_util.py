@@ -8,46 +8,25 @@ import hashlib
 import http.client
 import json
 import os
-import subprocess
-import sys
-import uuid
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import pytest
 
-from conftest import REPO, run_with_deadline
+from conftest import REPO, FakeProcess, fake_factory, run_with_deadline
 
 AUTHSERVER = REPO / 'tests/fake/authserver.py'
 
 
-class AuthServer:
+class AuthServer(FakeProcess):
     """One running tests/fake/authserver.py."""
 
-    def __init__(self, tmp, opts):
-        self.errpath = tmp / f'authserver-{uuid.uuid4().hex[:8]}.stderr'
-        self.opts = [str(o) for o in opts]
-        with open(self.errpath, 'wb') as err:
-            self.proc = subprocess.Popen(
-                [sys.executable, str(AUTHSERVER), *self.opts],
-                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err)
-        line = run_with_deadline(self.proc.stdout.readline, 10,
-                                 'the fake authorization server to start')
-        if not line.strip().isdigit():
-            self.stop()
-            pytest.fail(f'authserver.py did not start: {line!r} '
-                        f'{self.errpath.read_text()}')
-        self.port = int(line)
-        self.base = f'http://127.0.0.1:{self.port}'
-        self.url = self.base + '/mcp'
+    script = AUTHSERVER
 
     def get_json(self, path):
         st, _, body = http_get(self.base + path)
         assert st == 200, (path, st, body)
         return json.loads(body)
-
-    def log(self):
-        return self.get_json('/log')
 
     def metadata(self):
         return self.get_json('/.well-known/oauth-authorization-server')
@@ -67,9 +46,6 @@ class AuthServer:
 
     def traps(self):
         return [r for r in self.log() if r['path'].startswith('trap:')]
-
-    def mcp(self):
-        return [r for r in self.log() if r['path'] == '/mcp']
 
     def tool_calls(self, name):
         out = []
@@ -114,31 +90,12 @@ class AuthServer:
                                                'note', 'params', 'form')})
         return json.dumps(out, indent=1)[-4000:]
 
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.proc.stdout.close()
-
 
 @pytest.fixture
 def authserver(tmp_path):
     """Factory: srv = authserver(*options) starts tests/fake/authserver.py;
     every one started is stopped at teardown."""
-    started = []
-
-    def start(*opts):
-        srv = AuthServer(tmp_path, opts)
-        started.append(srv)
-        return srv
-
-    yield start
-    for srv in started:
-        srv.stop()
+    yield from fake_factory(AuthServer, tmp_path)
 
 
 # ---------------------------------------------------------------- HTTP

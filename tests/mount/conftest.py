@@ -27,6 +27,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 import uuid
 from pathlib import Path
 
@@ -94,6 +95,66 @@ def run_with_deadline(fn, timeout, what='I/O on the mount'):
     if 'error' in box:
         raise box['error']
     return box.get('value')
+
+
+
+class FakeProcess:
+    """One running fake server of tests/fake written in Python (script),
+    which prints its port as its first line of stdout; url is its /mcp.
+    Subclasses add what they know of their fake's /log."""
+
+    script = None
+
+    def __init__(self, tmp, opts):
+        name = Path(self.script).stem
+        self.errpath = tmp / f'{name}-{uuid.uuid4().hex[:8]}.stderr'
+        self.opts = [str(o) for o in opts]
+        with open(self.errpath, 'wb') as err:
+            self.proc = subprocess.Popen(
+                [sys.executable, str(self.script), *self.opts],
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err)
+        line = run_with_deadline(self.proc.stdout.readline, 10,
+                                 f'{name} to print its port')
+        if not line.strip().isdigit():
+            self.stop()
+            pytest.fail(f'{name} did not start: {line!r} '
+                        f'{self.errpath.read_text()}')
+        self.port = int(line)
+        self.base = f'http://127.0.0.1:{self.port}'
+        self.url = self.base + '/mcp'
+
+    def log(self):
+        """Every request the fake got so far (GET /log)."""
+        with urllib.request.urlopen(self.base + '/log', timeout=10) as r:
+            return json.load(r)
+
+    def mcp(self):
+        return [r for r in self.log() if r['path'] == '/mcp']
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc.stdout.close()
+
+
+def fake_factory(cls, tmp):
+    """A fixture's body: yields start(*opts), which starts a cls; every one
+    started is stopped at teardown."""
+    started = []
+
+    def start(*opts):
+        srv = cls(tmp, opts)
+        started.append(srv)
+        return srv
+
+    yield start
+    for srv in started:
+        srv.stop()
 
 
 def wait_until(pred, timeout=10.0, what='condition', interval=0.05):

@@ -23,18 +23,17 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import threading
 import time
 import urllib.error
 import urllib.request
-import uuid
 from pathlib import Path
 
 import pytest
 
-from conftest import (BUILD, REPO, call, read_file, run_with_deadline,
-                      status, text, tool, wait_until, write_file)
+from conftest import (BUILD, REPO, FakeProcess, call, fake_factory,
+                      read_file, run_with_deadline, status, text, tool,
+                      wait_until, write_file)
 
 FAKE_BUILD = Path(os.environ.get('FAKE_BUILD', BUILD))
 FAKE = FAKE_BUILD / 'tests/fake/fakeserver'
@@ -114,28 +113,10 @@ def assert_modern_meta(msg):
     assert isinstance(meta[INFO].get('version'), str), msg
 
 
-class HTTPFake:
+class HTTPFake(FakeProcess):
     """One running tests/fake/mcp_modern.py."""
 
-    def __init__(self, tmp, *opts):
-        self.err = tmp / f'modern-http-{uuid.uuid4().hex[:8]}.stderr'
-        with open(self.err, 'wb') as err:
-            self.proc = subprocess.Popen(
-                [sys.executable, str(MODERN_HTTP), *map(str, opts)],
-                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err)
-        line = run_with_deadline(self.proc.stdout.readline, 10,
-                                 'mcp_modern.py to print its port')
-        if not line.strip().isdigit():
-            self.stop()
-            pytest.fail(f'mcp_modern.py did not start: {line!r} '
-                        f'{self.err.read_text()}')
-        self.port = int(line)
-        self.url = f'http://127.0.0.1:{self.port}/mcp'
-
-    def log(self):
-        with urllib.request.urlopen(
-                f'http://127.0.0.1:{self.port}/log', timeout=10) as r:
-            return json.load(r)
+    script = MODERN_HTTP
 
     def posts(self):
         return [r for r in self.log()
@@ -156,29 +137,10 @@ class HTTPFake:
             code, raw = e.code, e.read()
         return code, (json.loads(raw) if raw else b'')
 
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.proc.stdout.close()
-
 
 @pytest.fixture
 def modern_http(tmp_path):
-    started = []
-
-    def start(*opts):
-        srv = HTTPFake(tmp_path, *opts)
-        started.append(srv)
-        return srv
-
-    yield start
-    for srv in started:
-        srv.stop()
+    yield from fake_factory(HTTPFake, tmp_path)
 
 
 def stdio_session(opts, msgs, timeout=10):

@@ -21,14 +21,12 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import time
-import urllib.request
 import uuid
 
 import pytest
 
-from conftest import (REPO, call, interrupted_read, read_all, read_file,
+from conftest import (REPO, FakeProcess, call, fake_factory, interrupted_read, read_all, read_file,
                       run_mcpfs_expect_exit, run_with_deadline, status, text,
                       wait_until, write_all)
 
@@ -46,32 +44,10 @@ LOST = ('the server ended the session (HTTP 404); the next call starts a '
 
 # ---------------------------------------------------------------- the fake
 
-class FakeHTTP:
+class FakeHTTP(FakeProcess):
     """One running tests/fake/mcp_http.py."""
 
-    def __init__(self, tmp, opts):
-        self.errpath = tmp / f'fake-http-{uuid.uuid4().hex[:8]}.stderr'
-        with open(self.errpath, 'wb') as err:
-            self.proc = subprocess.Popen(
-                [sys.executable, str(FAKE_HTTP), *map(str, opts)],
-                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err)
-        line = run_with_deadline(self.proc.stdout.readline, 10,
-                                 'the fake HTTP server to print its port')
-        if not line.strip().isdigit():
-            self.stop()
-            pytest.fail(f'fake HTTP server did not start: {line!r} '
-                        f'{self.errpath.read_text()}')
-        self.port = int(line)
-        self.url = f'http://127.0.0.1:{self.port}/mcp'
-
-    def log(self):
-        """Every request the server got so far (see mcp_http.py)."""
-        with urllib.request.urlopen(
-                f'http://127.0.0.1:{self.port}/log', timeout=10) as r:
-            return json.load(r)
-
-    def mcp(self):
-        return [r for r in self.log() if r['path'] == '/mcp']
+    script = FAKE_HTTP
 
     def posts(self, method=None, tool=None):
         """POSTs of JSON-RPC messages, optionally of one method / tool."""
@@ -96,31 +72,12 @@ class FakeHTTP:
         return [r['note'].split()[1] for r in self.posts('initialize')
                 if (r['note'] or '').startswith('session ')]
 
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.proc.stdout.close()
-
 
 @pytest.fixture
 def fake_http(tmp_path):
     """Factory: srv = fake_http(*options) starts tests/fake/mcp_http.py;
     every server started is killed at teardown."""
-    started = []
-
-    def start(*opts):
-        srv = FakeHTTP(tmp_path, opts)
-        started.append(srv)
-        return srv
-
-    yield start
-    for srv in started:
-        srv.stop()
+    yield from fake_factory(FakeHTTP, tmp_path)
 
 
 def entry(srv, **extra):
