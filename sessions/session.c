@@ -676,7 +676,9 @@ static void idle_cb(uv_timer_t *t)
 {
 	mcp_session *s = t->data;
 
-	if (session_idle(s))
+	if (!LIST_EMPTY(&s->asks)) /* a question waits for its answer */
+		session_idle_check(s);
+	else if (session_idle(s))
 		session_close_notify(s, "idle timeout");
 }
 

@@ -33,6 +33,7 @@ import os
 import shutil
 import subprocess
 import threading
+import time
 
 import pytest
 
@@ -635,3 +636,30 @@ def test_real_everything_over_http_sse(mcpfs_mount, tmp_path):
                                            dict(DEFAULTS, name='Sse')}
     finally:
         ev.stop()
+
+
+def test_an_open_question_keeps_an_idle_thread(mcpfs_mount, tmp_path):
+    # the call that brought the question is cancelled; the question (the
+    # server's own request) stays for its timeout, and the idle timeout,
+    # shorter, must not close the thread under it
+    srv = FakeHTTP(tmp_path, ())
+    try:
+        m = mcpfs_mount({'h': {'url': srv.url, 'idleTimeout': 1,
+                               'timeout': 8}})
+        t = thread(m, 'h')
+        bg = Background(t, {'name': 'ask', 'arguments': {
+            'method': 'elicitation/create', 'via': 'get', 'params': {
+                'message': 'x', 'requestedSchema': {'type': 'object'}}}})
+        assert wait_questions(t) == ['1']
+        write_file(t / 'ctl', b'cancel')
+        assert bg.result(30)['error']['code'] == -32003
+        time.sleep(2.5)  # past the idle timeout
+        assert t.exists() and open_questions(t) == ['1']
+        assert answer(t, '1', {'action': 'accept'}) == 0
+        wait_until(lambda: [r for r in srv.posts()
+                            if 'method' not in r['json']], 10,
+                   'the answer at the server')
+        # answered, the thread is idle again: the timeout closes it
+        wait_until(lambda: not t.exists(), 10, 'the idle close')
+    finally:
+        srv.stop()
