@@ -604,12 +604,7 @@ static int http_start(const struct mcp_server_conf *conf,
 	*out = (struct transport *)h;
 	return 0;
 oom:
-	if (h) {
-		hc_server_free(&h->sv);
-		free(h);
-	}
-	snprintf(err, errlen, "cannot start the HTTP client: out of memory");
-	return -ENOMEM;
+	return hc_start_oom(h, h ? &h->sv : NULL, err, errlen);
 }
 
 static void post(struct http *h, char *line, size_t len, uint64_t rpc_id,
@@ -643,11 +638,8 @@ static void post(struct http *h, char *line, size_t len, uint64_t rpc_id,
 	len = hc_trim(line, len);
 	x = xfer_new(h, X_POST);
 	if (!x) {
-		free(line);
 		extra_free(extra);
-		if (rpc_id)
-			h->up->call_error(h->ctx, rpc_id, -32603,
-					  "out of memory");
+		hc_send_oom(h->up, h->ctx, line, rpc_id);
 		return;
 	}
 	x->q.body = line;
@@ -699,15 +691,6 @@ static void http_close(struct transport *t)
 	http_maybe_free(h);
 }
 
-const struct transport_ops mcpfs_http_transport = {
-	.name = "http",
-	.init = hc_init,
-	.fini = http_fini,
-	.start = http_start,
-	.send = http_send,
-	.send_hdrs = http_send_hdrs,
-	.ready = http_ready,
-	.forget = http_forget,
-	.close = http_close,
-	.pid = hc_pid,
-};
+const struct transport_ops mcpfs_http_transport = HC_OPS("http", http_fini,
+	http_start, http_send, http_send_hdrs, http_ready, http_forget,
+	http_close);

@@ -167,6 +167,24 @@ int hc_answer(CURL *e, long *code)
 	return 0;
 }
 
+int hc_start_oom(void *obj, struct hc_server *sv, char *err, size_t errlen)
+{
+	if (obj) {
+		hc_server_free(sv);
+		free(obj);
+	}
+	snprintf(err, errlen, "cannot start the HTTP client: out of memory");
+	return -ENOMEM;
+}
+
+void hc_send_oom(const struct transport_up *up, void *ctx, char *line,
+		 uint64_t rpc_id)
+{
+	free(line);
+	if (rpc_id)
+		up->call_error(ctx, rpc_id, -32603, "out of memory");
+}
+
 size_t hc_trim(char *line, size_t len)
 {
 	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))

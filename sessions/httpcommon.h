@@ -72,6 +72,30 @@ void hc_req_free(struct hc_req *q);
  * 2xx, 's' for an event stream, else 0. */
 int hc_answer(CURL *e, long *code);
 
+/* The end of a start that ran out of memory: obj (with its settings sv,
+ * when obj is not NULL) freed, err written; -ENOMEM. */
+int hc_start_oom(void *obj, struct hc_server *sv, char *err, size_t errlen);
+/* A message that found no memory for its transfer: line freed, and the
+ * request rpc_id (when not 0) fails. */
+void hc_send_oom(const struct transport_up *up, void *ctx, char *line,
+		 uint64_t rpc_id);
+
+/* The ops table of a transport of the module, from its operations. */
+#define HC_OPS(tname, fini_, start_, send_, send_hdrs_, ready_, forget_,  \
+	       close_)                                                   \
+	{                                                                \
+		.name = tname,                                           \
+		.init = hc_init,                                         \
+		.fini = fini_,                                           \
+		.start = start_,                                         \
+		.send = send_,                                           \
+		.send_hdrs = send_hdrs_,                                 \
+		.ready = ready_,                                         \
+		.forget = forget_,                                       \
+		.close = close_,                                         \
+		.pid = hc_pid,                                           \
+	}
+
 /* Strip the line's end; its new length. */
 size_t hc_trim(char *line, size_t len);
 /* The message of a message longer than hc_env.max_line. */

@@ -423,12 +423,7 @@ static int hs_start(const struct mcp_server_conf *conf,
 	*out = (struct transport *)s;
 	return 0;
 oom:
-	if (s) {
-		hc_server_free(&s->sv);
-		free(s);
-	}
-	snprintf(err, errlen, "cannot start the HTTP client: out of memory");
-	return -ENOMEM;
+	return hc_start_oom(s, s ? &s->sv : NULL, err, errlen);
 }
 
 static void hs_send(struct transport *t, char *line, size_t len,
@@ -444,10 +439,7 @@ static void hs_send(struct transport *t, char *line, size_t len,
 	len = hc_trim(line, len);
 	x = hx_new(s, 0);
 	if (!x) {
-		free(line);
-		if (rpc_id)
-			s->up->call_error(s->ctx, rpc_id, -32603,
-					  "out of memory");
+		hc_send_oom(s->up, s->ctx, line, rpc_id);
 		return;
 	}
 	x->q.body = line;
@@ -495,14 +487,5 @@ static void hs_close(struct transport *t)
 	hs_maybe_free(s);
 }
 
-const struct transport_ops mcpfs_sse_transport = {
-	.name = "sse",
-	.init = hc_init,
-	.fini = cu_fini,
-	.start = hs_start,
-	.send = hs_send,
-	.ready = hs_ready,
-	.forget = hs_forget,
-	.close = hs_close,
-	.pid = hc_pid,
-};
+const struct transport_ops mcpfs_sse_transport = HC_OPS("sse", cu_fini,
+	hs_start, hs_send, NULL, hs_ready, hs_forget, hs_close);
