@@ -113,12 +113,8 @@ static void xfer_release_cb(struct cu_xfer *cu);
 
 static void http_maybe_free(struct http *h)
 {
-	if (h->ctx || h->nxfers)
-		return;
-	hc_server_free(&h->sv);
-	free(h->sid);
-	free(h);
-	hc_env.obj_drop();
+	if (!h->ctx && !h->nxfers)
+		hc_free(h, &h->sv, h->sid);
 }
 
 static void extra_free(char **v)
@@ -268,9 +264,7 @@ static struct xfer *xfer_new(struct http *h, enum xkind kind)
 		return NULL;
 	x->h = h;
 	x->kind = kind;
-	x->cu.done = xfer_done_cb;
-	x->cu.release = xfer_release_cb;
-	sse_init(&x->sse, hc_env.max_line);
+	hc_xfer_init(&x->cu, &x->sse, xfer_done_cb, xfer_release_cb);
 	uv_timer_init(hc_env.loop, &x->timer);
 	x->timer.data = x;
 	LIST_INSERT_HEAD(&h->xfers, x, link);

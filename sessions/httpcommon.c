@@ -14,6 +14,7 @@
 #include "httpcommon.h"
 #include "oauth.h"
 #include "sessions.h"
+#include "sse.h"
 #include "transport.h"
 
 #define EXCERPT 200
@@ -60,6 +61,23 @@ void hc_server_free(struct hc_server *sv)
 	free(sv->headers);
 	free(sv->name);
 	free(sv->url);
+}
+
+void hc_free(void *obj, struct hc_server *sv, char *own)
+{
+	hc_server_free(sv);
+	free(own);
+	free(obj);
+	hc_env.obj_drop();
+}
+
+void hc_xfer_init(struct cu_xfer *cu, struct sse *sse,
+		  void (*done)(struct cu_xfer *, CURLcode),
+		  void (*release)(struct cu_xfer *))
+{
+	cu->done = done;
+	cu->release = release;
+	sse_init(sse, hc_env.max_line);
 }
 
 int hc_add_header(struct hc_req *q, const char *name, const char *val)

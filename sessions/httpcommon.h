@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "curluv.h"
+#include "sse.h"
 #include "transport.h"
 
 /* The environment both transports were set up with (hc_init). */
@@ -48,6 +49,14 @@ int hc_pid(const struct transport *t);
 int hc_server_copy(struct hc_server *sv, const struct mcp_server_conf *conf);
 /* Free what hc_server_copy filled (any part of it). */
 void hc_server_free(struct hc_server *sv);
+
+/* The last of a transport's struct: its settings sv, one string of its
+ * own (or NULL) and obj freed, a closing object less (obj_drop). */
+void hc_free(void *obj, struct hc_server *sv, char *own);
+/* A new transfer's engine callbacks and event-stream parser. */
+void hc_xfer_init(struct cu_xfer *cu, struct sse *sse,
+		  void (*done)(struct cu_xfer *, CURLcode),
+		  void (*release)(struct cu_xfer *));
 
 /* Add "name: val" to q's headers, or the whole line name when val is
  * NULL; 0 or -ENOMEM. */

@@ -81,12 +81,8 @@ static void flush(struct hs *s);
 
 static void hs_maybe_free(struct hs *s)
 {
-	if (s->ctx || s->nxfers)
-		return;
-	hc_server_free(&s->sv);
-	free(s->post);
-	free(s);
-	hc_env.obj_drop();
+	if (!s->ctx && !s->nxfers)
+		hc_free(s, &s->sv, s->post);
 }
 
 /* Stop and free x (later, outside curl's callbacks). */
@@ -112,9 +108,7 @@ static struct hx *hx_new(struct hs *s, int get)
 		return NULL;
 	x->s = s;
 	x->get = get;
-	x->cu.done = hx_done_cb;
-	x->cu.release = hx_release_cb;
-	sse_init(&x->sse, hc_env.max_line);
+	hc_xfer_init(&x->cu, &x->sse, hx_done_cb, hx_release_cb);
 	x->sse.all_types = 1;
 	TAILQ_INSERT_TAIL(&s->xfers, x, link);
 	s->nxfers++;
