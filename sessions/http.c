@@ -53,6 +53,7 @@
 
 #include "curluv.h"
 #include "gbuf.h"
+#include "httpcommon.h"
 #include "oauth.h"
 #include "sessions.h"
 #include "sse.h"
@@ -70,9 +71,7 @@ struct xfer {
 	struct cu_xfer cu;        /* first: the engine's part */
 	struct http *h;
 	enum xkind kind;
-	struct curl_slist *hdrs;
-	char *body;               /* POST body */
-	size_t body_len, body_off;
+	struct hc_req q;          /* headers and body */
 	uint64_t rpc_id;          /* request carried or resumed, 0 = none */
 	long code;                /* HTTP status */
 	int mode;                 /* 0 unknown; 'j' JSON, 's' SSE, 'x' error */
@@ -92,10 +91,7 @@ struct xfer {
 struct http {
 	const struct transport_up *up;
 	void *ctx;                /* the session's; NULL once detached */
-	char *name;               /* the server's config name, for logs */
-	char *url;
-	char **headers;           /* "Name: value" */
-	size_t nheaders;
+	struct hc_server sv;      /* name, url, headers, authorization */
 	char *sid;                /* Mcp-Session-Id */
 	char protocol[32];        /* negotiated version, once ready */
 	LIST_HEAD(, xfer) xfers;
@@ -106,10 +102,7 @@ struct http {
 	unsigned get_fails;
 	int get_off;              /* no GET stream (405, or gave up) */
 	int probed;               /* the first request was sent */
-	struct oauth *oa;         /* the server's authorization, or NULL */
 };
-
-static struct transport_env tenv;
 
 static void xfer_start(struct xfer *x);
 static void xfer_free_cb(uv_handle_t *hd);
@@ -120,18 +113,8 @@ static void xfer_release_cb(struct cu_xfer *cu);
 
 static void http_maybe_free(struct http *h)
 {
-	size_t i;
-
-	if (h->ctx || h->nxfers)
-		return;
-	for (i = 0; i < h->nheaders; i++)
-		free(h->headers[i]);
-	free(h->headers);
-	free(h->name);
-	free(h->url);
-	free(h->sid);
-	free(h);
-	tenv.obj_drop();
+	if (!h->ctx && !h->nxfers)
+		hc_free(h, &h->sv, h->sid);
 }
 
 static void extra_free(char **v)
@@ -148,9 +131,8 @@ static void xfer_free_cb(uv_handle_t *hd)
 	struct xfer *x = hd->data;
 	struct http *h = x->h;
 
-	curl_slist_free_all(x->hdrs);
+	hc_req_free(&x->q);
 	extra_free(x->extra);
-	free(x->body);
 	free(x->www);
 	gbuf_free(&x->in);
 	sse_free(&x->sse);
@@ -192,22 +174,6 @@ static void xfer_kill(struct xfer *x)
 	if (x->h->gate == x)
 		gate_open(x->h);
 	cu_kill(&x->cu);
-}
-
-/* Add "name: val", or the whole line name when val is NULL. */
-static int add_header(struct xfer *x, const char *name, const char *val)
-{
-	struct curl_slist *l;
-	char *line = NULL;
-
-	if (val && asprintf(&line, "%s: %s", name, val) < 0)
-		return -ENOMEM;
-	l = curl_slist_append(x->hdrs, val ? line : name);
-	free(line);
-	if (!l)
-		return -ENOMEM;
-	x->hdrs = l;
-	return 0;
 }
 
 static size_t header_cb(char *p, size_t size, size_t n, void *ud)
@@ -255,8 +221,7 @@ static void too_long(struct xfer *x)
 {
 	char msg[160];
 
-	snprintf(msg, sizeof msg, "protocol error: server sent a message "
-		 "longer than %zu bytes", tenv.max_line);
+	hc_too_long(msg, sizeof msg);
 	x->h->up->lost(x->h->ctx, ERR_PROTOCOL, msg);
 }
 
@@ -269,15 +234,8 @@ static size_t write_cb(char *p, size_t size, size_t n, void *ud)
 	if (x->cu.dead || !x->h->ctx)
 		return 0; /* aborts the transfer */
 	if (!x->mode) {
-		const char *ct = NULL;
-
-		curl_easy_getinfo(x->cu.easy, CURLINFO_RESPONSE_CODE, &x->code);
-		curl_easy_getinfo(x->cu.easy, CURLINFO_CONTENT_TYPE, &ct);
-		if (x->code < 200 || x->code > 299)
-			x->mode = 'x';
-		else if (ct && !strncasecmp(ct, "text/event-stream", 17))
-			x->mode = 's';
-		else
+		x->mode = hc_answer(x->cu.easy, &x->code);
+		if (!x->mode)
 			x->mode = 'j';
 	}
 	if (x->mode == 'x') {
@@ -288,7 +246,7 @@ static size_t write_cb(char *p, size_t size, size_t n, void *ud)
 		return len;
 	}
 	if (x->mode == 'j')
-		r = buf_add(x, p, len, tenv.max_line);
+		r = buf_add(x, p, len, hc_env.max_line);
 	else
 		r = sse_feed(&x->sse, p, len, event_cb, x);
 	if (r == -E2BIG && x->h->ctx)
@@ -306,10 +264,8 @@ static struct xfer *xfer_new(struct http *h, enum xkind kind)
 		return NULL;
 	x->h = h;
 	x->kind = kind;
-	x->cu.done = xfer_done_cb;
-	x->cu.release = xfer_release_cb;
-	sse_init(&x->sse, tenv.max_line);
-	uv_timer_init(tenv.loop, &x->timer);
+	hc_xfer_init(&x->cu, &x->sse, xfer_done_cb, xfer_release_cb);
+	uv_timer_init(hc_env.loop, &x->timer);
 	x->timer.data = x;
 	LIST_INSERT_HEAD(&h->xfers, x, link);
 	h->nxfers++;
@@ -325,39 +281,14 @@ static int common_headers(struct xfer *x)
 	int r = 0;
 
 	if (h->sid)
-		r |= add_header(x, "Mcp-Session-Id", h->sid);
+		r |= hc_add_header(&x->q, "Mcp-Session-Id", h->sid);
 	if (h->protocol[0])
-		r |= add_header(x, "MCP-Protocol-Version", h->protocol);
-	for (i = 0; i < h->nheaders; i++)
-		r |= add_header(x, h->headers[i], NULL);
-	if (oauth_bearer(h->oa)) {
-		char *b = NULL;
-
-		x->gen = h->oa->gen;
-		if (asprintf(&b, "Bearer %s", oauth_bearer(h->oa)) < 0)
-			return -ENOMEM;
-		r |= add_header(x, "Authorization", b);
-		free(b);
-	}
+		r |= hc_add_header(&x->q, "MCP-Protocol-Version", h->protocol);
+	if (hc_server_headers(&x->q, &h->sv, &x->gen) < 0)
+		return -ENOMEM;
 	for (i = 0; x->extra && x->extra[i]; i++)
-		r |= add_header(x, x->extra[i], NULL);
+		r |= hc_add_header(&x->q, x->extra[i], NULL);
 	return r ? -ENOMEM : 0;
-}
-
-/* The body of a POST that carries a request. With no seek callback curl
- * cannot rewind it, so it fails the transfer instead of resending the
- * request on a fresh connection when a reused one closed without an answer:
- * a call is never replayed. */
-static size_t read_cb(char *buf, size_t size, size_t n, void *ud)
-{
-	struct xfer *x = ud;
-	size_t k = x->body_len - x->body_off;
-
-	if (k > size * n)
-		k = size * n;
-	memcpy(buf, x->body + x->body_off, k);
-	x->body_off += k;
-	return k;
 }
 
 static void delay_cb(uv_timer_t *t)
@@ -375,48 +306,29 @@ static void xfer_launch(struct xfer *x, uint64_t delay_ms)
 	r = e ? common_headers(x) : -ENOMEM;
 	switch (x->kind) {
 	case X_POST:
-		r |= add_header(x, "Content-Type: application/json", NULL);
-		r |= add_header(x, "Accept: application/json, "
+		r |= hc_add_header(&x->q, "Content-Type: application/json", NULL);
+		r |= hc_add_header(&x->q, "Accept: application/json, "
 				"text/event-stream", NULL);
-		r |= add_header(x, "Expect:", NULL);
+		r |= hc_add_header(&x->q, "Expect:", NULL);
 		break;
 	case X_GET:
 	case X_RESUME:
-		r |= add_header(x, "Accept: text/event-stream", NULL);
+		r |= hc_add_header(&x->q, "Accept: text/event-stream", NULL);
 		if (x->sse.id[0])
-			r |= add_header(x, "Last-Event-ID", x->sse.id);
+			r |= hc_add_header(&x->q, "Last-Event-ID", x->sse.id);
 		break;
 	case X_DELETE:
 		break;
 	}
 	if (r) {
 		mlog(MLOG_WARN, "server %s: out of memory for an HTTP request",
-		     x->h->name);
+		     x->h->sv.name);
 		xfer_kill(x);
 		return;
 	}
-	curl_easy_setopt(e, CURLOPT_URL, x->h->url);
-	curl_easy_setopt(e, CURLOPT_PRIVATE, &x->cu);
-	curl_easy_setopt(e, CURLOPT_HTTPHEADER, x->hdrs);
-	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, write_cb);
-	curl_easy_setopt(e, CURLOPT_WRITEDATA, x);
-	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, header_cb);
-	curl_easy_setopt(e, CURLOPT_HEADERDATA, x);
-	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
-	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(e, CURLOPT_USERAGENT, "mcpfs/" MCPFS_VERSION);
+	hc_easy(&x->cu, x->h->sv.url, &x->q, write_cb, header_cb, x);
 	if (x->kind == X_POST) {
-		x->body_len = strlen(x->body);
-		curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
-				 (curl_off_t)x->body_len);
-		if (x->rpc_id) {
-			curl_easy_setopt(e, CURLOPT_POST, 1L);
-			curl_easy_setopt(e, CURLOPT_READFUNCTION, read_cb);
-			curl_easy_setopt(e, CURLOPT_READDATA, x);
-		} else {
-			curl_easy_setopt(e, CURLOPT_POSTFIELDS, x->body);
-		}
+		hc_post_body(e, &x->q, x->rpc_id);
 	} else if (x->kind == X_DELETE) {
 		curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, "DELETE");
 		curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, 2000L);
@@ -434,7 +346,7 @@ static void xfer_start(struct xfer *x)
 {
 	if (cu_start(&x->cu) < 0) {
 		mlog(MLOG_WARN, "server %s: cannot start an HTTP request",
-		     x->h->name);
+		     x->h->sv.name);
 		xfer_kill(x);
 	}
 }
@@ -479,28 +391,13 @@ static void stream_ended(struct xfer *x, const char *why)
 		memcpy(r->sse.id, x->sse.id, sizeof r->sse.id);
 		r->sse.retry = x->sse.retry;
 		mlog(MLOG_DEBUG, "server %s: request %" PRIu64 ": %s; "
-		     "resuming in %ld ms", h->name, x->rpc_id,
+		     "resuming in %ld ms", h->sv.name, x->rpc_id,
 		     why, retry_ms(x));
 		xfer_launch(r, (uint64_t)retry_ms(x));
 		return;
 	}
 	snprintf(msg, sizeof msg, "%s before the reply", why);
 	h->up->call_error(h->ctx, x->rpc_id, ERR_EXITED, msg);
-}
-
-/* A printable excerpt of an error body, for the message. */
-static void body_excerpt(const struct xfer *x, char *out, size_t n)
-{
-	size_t i, k = 0;
-
-	for (i = 0; i < x->in.len && k + 1 < n; i++) {
-		unsigned char c = (unsigned char)x->in.p[i];
-
-		out[k++] = c >= 0x20 && c < 0x7f ? (char)c : ' ';
-	}
-	out[k] = 0;
-	while (k && out[k - 1] == ' ')
-		out[--k] = 0;
 }
 
 static void deliver_json(struct xfer *x)
@@ -528,7 +425,7 @@ static void deliver_json(struct xfer *x)
 static void get_done(struct xfer *x, CURLcode res)
 {
 	struct http *h = x->h;
-	const char *name = h->name;
+	const char *name = h->sv.name;
 	uint64_t delay;
 
 	h->get = NULL;
@@ -553,13 +450,6 @@ static void get_done(struct xfer *x, CURLcode res)
 	if (delay > RETRY_MAX_MS)
 		delay = RETRY_MAX_MS;
 	get_open(h, x, delay);
-}
-
-/* One line of the transport's diagnostics for the session's stderr. */
-static void diag_line(struct http *h, const char *msg)
-{
-	h->up->diag(h->ctx, msg, strlen(msg));
-	h->up->diag(h->ctx, "\n", 1);
 }
 
 /* A request held for authorization came back from oauth.c. */
@@ -589,22 +479,22 @@ static int auth_held(struct xfer *x)
 	struct http *h = x->h;
 	struct xfer *n;
 
-	if (!h->oa || x->kind != X_POST || !x->rpc_id || x->auth_tries >= 4)
+	if (!h->sv.oa || x->kind != X_POST || !x->rpc_id || x->auth_tries >= 4)
 		return 0;
 	n = xfer_new(h, X_POST);
 	if (!n)
 		return 0;
-	n->body = x->body;
+	n->q.body = x->q.body;
 	n->rpc_id = x->rpc_id;
 	n->probe = x->probe;
 	n->auth_tries = x->auth_tries + 1;
 	n->aw.done = auth_done;
-	if (oauth_challenge(h->oa, x->code, x->www, x->gen, &n->aw) < 0) {
-		n->body = NULL;
+	if (oauth_challenge(h->sv.oa, x->code, x->www, x->gen, &n->aw) < 0) {
+		n->q.body = NULL;
 		xfer_kill(n);
 		return 0;
 	}
-	x->body = NULL;
+	x->q.body = NULL;
 	return 1;
 }
 
@@ -613,7 +503,7 @@ static void xfer_done(struct xfer *x, CURLcode res)
 	struct http *h = x->h;
 	void *s = h->ctx;
 	int pending;
-	char msg[400], ex[200];
+	char msg[400];
 
 	if (!s || x->kind == X_DELETE)
 		return;
@@ -632,7 +522,7 @@ static void xfer_done(struct xfer *x, CURLcode res)
 	    auth_held(x))
 		return;
 	if (res == CURLE_OK && x->rpc_id && x->code >= 200 && x->code < 300)
-		oauth_answered(h->oa);
+		oauth_answered(h->sv.oa);
 	/* a server of the 2024-11-05 HTTP+SSE transport? (fallback.c) */
 	if (res == CURLE_OK && x->probe && h->up->legacy &&
 	    (x->code == 400 || x->code == 404 || x->code == 405) &&
@@ -647,31 +537,26 @@ static void xfer_done(struct xfer *x, CURLcode res)
 		return;
 	pending = x->rpc_id && h->up->call_pending(s, x->rpc_id);
 	if (res != CURLE_OK) {
-		/* a request curl would have had to resend (see read_cb) */
-		if (res == CURLE_SEND_FAIL_REWIND)
-			res = CURLE_GOT_NOTHING;
-		snprintf(msg, sizeof msg, "connection to the server failed: %s",
-			 curl_easy_strerror(res));
-		diag_line(h, msg);
+		hc_conn_msg(msg, sizeof msg, res);
+		hc_diag(h->up, h->ctx, msg);
 		if (pending)
 			stream_ended(x, msg);
 		else
-			mlog(MLOG_DEBUG, "server %s: %s", h->name, msg);
+			mlog(MLOG_DEBUG, "server %s: %s", h->sv.name, msg);
 	} else if (x->mode == 'x' || x->code >= 300) {
-		body_excerpt(x, ex, sizeof ex);
-		snprintf(msg, sizeof msg, "HTTP %ld from the server%s%s",
-			 x->code, ex[0] ? ": " : "", ex);
-		diag_line(h, msg);
+		hc_status_msg(msg, sizeof msg, x->code, "", x->in.p,
+			      x->in.len);
+		hc_diag(h->up, h->ctx, msg);
 		if (pending)
 			h->up->call_error(s, x->rpc_id, ERR_HTTP, msg);
 		else if (!x->rpc_id)
-			mlog(MLOG_INFO, "server %s: %s", h->name, msg);
+			mlog(MLOG_INFO, "server %s: %s", h->sv.name, msg);
 	} else if (pending && x->mode == 's') {
 		stream_ended(x, "the server closed the event stream");
 	} else if (pending) {
 		mlog(MLOG_DEBUG, "server %s: request %" PRIu64 " accepted "
 		     "without a reply (HTTP %ld); waiting on the GET stream",
-		     h->name, x->rpc_id, x->code);
+		     h->sv.name, x->rpc_id, x->code);
 	}
 }
 
@@ -693,13 +578,6 @@ static void xfer_release_cb(struct cu_xfer *cu)
 
 /* ---- the transport's operations ---- */
 
-static int http_init(const struct transport_env *e)
-{
-	tenv = *e;
-	oauth_setup(e);
-	return cu_init(e->loop);
-}
-
 static void http_fini(void)
 {
 	oauth_fini();
@@ -711,38 +589,16 @@ static int http_start(const struct mcp_server_conf *conf,
 		      struct transport **out, char *err, size_t errlen)
 {
 	struct http *h = calloc(1, sizeof *h);
-	size_t i;
 
-	if (h) {
-		h->name = strdup(conf->name);
-		h->url = strdup(conf->url);
-		h->headers = calloc(conf->nheaders + 1, sizeof *h->headers);
-	}
-	if (!h || !h->name || !h->url || !h->headers)
+	if (!h || hc_server_copy(&h->sv, conf) < 0)
 		goto oom;
-	for (i = 0; i < conf->nheaders; i++) {
-		h->headers[i] = strdup(conf->headers[i]);
-		if (!h->headers[i])
-			goto oom;
-		h->nheaders++;
-	}
 	h->up = up;
 	h->ctx = ctx;
-	h->oa = oauth_for(conf);
-	tenv.obj_hold();
+	hc_env.obj_hold();
 	*out = (struct transport *)h;
 	return 0;
 oom:
-	if (h) {
-		for (i = 0; i < h->nheaders; i++)
-			free(h->headers[i]);
-		free(h->headers);
-		free(h->name);
-		free(h->url);
-		free(h);
-	}
-	snprintf(err, errlen, "cannot start the HTTP client: out of memory");
-	return -ENOMEM;
+	return hc_start_oom(h, h ? &h->sv : NULL, err, errlen);
 }
 
 static void post(struct http *h, char *line, size_t len, uint64_t rpc_id,
@@ -773,18 +629,14 @@ static void post(struct http *h, char *line, size_t len, uint64_t rpc_id,
 		extra_free(extra);
 		return;
 	}
-	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-		line[--len] = 0;
+	len = hc_trim(line, len);
 	x = xfer_new(h, X_POST);
 	if (!x) {
-		free(line);
 		extra_free(extra);
-		if (rpc_id)
-			h->up->call_error(h->ctx, rpc_id, -32603,
-					  "out of memory");
+		hc_send_oom(h->up, h->ctx, line, rpc_id);
 		return;
 	}
-	x->body = line;
+	x->q.body = line;
 	x->rpc_id = rpc_id;
 	x->extra = extra;
 	if (rpc_id && !h->probed && !extra)
@@ -794,7 +646,7 @@ static void post(struct http *h, char *line, size_t len, uint64_t rpc_id,
 		h->gating = 0;
 	}
 	x->aw.done = auth_done; /* a refresh due first: sent after it */
-	if (oauth_fresh(h->oa, &x->aw))
+	if (oauth_fresh(h->sv.oa, &x->aw))
 		xfer_launch(x, 0);
 }
 
@@ -833,20 +685,6 @@ static void http_close(struct transport *t)
 	http_maybe_free(h);
 }
 
-static int http_pid(const struct transport *t)
-{
-	return 0;
-}
-
-const struct transport_ops mcpfs_http_transport = {
-	.name = "http",
-	.init = http_init,
-	.fini = http_fini,
-	.start = http_start,
-	.send = http_send,
-	.send_hdrs = http_send_hdrs,
-	.ready = http_ready,
-	.forget = http_forget,
-	.close = http_close,
-	.pid = http_pid,
-};
+const struct transport_ops mcpfs_http_transport = HC_OPS("http", http_fini,
+	http_start, http_send, http_send_hdrs, http_ready, http_forget,
+	http_close);

@@ -38,7 +38,7 @@
 #include <sys/queue.h>
 
 #include "curluv.h"
-#include "oauth.h"
+#include "httpcommon.h"
 #include "sessions.h"
 #include "sse.h"
 #include "transport.h"
@@ -49,9 +49,7 @@ struct hx {
 	struct cu_xfer cu;        /* first: the engine's part */
 	struct hs *s;
 	int get;                  /* the event stream, else a POST */
-	struct curl_slist *hdrs;
-	char *body;               /* POST body */
-	size_t body_len, body_off;
+	struct hc_req q;          /* headers and body */
 	uint64_t rpc_id;          /* request carried, 0 = none */
 	long code;                /* HTTP status */
 	int mode;                 /* 0 unknown; 's' stream, 'o' ok, 'x' error,
@@ -66,19 +64,14 @@ struct hx {
 struct hs {
 	const struct transport_up *up;
 	void *ctx;                /* the session's; NULL once closed */
-	char *name;               /* the server's config name, for logs */
-	char *url;                /* the event stream */
-	char **headers;           /* "Name: value" */
-	size_t nheaders;
+	struct hc_server sv;      /* name, url (the event stream), headers,
+				   * authorization */
 	char *post;               /* from the endpoint event */
 	TAILQ_HEAD(, hx) xfers;
 	unsigned nxfers;          /* transfers not yet freed */
 	struct hx *gate;          /* notifications/initialized in flight */
 	int gating;               /* the next notification is that one */
-	struct oauth *oa;         /* the server's authorization, or NULL */
 };
-
-static struct transport_env tenv;
 
 static void hx_done_cb(struct cu_xfer *cu, CURLcode res);
 static void hx_release_cb(struct cu_xfer *cu);
@@ -86,25 +79,10 @@ static void flush(struct hs *s);
 
 /* ---- transfers ---- */
 
-static void strv_drop(char **v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 static void hs_maybe_free(struct hs *s)
 {
-	if (s->ctx || s->nxfers)
-		return;
-	strv_drop(s->headers, s->nheaders);
-	free(s->name);
-	free(s->url);
-	free(s->post);
-	free(s);
-	tenv.obj_drop();
+	if (!s->ctx && !s->nxfers)
+		hc_free(s, &s->sv, s->post);
 }
 
 /* Stop and free x (later, outside curl's callbacks). */
@@ -130,9 +108,7 @@ static struct hx *hx_new(struct hs *s, int get)
 		return NULL;
 	x->s = s;
 	x->get = get;
-	x->cu.done = hx_done_cb;
-	x->cu.release = hx_release_cb;
-	sse_init(&x->sse, tenv.max_line);
+	hc_xfer_init(&x->cu, &x->sse, hx_done_cb, hx_release_cb);
 	x->sse.all_types = 1;
 	TAILQ_INSERT_TAIL(&s->xfers, x, link);
 	s->nxfers++;
@@ -144,19 +120,11 @@ static void hx_release_cb(struct cu_xfer *cu)
 	struct hx *x = (struct hx *)cu;
 	struct hs *s = x->s;
 
-	curl_slist_free_all(x->hdrs);
-	free(x->body);
+	hc_req_free(&x->q);
 	sse_free(&x->sse);
 	free(x);
 	s->nxfers--;
 	hs_maybe_free(s);
-}
-
-/* One line of the transport's diagnostics for the session's stderr. */
-static void diag_line(struct hs *s, const char *msg)
-{
-	s->up->diag(s->ctx, msg, strlen(msg));
-	s->up->diag(s->ctx, "\n", 1);
 }
 
 /* The GET is over, or unusable: the session is lost (callbacks end). */
@@ -164,7 +132,7 @@ static void lose(struct hs *s, int code, const char *msg)
 {
 	if (!s->ctx)
 		return;
-	diag_line(s, msg);
+	hc_diag(s->up, s->ctx, msg);
 	s->up->lost(s->ctx, code, msg);
 }
 
@@ -191,7 +159,7 @@ static char *resolve(const struct hs *s, const char *ep, const char **why)
 	char *full = NULL, *out = NULL;
 
 	*why = "out of memory";
-	if (!base || curl_url_set(base, CURLUPART_URL, s->url, 0))
+	if (!base || curl_url_set(base, CURLUPART_URL, s->sv.url, 0))
 		goto done;
 	u = curl_url_dup(base);
 	*why = "the server's endpoint event does not hold a URL";
@@ -220,7 +188,7 @@ static void endpoint(struct hs *s, char *data)
 
 	if (s->post) {
 		mlog(MLOG_DEBUG, "server %s: a second endpoint event, ignored",
-		     s->name);
+		     s->sv.name);
 		return;
 	}
 	data += strspn(data, " \t");
@@ -233,7 +201,7 @@ static void endpoint(struct hs *s, char *data)
 		return;
 	}
 	mlog(MLOG_DEBUG, "server %s: the event stream named its endpoint",
-	     s->name);
+	     s->sv.name);
 	flush(s);
 }
 
@@ -245,21 +213,6 @@ static void keep_excerpt(struct hx *x, const char *p, size_t n)
 		n = sizeof x->ex - 1 - x->exlen;
 	memcpy(x->ex + x->exlen, p, n);
 	x->exlen += n;
-}
-
-/* A printable excerpt of x's error body, for a message. */
-static void excerpt(const struct hx *x, char *out, size_t n)
-{
-	size_t i, k = 0;
-
-	for (i = 0; i < x->exlen && k + 1 < n; i++) {
-		unsigned char c = (unsigned char)x->ex[i];
-
-		out[k++] = c >= 0x20 && c < 0x7f ? (char)c : ' ';
-	}
-	out[k] = 0;
-	while (k && out[k - 1] == ' ')
-		out[--k] = 0;
 }
 
 static int event_cb(void *ctx, char *data, size_t len)
@@ -276,7 +229,7 @@ static int event_cb(void *ctx, char *data, size_t len)
 		s->up->message(s->ctx, NULL, data, len);
 	else
 		mlog(MLOG_DEBUG, "server %s: an event of an unknown type, "
-		     "skipped", s->name);
+		     "skipped", s->sv.name);
 	return s->ctx && !x->cu.dead ? 0 : 1;
 }
 
@@ -291,18 +244,8 @@ static size_t write_cb(char *p, size_t size, size_t n, void *ud)
 	if (x->cu.dead || !s->ctx)
 		return 0; /* aborts the transfer */
 	if (!x->mode) {
-		const char *ct = NULL;
-
-		curl_easy_getinfo(x->cu.easy, CURLINFO_RESPONSE_CODE, &x->code);
-		curl_easy_getinfo(x->cu.easy, CURLINFO_CONTENT_TYPE, &ct);
-		if (x->code < 200 || x->code > 299)
-			x->mode = 'x';
-		else if (!x->get)
-			x->mode = 'o';
-		else if (ct && !strncasecmp(ct, "text/event-stream", 17))
-			x->mode = 's';
-		else
-			x->mode = 'n';
+		r = hc_answer(x->cu.easy, &x->code);
+		x->mode = r == 'x' ? 'x' : !x->get ? 'o' : r ? r : 'n';
 	}
 	if (x->mode != 's') {
 		if (x->mode == 'x')
@@ -311,36 +254,12 @@ static size_t write_cb(char *p, size_t size, size_t n, void *ud)
 	}
 	r = sse_feed(&x->sse, p, len, event_cb, x);
 	if (r == -E2BIG) {
-		snprintf(msg, sizeof msg, "protocol error: server sent a "
-			 "message longer than %zu bytes", tenv.max_line);
+		hc_too_long(msg, sizeof msg);
 		lose(s, ERR_PROTOCOL, msg);
 	}
 	if (r < 0 || !s->ctx || x->cu.dead)
 		return 0;
 	return len;
-}
-
-/* The body of a POST that carries a request, without rewind (http.c). */
-static size_t read_cb(char *buf, size_t size, size_t n, void *ud)
-{
-	struct hx *x = ud;
-	size_t k = x->body_len - x->body_off;
-
-	if (k > size * n)
-		k = size * n;
-	memcpy(buf, x->body + x->body_off, k);
-	x->body_off += k;
-	return k;
-}
-
-static int add_header(struct hx *x, const char *line)
-{
-	struct curl_slist *l = curl_slist_append(x->hdrs, line);
-
-	if (!l)
-		return -ENOMEM;
-	x->hdrs = l;
-	return 0;
 }
 
 /* Build x and hand it to curl; -errno when that failed (x is killed and
@@ -349,57 +268,30 @@ static int hx_launch(struct hx *x)
 {
 	struct hs *s = x->s;
 	CURL *e = curl_easy_init();
-	size_t i;
 	int r = e ? 0 : -ENOMEM;
 
 	x->cu.easy = e;
-	for (i = 0; i < s->nheaders; i++)
-		r |= add_header(x, s->headers[i]);
-	if (oauth_bearer(s->oa)) {
-		char *b = NULL;
-
-		if (asprintf(&b, "Authorization: Bearer %s",
-			     oauth_bearer(s->oa)) < 0)
-			b = NULL;
-		r |= b ? add_header(x, b) : -ENOMEM;
-		free(b);
-	}
+	r |= hc_server_headers(&x->q, &s->sv, NULL);
 	if (x->get) {
-		r |= add_header(x, "Accept: text/event-stream");
+		r |= hc_add_header(&x->q, "Accept: text/event-stream", NULL);
 	} else {
-		r |= add_header(x, "Content-Type: application/json");
-		r |= add_header(x, "Expect:");
+		r |= hc_add_header(&x->q, "Content-Type: application/json",
+				   NULL);
+		r |= hc_add_header(&x->q, "Expect:", NULL);
 	}
 	if (r) {
 		mlog(MLOG_WARN, "server %s: out of memory for an HTTP request",
-		     s->name);
+		     s->sv.name);
 		hx_kill(x);
 		return -ENOMEM;
 	}
-	curl_easy_setopt(e, CURLOPT_URL, x->get ? s->url : s->post);
-	curl_easy_setopt(e, CURLOPT_PRIVATE, &x->cu);
-	curl_easy_setopt(e, CURLOPT_HTTPHEADER, x->hdrs);
-	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, write_cb);
-	curl_easy_setopt(e, CURLOPT_WRITEDATA, x);
-	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
-	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(e, CURLOPT_USERAGENT, "mcpfs/" MCPFS_VERSION);
-	if (!x->get) {
-		x->body_len = strlen(x->body);
-		curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
-				 (curl_off_t)x->body_len);
-		if (x->rpc_id) {
-			curl_easy_setopt(e, CURLOPT_POST, 1L);
-			curl_easy_setopt(e, CURLOPT_READFUNCTION, read_cb);
-			curl_easy_setopt(e, CURLOPT_READDATA, x);
-		} else {
-			curl_easy_setopt(e, CURLOPT_POSTFIELDS, x->body);
-		}
-	}
+	hc_easy(&x->cu, x->get ? s->sv.url : s->post, &x->q, write_cb, NULL,
+		x);
+	if (!x->get)
+		hc_post_body(e, &x->q, x->rpc_id);
 	if (cu_start(&x->cu) == 0)
 		return 0;
-	mlog(MLOG_WARN, "server %s: cannot start an HTTP request", s->name);
+	mlog(MLOG_WARN, "server %s: cannot start an HTTP request", s->sv.name);
 	hx_kill(x);
 	return -EIO;
 }
@@ -433,7 +325,7 @@ again:
 static void get_done(struct hx *x, CURLcode res)
 {
 	struct hs *s = x->s;
-	char msg[400], ex[EXCERPT];
+	char msg[400];
 	int code = ERR_EXITED;
 
 	if (!x->mode) {
@@ -442,9 +334,8 @@ static void get_done(struct hx *x, CURLcode res)
 			x->mode = 'x';
 	}
 	if (res == CURLE_OK && x->mode == 'x') {
-		excerpt(x, ex, sizeof ex);
-		snprintf(msg, sizeof msg, "HTTP %ld from the server on the "
-			 "event stream%s%s", x->code, ex[0] ? ": " : "", ex);
+		hc_status_msg(msg, sizeof msg, x->code, " on the event stream",
+			      x->ex, x->exlen);
 		code = ERR_HTTP;
 	} else if (x->mode == 'n') {
 		snprintf(msg, sizeof msg, "the server answered the event "
@@ -468,28 +359,22 @@ static void post_done(struct hx *x, CURLcode res)
 {
 	struct hs *s = x->s;
 	int pending = x->rpc_id && s->up->call_pending(s->ctx, x->rpc_id);
-	char msg[400], ex[EXCERPT];
+	char msg[400];
 
 	if (!x->mode)
 		curl_easy_getinfo(x->cu.easy, CURLINFO_RESPONSE_CODE, &x->code);
 	if (res == CURLE_OK && x->code >= 200 && x->code <= 299)
 		return; /* accepted: the reply comes on the stream */
-	if (res != CURLE_OK) {
-		if (res == CURLE_SEND_FAIL_REWIND) /* see read_cb */
-			res = CURLE_GOT_NOTHING;
-		snprintf(msg, sizeof msg, "connection to the server failed: %s",
-			 curl_easy_strerror(res));
-	} else {
-		excerpt(x, ex, sizeof ex);
-		snprintf(msg, sizeof msg, "HTTP %ld from the server%s%s",
-			 x->code, ex[0] ? ": " : "", ex);
-	}
-	diag_line(s, msg);
+	if (res != CURLE_OK)
+		hc_conn_msg(msg, sizeof msg, res);
+	else
+		hc_status_msg(msg, sizeof msg, x->code, "", x->ex, x->exlen);
+	hc_diag(s->up, s->ctx, msg);
 	if (pending)
 		s->up->call_error(s->ctx, x->rpc_id, res != CURLE_OK ?
 				  ERR_EXITED : ERR_HTTP, msg);
 	else
-		mlog(MLOG_INFO, "server %s: %s", s->name, msg);
+		mlog(MLOG_INFO, "server %s: %s", s->sv.name, msg);
 }
 
 static void hx_done_cb(struct cu_xfer *cu, CURLcode res)
@@ -507,41 +392,23 @@ static void hx_done_cb(struct cu_xfer *cu, CURLcode res)
 
 /* ---- the transport's operations ---- */
 
-static int hs_init(const struct transport_env *e)
-{
-	tenv = *e;
-	oauth_setup(e);
-	return cu_init(e->loop);
-}
-
 static int hs_start(const struct mcp_server_conf *conf,
 		    const struct transport_up *up, void *ctx,
 		    struct transport **out, char *err, size_t errlen)
 {
 	struct hs *s = calloc(1, sizeof *s);
 	struct hx *get;
-	size_t i;
 
 	if (!s)
 		goto oom;
 	TAILQ_INIT(&s->xfers);
-	s->name = strdup(conf->name);
-	s->url = strdup(conf->url);
-	s->headers = calloc(conf->nheaders + 1, sizeof *s->headers);
-	if (!s->name || !s->url || !s->headers)
+	if (hc_server_copy(&s->sv, conf) < 0)
 		goto oom;
-	for (i = 0; i < conf->nheaders; i++) {
-		s->headers[i] = strdup(conf->headers[i]);
-		if (!s->headers[i])
-			goto oom;
-		s->nheaders++;
-	}
-	s->oa = oauth_for(conf);
 	get = hx_new(s, 1);
 	if (!get)
 		goto oom;
 	s->up = up;
-	tenv.obj_hold();
+	hc_env.obj_hold();
 	if (hx_launch(get) < 0) { /* s goes with get (no ctx: no callback) */
 		snprintf(err, errlen, "cannot start the HTTP request");
 		return -EIO;
@@ -550,14 +417,7 @@ static int hs_start(const struct mcp_server_conf *conf,
 	*out = (struct transport *)s;
 	return 0;
 oom:
-	if (s) {
-		strv_drop(s->headers, s->nheaders);
-		free(s->name);
-		free(s->url);
-		free(s);
-	}
-	snprintf(err, errlen, "cannot start the HTTP client: out of memory");
-	return -ENOMEM;
+	return hc_start_oom(s, s ? &s->sv : NULL, err, errlen);
 }
 
 static void hs_send(struct transport *t, char *line, size_t len,
@@ -570,17 +430,13 @@ static void hs_send(struct transport *t, char *line, size_t len,
 		free(line);
 		return;
 	}
-	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-		line[--len] = 0;
+	len = hc_trim(line, len);
 	x = hx_new(s, 0);
 	if (!x) {
-		free(line);
-		if (rpc_id)
-			s->up->call_error(s->ctx, rpc_id, -32603,
-					  "out of memory");
+		hc_send_oom(s->up, s->ctx, line, rpc_id);
 		return;
 	}
-	x->body = line;
+	x->q.body = line;
 	x->rpc_id = rpc_id;
 	if (s->gating && !rpc_id) {
 		s->gate = x; /* notifications/initialized */
@@ -625,19 +481,5 @@ static void hs_close(struct transport *t)
 	hs_maybe_free(s);
 }
 
-static int hs_pid(const struct transport *t)
-{
-	return 0;
-}
-
-const struct transport_ops mcpfs_sse_transport = {
-	.name = "sse",
-	.init = hs_init,
-	.fini = cu_fini,
-	.start = hs_start,
-	.send = hs_send,
-	.ready = hs_ready,
-	.forget = hs_forget,
-	.close = hs_close,
-	.pid = hs_pid,
-};
+const struct transport_ops mcpfs_sse_transport = HC_OPS("sse", cu_fini,
+	hs_start, hs_send, NULL, hs_ready, hs_forget, hs_close);
