@@ -219,17 +219,20 @@ def test_manpage_covers_every_option_and_topic():
     # the tree, SPEC 9 and 10
     for name in ('.status', 'call', 'tools.json', 'status', 'stderr',
                  'events', 'ctl', 'tools/', 'result/', 'resources/',
-                 'prompts/', 'requests/', 'resources.json', 'prompts.json'):
+                 'prompts/', 'requests/', 'resources.json', 'prompts.json',
+                 'auth'):
         assert name in page, name
     # the config keys and the dialects
     for key in ('mcpServers', 'servers', 'command', 'args', 'env', 'envFile',
                 'cwd', 'url', 'headers', 'type', 'roots', 'timeout',
-                'idleTimeout', 'disabled', 'warm', '${VAR:-default}', '${env:VAR}',
+                'idleTimeout', 'disabled', 'warm', 'elicitation', 'sampling',
+                'oauth', 'era', '${VAR:-default}', '${env:VAR}',
                 '${workspaceFolder}', '${input:ID}',
                 'claude_desktop_config.json', '~/.claude.json', '.mcp.json',
                 '~/.cursor/mcp.json', '.vscode/mcp.json', 'fuse.mcpfs',
                 '/etc/fstab', 'mcpfs.service'):
-        assert key in page, key
+        assert re.search(rf'(?<![\w-]){re.escape(key)}(?![\w-])', page), \
+            f'{key} is not in mcpfs(1)'
 
 
 def test_installed_manpage_reads_with_man(installed):
