@@ -77,6 +77,7 @@ static int get_str(const cJSON *v, const struct mcp_config_ctx *ctx,
 
 	if (!cJSON_IsString(v))
 		return fail(why, v->string, "must be a string");
+	free(*out); /* a key given twice: the last one counts */
 	*out = cfmt_expand(v->valuestring, ctx, &err);
 	if (!*out) {
 		fail(why, v->string, err ? err : "out of memory");
@@ -119,6 +120,7 @@ static int get_scopes(const cJSON *v, const struct mcp_config_ctx *ctx,
 		if (!(acc = n))
 			return fail(why, "scopes", "out of memory");
 	}
+	free(*out);
 	*out = acc;
 	return 0;
 }
