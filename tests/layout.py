@@ -4,8 +4,10 @@
 1. no call cycle between the .c files of lib/, sessions/ and fs/ (a file
    calls a function, or names a const ops table, that another defines);
 2. nothing in sessions/ or lib/ includes a header of fs/, nothing in lib/
-   one of sessions/;
-3. no .c file is over 900 lines.
+   one of sessions/ (the whole tree, subfolders too); only sessions/http/
+   includes libcurl or OpenSSL;
+3. no folder holds more than 25 .c files;
+4. no .c file is over 900 lines.
 
 Calls are found by name (comments and strings removed), which is exact
 enough for this tree: every non-static function has one definition.
@@ -16,7 +18,7 @@ from pathlib import Path
 
 ROOT = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).parents[1])
 DIRS = ('lib', 'sessions', 'fs')
-files = sorted(f for d in DIRS for f in (ROOT / d).glob('*.c'))
+files = sorted(f for d in DIRS for f in (ROOT / d).rglob('*.c'))
 text = {}
 defs = {}    # function -> file
 tables = {}  # const ops table -> file
@@ -80,16 +82,43 @@ results.append((cycle is None, 'no call cycle between .c files' +
                 ('' if cycle is None else ': ' +
                  ' -> '.join(map(rel, cycle)))))
 
+# Every header of the tree by name, to know which folder an include names.
+headers = {}
+for d in DIRS:
+    for h in (ROOT / d).rglob('*.h'):
+        headers.setdefault(h.name, h.parent.relative_to(ROOT))
+
+
+def under(path, folder):
+    return path == Path(folder) or Path(folder) in path.parents
+
+
 bad = []
-for d, banned in (('sessions', ('fs',)), ('lib', ('fs', 'sessions'))):
-    for f in sorted((ROOT / d).glob('*.[ch]')):
-        for inc in re.findall(r'#include\s+"([^"]+)"', f.read_text()):
-            for b in banned:
-                if (ROOT / b / inc).exists() and not (ROOT / d / inc).exists() \
-                        and not (ROOT / 'lib' / inc).exists():
-                    bad.append(f'{rel(f)} includes {b}/{inc}')
-results.append((not bad, 'no upward include' +
-                ('' if not bad else ': ' + '; '.join(bad))))
+for f in sorted(p for d in DIRS for p in (ROOT / d).rglob('*.[ch]')):
+    where = f.parent.relative_to(ROOT)
+    src = f.read_text()
+    for inc in re.findall(r'#include\s+"([^"]+)"', src):
+        home = headers.get(inc)
+        if home is None:
+            continue
+        if under(where, 'lib') and not under(home, 'lib'):
+            bad.append(f'{rel(f)} includes {home}/{inc}')
+        if under(where, 'sessions') and under(home, 'fs'):
+            bad.append(f'{rel(f)} includes {home}/{inc}')
+    for inc in re.findall(r'#include\s+<(curl/|openssl/)', src):
+        if not under(where, 'sessions/http'):
+            bad.append(f'{rel(f)} includes <{inc}...> outside sessions/http')
+results.append((not bad, 'no upward include; curl and OpenSSL only in '
+                'sessions/http' + ('' if not bad else ': ' + '; '.join(bad))))
+
+crowded = []
+for d in DIRS:
+    for folder in [ROOT / d] + [p for p in (ROOT / d).rglob('*') if p.is_dir()]:
+        n = len(list(folder.glob('*.c')))
+        if n > 25:
+            crowded.append(f'{rel(folder)} has {n} .c files')
+results.append((not crowded, 'no folder with more than 25 .c files' +
+                ('' if not crowded else ': ' + '; '.join(crowded))))
 
 long = [f'{rel(f)} has {n} lines' for f in files
         if (n := f.read_text().count('\n')) > 900]

@@ -47,17 +47,17 @@ fi
 
 cflags="-g -O1 -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined"
 cflags="$cflags -fno-sanitize-recover=all -fno-omit-frame-pointer"
-cflags="$cflags -I$root/lib -I$root/sessions"
+cflags="$cflags -I$root/lib -I$root/sessions -I$root/sessions/config"
 
 sources_for() {
 	case $1 in
 	jscan)   echo "$root/lib/jscan.c" ;;
-	frame)   echo "$root/sessions/frame.c $root/lib/bigmem.c" ;;
-	config)  echo "$root/sessions/config.c $root/sessions/configfmt.c" \
-		"$root/sessions/oauthconf.c" \
+	frame)   echo "$root/lib/frame.c $root/lib/bigmem.c" ;;
+	config)  echo "$root/sessions/config/config.c $root/sessions/config/configfmt.c" \
+		"$root/sessions/config/oauthconf.c" \
 		"$root/lib/jscan.c $root/lib/gbuf.c" ;;
 	request) echo "$root/sessions/request.c $root/lib/jscan.c $root/lib/gbuf.c" ;;
-	sse)     echo "$root/sessions/sse.c $root/lib/gbuf.c" ;;
+	sse)     echo "$root/lib/sse.c $root/lib/gbuf.c" ;;
 	askcheck) echo "$root/sessions/askcheck.c -lm" ;;
 	esac
 }
