@@ -577,10 +577,12 @@ static cJSON *value(struct tp *t)
 static int keyval(struct tp *t, cJSON *into)
 {
 	char *parts[MAX_PARTS];
-	size_t n, k;
+	size_t n, k, at = t->i;
 	cJSON *v, *next;
 	int r = -1;
 
+	while (peek(t, 0) == ' ' || peek(t, 0) == '\t')
+		at = ++t->i;
 	if (key(t, parts, &n) < 0)
 		return -1;
 	for (k = 0; k + 1 < n; k++) {
@@ -593,12 +595,14 @@ static int keyval(struct tp *t, cJSON *into)
 			}
 		} else if (!cJSON_IsObject(next) ||
 			   (flags_of(t, next) & (M_SEALED | M_EXPLICIT))) {
+			t->i = at;
 			fail(t, "key '%.64s' is already defined", parts[k]);
 			goto out;
 		}
 		into = next;
 	}
 	if (cJSON_GetObjectItemCaseSensitive(into, parts[n - 1])) {
+		t->i = at;
 		fail(t, "key '%.64s' is defined twice", parts[n - 1]);
 		goto out;
 	}
@@ -625,7 +629,7 @@ static int header(struct tp *t)
 	int aot = starts(t, "[[");
 	char *parts[MAX_PARTS];
 	cJSON *at = t->root, *next;
-	size_t n, k;
+	size_t n, k, start = t->i;
 	int r = -1, f;
 
 	t->i += aot ? 2 : 1;
@@ -649,6 +653,7 @@ static int header(struct tp *t)
 			next = cJSON_GetArrayItem(next,
 						  cJSON_GetArraySize(next) - 1);
 		} else if (!cJSON_IsObject(next) || (f & M_SEALED)) {
+			t->i = start;
 			fail(t, "key '%.64s' is already defined", parts[k]);
 			goto out;
 		}
@@ -662,6 +667,7 @@ static int header(struct tp *t)
 			if (!next || mark(t, next, M_AOT) < 0)
 				goto oom;
 		} else if (!cJSON_IsArray(next) || !(f & M_AOT)) {
+			t->i = start;
 			fail(t, "key '%.64s' is already defined", parts[n - 1]);
 			goto out;
 		}
@@ -676,6 +682,7 @@ static int header(struct tp *t)
 				goto oom;
 		} else if (!cJSON_IsObject(next) ||
 			   (f & (M_EXPLICIT | M_SEALED | M_DOTTED))) {
+			t->i = start;
 			fail(t, "table '%.64s' is defined twice", parts[n - 1]);
 			goto out;
 		}

@@ -28,13 +28,33 @@ struct yconv {
 	int depth;
 };
 
-static void quiet(struct fy_diag *diag, void *user, const char *buf,
-		  size_t len)
+/* libfyaml's diagnostics: the first "SOURCE:LINE:COL: error: MSG" is
+ * kept as "LINE:COL: invalid YAML: MSG" in *user (a char *); the rest,
+ * the source line included, is dropped. */
+static void diag_cb(struct fy_diag *diag, void *user, const char *buf,
+		    size_t len)
 {
+	char **keep = user, *text, *e, *lc, *nl;
+
 	(void)diag;
-	(void)user;
-	(void)buf;
-	(void)len;
+	if (*keep || !(text = strndup(buf, len)))
+		return;
+	e = strstr(text, ": error: ");
+	if (e) {
+		*e = 0;
+		lc = e;
+		while (lc > text && (lc[-1] == ':' || (lc[-1] >= '0' &&
+						      lc[-1] <= '9')))
+			lc--;
+		if (*lc == ':')
+			lc++;
+		nl = strchr(e + 9, '\n');
+		if (nl)
+			*nl = 0;
+		if (asprintf(keep, "%s: invalid YAML: %s", lc, e + 9) < 0)
+			*keep = NULL;
+	}
+	free(text);
 }
 
 /* Where node is (its path in the document: libfyaml 0.7 gives nodes no
@@ -171,30 +191,32 @@ bad:
 
 static cJSON *yaml(const char *text, size_t len, char **err)
 {
-	struct fy_diag_cfg dcfg = {.output_fn = quiet, .level = FYET_ERROR};
-	struct fy_diag *diag = fy_diag_create(&dcfg);
-	struct fy_parse_cfg cfg = {.flags = FYPCF_QUIET | FYPCF_COLLECT_DIAG,
-				   .diag = diag};
+	struct fy_diag_cfg dcfg;
+	struct fy_diag *diag;
+	struct fy_parse_cfg cfg = {.flags = FYPCF_QUIET};
 	struct fy_document *doc;
 	struct yconv y = {0};
 	cJSON *out = NULL;
 
 	*err = NULL;
+	fy_diag_cfg_default(&dcfg);
+	dcfg.fp = NULL;
+	dcfg.output_fn = diag_cb;
+	dcfg.user = err;
+	dcfg.level = FYET_ERROR;
+	dcfg.colorize = false;
+	diag = cfg.diag = fy_diag_create(&dcfg);
 	if (!diag) {
 		*err = strdup("out of memory");
 		return NULL;
 	}
 	doc = fy_document_build_from_string(&cfg, text, len);
 	if (!doc) {
-		void *it = NULL;
-		struct fy_diag_error *e = fy_diag_errors_iterate(diag, &it);
-
-		if (e && asprintf(err, "%d:%d: invalid YAML: %s", e->line + 1,
-				  e->column + 1, e->msg) < 0)
-			*err = NULL;
 		if (!*err)
-			*err = strdup("invalid YAML");
+			*err = strdup(" invalid YAML");
 	} else {
+		free(*err); /* a warning's text */
+		*err = NULL;
 		out = node(&y, fy_document_root(doc));
 		if (!out)
 			*err = y.err ? y.err : strdup("out of memory");
