@@ -16,7 +16,7 @@
  *             available_tools
  *   Gemini    mcpServers.N httpUrl (Streamable HTTP), url (SSE), timeout
  *             (ms), includeTools, excludeTools; mcp.allowed/excluded
- *   Windsurf  serverUrl;  Cline  autoApprove (ignored)
+ *   Windsurf  serverUrl;  Cline  autoApprove (a warning: nothing to ask)
  *
  * What mcpfs has a key for is kept (a timeout in seconds, a tool filter
  * as allowTools/denyTools, "disabled"); every other key is a warning,
@@ -388,7 +388,8 @@ static int family(struct norm *n, cJSON *e, int gemini)
 		return 0; /* config.c says what is wrong */
 	if (take(n, e, "serverUrl", e, "url", W_STR, 1) < 0) /* Windsurf */
 		return -1;
-	drop(e, "autoApprove"); /* Cline: mcpfs asks no approval */
+	drop_warn(n, e, "autoApprove", "ignored (Cline's; mcpfs asks no "
+		  "approval before a call: see allowTools and denyTools)");
 	if (!gemini)
 		return 0;
 	v = cJSON_GetObjectItemCaseSensitive(e, "httpUrl");

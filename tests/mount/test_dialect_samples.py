@@ -32,7 +32,8 @@ CASES = {
                    'hello from goose', ['developer', 'env_keys']),
     'windsurf.json': ({'demo', 'fake'}, None, None, 'hello from windsurf',
                       []),
-    'cline.json': ({'demo', 'fake'}, None, None, 'hello from cline', []),
+    'cline.json': ({'demo', 'fake'}, None, None, 'hello from cline',
+                   ['mcpServers.demo.autoApprove']),
 }
 
 

@@ -261,7 +261,8 @@ static void test_windsurf_cline(void **state)
 	assert_int_equal(count(c), 2);
 	assert_string_equal(server(c, "w")->url, "http://w/mcp");
 	assert_true(server(c, "c")->timeout == 60);
-	assert_int_equal(c->nwarnings, 0);
+	assert_int_equal(c->nwarnings, 1);
+	assert_true(warned(c, "mcpServers.c.autoApprove", "ignored"));
 	mcp_config_free(c);
 	/* plain JSON files stay strict */
 	refuses("servers.json", "{\"mcpServers\": {}, // no\n}",
