@@ -170,8 +170,11 @@ void policy_filter(const struct mcp_server_conf *conf, cJSON *tools);
 /* 1 when c is a tools/call that readOnly decides by the listing. */
 int policy_wants_listing(const mcp_session *s, const mcp_call *c);
 /* Before c is sent: 1 when the policy refused it (c is completed with the
- * error naming the rule), 0 to send it (or wait for the listing). */
-int policy_refuse(mcp_session *s, mcp_call *c, const mcp_call *listing);
+ * error naming the rule), 0 to send it. With can_wait, a user call that
+ * readOnly decides and that has no listing yet is let through (to wait
+ * for it in task_check); without, it is refused. */
+int policy_refuse(mcp_session *s, mcp_call *c, const mcp_call *listing,
+		  int can_wait);
 cJSON *policy_json(const struct mcp_server_conf *conf); /* null: none */
 int policy_same(const struct mcp_server_conf *a,
 		const struct mcp_server_conf *b);

@@ -131,7 +131,8 @@ static const cJSON *find_tool(const cJSON *doc, const char *name)
 	return NULL;
 }
 
-int policy_refuse(mcp_session *s, mcp_call *c, const mcp_call *listing)
+int policy_refuse(mcp_session *s, mcp_call *c, const mcp_call *listing,
+		  int can_wait)
 {
 	const struct mcp_server_conf *conf = s->srv->conf;
 	const char *rule;
@@ -146,7 +147,8 @@ int policy_refuse(mcp_session *s, mcp_call *c, const mcp_call *listing)
 		if (listing && listing->done)
 			doc = cJSON_ParseWithLength(listing->reply->data,
 						    listing->reply->len);
-		if (!doc && c->kind == CALL_USER && (!listing || !listing->done)) {
+		if (!doc && can_wait && c->kind == CALL_USER &&
+		    (!listing || !listing->done)) {
 			free(name);
 			return 0; /* task_check fetches the listing first */
 		}
