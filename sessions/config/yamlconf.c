@@ -189,6 +189,67 @@ bad:
 	}
 }
 
+/* The length of the UTF-8 sequence at p (n bytes left), 0 if invalid. */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+	size_t k, want;
+	unsigned long u;
+
+	if (p[0] < 0x80)
+		return 1;
+	want = p[0] >= 0xf0 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 ? 2 : 0;
+	if (!want || p[0] > 0xf4 || n < want)
+		return 0;
+	u = p[0] & (0x7f >> want);
+	for (k = 1; k < want; k++) {
+		if ((p[k] & 0xc0) != 0x80)
+			return 0;
+		u = u << 6 | (p[k] & 0x3f);
+	}
+	if ((want == 3 && (u < 0x800 || (u >= 0xd800 && u <= 0xdfff))) ||
+	    (want == 4 && (u < 0x10000 || u > 0x10ffff)))
+		return 0;
+	return want;
+}
+
+/*
+ * What the YAML of a config cannot hold, checked before libfyaml sees it
+ * (0.7.12 loops forever on "%\x80"): bytes that are not UTF-8, control
+ * characters, and directives (a line starting with '%'). Returns NULL or
+ * a malloc'd "LINE:COL: invalid YAML: problem".
+ */
+static char *yaml_precheck(const char *text, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)text;
+	size_t i = 0, line = 1, col = 1, k;
+	const char *why = NULL;
+	char *err = NULL;
+
+	while (i < len && !why) {
+		k = utf8_len(p + i, len - i);
+		if (!k)
+			why = "not UTF-8";
+		else if (p[i] == '%' && col == 1)
+			why = "directives are not supported";
+		else if ((p[i] < 0x20 && p[i] != '\t' && p[i] != '\n' &&
+			  p[i] != '\r') || p[i] == 0x7f)
+			why = "control character";
+		if (why)
+			break;
+		if (p[i] == '\n') {
+			line++;
+			col = 1;
+		} else {
+			col++;
+		}
+		i += k;
+	}
+	if (why && asprintf(&err, "%zu:%zu: invalid YAML: %s", line, col,
+			    why) < 0)
+		err = strdup("out of memory");
+	return err;
+}
+
 static cJSON *yaml(const char *text, size_t len, char **err)
 {
 	struct fy_diag_cfg dcfg;
@@ -198,7 +259,9 @@ static cJSON *yaml(const char *text, size_t len, char **err)
 	struct yconv y = {0};
 	cJSON *out = NULL;
 
-	*err = NULL;
+	*err = yaml_precheck(text, len);
+	if (*err)
+		return NULL;
 	fy_diag_cfg_default(&dcfg);
 	dcfg.fp = NULL;
 	dcfg.output_fn = diag_cb;

@@ -245,6 +245,10 @@ static void test_goose(void **state)
 	refuses("config.yaml", "extensions:\n  a: [\n",
 		"config.yaml:3:1: invalid YAML: flow sequence without a "
 		"closing bracket");
+	refuses("config.yaml", "%\x80", /* libfyaml 0.7.12 loops on it */
+		"config.yaml:1:1: invalid YAML: directives are not supported");
+	refuses("config.yaml", "a: \x80\n",
+		"config.yaml:1:4: invalid YAML: not UTF-8");
 	refuses("config.yaml", "extensions:\n  a:\n    cmd: [x]\n",
 		"config.yaml: extensions.a.cmd: must be a string");
 }
