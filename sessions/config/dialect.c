@@ -17,6 +17,7 @@
  *   Gemini    mcpServers.N httpUrl (Streamable HTTP), url (SSE), timeout
  *             (ms), includeTools, excludeTools; mcp.allowed/excluded
  *   Windsurf  serverUrl;  Cline  autoApprove (a warning: nothing to ask)
+ *   VS Code   its user settings.json: mcp.servers
  *
  * What mcpfs has a key for is kept (a timeout in seconds, a tool filter
  * as allowTools/denyTools, "disabled"); every other key is a warning,
@@ -585,10 +586,18 @@ int dialect_normalize(cJSON *root, int syntax, const char *path, char *at,
 	servers = cJSON_GetObjectItemCaseSensitive(root, "mcpServers");
 	if (!servers)
 		servers = cJSON_GetObjectItemCaseSensitive(root, "servers");
+	e = cJSON_GetObjectItemCaseSensitive(root, "mcp");
+	if (!servers && cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(e,
+								"servers"))) {
+		/* VS Code's user settings.json: "mcp": {"servers": ...} */
+		servers = cJSON_DetachItemFromObjectCaseSensitive(e, "servers");
+		cJSON_AddItemToObject(root, "servers", servers);
+		snprintf(at, atlen, "mcp.servers");
+	}
 	if (cJSON_IsObject(servers)) {
 		int gem = gemini_file(path, servers);
 
-		n.label = servers->string;
+		n.label = *at ? at : servers->string;
 		cJSON_ArrayForEach(e, servers) {
 			n.name = e->string;
 			if (family(&n, e, gem) < 0)

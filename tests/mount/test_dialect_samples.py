@@ -95,3 +95,20 @@ def test_bad_toml_names_line(tmp_path):
                                     use_config=False)
     assert rc == 1
     assert f'{bad}:4:1: invalid TOML' in out, out
+
+
+def test_files_of_several_dialects_merge_by_name(mcpfs_mount):
+    """-c codex.toml -c goose.yaml: both have demo and fake; Goose's (the
+    later) win, with their own tool filter and environment."""
+    m = mcpfs_mount(None, args=['-c', SAMPLES / 'codex.toml',
+                                '-c', SAMPLES / 'goose.yaml'],
+                    use_config=False, env={'MCPFS_BUILD': str(BUILD)})
+    by = {s['name']: s for s in m.status()['servers']}
+    assert set(by) == {'demo', 'fake'}
+    assert by['demo']['policy'] is None   # Codex's denyTools is gone
+    assert by['fake']['policy'] == {'allowTools': ['echo', 'env', 't0'],
+                                    'readOnly': False}
+    t = m.path / 'fake' / 't'
+    os.mkdir(t)
+    assert text(tool(t, 'env', name='GREETING')) == 'hello from goose'
+    assert tool_names(t) == {'echo', 'env', 't0'}

@@ -273,6 +273,22 @@ static void test_windsurf_cline(void **state)
 		"servers.json:1:20: invalid JSON: expected a string key");
 }
 
+static void test_vscode_user_settings(void **state)
+{
+	struct mcp_config *c;
+
+	c = parse("/h/.config/Code/User/settings.json",
+		  "{\"editor.fontSize\": 14, // JSON with comments\n"
+		  " \"mcp\": {\"servers\": {\"v\": {\"type\": \"stdio\","
+		  " \"command\": \"x\", \"bogus\": 1}}}}");
+	assert_string_equal(server(c, "v")->command, "x");
+	assert_true(warned(c, "mcp.servers.v.bogus", "unknown key"));
+	mcp_config_free(c);
+	refuses("settings.json", "{\"mcp\": {\"servers\": {\"v\": {}}}}",
+		"settings.json: mcp.servers.v.command: missing (required for "
+		"stdio servers)");
+}
+
 static void test_policy_keys(void **state)
 {
 	struct mcp_config *c;
@@ -302,6 +318,7 @@ int main(void)
 		cmocka_unit_test(test_gemini),
 		cmocka_unit_test(test_goose),
 		cmocka_unit_test(test_windsurf_cline),
+		cmocka_unit_test(test_vscode_user_settings),
 		cmocka_unit_test(test_policy_keys),
 	};
 
