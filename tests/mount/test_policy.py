@@ -132,9 +132,12 @@ def test_reload_changes_policy_without_restart(mcpfs_mount, tmp_path):
     assert text(tool(t, 'echo', text='a')) == 'a'
     pid = status(t)['pid']
     assert 'echo' in names(t / 'tools.json')
+    assert 'echo' in os.listdir(t / 'tools')
     m.reload({'f': fake(log, denyTools=['echo'])})
     wait_until(lambda: status(t)['policy'] is not None, 20, 'the reload')
     assert 'echo' not in names(t / 'tools.json')
+    assert 'echo' not in os.listdir(t / 'tools')
+    assert not (t / 'tools' / 'echo').exists()
     assert 'echo' not in names(m.path / 'f' / 'tools.json')
     refused(tool(t, 'echo', text='b'), 'echo', 'f', 'denyTools')
     assert status(t)['pid'] == pid          # the same process
