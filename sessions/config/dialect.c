@@ -485,7 +485,7 @@ int dialect_syntax(const char *text, size_t len, const char *path)
 	if (ends(b, ".yaml") || ends(b, ".yml"))
 		return DIALECT_YAML;
 	if (ends(b, ".jsonc") || ends(b, "settings.json") ||
-	    !strcmp(b, "opencode.json"))
+	    !strcmp(b, "opencode.json") || (path && strstr(path, "/.vscode/")))
 		return DIALECT_JSONC;
 	if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3))
 		i = 3;

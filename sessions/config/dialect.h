@@ -17,8 +17,8 @@
 enum { DIALECT_JSON, DIALECT_JSONC, DIALECT_TOML, DIALECT_YAML };
 
 /* The syntax of text (len bytes) read from path (NULL: unknown name): by
- * its name (.toml, .yaml/.yml, .jsonc, settings.json, opencode.json),
- * else by its content. */
+ * its name (.toml, .yaml/.yml; JSON with comments: .jsonc, settings.json,
+ * opencode.json, a file under .vscode/), else by its content. */
 int dialect_syntax(const char *text, size_t len, const char *path);
 
 /* JSON with comments and trailing commas as strict JSON of the same length

@@ -284,6 +284,11 @@ static void test_vscode_user_settings(void **state)
 	assert_string_equal(server(c, "v")->command, "x");
 	assert_true(warned(c, "mcp.servers.v.bogus", "unknown key"));
 	mcp_config_free(c);
+	/* .vscode/mcp.json takes comments too */
+	c = parse("/p/.vscode/mcp.json", "{// x\n\"servers\": {\"a\": "
+		  "{\"command\": \"x\",},},}");
+	assert_string_equal(server(c, "a")->command, "x");
+	mcp_config_free(c);
 	refuses("settings.json", "{\"mcp\": {\"servers\": {\"v\": {}}}}",
 		"settings.json: mcp.servers.v.command: missing (required for "
 		"stdio servers)");
