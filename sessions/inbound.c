@@ -105,6 +105,8 @@ static void list_page(mcp_session *s, mcp_call *c, cJSON *res)
 		cJSON_Delete(m);
 		return;
 	}
+	if (c->list == MCP_TOOLS)
+		policy_filter(s->srv->conf, c->acc); /* SPEC 13 */
 	if (c->list == MCP_TOOLS && s->era == MCP_ERA_MODERN)
 		era_filter_tools(s, c->acc); /* x-mcp-header (HTTP) */
 	out = cJSON_CreateObject();

@@ -51,6 +51,9 @@ static void retry(mcp_call *c)
 	size_t n;
 	uint64_t id;
 
+	if (policy_refuse(s, c, s->lists[MCP_TOOLS] ? s->lists[MCP_TOOLS]
+						    : s->srv->lists[MCP_TOOLS], 1))
+		return; /* the policy changed on a reload meanwhile */
 	token_of(c, tok, sizeof tok);
 	id = s->next_id++;
 	line = mcp_request_line(c->line, &c->req, id, tok[0] ? tok : NULL, &n);

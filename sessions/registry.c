@@ -147,6 +147,7 @@ static void apply_config(struct mcp_config *cfg)
 	struct mcp_server_conf *conf;
 	mcp_server *old = servers, *list = NULL, **tail = &list, *srv, **pp;
 	size_t i;
+	int repol;
 
 	cref->cfg = cfg;
 	cref->refs = 1; /* ours, dropped at the end */
@@ -163,7 +164,10 @@ static void apply_config(struct mcp_config *cfg)
 				server_close_sessions(srv, "config changed");
 				server_drop_lists(srv);
 			}
+			repol = !policy_same(srv->conf, conf);
 			server_adopt(srv, conf, cref);
+			if (repol) /* at once, in every session (SPEC 13) */
+				policy_reload(srv);
 		} else {
 			srv = server_new(conf, cref);
 			if (!srv)
@@ -354,6 +358,7 @@ mcp_buf *mcp_status_json(void)
 			cJSON_AddStringToObject(s, "command", strrchr(cmd, '/') ?
 						strrchr(cmd, '/') + 1 : cmd);
 		cJSON_AddStringToObject(s, "digest", srv->conf->digest);
+		cJSON_AddItemToObject(s, "policy", policy_json(srv->conf));
 		cJSON_AddNumberToObject(s, "sessions", srv->nsessions);
 		cJSON_AddNumberToObject(s, "spares", srv->nspares);
 		cJSON_AddItemToArray(a, s);

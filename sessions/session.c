@@ -431,14 +431,20 @@ static const struct transport_up session_up = {
 
 /* ---- sending calls ---- */
 
+static mcp_call **tools_slot(mcp_session *s);
+
 static void call_send(mcp_session *s, mcp_call *c)
 {
 	char tok[40]; /* "mcpfs-ID: c->token without its closing quote */
 	size_t n, tn;
 	char *line;
 
+	if (policy_refuse(s, c, *tools_slot(s), 1))
+		return; /* the tool policy (SPEC 13) */
 	if (c->kind == CALL_USER && task_check(s, c))
 		return; /* sent once the tools listing is there */
+	if (policy_refuse(s, c, *tools_slot(s), 0))
+		return; /* readOnly, by the listing task_check got */
 	c->rpc_id = s->next_id++;
 	if (c->kind == CALL_LIST) {
 		const char *cap = msg_list_capability(c->list);

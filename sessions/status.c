@@ -124,6 +124,7 @@ mcp_buf *mcp_session_status_json(mcp_session *s)
 		cJSON_AddStringToObject(o, "command",
 					mcp_base_name(s->srv->conf->command));
 	cJSON_AddStringToObject(o, "digest", s->srv->conf->digest);
+	cJSON_AddItemToObject(o, "policy", policy_json(s->srv->conf));
 	b = mcp_buf_json(o, 1);
 	cJSON_Delete(o);
 	return b;

@@ -49,6 +49,9 @@ int task_required(const mcp_session *s, const mcp_call *c,
 	char *name;
 	int r = 0;
 
+	if (c->kind == CALL_USER && policy_wants_listing(s, c) &&
+	    (!listing || !listing->done))
+		return -1; /* readOnly: decided by the annotations */
 	if (c->kind != CALL_USER || !c->req.tool)
 		return 0;
 	/* modern over HTTP: the x-mcp-header headers come from the listing */

@@ -1,8 +1,8 @@
 /*
  * config.c - reads servers.json: the "mcpServers" object of Claude Desktop,
- * Cursor and .mcp.json, or VS Code's "servers". The text is first checked
- * with the strict scanner (jscan), which pins a syntax error to its byte and
- * so to its line; cJSON then builds the tree. Each enabled stdio entry
+ * Cursor and .mcp.json, or VS Code's "servers". The text becomes a tree in
+ * its syntax (JSON, JSON with comments, TOML, YAML: yamlconf.c) and the
+ * dialects of other clients are rewritten into this form (dialect.c). Each enabled stdio entry
  * becomes a struct mcp_server_conf in file order with ${VAR} expanded:
  * stdio entries (command) and HTTP entries (url: Streamable HTTP, or the
  * 2024-11-05 HTTP+SSE transport with type sse); disabled ones are left
@@ -31,8 +31,8 @@
 
 #include "config.h"
 #include "configfmt.h"
+#include "dialect.h"
 #include "gbuf.h"
-#include "jscan.h"
 
 static int is_alnum(unsigned char c)
 {
@@ -125,6 +125,7 @@ struct parse {
 	char *err;                    /* first error, malloc'd */
 	struct mcp_config *cfg;
 	struct mcp_server_conf **tail;
+	char at[128];                 /* where a dialect keeps its servers */
 };
 
 static int field_error(struct parse *ps, const struct path *field,
@@ -139,64 +140,6 @@ static int oom(struct parse *ps)
 {
 	if (!ps->err)
 		ps->err = format("%s: out of memory", ps->file);
-	return -1;
-}
-
-/* ---- syntax ---- */
-
-static size_t line_of(const char *text, size_t pos)
-{
-	size_t line = 1, i;
-
-	for (i = 0; i < pos; i++)
-		if (text[i] == '\n')
-			line++;
-	return line;
-}
-
-/* Strict syntax check. Returns 0, or -1 with ps->err set. */
-static int check_syntax(struct parse *ps, const char *text, size_t len)
-{
-	struct jscan j;
-	size_t used, pos, all = 0;
-	int r;
-
-	jscan_init(&j);
-	r = jscan_feed(&j, text, len, &used);
-	if (r == JSCAN_DONE && used < len) {
-		/* The value ended; the rest must be whitespace. */
-		all = used;
-		r = jscan_feed(&j, text + all, len - all, &used);
-	}
-	if (r == JSCAN_DONE)
-		return 0;
-	if (r == JSCAN_MORE && jscan_finish(&j) == JSCAN_DONE)
-		return 0;
-	if (r == JSCAN_MORE) {
-		pos = len;
-		for (used = 0; used < len; used++)
-			if (text[used] != ' ' && text[used] != '\t' &&
-			    text[used] != '\r' && text[used] != '\n')
-				break;
-		if (used == len) {
-			ps->err = format("%s:%zu: invalid JSON: the file is empty",
-					 ps->file, line_of(text, pos));
-			return -1;
-		}
-		ps->err = format("%s:%zu: invalid JSON: unexpected end of file",
-				 ps->file, line_of(text, pos));
-		return -1;
-	}
-	/* position only: quoting the text could show a secret */
-	pos = all + used;
-	{
-		size_t col = pos;
-
-		while (col > 0 && text[col - 1] != '\n')
-			col--;
-		ps->err = format("%s:%zu:%zu: invalid JSON: %s", ps->file,
-				 line_of(text, pos), pos - col + 1, j.error);
-	}
 	return -1;
 }
 
@@ -541,6 +484,8 @@ static void server_free(struct mcp_server_conf *sc)
 	free(sc->url);
 	strv_free(sc->headers, sc->nheaders);
 	strv_free(sc->roots, sc->nroots);
+	strv_free(sc->allow_tools, sc->nallow);
+	strv_free(sc->deny_tools, sc->ndeny);
 	mcp_oauth_conf_free(sc->oauth);
 	free(sc);
 }
@@ -704,6 +649,11 @@ static int fill_server(struct parse *ps, struct mcp_server_conf *sc,
 	    get_seconds(ps, e, "idleTimeout", at, &sc->idle_timeout) < 0 ||
 	    get_bool(ps, e, "elicitation", at, 1, &sc->elicitation) < 0 ||
 	    get_bool(ps, e, "sampling", at, 0, &sc->sampling) < 0 ||
+	    get_bool(ps, e, "readOnly", at, 0, &sc->read_only) < 0 ||
+	    get_strings(ps, e, at, "allowTools", &sc->allow_tools,
+			&sc->nallow, get_string) < 0 ||
+	    get_strings(ps, e, at, "denyTools", &sc->deny_tools,
+			&sc->ndeny, get_string) < 0 ||
 	    get_warm(ps, e, at, &sc->warm) < 0)
 		return -1;
 	if (cfmt_era(cJSON_GetObjectItemCaseSensitive(e, "era"), &sc->era)) {
@@ -795,6 +745,8 @@ static int parse_tree(struct parse *ps, const cJSON *root)
 				 "servers)", ps->file);
 		return -1;
 	}
+	if (*ps->at)
+		snprintf(top.s, sizeof top.s, "%s", ps->at);
 	if (!cJSON_IsObject(servers))
 		return field_error(ps, &top, "must be an object");
 	cJSON_ArrayForEach(e, servers)
@@ -814,40 +766,42 @@ int mcp_config_parse_ctx(const char *text, size_t len, const char *path,
 			 struct mcp_config **out, char **err)
 {
 	struct parse ps = {.ctx = ctx};
-	const char *body = text;
-	size_t blen = len, off = 0;
-	cJSON *root;
-	int rc;
+	cJSON *root, *warns = NULL, *w;
+	char *why = NULL;
+	int rc = -1, syntax;
 
 	*out = NULL;
 	*err = NULL;
 	ps.file = path ? path : "(config)";
-	if (blen >= 3 && !memcmp(body, "\xef\xbb\xbf", 3))
-		off = 3;  /* a UTF-8 byte order mark */
-	body += off;
-	blen -= off;
-	if (check_syntax(&ps, body, blen) < 0)
+	root = dialect_tree(text, len, ps.file, &syntax, &ps.err);
+	if (!root)
 		goto fail;
-	root = cJSON_ParseWithLengthOpts(body, blen, NULL, 0);
-	if (!root) {
-		/* Valid per the scanner, so cJSON can only lack memory or
-		 * hit its own nesting limit. */
-		ps.err = format("%s: cannot parse (out of memory?)", ps.file);
-		goto fail;
-	}
 	ps.cfg = calloc(1, sizeof(*ps.cfg));
-	if (!ps.cfg) {
-		cJSON_Delete(root);
+	warns = cJSON_CreateArray();
+	if (!ps.cfg || !warns) {
 		oom(&ps);
-		goto fail;
+		goto done;
 	}
 	ps.tail = &ps.cfg->servers;
+	if (dialect_normalize(root, syntax, ps.file, ps.at, sizeof ps.at,
+			      warns, &why) < 0) {
+		ps.err = format("%s: %s", ps.file, why);
+		goto done;
+	}
+	cJSON_ArrayForEach(w, warns) /* once, not again in the project pass */
+		if (!(ctx && ctx->project_pass) &&
+		    add_warning(&ps, format("%s: %s", ps.file,
+					    w->valuestring)) < 0)
+			goto done;
 	rc = parse_tree(&ps, root);
+done:
+	free(why);
+	cJSON_Delete(warns);
 	cJSON_Delete(root);
-	if (rc < 0)
-		goto fail;
-	*out = ps.cfg;
-	return 0;
+	if (rc == 0) {
+		*out = ps.cfg;
+		return 0;
+	}
 fail:
 	mcp_config_free(ps.cfg);
 	*err = ps.err ? ps.err : strdup("out of memory");

@@ -57,6 +57,11 @@ struct mcp_server_conf {
 	unsigned warm;          /* spare started sessions kept (0-16) */
 	struct mcp_oauth_conf *oauth; /* NULL = absent */
 	int era;                /* MCP_ERA_*: which protocol era to speak */
+	/* The tool policy (SPEC 13; not a launch field): globs on tool
+	 * names; allow_tools NULL = every tool, deny wins. */
+	char **allow_tools, **deny_tools;
+	size_t nallow, ndeny;
+	int read_only;          /* only tools annotated readOnlyHint */
 	char digest[13];        /* hex digest of the launch fields */
 	struct mcp_server_conf *next;
 };

@@ -301,7 +301,8 @@ int cfmt_known_key(const char *key)
 	static const char *const known[] = {
 		"command", "args", "env", "cwd", "url", "headers", "type",
 		"roots", "timeout", "idleTimeout", "disabled", "envFile", "warm",
-		"elicitation", "sampling", "oauth", "era",
+		"elicitation", "sampling", "oauth", "era", "allowTools",
+		"denyTools", "readOnly",
 	};
 	size_t i;
 

@@ -1,6 +1,8 @@
 /*
  * fuzz_config.c - libFuzzer target for servers.json parsing, ${VAR}
- * expansion and the name rules. A parsed config must satisfy the header's
+ * expansion and the name rules. Each input is read under the file name of
+ * each dialect (dialect.h: JSON, JSON with comments, TOML, YAML, Gemini's
+ * settings), so every syntax and every rewrite is fuzzed. A parsed config must satisfy the header's
  * promises (names valid, commands non-empty, env as KEY=value, 12-hex
  * digests); a failed parse must name the file.
  */
@@ -17,6 +19,23 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	setenv("FUZZ_A", "value-a", 1);
 	setenv("FUZZ_EMPTY", "", 1);
+	return 0;
+}
+
+static const char *const names[] = {
+	"fuzz.json", "config.toml", "config.yaml", "settings.json",
+	"opencode.json", "/h/.gemini/settings.json",
+};
+#define NNAMES (sizeof names / sizeof names[0])
+
+static int from_a_file(const char *w)
+{
+	size_t k;
+
+	for (k = 0; k < NNAMES; k++)
+		if (!strncmp(w, names[k], strlen(names[k])) &&
+		    !strncmp(w + strlen(names[k]), ": ", 2))
+			return 1;
 	return 0;
 }
 
@@ -57,7 +76,7 @@ static void check_conf(const struct mcp_config *c)
 	}
 	for (i = 0; i < c->nwarnings; i++)
 		if (strncmp(c->warnings[i], "server ", 7) != 0 &&
-		    strncmp(c->warnings[i], "fuzz.json: ", 11) != 0)
+		    !from_a_file(c->warnings[i]))
 			abort();
 }
 
@@ -66,18 +85,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct mcp_config *c = NULL;
 	const char *why = NULL;
 	char *err = NULL, *str, *x;
+	size_t k;
 	int rc;
 
-	rc = mcp_config_parse((const char *)data, size, "fuzz.json", &c, &err);
-	if (rc == 0) {
-		if (!c || err)
-			abort();
-		check_conf(c);
-		mcp_config_free(c);
-	} else {
-		if (rc != -1 || c || !err || strncmp(err, "fuzz.json", 9) != 0)
-			abort();
-		free(err);
+	for (k = 0; k < NNAMES; k++) {
+		c = NULL;
+		err = NULL;
+		rc = mcp_config_parse((const char *)data, size, names[k], &c,
+				      &err);
+		if (rc == 0) {
+			if (!c || err)
+				abort();
+			check_conf(c);
+			mcp_config_free(c);
+		} else {
+			if (rc != -1 || c || !err ||
+			    strncmp(err, names[k], strlen(names[k])) != 0)
+				abort();
+			free(err);
+		}
 	}
 
 	str = malloc(size + 1);

@@ -15,7 +15,7 @@ esac
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 cc=${CC_FUZZ:-clang}
-targets="jscan frame config request sse askcheck"
+targets="jscan frame config request sse askcheck toml"
 
 if ! command -v "$cc" >/dev/null 2>&1; then
 	echo "fuzz: $cc not found, skipping" >&2
@@ -23,6 +23,11 @@ if ! command -v "$cc" >/dev/null 2>&1; then
 fi
 if ! cjson=$(pkg-config --cflags --libs libcjson); then
 	echo "fuzz: libcjson not found by pkg-config" >&2
+	exit 1
+fi
+
+if ! fyaml=$(pkg-config --cflags --libs libfyaml); then
+	echo "fuzz: libfyaml not found by pkg-config" >&2
 	exit 1
 fi
 
@@ -54,8 +59,10 @@ sources_for() {
 	jscan)   echo "$root/lib/jscan.c" ;;
 	frame)   echo "$root/lib/frame.c $root/lib/bigmem.c" ;;
 	config)  echo "$root/sessions/config/config.c $root/sessions/config/configfmt.c" \
-		"$root/sessions/config/oauthconf.c" \
-		"$root/lib/jscan.c $root/lib/gbuf.c" ;;
+		"$root/sessions/config/oauthconf.c $root/sessions/config/dialect.c" \
+		"$root/sessions/config/yamlconf.c $root/sessions/config/toml.c" \
+		"$root/lib/jscan.c $root/lib/gbuf.c $fyaml -lm" ;;
+	toml)    echo "$root/sessions/config/toml.c $root/lib/gbuf.c -lm" ;;
 	request) echo "$root/sessions/request.c $root/lib/jscan.c $root/lib/gbuf.c" ;;
 	sse)     echo "$root/lib/sse.c $root/lib/gbuf.c" ;;
 	askcheck) echo "$root/sessions/askcheck.c -lm" ;;
