@@ -647,6 +647,8 @@ def test_legacy_server_everything_http_auto(mcpfs_mount, tmp_path):
         st = status(t)
         assert st.get('era') == 'legacy', st
         assert st['protocolVersion'] != MODERN
+        # its 400 to server/discover is the probe's, not the server's
+        assert read_file(t / 'stderr') == b''
     finally:
         ev.stop()
 
