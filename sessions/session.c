@@ -182,8 +182,8 @@ static int session_spawn(mcp_session *s)
 		return r;
 	}
 	new_generation(s);
-	pid = s->ops->pid(s->t);
-	if (pid)
+	pid = s->ops->caps & TRANSPORT_PID ? s->ops->pid(s->t) : 0;
+	if (s->ops->caps & TRANSPORT_PID)
 		mlog(MLOG_INFO, "server %s thread %s: started %s [%s] pid %d "
 		     "gen %u", conf->name, s->oneshot ? "(one-shot)" : s->name,
 		     mcp_base_name(conf->command), conf->digest, pid,
