@@ -558,9 +558,11 @@ struct mcp_server_conf *mcp_conf_reach_dup(const struct mcp_server_conf *c)
 	d->headers = calloc(c->nheaders + 1, sizeof *d->headers);
 	if (!d->name || (c->url && !d->url) || !d->headers)
 		goto oom;
-	for (; d->nheaders < c->nheaders; d->nheaders++)
-		if (!(d->headers[d->nheaders] = strdup(c->headers[d->nheaders])))
+	for (; d->nheaders < c->nheaders; d->nheaders++) {
+		d->headers[d->nheaders] = strdup(c->headers[d->nheaders]);
+		if (!d->headers[d->nheaders])
 			goto oom;
+	}
 	if (c->oauth && !(d->oauth = mcp_oauth_conf_dup(c->oauth)))
 		goto oom;
 	d->transport = c->transport;

@@ -322,7 +322,7 @@ static void xfer_launch(struct xfer *x, uint64_t delay_ms)
 	}
 	if (r) {
 		mod_log(MLOG_WARN, "server %s: out of memory for an HTTP request",
-		     x->h->sv.name);
+		        x->h->sv.name);
 		xfer_kill(x);
 		return;
 	}
@@ -346,7 +346,7 @@ static void xfer_start(struct xfer *x)
 {
 	if (cu_start(&x->cu) < 0) {
 		mod_log(MLOG_WARN, "server %s: cannot start an HTTP request",
-		     x->h->sv.name);
+		        x->h->sv.name);
 		xfer_kill(x);
 	}
 }
@@ -392,8 +392,8 @@ static int stream_ended(struct xfer *x, const char *why)
 		memcpy(r->sse.id, x->sse.id, sizeof r->sse.id);
 		r->sse.retry = x->sse.retry;
 		mod_log(MLOG_DEBUG, "server %s: request %" PRIu64 ": %s; "
-		     "resuming in %ld ms", h->sv.name, x->rpc_id,
-		     why, retry_ms(x));
+		        "resuming in %ld ms", h->sv.name, x->rpc_id,
+		        why, retry_ms(x));
 		xfer_launch(r, (uint64_t)retry_ms(x));
 		return 1;
 	}
@@ -433,7 +433,7 @@ static void get_done(struct xfer *x, CURLcode res)
 	h->get = NULL;
 	if (res == CURLE_OK && (x->code == 405 || x->code == 404)) {
 		mod_log(MLOG_DEBUG, "server %s: no GET stream (HTTP %ld)", name,
-		     x->code);
+		        x->code);
 		h->get_off = 1;
 		return;
 	}
@@ -441,8 +441,8 @@ static void get_done(struct xfer *x, CURLcode res)
 		h->get_fails = 0;
 	else if (++h->get_fails >= GET_FAILS_MAX) {
 		mod_log(MLOG_WARN, "server %s: the GET stream failed %u times "
-		     "(%s); not reopened", name, h->get_fails,
-		     res != CURLE_OK ? curl_easy_strerror(res) : "HTTP error");
+		        "(%s); not reopened", name, h->get_fails,
+		        res != CURLE_OK ? curl_easy_strerror(res) : "HTTP error");
 		h->get_off = 1;
 		return;
 	}
@@ -564,8 +564,8 @@ static void xfer_done(struct xfer *x, CURLcode res)
 		stream_ended(x, "the server closed the event stream");
 	} else if (pending) {
 		mod_log(MLOG_DEBUG, "server %s: request %" PRIu64 " accepted "
-		     "without a reply (HTTP %ld); waiting on the GET stream",
-		     h->sv.name, x->rpc_id, x->code);
+		        "without a reply (HTTP %ld); waiting on the GET stream",
+		        h->sv.name, x->rpc_id, x->code);
 	}
 }
 

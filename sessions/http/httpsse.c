@@ -188,7 +188,7 @@ static void endpoint(struct hsse *s, char *data)
 
 	if (s->post) {
 		mod_log(MLOG_DEBUG, "server %s: a second endpoint event, ignored",
-		     s->sv.name);
+		        s->sv.name);
 		return;
 	}
 	data += strspn(data, " \t");
@@ -201,7 +201,7 @@ static void endpoint(struct hsse *s, char *data)
 		return;
 	}
 	mod_log(MLOG_DEBUG, "server %s: the event stream named its endpoint",
-	     s->sv.name);
+	        s->sv.name);
 	flush(s);
 }
 
@@ -229,7 +229,7 @@ static int event_cb(void *ctx, char *data, size_t len)
 		s->up->message(s->ctx, NULL, data, len);
 	else
 		mod_log(MLOG_DEBUG, "server %s: an event of an unknown type, "
-		     "skipped", s->sv.name);
+		        "skipped", s->sv.name);
 	return s->ctx && !x->cu.dead ? 0 : 1;
 }
 
@@ -281,7 +281,7 @@ static int hx_launch(struct hx *x)
 	}
 	if (r) {
 		mod_log(MLOG_WARN, "server %s: out of memory for an HTTP request",
-		     s->sv.name);
+		        s->sv.name);
 		hx_kill(x);
 		return -ENOMEM;
 	}

@@ -205,7 +205,7 @@ static void listener_close(struct oauth *o)
 	uv_close((uv_handle_t *)o->lis, lis_free_cb);
 	o->lis = NULL;
 	mod_log(MLOG_DEBUG, "server %s: auth: loopback listener on port %d "
-	     "closed", o->name, o->port);
+	        "closed", o->name, o->port);
 }
 
 static int callback_url(struct oauth *o, const char *url, char *why,
@@ -316,7 +316,7 @@ static int listener_open(struct oauth *o)
 			free(o->redirect_uri);
 			o->redirect_uri = uri;
 			mod_log(MLOG_DEBUG, "server %s: auth: loopback listener "
-			     "on port %d", o->name, o->port);
+			        "on port %d", o->name, o->port);
 			return 0;
 		}
 		t->data = NULL;
@@ -378,7 +378,7 @@ static void begin(struct oauth *o)
 	}
 	/* the state shows pending once the authorization URL is known */
 	mod_log(MLOG_DEBUG, "server %s: auth: discovering the authorization "
-	     "server", o->name);
+	        "server", o->name);
 	o->phase = PH_DISCOVER;
 	o->step_done = step_done;
 	oauth_discover(o);
@@ -505,7 +505,7 @@ static void step_done(struct oauth *o, int r, const char *err)
 			return;
 		}
 		mod_log(MLOG_INFO, "server %s: auth: refresh failed (%s)",
-		     o->name, err);
+		        o->name, err);
 		set_str(&o->access, NULL);
 		set_str(&o->refresh, NULL);
 		begin(o);
@@ -532,7 +532,7 @@ static int callback_url(struct oauth *o, const char *url, char *why,
 		snprintf(why, n, "state mismatch: not the callback of this "
 			 "sign-in");
 		mod_log(MLOG_WARN, "server %s: auth: a callback with a wrong "
-		     "state refused", o->name);
+		        "state refused", o->name);
 	} else if (err) {
 		snprintf(why, n, "authorization denied: %.100s", err);
 		flow_failed(o, why);
@@ -685,8 +685,8 @@ int oauth_challenge(struct oauth *o, long status, const char *www,
 			return -1;
 		if (o->stepups >= 2) {
 			mod_log(MLOG_INFO, "server %s: auth: insufficient scope "
-			     "after %u step-ups; not asking again", o->name,
-			     o->stepups);
+			        "after %u step-ups; not asking again", o->name,
+			        o->stepups);
 			return -1;
 		}
 		o->stepups++;
@@ -698,8 +698,8 @@ int oauth_challenge(struct oauth *o, long status, const char *www,
 			o->stepup_scope = u;
 		}
 		mod_log(MLOG_INFO, "server %s: auth: step-up %u for scopes %s",
-		     o->name, o->stepups, o->stepup_scope ? o->stepup_scope :
-		     "(same)");
+		        o->name, o->stepups, o->stepup_scope ? o->stepup_scope :
+		        "(same)");
 		add_waiter(o, w);
 		if (o->phase == PH_BROWSER) {
 			o->phase = PH_IDLE;

@@ -77,7 +77,7 @@ static int auth_write(const struct mcp_server_conf *conf, const char *p,
 		n--;
 	if (!o) {
 		mod_log(MLOG_INFO, "server %s: auth: write refused (oauth is off)",
-		     conf->name);
+		        conf->name);
 		return -EINVAL;
 	}
 	if (n >= sizeof buf) {
@@ -99,11 +99,11 @@ static int auth_write(const struct mcp_server_conf *conf, const char *p,
 		memset(buf, 0, sizeof buf);
 		if (r < 0)
 			mod_log(MLOG_INFO, "server %s: auth: pasted URL refused: "
-			     "%s", o->name, why);
+			        "%s", o->name, why);
 		return r;
 	}
 	mod_log(MLOG_INFO, "server %s: auth: unknown write (want login, logout "
-	     "or the redirect URL)", o->name);
+	        "or the redirect URL)", o->name);
 	return -EINVAL;
 }
 

@@ -244,7 +244,7 @@ static void try_candidate(struct fetch *f)
 		f = n;
 	}
 	mod_log(MLOG_DEBUG, "server %s: auth: GET %s", f->o->name,
-	     f->cand[f->at]);
+	        f->cand[f->at]);
 	r = fetch_send(f, f->cand[f->at], 0, 0);
 	if (r < 0)
 		finish(f, -1, "cannot start an HTTP request");
@@ -291,8 +291,8 @@ static void prm_result(struct fetch *f, cJSON *j)
 		free(o->prm_scopes);
 		o->prm_scopes = NULL;
 		mod_log(MLOG_INFO, "server %s: auth: no protected resource "
-		     "metadata; the 2025-03-26 discovery at the server's origin",
-		     o->name);
+		        "metadata; the 2025-03-26 discovery at the server's origin",
+		        o->name);
 		start_asm(f);
 		return;
 	}
@@ -424,8 +424,8 @@ static void asm_result(struct fetch *f, cJSON *j)
 	if (!j) {
 		origin = oauth_url_origin(o->legacy ? o->url : o->issuer);
 		mod_log(MLOG_INFO, "server %s: auth: no authorization server "
-		     "metadata; the default endpoints at %s", o->name,
-		     origin ? origin : "?");
+		        "metadata; the default endpoints at %s", o->name,
+		        origin ? origin : "?");
 		o->have_meta = 0;
 		o->as_methods = AM_BASIC | AM_POST | AM_NONE;
 		o->cimd = o->iss_required = 0;
@@ -580,7 +580,7 @@ static void start_client(struct fetch *old)
 	f->body = txt ? strdup(txt) : NULL;
 	cJSON_free(txt);
 	mod_log(MLOG_INFO, "server %s: auth: registering a client at %s",
-	     o->name, o->reg_ep);
+	        o->name, o->reg_ep);
 	if (!f->body || fetch_send(f, o->reg_ep, 1, 1) < 0)
 		finish(f, -1, "cannot start the registration request");
 }
@@ -658,9 +658,9 @@ void oauth_token(struct oauth *o, enum oauth_tok kind, const char *code)
 	}
 	f->body = body;
 	mod_log(MLOG_DEBUG, "server %s: auth: token request (%s) to %s", o->name,
-	     kind == FT_CODE ? "authorization_code" : kind == FT_REFRESH ?
-	     "refresh_token" : kind == FT_JAG ? "jwt-bearer" :
-	     "client_credentials", o->token_ep);
+	        kind == FT_CODE ? "authorization_code" : kind == FT_REFRESH ?
+	        "refresh_token" : kind == FT_JAG ? "jwt-bearer" :
+	        "client_credentials", o->token_ep);
 	if (r || !body || fetch_send(f, o->token_ep, 1, 0) < 0)
 		finish(f, -1, "cannot start the token request");
 }
@@ -733,7 +733,7 @@ void oauth_exchange(struct oauth *o)
 		r |= oauth_form_add(&body, "client_id", c->idp_client_id);
 	f->body = body;
 	mod_log(MLOG_DEBUG, "server %s: auth: token exchange at %s", o->name,
-	     c->idp_token_endpoint);
+	        c->idp_token_endpoint);
 	if (r || !body || fetch_send(f, c->idp_token_endpoint, 1, 0) < 0)
 		finish(f, -1, "cannot start the token exchange");
 }
@@ -795,7 +795,7 @@ static void fetch_done_cb(struct cu_xfer *cu, CURLcode res)
 	curl_easy_getinfo(cu->easy, CURLINFO_RESPONSE_CODE, &f->code);
 	if (f->step == ST_REVOKE) { /* o is not looked at again */
 		mod_log(MLOG_DEBUG, "auth: revocation answered %ld (%s)", f->code,
-		     curl_easy_strerror(res));
+		        curl_easy_strerror(res));
 		f->killed = 1;
 		cu_kill(&f->cu);
 		return;

@@ -97,7 +97,7 @@ int oauth_store_load(struct oauth *o)
 	v = cJSON_GetObjectItemCaseSensitive(j, "url");
 	if (!cJSON_IsString(v) || strcmp(v->valuestring, o->url)) {
 		mod_log(MLOG_WARN, "server %s: token store %s unreadable or of "
-		     "another url: ignored", o->name, path);
+		        "another url: ignored", o->name, path);
 		cJSON_Delete(j);
 		free(path);
 		return -EINVAL;
@@ -215,7 +215,7 @@ int oauth_store_save(const struct oauth *o)
 out:
 	if (r < 0)
 		mod_log(MLOG_WARN, "server %s: cannot write the token store in "
-		     "%s (%s)", o->name, dir, strerror(-r));
+		        "%s (%s)", o->name, dir, strerror(-r));
 	cJSON_free(txt);
 	free(tmp);
 	free(dir);
