@@ -20,7 +20,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "config.h"
 #include "fs.h"
 #include "gbuf.h"
 #include "writers.h"

@@ -19,9 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "configset.h"
+#include "buildconfig.h"
 #include "fs.h"
-#include "supervise.h"
 #include "writers.h"
 
 struct opts {
@@ -319,16 +318,14 @@ static int check_mountpoint(const char *mnt)
 /* Parse the config once before mounting, so errors reach the terminal. */
 static int check_config(struct opts *o)
 {
-	struct mcp_config *cfg;
 	char *err = NULL;
 
-	if (mcp_config_load_files((const char *const *)o->configs,
-				  o->nconfigs, o->project, &cfg, &err) < 0) {
+	if (mcp_config_check((const char *const *)o->configs, o->nconfigs,
+			     o->project, &err) < 0) {
 		fprintf(stderr, "mcpfs: %s\n", err ? err : "invalid config");
 		free(err);
 		return -1;
 	}
-	mcp_config_free(cfg);
 	return 0;
 }
 

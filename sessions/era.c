@@ -13,9 +13,11 @@
  * DiscoverResult (a result with supportedVersions) is modern;
  * UnsupportedProtocolVersionError (-32022) naming 2026-07-28 means retry
  * it; another recognized modern error
- * (-32020, -32021) means a modern server that refused; any other error, a
- * 4xx without such a body or no answer within the probe timeout means
- * legacy, and initialize follows. On stdio the answer holds for the
+ * (-32020, -32021) means a modern server that refused; any other error,
+ * and any failure of the probe's exchange (an HTTP 4xx or 5xx without
+ * such a body, a closed connection: the transport's call_error, which
+ * session.c keeps out of the thread's stderr) or no answer within the
+ * probe timeout means legacy, and initialize follows. On stdio the answer holds for the
  * process (each start probes again); over HTTP it is kept per origin
  * (scheme, host and port of the url) and forgotten when a start in that
  * era fails, so the next start probes again.
@@ -29,6 +31,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "buildconfig.h"
 #include "era.h"
 #include "internal.h"
 #include "gbuf.h"
@@ -75,7 +78,7 @@ int era_first(const mcp_session *s)
 
 	if (conf->era != MCP_ERA_AUTO)
 		return conf->era;
-	if (conf->transport == MCP_TRANSPORT_SSE)
+	if (s->ops->caps & TRANSPORT_HANDSHAKE_ONLY)
 		return MCP_ERA_LEGACY; /* HTTP+SSE is of the handshake era */
 	o = origin_find(conf);
 	return o ? o->era : MCP_ERA_AUTO;
@@ -600,7 +603,8 @@ void era_filter_tools(const mcp_session *s, cJSON *tools)
 	struct seen *sn;
 	const char *why;
 
-	if (!s->srv->conf->url || !(sn = malloc(sizeof *sn)))
+	if (!(s->ops->caps & TRANSPORT_EXCHANGES) ||
+	    !(sn = malloc(sizeof *sn)))
 		return;
 	for (; t; t = next) {
 		const cJSON *n = cJSON_GetObjectItemCaseSensitive(t, "name");

@@ -53,9 +53,11 @@ static void send_probe(mcp_session *s)
 	c->probe = 1;
 	s->probing = 1;
 	s->probes++;
-	/* stdio: a legacy server may never answer (streamable-http.mdx has
-	 * the 4xx instead); a forced modern one gets the whole timeout */
-	if (!conf->url && conf->era == MCP_ERA_AUTO &&
+	/* stdio: a legacy server may never answer (an exchange of HTTP
+	 * gets a status instead); a forced modern one gets the whole
+	 * timeout */
+	if (!(s->ops->caps & TRANSPORT_EXCHANGES) &&
+	    conf->era == MCP_ERA_AUTO &&
 	    (c->timeout <= 0 || c->timeout > ERA_PROBE_SECS)) {
 		c->timeout = ERA_PROBE_SECS;
 		call_progress(c); /* restarts its timer at that */

@@ -245,6 +245,10 @@ void session_warm_stop(void);         /* at shutdown: no more spares */
 
 /* status.c */
 cJSON *session_failure_data(const mcp_session *s); /* exit, stderr tail */
+/* auth.c: one auth state change of server, for the log and the events of
+ * its threads (never a secret); the HTTP module's env.auth_note. */
+void mcp_auth_note(const char *server, const char *state,
+		   const char *detail);
 /* data.authorizationUrl and data.auth of a call failed for authorization */
 void session_auth_data(const mcp_session *s, cJSON *data);
 

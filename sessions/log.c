@@ -25,14 +25,13 @@ void mlog_open(const char *path, int debug)
 	}
 }
 
-void mlog(int level, const char *fmt, ...)
+void mlogv(int level, const char *fmt, va_list ap)
 {
 	static const char *names[] = {"error", "warn", "info", "debug"};
 	FILE *fp = log_fp ? log_fp : stderr;
 	struct timeval tv;
 	struct tm tm;
 	char ts[32];
-	va_list ap;
 
 	if (!fmt || (level == MLOG_DEBUG && !log_debug))
 		return;
@@ -41,8 +40,15 @@ void mlog(int level, const char *fmt, ...)
 	strftime(ts, sizeof ts, "%Y-%m-%d %H:%M:%S", &tm);
 	fprintf(fp, "%s.%03d mcpfs %s: ", ts, (int)(tv.tv_usec / 1000),
 		names[level]);
-	va_start(ap, fmt);
 	vfprintf(fp, fmt, ap);
-	va_end(ap);
 	fputc('\n', fp);
+}
+
+void mlog(int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	mlogv(level, fmt, ap);
+	va_end(ap);
 }

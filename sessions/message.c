@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buildconfig.h"
 #include "era.h"
 #include "internal.h"
 

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "buildconfig.h"
 #include "configset.h"
 #include "internal.h"
 
@@ -48,6 +49,11 @@ int mcp_init(uv_loop_t *loop, const struct mcp_options *opts,
 			.start_dir = opts->start_dir,
 			.obj_hold = session_obj_hold,
 			.obj_drop = session_obj_drop,
+			.log = mlogv,
+			.auth_note = mcp_auth_note,
+			.conf_dup = mcp_conf_reach_dup,
+			.conf_free = mcp_server_conf_free,
+			.oauth_conf_dup = mcp_oauth_conf_dup,
 		};
 
 		transport_setup(&env);
@@ -141,7 +147,9 @@ static void server_adopt(mcp_server *srv, struct mcp_server_conf *conf,
 	cref_unref(old);
 }
 
-static void apply_config(struct mcp_config *cfg)
+/* Make cfg (taken) the servers: 0, or -ENOMEM with cfg freed and the
+ * servers as they were. */
+static int apply_config(struct mcp_config *cfg)
 {
 	struct conf_ref *cref = calloc(1, sizeof *cref);
 	struct mcp_server_conf *conf;
@@ -149,6 +157,10 @@ static void apply_config(struct mcp_config *cfg)
 	size_t i;
 	int repol;
 
+	if (!cref) {
+		mcp_config_free(cfg);
+		return -ENOMEM;
+	}
 	cref->cfg = cfg;
 	cref->refs = 1; /* ours, dropped at the end */
 	for (conf = cfg->servers; conf; conf = conf->next) {
@@ -201,6 +213,7 @@ static void apply_config(struct mcp_config *cfg)
 	cref_unref(cref);
 	if (mcp_hooks_p && mcp_hooks_p->servers_changed)
 		mcp_hooks_p->servers_changed();
+	return 0;
 }
 
 /* The built-in config: one server, demo, running the example server. */
@@ -246,6 +259,18 @@ static int parse_config(struct mcp_config **cfg, char **err)
 	return r;
 }
 
+int mcp_config_check(const char *const *paths, size_t n, const char *dir,
+		     char **err)
+{
+	struct mcp_config *cfg;
+
+	*err = NULL;
+	if (mcp_config_load_files(paths, n, dir, &cfg, err) < 0)
+		return -1;
+	mcp_config_free(cfg);
+	return 0;
+}
+
 int mcp_load_configs(const char *const *paths, size_t n, const char *dir,
 		     char **err)
 {
@@ -267,9 +292,15 @@ int mcp_load_configs(const char *const *paths, size_t n, const char *dir,
 		*err = perr;
 		return -EINVAL;
 	}
+	if (apply_config(cfg) < 0) {
+		mlog(MLOG_ERR, "config not applied: %s", strerror(ENOMEM));
+		free(config_error);
+		config_error = strdup(strerror(ENOMEM));
+		*err = strdup(strerror(ENOMEM));
+		return -ENOMEM;
+	}
 	free(config_error);
 	config_error = NULL;
-	apply_config(cfg);
 	if (!loaded) {
 		loaded = 1;
 		watch_start();

@@ -54,8 +54,10 @@ static void call_abort(mcp_call *c, int code, const char *msg,
 	if (s)
 		ask_drop_ctx(s, c, reason); /* its input requests (mrtr.c) */
 	if (s && c->rpc_id && s->t) {
-		if (s->era != MCP_ERA_MODERN || s->ops->pid(s->t))
-			send_cancelled(s, c->rpc_id, reason); /* not HTTP */
+		/* the modern era cancels an exchange by ending it */
+		if (s->era != MCP_ERA_MODERN ||
+		    !(s->ops->caps & TRANSPORT_EXCHANGES))
+			send_cancelled(s, c->rpc_id, reason);
 		task_cancel(s, c);
 		if (s->ops->forget)
 			s->ops->forget(s->t, c->rpc_id);
@@ -180,8 +182,8 @@ static int session_spawn(mcp_session *s)
 		return r;
 	}
 	new_generation(s);
-	pid = s->ops->pid(s->t);
-	if (pid)
+	pid = s->ops->caps & TRANSPORT_PID ? s->ops->pid(s->t) : 0;
+	if (s->ops->caps & TRANSPORT_PID)
 		mlog(MLOG_INFO, "server %s thread %s: started %s [%s] pid %d "
 		     "gen %u", conf->name, s->oneshot ? "(one-shot)" : s->name,
 		     mcp_base_name(conf->command), conf->digest, pid,
@@ -274,21 +276,28 @@ static void session_lost(mcp_session *s, int code, const char *what)
 
 /*
  * The transport lost request rpc_id (http.c: a failed transfer, an HTTP
- * error): fail that call with the cause, or the start when it was the
- * handshake. The session stays.
+ * error with its status): fail that call with the cause, or the start when
+ * it was the handshake. The session stays. The cause goes to the thread's
+ * stderr, but for the era probe: its failure (any status, no answer, a
+ * closed stream: no recognized modern error, which comes as a message)
+ * means the handshake era (SPEC 5), unless the era is forced.
  */
 static void session_call_error(mcp_session *s, uint64_t rpc_id, int code,
-			const char *msg)
+			       long status, const char *msg)
 {
 	mcp_call *c = idtab_get(&s->pending, rpc_id);
 	cJSON *d;
 
 	if (!c)
 		return;
-	if (c->kind == CALL_INIT && c->probe && code == ERR_HTTP &&
-	    !strncmp(msg, "HTTP 4", 6)) {
-		probe_done(s, c, NULL, msg); /* a 4xx, no modern error */
+	if (c->kind == CALL_INIT && c->probe && code != ERR_AUTH_UP &&
+	    s->srv->conf->era != MCP_ERA_MODERN) {
+		probe_done(s, c, NULL, msg); /* logged, not in stderr */
 		return;
+	}
+	if (code != ERR_AUTH_UP) {
+		ring_append(&s->err, msg, strlen(msg));
+		ring_append(&s->err, "\n", 1);
 	}
 	if (c->kind == CALL_INIT) {
 		session_lost(s, code, msg);
@@ -390,10 +399,10 @@ static void up_lost(void *ctx, int code, const char *what)
 	session_lost(ctx, code, what);
 }
 
-static void up_call_error(void *ctx, uint64_t rpc_id, int code,
+static void up_call_error(void *ctx, uint64_t rpc_id, int code, long status,
 			  const char *msg)
 {
-	session_call_error(ctx, rpc_id, code, msg);
+	session_call_error(ctx, rpc_id, code, status, msg);
 }
 
 static int up_call_pending(void *ctx, uint64_t rpc_id)

@@ -14,12 +14,11 @@
 #ifndef MCPFS_SESSIONS_H
 #define MCPFS_SESSIONS_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/queue.h>
 #include <uv.h>
-
-#define MCPFS_VERSION "0.1.0"
 
 typedef struct mcp_server mcp_server;
 typedef struct mcp_session mcp_session;
@@ -69,6 +68,21 @@ int mcp_init(uv_loop_t *loop, const struct mcp_options *opts,
  * *err set to a malloc'd message naming the file, field and problem (on
  * reload the old config stays in force). path NULL = built-in default. */
 int mcp_load_config(const char *path, char **err);
+/* The most config files (-c) mcpfs reads. */
+#define MCP_MAX_CONFIGS 16
+
+/* Parse n config files (as mcp_load_configs) without keeping them, so
+ * that errors reach the terminal before mounting: 0, or -1 with *err
+ * (malloc'd, naming the file). */
+int mcp_config_check(const char *const *paths, size_t n, const char *dir,
+		     char **err);
+
+/* Run as the supervisor of a server (supervise.c): main calls it first
+ * when argv[1] is "--mcpfs-exec" (argv: --mcpfs-exec PPID COMMAND
+ * ARGS...). Returns, exits or dies of a signal with the server's own
+ * exit status; 127 when the command cannot be run or mcpfs is gone. */
+int mcp_supervise(int argc, char **argv);
+
 /* The first load of n config files (absolute paths; none = built-in),
  * merged, later files winning by server name; dir: --project DIR or
  * NULL. Every file is watched. Reload with mcp_load_config(NULL, err). */
@@ -250,5 +264,7 @@ void mcp_listener_remove(struct mcp_listener *l);
 enum { MLOG_ERR, MLOG_WARN, MLOG_INFO, MLOG_DEBUG };
 void mlog_open(const char *path, int debug); /* NULL = stderr */
 void mlog(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void mlogv(int level, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 
 #endif

@@ -79,7 +79,7 @@ mcp_buf *mcp_session_status_json(mcp_session *s)
 	cJSON_AddStringToObject(o, "server", s->srv->conf->name);
 	cJSON_AddStringToObject(o, "thread", s->name);
 	cJSON_AddStringToObject(o, "state", state_name(s->state));
-	if (s->t && s->ops->pid(s->t))
+	if (s->t && (s->ops->caps & TRANSPORT_PID))
 		cJSON_AddNumberToObject(o, "pid", s->ops->pid(s->t));
 	else
 		cJSON_AddNullToObject(o, "pid");

@@ -55,7 +55,7 @@ int task_required(const mcp_session *s, const mcp_call *c,
 	if (c->kind != CALL_USER || !c->req.tool)
 		return 0;
 	/* modern over HTTP: the x-mcp-header headers come from the listing */
-	if (s->era == MCP_ERA_MODERN && s->srv->conf->url &&
+	if (s->era == MCP_ERA_MODERN && (s->ops->caps & TRANSPORT_EXCHANGES) &&
 	    (!listing || !listing->done))
 		return -1;
 	if (c->req.task.n || c->task || !server_has_tool_tasks(s))

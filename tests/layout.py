@@ -7,7 +7,13 @@
    one of sessions/ (the whole tree, subfolders too); only sessions/http/
    includes libcurl or OpenSSL;
 3. no folder holds more than 25 .c files;
-4. no .c file is over 900 lines.
+4. no .c file is over 900 lines;
+5. fs/ includes of the tree's headers only those of lib/, of fs/ and
+   sessions/sessions.h (fs/ and sessions/ meet through that one header);
+6. no file of the session core (sessions/*.c) compares a transport's
+   error text (no "HTTP ..." literal given to strcmp, strncmp, strstr,
+   memcmp and the like): a transport says what it can do in its ops
+   table's caps and reports an HTTP status as a number.
 
 Calls are found by name (comments and strings removed), which is exact
 enough for this tree: every non-static function has one definition.
@@ -110,6 +116,29 @@ for f in sorted(p for d in DIRS for p in (ROOT / d).rglob('*.[ch]')):
             bad.append(f'{rel(f)} includes <{inc}...> outside sessions/http')
 results.append((not bad, 'no upward include; curl and OpenSSL only in '
                 'sessions/http' + ('' if not bad else ': ' + '; '.join(bad))))
+
+seam = []
+for f in sorted((ROOT / 'fs').rglob('*.[ch]')):
+    for inc in re.findall(r'#include\s+"([^"]+)"', f.read_text()):
+        home = headers.get(inc)
+        if home is None or under(home, 'lib') or under(home, 'fs'):
+            continue
+        if (home, inc) != (Path('sessions'), 'sessions.h'):
+            seam.append(f'{rel(f)} includes {home}/{inc}')
+results.append((not seam, 'fs/ includes of sessions/ only sessions.h' +
+                ('' if not seam else ': ' + '; '.join(seam))))
+
+COMPARE = re.compile(r'\b(?:strn?cmp|strn?casecmp|strstr|strcasestr|memcmp|'
+                     r'memmem)\s*\([^;]*?"HTTP\b', re.S)
+peeks = []
+for f in sorted((ROOT / 'sessions').glob('*.c')):
+    src = re.sub(r'/\*.*?\*/', lambda c: '\n' * c[0].count('\n'),
+                 f.read_text(), flags=re.S)
+    for m in COMPARE.finditer(src):
+        line = src.count('\n', 0, m.start()) + 1
+        peeks.append(f'{rel(f)}:{line}')
+results.append((not peeks, 'no core file compares a transport\'s error '
+                'text' + ('' if not peeks else ': ' + '; '.join(peeks))))
 
 crowded = []
 for d in DIRS:

@@ -474,8 +474,10 @@ static void strv_free(char **v, size_t n)
 	free(v);
 }
 
-static void server_free(struct mcp_server_conf *sc)
+void mcp_server_conf_free(struct mcp_server_conf *sc)
 {
+	if (!sc)
+		return;
 	free(sc->name);
 	free(sc->command);
 	strv_free(sc->args, sc->nargs);
@@ -488,6 +490,35 @@ static void server_free(struct mcp_server_conf *sc)
 	strv_free(sc->deny_tools, sc->ndeny);
 	mcp_oauth_conf_free(sc->oauth);
 	free(sc);
+}
+
+struct mcp_server_conf *mcp_conf_reach_dup(const struct mcp_server_conf *c)
+{
+	struct mcp_server_conf *d = calloc(1, sizeof *d);
+
+	if (!d)
+		return NULL;
+	d->name = strdup(c->name);
+	d->url = c->url ? strdup(c->url) : NULL;
+	d->headers = calloc(c->nheaders + 1, sizeof *d->headers);
+	if (!d->name || (c->url && !d->url) || !d->headers)
+		goto oom;
+	for (; d->nheaders < c->nheaders; d->nheaders++) {
+		d->headers[d->nheaders] = strdup(c->headers[d->nheaders]);
+		if (!d->headers[d->nheaders])
+			goto oom;
+	}
+	if (c->oauth && !(d->oauth = mcp_oauth_conf_dup(c->oauth)))
+		goto oom;
+	d->transport = c->transport;
+	d->timeout = c->timeout;
+	d->idle_timeout = c->idle_timeout;
+	d->era = c->era;
+	memcpy(d->digest, c->digest, sizeof d->digest);
+	return d;
+oom:
+	mcp_server_conf_free(d);
+	return NULL;
 }
 
 /*
@@ -703,7 +734,7 @@ static int parse_entry(struct parse *ps, const cJSON *e,
 		return oom(ps);
 	}
 	if (fill_server(ps, sc, e, &at, transport) < 0) {
-		server_free(sc);
+		mcp_server_conf_free(sc);
 		return -1;
 	}
 	*ps->tail = sc;
@@ -719,7 +750,7 @@ void mcp_config_free(struct mcp_config *c)
 		return;
 	for (sc = c->servers; sc; sc = next) {
 		next = sc->next;
-		server_free(sc);
+		mcp_server_conf_free(sc);
 	}
 	strv_free(c->warnings, c->nwarnings);
 	free(c);

@@ -89,6 +89,13 @@ void mcp_config_free(struct mcp_config *c);
 int mcp_conf_same_launch(const struct mcp_server_conf *a,
 			 const struct mcp_server_conf *b);
 
+/* A copy of the fields that reach conf's server over HTTP (name, url,
+ * headers, oauth, transport, era, timeouts, digest; the rest zero), for a
+ * transport that outlives conf; NULL when out of memory. */
+struct mcp_server_conf *mcp_conf_reach_dup(const struct mcp_server_conf *c);
+/* Free one entry (NULL is fine). */
+void mcp_server_conf_free(struct mcp_server_conf *c);
+
 /* The last component of a path (a command's name, for logs and status). */
 const char *mcp_base_name(const char *path);
 

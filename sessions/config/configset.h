@@ -9,8 +9,6 @@
 
 #include "config.h"
 
-#define MCP_MAX_CONFIGS 16
-
 /*
  * Read the n files of paths (absolute) in order and merge their servers:
  * an entry of a later file replaces the one of the same name in place.

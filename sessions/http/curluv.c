@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <sys/queue.h>
 
+#include "buildconfig.h"
 #include "curluv.h"
 
 struct sock {
@@ -215,4 +216,15 @@ static void check_done(void)
 		x->done(x, m->data.result);
 		in_curl--;
 	}
+}
+
+void cu_defaults(struct cu_xfer *x)
+{
+	CURL *e = x->easy;
+
+	curl_easy_setopt(e, CURLOPT_PRIVATE, x);
+	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
+	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(e, CURLOPT_USERAGENT, "mcpfs/" MCPFS_VERSION);
 }

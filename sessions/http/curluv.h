@@ -34,6 +34,10 @@ void cu_fini(void);                /* closes cached connections */
 /* Hand x->easy to curl (now, or once curl's callbacks return). Returns 0,
  * or -EIO when curl refuses it (then x is not started; kill it). */
 int cu_start(struct cu_xfer *x);
+/* The options every handle of mcpfs gets, set in this one place on
+ * x->easy: x as its private pointer, no signals, a 10 s connect timeout,
+ * http and https only, mcpfs's user agent. */
+void cu_defaults(struct cu_xfer *x);
 /* Stop x: it is removed from curl and released outside curl's callbacks
  * (at once when not inside them). Safe to call twice. */
 void cu_kill(struct cu_xfer *x);

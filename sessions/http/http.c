@@ -246,7 +246,7 @@ static size_t write_cb(char *p, size_t size, size_t n, void *ud)
 		return len;
 	}
 	if (x->mode == 'j')
-		r = buf_add(x, p, len, hc_env.max_line);
+		r = buf_add(x, p, len, mod_env.max_line);
 	else
 		r = sse_feed(&x->sse, p, len, event_cb, x);
 	if (r == -E2BIG && x->h->ctx)
@@ -265,7 +265,7 @@ static struct xfer *xfer_new(struct http *h, enum xkind kind)
 	x->h = h;
 	x->kind = kind;
 	hc_xfer_init(&x->cu, &x->sse, xfer_done_cb, xfer_release_cb);
-	uv_timer_init(hc_env.loop, &x->timer);
+	uv_timer_init(mod_env.loop, &x->timer);
 	x->timer.data = x;
 	LIST_INSERT_HEAD(&h->xfers, x, link);
 	h->nxfers++;
@@ -321,8 +321,8 @@ static void xfer_launch(struct xfer *x, uint64_t delay_ms)
 		break;
 	}
 	if (r) {
-		mlog(MLOG_WARN, "server %s: out of memory for an HTTP request",
-		     x->h->sv.name);
+		mod_log(MLOG_WARN, "server %s: out of memory for an HTTP request",
+		        x->h->sv.name);
 		xfer_kill(x);
 		return;
 	}
@@ -345,8 +345,8 @@ static void xfer_launch(struct xfer *x, uint64_t delay_ms)
 static void xfer_start(struct xfer *x)
 {
 	if (cu_start(&x->cu) < 0) {
-		mlog(MLOG_WARN, "server %s: cannot start an HTTP request",
-		     x->h->sv.name);
+		mod_log(MLOG_WARN, "server %s: cannot start an HTTP request",
+		        x->h->sv.name);
 		xfer_kill(x);
 	}
 }
@@ -377,8 +377,9 @@ static void get_open(struct http *h, const struct xfer *prev, uint64_t delay)
 	xfer_launch(x, delay);
 }
 
-/* x ended before the reply to x->rpc_id: resume it, or fail the call. */
-static void stream_ended(struct xfer *x, const char *why)
+/* x ended before the reply to x->rpc_id: resume it (1), or fail the call
+ * (0). */
+static int stream_ended(struct xfer *x, const char *why)
 {
 	struct http *h = x->h;
 	struct xfer *r;
@@ -390,14 +391,15 @@ static void stream_ended(struct xfer *x, const char *why)
 		r->resumes = x->resumes + 1;
 		memcpy(r->sse.id, x->sse.id, sizeof r->sse.id);
 		r->sse.retry = x->sse.retry;
-		mlog(MLOG_DEBUG, "server %s: request %" PRIu64 ": %s; "
-		     "resuming in %ld ms", h->sv.name, x->rpc_id,
-		     why, retry_ms(x));
+		mod_log(MLOG_DEBUG, "server %s: request %" PRIu64 ": %s; "
+		        "resuming in %ld ms", h->sv.name, x->rpc_id,
+		        why, retry_ms(x));
 		xfer_launch(r, (uint64_t)retry_ms(x));
-		return;
+		return 1;
 	}
 	snprintf(msg, sizeof msg, "%s before the reply", why);
-	h->up->call_error(h->ctx, x->rpc_id, ERR_EXITED, msg);
+	h->up->call_error(h->ctx, x->rpc_id, ERR_EXITED, 0, msg);
+	return 0;
 }
 
 static void deliver_json(struct xfer *x)
@@ -430,17 +432,17 @@ static void get_done(struct xfer *x, CURLcode res)
 
 	h->get = NULL;
 	if (res == CURLE_OK && (x->code == 405 || x->code == 404)) {
-		mlog(MLOG_DEBUG, "server %s: no GET stream (HTTP %ld)", name,
-		     x->code);
+		mod_log(MLOG_DEBUG, "server %s: no GET stream (HTTP %ld)", name,
+		        x->code);
 		h->get_off = 1;
 		return;
 	}
 	if (res == CURLE_OK && x->mode == 's')
 		h->get_fails = 0;
 	else if (++h->get_fails >= GET_FAILS_MAX) {
-		mlog(MLOG_WARN, "server %s: the GET stream failed %u times "
-		     "(%s); not reopened", name, h->get_fails,
-		     res != CURLE_OK ? curl_easy_strerror(res) : "HTTP error");
+		mod_log(MLOG_WARN, "server %s: the GET stream failed %u times "
+		        "(%s); not reopened", name, h->get_fails,
+		        res != CURLE_OK ? curl_easy_strerror(res) : "HTTP error");
 		h->get_off = 1;
 		return;
 	}
@@ -468,7 +470,7 @@ static void auth_done(struct oauth_wait *w, int res, const char *msg)
 		return;
 	}
 	h->up->call_error(h->ctx, x->rpc_id, res == 0 ? ERR_AUTH_UP : ERR_HTTP,
-			  msg[0] ? msg : "HTTP 403 from the server");
+			  x->code, msg[0] ? msg : "HTTP 403 from the server");
 	xfer_kill(x);
 }
 
@@ -536,27 +538,34 @@ static void xfer_done(struct xfer *x, CURLcode res)
 	if (!h->ctx)
 		return;
 	pending = x->rpc_id && h->up->call_pending(s, x->rpc_id);
+	/* a failure of a pending request goes to call_error alone (the
+	 * core shows it); any other to the thread's stderr */
 	if (res != CURLE_OK) {
 		hc_conn_msg(msg, sizeof msg, res);
-		hc_diag(h->up, h->ctx, msg);
-		if (pending)
-			stream_ended(x, msg);
-		else
-			mlog(MLOG_DEBUG, "server %s: %s", h->sv.name, msg);
+		if (pending) {
+			if (stream_ended(x, msg))
+				hc_diag(h->up, h->ctx, msg); /* resumed */
+		} else {
+			hc_diag(h->up, h->ctx, msg);
+			mod_log(MLOG_DEBUG, "server %s: %s", h->sv.name, msg);
+		}
 	} else if (x->mode == 'x' || x->code >= 300) {
 		hc_status_msg(msg, sizeof msg, x->code, "", x->in.p,
 			      x->in.len);
+		if (pending) {
+			h->up->call_error(s, x->rpc_id, ERR_HTTP, x->code,
+					  msg);
+			return;
+		}
 		hc_diag(h->up, h->ctx, msg);
-		if (pending)
-			h->up->call_error(s, x->rpc_id, ERR_HTTP, msg);
-		else if (!x->rpc_id)
-			mlog(MLOG_INFO, "server %s: %s", h->sv.name, msg);
+		if (!x->rpc_id)
+			mod_log(MLOG_INFO, "server %s: %s", h->sv.name, msg);
 	} else if (pending && x->mode == 's') {
 		stream_ended(x, "the server closed the event stream");
 	} else if (pending) {
-		mlog(MLOG_DEBUG, "server %s: request %" PRIu64 " accepted "
-		     "without a reply (HTTP %ld); waiting on the GET stream",
-		     h->sv.name, x->rpc_id, x->code);
+		mod_log(MLOG_DEBUG, "server %s: request %" PRIu64 " accepted "
+		        "without a reply (HTTP %ld); waiting on the GET stream",
+		        h->sv.name, x->rpc_id, x->code);
 	}
 }
 
@@ -594,7 +603,7 @@ static int http_start(const struct mcp_server_conf *conf,
 		goto oom;
 	h->up = up;
 	h->ctx = ctx;
-	hc_env.obj_hold();
+	mod_env.obj_hold();
 	*out = (struct transport *)h;
 	return 0;
 oom:
@@ -685,6 +694,7 @@ static void http_close(struct transport *t)
 	http_maybe_free(h);
 }
 
-const struct transport_ops mcpfs_http_transport = HC_OPS("http", http_fini,
+const struct transport_ops mcpfs_http_transport = HC_OPS("http",
+	TRANSPORT_EXCHANGES | TRANSPORT_SESSIONS, http_fini,
 	http_start, http_send, http_send_hdrs, http_ready, http_forget,
 	http_close);

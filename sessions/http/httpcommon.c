@@ -19,12 +19,9 @@
 
 #define EXCERPT 200
 
-struct transport_env hc_env;
-
 int hc_init(const struct transport_env *e)
 {
-	hc_env = *e;
-	oauth_setup(e);
+	mod_env_set(e);
 	return cu_init(e->loop);
 }
 
@@ -35,32 +32,21 @@ int hc_pid(const struct transport *t)
 
 int hc_server_copy(struct hc_server *sv, const struct mcp_server_conf *conf)
 {
-	size_t i;
-
-	sv->name = strdup(conf->name);
-	sv->url = strdup(conf->url);
-	sv->headers = calloc(conf->nheaders + 1, sizeof *sv->headers);
-	if (!sv->name || !sv->url || !sv->headers)
+	sv->conf = mod_env.conf_dup(conf);
+	if (!sv->conf)
 		return -ENOMEM;
-	for (i = 0; i < conf->nheaders; i++) {
-		sv->headers[i] = strdup(conf->headers[i]);
-		if (!sv->headers[i])
-			return -ENOMEM;
-		sv->nheaders++;
-	}
+	sv->name = sv->conf->name;
+	sv->url = sv->conf->url;
+	sv->headers = sv->conf->headers;
+	sv->nheaders = sv->conf->nheaders;
 	sv->oa = oauth_for(conf);
 	return 0;
 }
 
 void hc_server_free(struct hc_server *sv)
 {
-	size_t i;
-
-	for (i = 0; i < sv->nheaders; i++)
-		free(sv->headers[i]);
-	free(sv->headers);
-	free(sv->name);
-	free(sv->url);
+	mod_env.conf_free(sv->conf);
+	sv->conf = NULL;
 }
 
 void hc_free(void *obj, struct hc_server *sv, char *own)
@@ -68,7 +54,7 @@ void hc_free(void *obj, struct hc_server *sv, char *own)
 	hc_server_free(sv);
 	free(own);
 	free(obj);
-	hc_env.obj_drop();
+	mod_env.obj_drop();
 }
 
 void hc_xfer_init(struct cu_xfer *cu, struct sse *sse,
@@ -77,7 +63,7 @@ void hc_xfer_init(struct cu_xfer *cu, struct sse *sse,
 {
 	cu->done = done;
 	cu->release = release;
-	sse_init(sse, hc_env.max_line);
+	sse_init(sse, mod_env.max_line);
 }
 
 int hc_add_header(struct hc_req *q, const char *name, const char *val)
@@ -121,8 +107,8 @@ void hc_easy(struct cu_xfer *cu, const char *url, const struct hc_req *q,
 {
 	CURL *e = cu->easy;
 
+	cu_defaults(cu);
 	curl_easy_setopt(e, CURLOPT_URL, url);
-	curl_easy_setopt(e, CURLOPT_PRIVATE, cu);
 	curl_easy_setopt(e, CURLOPT_HTTPHEADER, q->hdrs);
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, wr);
 	curl_easy_setopt(e, CURLOPT_WRITEDATA, ud);
@@ -130,10 +116,6 @@ void hc_easy(struct cu_xfer *cu, const char *url, const struct hc_req *q,
 		curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, hd);
 		curl_easy_setopt(e, CURLOPT_HEADERDATA, ud);
 	}
-	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
-	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(e, CURLOPT_USERAGENT, "mcpfs/" MCPFS_VERSION);
 }
 
 /* The body of a POST that carries a request. With no seek callback curl
@@ -200,7 +182,7 @@ void hc_send_oom(const struct transport_up *up, void *ctx, char *line,
 {
 	free(line);
 	if (rpc_id)
-		up->call_error(ctx, rpc_id, -32603, "out of memory");
+		up->call_error(ctx, rpc_id, -32603, 0, "out of memory");
 }
 
 size_t hc_trim(char *line, size_t len)
@@ -213,7 +195,7 @@ size_t hc_trim(char *line, size_t len)
 void hc_too_long(char *msg, size_t n)
 {
 	snprintf(msg, n, "protocol error: server sent a message longer than "
-		 "%zu bytes", hc_env.max_line);
+		 "%zu bytes", mod_env.max_line);
 }
 
 void hc_conn_msg(char *msg, size_t n, CURLcode res)

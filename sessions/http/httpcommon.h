@@ -17,17 +17,18 @@
 #include <stdint.h>
 
 #include "curluv.h"
+#include "modenv.h"
 #include "sse.h"
 #include "transport.h"
 
-/* The environment both transports were set up with (hc_init). */
-extern struct transport_env hc_env;
-
-/* A server's settings, copied from its config at start. */
+/* A server's settings, copied from its config at start (mod_env's
+ * conf_dup: the one copy fallback.c makes too); name, url and headers
+ * point into conf. */
 struct hc_server {
-	char *name;               /* the server's config name, for logs */
-	char *url;
-	char **headers;           /* "Name: value" */
+	struct mcp_server_conf *conf;
+	const char *name;         /* the server's config name, for logs */
+	const char *url;
+	char *const *headers;     /* "Name: value" */
 	size_t nheaders;
 	struct oauth *oa;         /* the server's authorization, or NULL */
 };
@@ -39,13 +40,13 @@ struct hc_req {
 	size_t body_len, body_off;
 };
 
-/* The init of both ops tables: keeps env, sets up OAuth and the engine. */
+/* The init of both ops tables: keeps env (mod_env), sets up the engine. */
 int hc_init(const struct transport_env *e);
 /* The pid of both: no process. */
 int hc_pid(const struct transport *t);
 
-/* Copy name, url and headers of conf into sv and find its authorization;
- * -ENOMEM (sv partly filled: hc_server_free it). */
+/* Copy conf into sv and find its authorization; -ENOMEM (sv partly
+ * filled: hc_server_free it). */
 int hc_server_copy(struct hc_server *sv, const struct mcp_server_conf *conf);
 /* Free what hc_server_copy filled (any part of it). */
 void hc_server_free(struct hc_server *sv);
@@ -90,10 +91,11 @@ void hc_send_oom(const struct transport_up *up, void *ctx, char *line,
 		 uint64_t rpc_id);
 
 /* The ops table of a transport of the module, from its operations. */
-#define HC_OPS(tname, fini_, start_, send_, send_hdrs_, ready_, forget_,  \
-	       close_)                                                   \
+#define HC_OPS(tname, caps_, fini_, start_, send_, send_hdrs_, ready_,    \
+	       forget_, close_)                                          \
 	{                                                                \
 		.name = tname,                                           \
+		.caps = caps_,                                           \
 		.init = hc_init,                                         \
 		.fini = fini_,                                           \
 		.start = start_,                                         \
@@ -107,7 +109,7 @@ void hc_send_oom(const struct transport_up *up, void *ctx, char *line,
 
 /* Strip the line's end; its new length. */
 size_t hc_trim(char *line, size_t len);
-/* The message of a message longer than hc_env.max_line. */
+/* The message of a message longer than mod_env.max_line. */
 void hc_too_long(char *msg, size_t n);
 /* The message of a failed transfer that carried a body. */
 void hc_conn_msg(char *msg, size_t n, CURLcode res);

@@ -23,7 +23,7 @@
  * is replayed; the next call starts a new GET (generation + 1). A request
  * is never sent twice (its body has no rewind, as in http.c).
  *
- * Ownership. A session owns its struct hs while attached; close aborts
+ * Ownership. A session owns its struct hsse while attached; close aborts
  * every transfer (the end of the GET ends the session at the server) and
  * the struct is freed with its last transfer, counted as a closing object
  * until then (obj_hold/obj_drop).
@@ -47,7 +47,7 @@
 
 struct hx {
 	struct cu_xfer cu;        /* first: the engine's part */
-	struct hs *s;
+	struct hsse *s;
 	int get;                  /* the event stream, else a POST */
 	struct hc_req q;          /* headers and body */
 	uint64_t rpc_id;          /* request carried, 0 = none */
@@ -58,10 +58,10 @@ struct hx {
 	char ex[EXCERPT];         /* start of an error body */
 	size_t exlen;
 	int held;                 /* waits for the endpoint or the gate */
-	TAILQ_ENTRY(hx) link;     /* the hs's transfers, oldest first */
+	TAILQ_ENTRY(hx) link;     /* the hsse's transfers, oldest first */
 };
 
-struct hs {
+struct hsse {
 	const struct transport_up *up;
 	void *ctx;                /* the session's; NULL once closed */
 	struct hc_server sv;      /* name, url (the event stream), headers,
@@ -75,11 +75,11 @@ struct hs {
 
 static void hx_done_cb(struct cu_xfer *cu, CURLcode res);
 static void hx_release_cb(struct cu_xfer *cu);
-static void flush(struct hs *s);
+static void flush(struct hsse *s);
 
 /* ---- transfers ---- */
 
-static void hs_maybe_free(struct hs *s)
+static void hsse_maybe_free(struct hsse *s)
 {
 	if (!s->ctx && !s->nxfers)
 		hc_free(s, &s->sv, s->post);
@@ -88,7 +88,7 @@ static void hs_maybe_free(struct hs *s)
 /* Stop and free x (later, outside curl's callbacks). */
 static void hx_kill(struct hx *x)
 {
-	struct hs *s = x->s;
+	struct hsse *s = x->s;
 
 	if (x->cu.dead)
 		return;
@@ -100,7 +100,7 @@ static void hx_kill(struct hx *x)
 	cu_kill(&x->cu);
 }
 
-static struct hx *hx_new(struct hs *s, int get)
+static struct hx *hx_new(struct hsse *s, int get)
 {
 	struct hx *x = calloc(1, sizeof *x);
 
@@ -118,17 +118,17 @@ static struct hx *hx_new(struct hs *s, int get)
 static void hx_release_cb(struct cu_xfer *cu)
 {
 	struct hx *x = (struct hx *)cu;
-	struct hs *s = x->s;
+	struct hsse *s = x->s;
 
 	hc_req_free(&x->q);
 	sse_free(&x->sse);
 	free(x);
 	s->nxfers--;
-	hs_maybe_free(s);
+	hsse_maybe_free(s);
 }
 
 /* The GET is over, or unusable: the session is lost (callbacks end). */
-static void lose(struct hs *s, int code, const char *msg)
+static void lose(struct hsse *s, int code, const char *msg)
 {
 	if (!s->ctx)
 		return;
@@ -153,7 +153,7 @@ static int same_part(CURLU *a, CURLU *b, CURLUPart p)
 }
 
 /* Resolve the endpoint ep against the url; NULL with why. */
-static char *resolve(const struct hs *s, const char *ep, const char **why)
+static char *resolve(const struct hsse *s, const char *ep, const char **why)
 {
 	CURLU *base = curl_url(), *u = NULL;
 	char *full = NULL, *out = NULL;
@@ -181,14 +181,14 @@ done:
 	return out;
 }
 
-static void endpoint(struct hs *s, char *data)
+static void endpoint(struct hsse *s, char *data)
 {
 	const char *why;
 	char *e;
 
 	if (s->post) {
-		mlog(MLOG_DEBUG, "server %s: a second endpoint event, ignored",
-		     s->sv.name);
+		mod_log(MLOG_DEBUG, "server %s: a second endpoint event, ignored",
+		        s->sv.name);
 		return;
 	}
 	data += strspn(data, " \t");
@@ -200,8 +200,8 @@ static void endpoint(struct hs *s, char *data)
 		lose(s, ERR_PROTOCOL, why);
 		return;
 	}
-	mlog(MLOG_DEBUG, "server %s: the event stream named its endpoint",
-	     s->sv.name);
+	mod_log(MLOG_DEBUG, "server %s: the event stream named its endpoint",
+	        s->sv.name);
 	flush(s);
 }
 
@@ -218,7 +218,7 @@ static void keep_excerpt(struct hx *x, const char *p, size_t n)
 static int event_cb(void *ctx, char *data, size_t len)
 {
 	struct hx *x = ctx;
-	struct hs *s = x->s;
+	struct hsse *s = x->s;
 	const char *type = x->sse.type;
 
 	if (!s->ctx)
@@ -228,15 +228,15 @@ static int event_cb(void *ctx, char *data, size_t len)
 	else if (!type[0] || !strcmp(type, "message"))
 		s->up->message(s->ctx, NULL, data, len);
 	else
-		mlog(MLOG_DEBUG, "server %s: an event of an unknown type, "
-		     "skipped", s->sv.name);
+		mod_log(MLOG_DEBUG, "server %s: an event of an unknown type, "
+		        "skipped", s->sv.name);
 	return s->ctx && !x->cu.dead ? 0 : 1;
 }
 
 static size_t write_cb(char *p, size_t size, size_t n, void *ud)
 {
 	struct hx *x = ud;
-	struct hs *s = x->s;
+	struct hsse *s = x->s;
 	size_t len = size * n;
 	char msg[160];
 	int r;
@@ -266,7 +266,7 @@ static size_t write_cb(char *p, size_t size, size_t n, void *ud)
  * no callback fires). */
 static int hx_launch(struct hx *x)
 {
-	struct hs *s = x->s;
+	struct hsse *s = x->s;
 	CURL *e = curl_easy_init();
 	int r = e ? 0 : -ENOMEM;
 
@@ -280,8 +280,8 @@ static int hx_launch(struct hx *x)
 		r |= hc_add_header(&x->q, "Expect:", NULL);
 	}
 	if (r) {
-		mlog(MLOG_WARN, "server %s: out of memory for an HTTP request",
-		     s->sv.name);
+		mod_log(MLOG_WARN, "server %s: out of memory for an HTTP request",
+		        s->sv.name);
 		hx_kill(x);
 		return -ENOMEM;
 	}
@@ -291,20 +291,20 @@ static int hx_launch(struct hx *x)
 		hc_post_body(e, &x->q, x->rpc_id);
 	if (cu_start(&x->cu) == 0)
 		return 0;
-	mlog(MLOG_WARN, "server %s: cannot start an HTTP request", s->sv.name);
+	mod_log(MLOG_WARN, "server %s: cannot start an HTTP request", s->sv.name);
 	hx_kill(x);
 	return -EIO;
 }
 
 /* Whether POST x must wait: for the endpoint, or (a request) the gate. */
-static int must_wait(const struct hs *s, const struct hx *x)
+static int must_wait(const struct hsse *s, const struct hx *x)
 {
 	return !s->post || (x->rpc_id && s->gate);
 }
 
 /* Launch the POSTs that waited and need not wait any more, oldest first
  * (from the head again after each: a launch may kill a transfer). */
-static void flush(struct hs *s)
+static void flush(struct hsse *s)
 {
 	struct hx *x;
 
@@ -324,7 +324,7 @@ again:
 
 static void get_done(struct hx *x, CURLcode res)
 {
-	struct hs *s = x->s;
+	struct hsse *s = x->s;
 	char msg[400];
 	int code = ERR_EXITED;
 
@@ -357,7 +357,7 @@ static void get_done(struct hx *x, CURLcode res)
 
 static void post_done(struct hx *x, CURLcode res)
 {
-	struct hs *s = x->s;
+	struct hsse *s = x->s;
 	int pending = x->rpc_id && s->up->call_pending(s->ctx, x->rpc_id);
 	char msg[400];
 
@@ -369,12 +369,14 @@ static void post_done(struct hx *x, CURLcode res)
 		hc_conn_msg(msg, sizeof msg, res);
 	else
 		hc_status_msg(msg, sizeof msg, x->code, "", x->ex, x->exlen);
-	hc_diag(s->up, s->ctx, msg);
-	if (pending)
+	if (pending) {
 		s->up->call_error(s->ctx, x->rpc_id, res != CURLE_OK ?
-				  ERR_EXITED : ERR_HTTP, msg);
-	else
-		mlog(MLOG_INFO, "server %s: %s", s->sv.name, msg);
+				  ERR_EXITED : ERR_HTTP,
+				  res != CURLE_OK ? 0 : x->code, msg);
+		return;
+	}
+	hc_diag(s->up, s->ctx, msg);
+	mod_log(MLOG_INFO, "server %s: %s", s->sv.name, msg);
 }
 
 static void hx_done_cb(struct cu_xfer *cu, CURLcode res)
@@ -392,11 +394,11 @@ static void hx_done_cb(struct cu_xfer *cu, CURLcode res)
 
 /* ---- the transport's operations ---- */
 
-static int hs_start(const struct mcp_server_conf *conf,
+static int hsse_start(const struct mcp_server_conf *conf,
 		    const struct transport_up *up, void *ctx,
 		    struct transport **out, char *err, size_t errlen)
 {
-	struct hs *s = calloc(1, sizeof *s);
+	struct hsse *s = calloc(1, sizeof *s);
 	struct hx *get;
 
 	if (!s)
@@ -408,7 +410,7 @@ static int hs_start(const struct mcp_server_conf *conf,
 	if (!get)
 		goto oom;
 	s->up = up;
-	hc_env.obj_hold();
+	mod_env.obj_hold();
 	if (hx_launch(get) < 0) { /* s goes with get (no ctx: no callback) */
 		snprintf(err, errlen, "cannot start the HTTP request");
 		return -EIO;
@@ -420,10 +422,10 @@ oom:
 	return hc_start_oom(s, s ? &s->sv : NULL, err, errlen);
 }
 
-static void hs_send(struct transport *t, char *line, size_t len,
+static void hsse_send(struct transport *t, char *line, size_t len,
 		    uint64_t rpc_id)
 {
-	struct hs *s = (struct hs *)t;
+	struct hsse *s = (struct hsse *)t;
 	struct hx *x;
 
 	if (!s->ctx) {
@@ -448,16 +450,16 @@ static void hs_send(struct transport *t, char *line, size_t len,
 		hx_launch(x);
 }
 
-static void hs_ready(struct transport *t, const char *protocol)
+static void hsse_ready(struct transport *t, const char *protocol)
 {
-	struct hs *s = (struct hs *)t;
+	struct hsse *s = (struct hsse *)t;
 
 	s->gating = 1;
 }
 
-static void hs_forget(struct transport *t, uint64_t rpc_id)
+static void hsse_forget(struct transport *t, uint64_t rpc_id)
 {
-	struct hs *s = (struct hs *)t;
+	struct hsse *s = (struct hsse *)t;
 	struct hx *x, *next;
 
 	for (x = TAILQ_FIRST(&s->xfers); x; x = next) {
@@ -467,9 +469,9 @@ static void hs_forget(struct transport *t, uint64_t rpc_id)
 	}
 }
 
-static void hs_close(struct transport *t)
+static void hsse_close(struct transport *t)
 {
-	struct hs *s = (struct hs *)t;
+	struct hsse *s = (struct hsse *)t;
 
 	if (!s->ctx)
 		return;
@@ -478,8 +480,9 @@ static void hs_close(struct transport *t)
 	while (!TAILQ_EMPTY(&s->xfers))
 		hx_kill(TAILQ_FIRST(&s->xfers));
 	s->nxfers--;
-	hs_maybe_free(s);
+	hsse_maybe_free(s);
 }
 
-const struct transport_ops mcpfs_sse_transport = HC_OPS("sse", cu_fini,
-	hs_start, hs_send, NULL, hs_ready, hs_forget, hs_close);
+const struct transport_ops mcpfs_sse_transport = HC_OPS("sse",
+	TRANSPORT_SESSIONS | TRANSPORT_HANDSHAKE_ONLY, cu_fini,
+	hsse_start, hsse_send, NULL, hsse_ready, hsse_forget, hsse_close);

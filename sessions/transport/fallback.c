@@ -40,7 +40,7 @@ struct fb {
 	void *ctx;
 	const struct transport_ops *ops; /* the inner transport's */
 	struct transport *t;
-	struct mcp_server_conf conf;    /* what a start of sse needs */
+	struct mcp_server_conf *conf;   /* what a start of sse needs */
 	char *init;                     /* the initialize, while probing */
 	size_t init_len;
 	uint64_t init_id;
@@ -104,7 +104,7 @@ static void in_message(void *ctx, struct frame *f, char *line, size_t len)
 	struct fb *b = ctx;
 
 	if (!b->heard && b->ops == &sse_transport)
-		known_set(&b->conf, 1);
+		known_set(b->conf, 1);
 	b->heard = 1;
 	b->up->message(b->ctx, f, line, len);
 }
@@ -117,7 +117,7 @@ static const char *failed(struct fb *b, const char *what, char *buf,
 {
 	if (b->ops != &sse_transport || b->heard)
 		return what;
-	known_set(&b->conf, 0);
+	known_set(b->conf, 0);
 	if (!b->status)
 		return what;
 	snprintf(buf, n, "HTTP %ld from the server on the initialize, and "
@@ -135,14 +135,14 @@ static void in_lost(void *ctx, int code, const char *what)
 }
 
 static void in_call_error(void *ctx, uint64_t rpc_id, int code,
-			  const char *msg)
+			  long status, const char *msg)
 {
 	struct fb *b = ctx;
 	char buf[600];
 
 	if (rpc_id == b->init_id)
 		msg = failed(b, msg, buf, sizeof buf);
-	b->up->call_error(b->ctx, rpc_id, code, msg);
+	b->up->call_error(b->ctx, rpc_id, code, status, msg);
 }
 
 static int in_call_pending(void *ctx, uint64_t rpc_id)
@@ -191,7 +191,7 @@ static int in_legacy(void *ctx, uint64_t rpc_id, long status)
 		return 0;
 	snprintf(msg, sizeof msg, "HTTP %ld from the server on the initialize "
 		 "POST: trying the 2024-11-05 HTTP+SSE transport", status);
-	mlog(MLOG_INFO, "server %s: %s", b->conf.name, msg);
+	mlog(MLOG_INFO, "server %s: %s", b->conf->name, msg);
 	b->up->diag(b->ctx, msg, strlen(msg));
 	b->up->diag(b->ctx, "\n", 1);
 	b->ops->close(b->t);
@@ -201,11 +201,11 @@ static int in_legacy(void *ctx, uint64_t rpc_id, long status)
 	line = b->init;
 	b->init = NULL;
 	err[0] = 0;
-	r = b->ops->start(&b->conf, &inner_up, b, &b->t, err, sizeof err);
+	r = b->ops->start(b->conf, &inner_up, b, &b->t, err, sizeof err);
 	if (r < 0) {
 		free(line);
 		b->t = NULL;
-		in_call_error(b, rpc_id, ERR_STARTUP, err);
+		in_call_error(b, rpc_id, ERR_STARTUP, 0, err);
 		return 1;
 	}
 	b->ops->send(b->t, line, b->init_len, rpc_id);
@@ -216,42 +216,9 @@ static int in_legacy(void *ctx, uint64_t rpc_id, long status)
 
 static void fb_free(struct fb *b)
 {
-	size_t i;
-
-	for (i = 0; i < b->conf.nheaders; i++)
-		free(b->conf.headers[i]);
-	free(b->conf.headers);
-	free(b->conf.name);
-	free(b->conf.url);
-	mcp_oauth_conf_free(b->conf.oauth);
+	mcp_server_conf_free(b->conf);
 	free(b->init);
 	free(b);
-}
-
-/* The fields of conf that starting an inner transport needs. */
-static int copy_conf(struct mcp_server_conf *to,
-		     const struct mcp_server_conf *from)
-{
-	size_t i;
-
-	to->name = strdup(from->name);
-	to->url = strdup(from->url);
-	to->headers = calloc(from->nheaders + 1, sizeof *to->headers);
-	if (!to->name || !to->url || !to->headers)
-		return -ENOMEM;
-	for (i = 0; i < from->nheaders; i++) {
-		to->headers[i] = strdup(from->headers[i]);
-		if (!to->headers[i])
-			return -ENOMEM;
-		to->nheaders++;
-	}
-	if (from->oauth && !(to->oauth = mcp_oauth_conf_dup(from->oauth)))
-		return -ENOMEM;
-	to->transport = from->transport;
-	memcpy(to->digest, from->digest, sizeof to->digest);
-	to->timeout = from->timeout;
-	to->idle_timeout = from->idle_timeout;
-	return 0;
 }
 
 static int fb_start(const struct mcp_server_conf *conf,
@@ -261,7 +228,7 @@ static int fb_start(const struct mcp_server_conf *conf,
 	struct fb *b = calloc(1, sizeof *b);
 	int r;
 
-	if (!b || copy_conf(&b->conf, conf) < 0) {
+	if (!b || !(b->conf = mcp_conf_reach_dup(conf))) {
 		if (b)
 			fb_free(b);
 		snprintf(err, errlen, "cannot start the HTTP client: out of "
@@ -274,7 +241,7 @@ static int fb_start(const struct mcp_server_conf *conf,
 	if (b->ops == &sse_transport)
 		mlog(MLOG_DEBUG, "server %s: over HTTP+SSE, as it answered "
 		     "before", conf->name);
-	r = b->ops->start(&b->conf, &inner_up, b, &b->t, err, errlen);
+	r = b->ops->start(b->conf, &inner_up, b, &b->t, err, errlen);
 	if (r < 0) {
 		fb_free(b);
 		return r;
@@ -391,6 +358,8 @@ static void fb_fini(void)
 
 const struct transport_ops fallback_transport = {
 	.name = "http",
+	.caps = TRANSPORT_EXCHANGES | TRANSPORT_SESSIONS |
+		TRANSPORT_RETRIES_4XX,
 	.init = fb_init,
 	.fini = fb_fini,
 	.start = fb_start,

@@ -4,8 +4,14 @@
  * brings (TLS, HTTP/2, GSSAPI, LDAP, ...: about 6 MiB of mapped and
  * relocated libraries) then costs nothing to an mcpfs that only runs stdio
  * servers. The core sees ordinary ops tables (http_transport and
- * sse_transport here); each forwards to the module's table once loaded. Loading is a dlopen on the
- * loop thread, once per process (a few milliseconds of file I/O).
+ * sse_transport here); each forwards to the module's table once loaded.
+ * Loading is a dlopen on the loop thread, once per process (a few
+ * milliseconds of file I/O).
+ *
+ * The boundary is an interface: the module exports one symbol, its
+ * struct transport_module (TRANSPORT_MODULE_ENTRY), and reaches the core
+ * only through the struct transport_env its tables' init get (the log,
+ * the auth note, config copies); mcpfs exports nothing to it.
  *
  * The module is looked for next to the mcpfs binary (the build directory),
  * then in MCPFS_MODULE_DIR (where meson installs it). A module that cannot
@@ -19,14 +25,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buildconfig.h"
 #include "transport.h"
 
-#ifndef MCPFS_MODULE_DIR
-#define MCPFS_MODULE_DIR "/usr/local/lib/mcpfs"
-#endif
 #define MODULE "mcpfs-http.so"
 
 static void *handle;
+static const struct transport_module *entry;
 static const struct transport_env *menv;
 static char load_error[200];
 
@@ -38,12 +43,14 @@ static void *try_open(const char *dir)
 	return dlopen(path, RTLD_NOW | RTLD_LOCAL);
 }
 
-/* The module's table named sym, loading the module first; NULL with
- * load_error set. */
-static const struct transport_ops *load(const char *sym)
+/* The module's entry, loading the module first; NULL with load_error
+ * set. */
+static const struct transport_module *load(void)
 {
-	const struct transport_ops *ops;
+	const struct transport_module *m;
 
+	if (entry)
+		return entry;
 	if (!handle) {
 		char *exe = strdup(menv->self_exe ? menv->self_exe : ".");
 
@@ -58,15 +65,23 @@ static const struct transport_ops *load(const char *sym)
 			return NULL;
 		}
 	}
-	ops = dlsym(handle, sym);
-	if (!ops)
+	m = dlsym(handle, TRANSPORT_MODULE_ENTRY);
+	if (!m) {
 		snprintf(load_error, sizeof load_error, "HTTP module: %s",
 			 dlerror());
-	return ops;
+		return NULL;
+	}
+	if (m->env_size != sizeof(struct transport_env)) {
+		snprintf(load_error, sizeof load_error, "HTTP module " MODULE
+			 " is of another build of mcpfs");
+		return NULL;
+	}
+	entry = m;
+	return m;
 }
 
 /* One forwarding table per transport of the module. */
-#define MODULE_TRANSPORT(var, tname, sym)                                   \
+#define MODULE_TRANSPORT(var, tname, caps_, member)                                   \
 	static const struct transport_ops *var##_real;                       \
 	static int var##_init(const struct transport_env *env)               \
 	{                                                                    \
@@ -86,7 +101,8 @@ static const struct transport_ops *load(const char *sym)
 		int r;                                                       \
 									     \
 		if (!var##_real) {                                           \
-			const struct transport_ops *o = load(sym);           \
+			const struct transport_module *m = load();           \
+			const struct transport_ops *o = m ? m->member : NULL;\
 									     \
 			if (!o) {                                            \
 				snprintf(err, errlen, "%s", load_error);     \
@@ -140,15 +156,18 @@ static const struct transport_ops *load(const char *sym)
 		return var##_real->pid(t);                                   \
 	}                                                                    \
 	const struct transport_ops var = {                                   \
-		.name = tname, .init = var##_init, .fini = var##_fini,       \
+		.name = tname, .caps = caps_,                                \
+		.init = var##_init, .fini = var##_fini,                      \
 		.start = var##_start, .send = var##_send,                    \
 		.send_hdrs = var##_send_hdrs,                                \
 		.ready = var##_ready, .forget = var##_forget,                \
 		.close = var##_close, .pid = var##_pid,                      \
 	}
 
-MODULE_TRANSPORT(http_transport, "http", "mcpfs_http_transport");
-MODULE_TRANSPORT(sse_transport, "sse", "mcpfs_sse_transport");
+MODULE_TRANSPORT(http_transport, "http",
+		 TRANSPORT_EXCHANGES | TRANSPORT_SESSIONS, http);
+MODULE_TRANSPORT(sse_transport, "sse",
+		 TRANSPORT_SESSIONS | TRANSPORT_HANDSHAKE_ONLY, sse);
 
 /* The module's auth table (oauth.c), loaded with the module and set up
  * once. */
@@ -162,7 +181,7 @@ const struct auth_ops *module_auth(const struct transport_env *env,
 		return auth_real;
 	if (!menv)
 		menv = env;
-	a = (const struct auth_ops *)load("mcpfs_auth_ops");
+	a = load() ? entry->auth : NULL;
 	if (!a) {
 		snprintf(err, errlen, "%s", load_error);
 		return NULL;

@@ -531,6 +531,7 @@ static int stdio_pid(const struct transport *t)
 
 const struct transport_ops stdio_transport = {
 	.name = "stdio",
+	.caps = TRANSPORT_PID,
 	.init = stdio_init,
 	.fini = stdio_fini,
 	.start = stdio_start,

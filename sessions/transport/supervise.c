@@ -44,6 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buildconfig.h"
 #include "supervise.h"
 
 #define GRACE_MS 2000
@@ -184,9 +185,6 @@ static void mirror(int st)
 	_exit(128 + sig);
 }
 
-#ifndef MCPFS_HELPER_DIR
-#define MCPFS_HELPER_DIR "../libexec/mcpfs"
-#endif
 
 /*
  * A bare command is first looked for in mcpfs's own helper directory

@@ -12,12 +12,15 @@
  * it was started with (struct transport_up), each given back the ctx
  * pointer of start. After close, no callback fires again. Transports do not
  * include internal.h and use no global of the core: what they need of the
- * process (the loop, limits, the path of mcpfs) comes in struct
- * transport_env at init.
+ * process (the loop, limits, the path of mcpfs, the log, the auth note)
+ * comes in struct transport_env at init. The HTTP module (module.c) links
+ * to no symbol of mcpfs: the env and the one entry it exports
+ * (struct transport_module) are the whole boundary.
  */
 #ifndef MCPFS_TRANSPORT_H
 #define MCPFS_TRANSPORT_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <uv.h>
@@ -54,8 +57,13 @@ struct transport_up {
 	 * error, session ended by the server): every call in flight fails. */
 	void (*lost)(void *ctx, int code, const char *what);
 	/* Request rpc_id failed on its own (an HTTP error, a failed
-	 * transfer); the session stays. */
-	void (*call_error)(void *ctx, uint64_t rpc_id, int code,
+	 * transfer); the session stays. status is the HTTP status that
+	 * failed it, 0 for none (no answer, a closed stream, no memory).
+	 * msg is for people: the core shows it (the call's error, the
+	 * thread's stderr) and never reads it. A transport does not also
+	 * write msg to diag: the core decides whether it is the server's
+	 * (a failed era probe is not). */
+	void (*call_error)(void *ctx, uint64_t rpc_id, int code, long status,
 			   const char *msg);
 	/* 1 while request rpc_id still waits for its reply. */
 	int (*call_pending)(void *ctx, uint64_t rpc_id);
@@ -87,10 +95,46 @@ struct transport_env {
 	 * until it has freed itself. */
 	void (*obj_hold)(void);
 	void (*obj_drop)(void);
+	/* The log sink (MLOG_* levels, as mlog). */
+	void (*log)(int level, const char *fmt, va_list ap);
+	/* One auth state change of server, for the log and the events of
+	 * its threads (never a secret): auth.c's mcp_auth_note. */
+	void (*auth_note)(const char *server, const char *state,
+			  const char *detail);
+	/* Copies of config a transport keeps past the entry's life
+	 * (config.h: mcp_conf_reach_dup, mcp_server_conf_free,
+	 * mcp_oauth_conf_dup). */
+	struct mcp_server_conf *(*conf_dup)(const struct mcp_server_conf *c);
+	void (*conf_free)(struct mcp_server_conf *c);
+	struct mcp_oauth_conf *(*oauth_conf_dup)(
+		const struct mcp_oauth_conf *c);
+};
+
+/* What a transport can do (transport_ops.caps): the core asks these,
+ * never which transport it holds. */
+enum {
+	/* It runs a process: pid gives its id (status shows it). */
+	TRANSPORT_PID = 1u << 0,
+	/* Every request is an exchange of its own with a status (HTTP):
+	 * it carries the request's headers (send_hdrs), forget ends it
+	 * (which is how the modern era cancels), and a server that does
+	 * not know a request answers it with a status instead of leaving
+	 * it unanswered. */
+	TRANSPORT_EXCHANGES = 1u << 1,
+	/* The server keeps a session for the client (Mcp-Session-Id, the
+	 * event stream of HTTP+SSE) that the transport resumes or ends. */
+	TRANSPORT_SESSIONS = 1u << 2,
+	/* It speaks only the handshake era (HTTP+SSE is of 2024-11-05):
+	 * no era probe. */
+	TRANSPORT_HANDSHAKE_ONLY = 1u << 3,
+	/* A first request answered 400, 404 or 405 is retried over another
+	 * transport (fallback.c: Streamable HTTP, then HTTP+SSE). */
+	TRANSPORT_RETRIES_4XX = 1u << 4,
 };
 
 struct transport_ops {
 	const char *name;       /* "stdio", "http", "sse": shown in status */
+	unsigned caps;          /* TRANSPORT_* */
 	/* Process-wide set-up, before the first start; 0 or -errno. */
 	int (*init)(const struct transport_env *env);
 	/* Process-wide tear-down, at shutdown after every close completed. */
@@ -148,15 +192,23 @@ struct auth_ops {
 	/* The authorization URL of a pending flow, malloc'd, or NULL. */
 	char *(*url)(const struct mcp_server_conf *conf);
 };
+/* The one symbol the HTTP module mcpfs-http.so exports, named
+ * TRANSPORT_MODULE_ENTRY: its tables. env_size is the size of struct
+ * transport_env it was built with (a module of another build is
+ * refused). */
+struct transport_module {
+	size_t env_size;
+	const struct transport_ops *http;  /* Streamable HTTP */
+	const struct transport_ops *sse;   /* HTTP+SSE (2024-11-05) */
+	const struct auth_ops *auth;
+};
+#define TRANSPORT_MODULE_ENTRY "mcpfs_module"
+
 /* The module's auth table, loaded and set up once; NULL with err. */
 const struct auth_ops *module_auth(const struct transport_env *env,
 				   char *err, size_t errlen);
 /* The environment transport_setup was given. */
 const struct transport_env *transport_env_get(void);
-/* auth.c (core): one auth state change of server, for the log and the
- * events of its threads (never a secret). */
-void mcp_auth_note(const char *server, const char *state,
-		   const char *detail);
 
 /* transport.c: the table of transports. */
 void transport_setup(const struct transport_env *env);

@@ -36,6 +36,11 @@ Options:
                           server does)
   --stateless             give no session id: every request is served by
                           one shared session; DELETE gets 405
+  --no-session ANSWER     how a request other than initialize without a
+                          session id is answered instead of 400: "500"
+                          is HTTP 500 with the JSON-RPC error -32603 and
+                          id null (as the TypeScript SDK's server does),
+                          "close" closes the connection without a response
 
   --legacy-sse            serve the 2024-11-05 HTTP+SSE transport instead
                           (below)
@@ -303,7 +308,12 @@ class Handler(BaseHTTPRequestHandler):
             return SHARED
         with LOCK:
             sess = SESSIONS.get(sid) if sid else None
-        if not sid:
+        if not sid and OPTS.no_session == '500':
+            self.send_json(500, rpc_error(None, -32603,
+                                          'Internal server error'))
+        elif not sid and OPTS.no_session == 'close':
+            self.drop()
+        elif not sid:
             self.send_json(400, rpc_error(None, -32000, 'no session id'))
         elif not sess:
             self.send_text(404, 'session not found')
@@ -739,6 +749,7 @@ def main(argv=None):
     ap.add_argument('--sse-init', action='store_true')
     ap.add_argument('--no-get', action='store_true')
     ap.add_argument('--stateless', action='store_true')
+    ap.add_argument('--no-session', choices=('500', 'close'))
     ap.add_argument('--initialized-delay', type=int)
     ap.add_argument('--legacy-sse', action='store_true')
     ap.add_argument('--endpoint')

@@ -607,6 +607,34 @@ def test_fallback_http_400_legacy_error(mcpfs_mount, tmp_path):
         srv.stop()
 
 
+@pytest.mark.parametrize('answer', ['400', '500', 'close'])
+def test_fallback_http_probe_failure(mcpfs_mount, tmp_path, answer):
+    """SPEC 5: a sessionless server/discover POST answered 400 (JSON-RPC
+    -32000), 500 with JSON-RPC -32603 and id null (the TypeScript SDK's
+    server) or a closed connection is no modern error: mcpfs falls back
+    to initialize, and the probe's failure is not left in the thread's
+    stderr as if the server had written it."""
+    from test_http import FakeHTTP
+    srv = FakeHTTP(tmp_path, [] if answer == '400' else
+                   ['--no-session', answer])
+    try:
+        m = mcpfs_mount({'h': {'url': srv.url}})
+        t = thread(m, 'h')
+        assert 'echo' in os.listdir(t / 'tools')
+        assert text(tool(t, 'echo', text='probed')) == 'probed'
+        st = status(t)
+        assert (st['state'], st.get('era'), st['generation']) == \
+            ('ready', 'legacy', 1), st
+        posts = srv.posts()
+        assert posts[0]['status'] == {'400': 400, '500': 500,
+                                      'close': 'dropped'}[answer], posts[0]
+        assert_modern_meta(posts[0]['json'])
+        assert posts[1]['json']['method'] == 'initialize', posts[1]
+        assert read_file(t / 'stderr') == b''
+    finally:
+        srv.stop()
+
+
 @needs_everything
 def test_legacy_server_everything_http_auto(mcpfs_mount, tmp_path):
     from test_http import Everything
@@ -619,6 +647,8 @@ def test_legacy_server_everything_http_auto(mcpfs_mount, tmp_path):
         st = status(t)
         assert st.get('era') == 'legacy', st
         assert st['protocolVersion'] != MODERN
+        # its 400 to server/discover is the probe's, not the server's
+        assert read_file(t / 'stderr') == b''
     finally:
         ev.stop()
 

@@ -4,6 +4,9 @@ first HTTP session loads it; an mcpfs that cannot find it fails HTTP
 starts with a clear message and keeps serving stdio."""
 
 import shutil
+import subprocess
+
+import pytest
 
 import conftest
 from conftest import fake, text, tool
@@ -56,3 +59,30 @@ def test_missing_module_fails_http_clearly(mcpfs_mount, fake_http,
     assert 'cannot load the HTTP module' in st['last_error']
     t = thread(m, 's')
     assert text(tool(t, 'echo', text='still here')) == 'still here'
+
+
+def defined_functions(path):
+    """The functions a binary exports (nm -D --defined-only)."""
+    out = subprocess.run(['nm', '-D', '--defined-only', str(path)],
+                         capture_output=True, text=True, check=True).stdout
+    return [ln.split()[-1] for ln in out.splitlines()
+            if len(ln.split()) == 3 and ln.split()[1] in 'TtWiu']
+
+
+@pytest.mark.skipif(not shutil.which('nm'), reason='no nm (binutils)')
+def test_module_boundary_is_an_interface():
+    """The module reaches the core through struct transport_env only:
+    mcpfs exports (next to) nothing, the module exports its entry alone
+    and needs no symbol of mcpfs."""
+    exe = conftest.MCPFS
+    so = exe.parent / 'mcpfs-http.so'
+    assert len(defined_functions(exe)) <= 10, defined_functions(exe)
+    assert defined_functions(so) == [], defined_functions(so)
+    out = subprocess.run(['nm', '-D', '--defined-only', str(so)],
+                         capture_output=True, text=True, check=True).stdout
+    assert [ln.split()[-1] for ln in out.splitlines()] == ['mcpfs_module']
+    undef = subprocess.run(['nm', '-D', '--undefined-only', str(so)],
+                           capture_output=True, text=True,
+                           check=True).stdout.split()
+    for core in ('mlog', 'mcp_auth_note', 'mcp_oauth_conf_dup'):
+        assert core not in undef, core

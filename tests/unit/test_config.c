@@ -655,6 +655,41 @@ static void test_digest_and_launch(void **state)
 		      "{\"command\":\"http://x\"}", 0);
 }
 
+/* mcp_conf_reach_dup: the one copy a transport keeps of its entry. */
+static void test_reach_dup(void **state)
+{
+	struct mcp_config *c = one("{\"url\":\"https://h.example/mcp\","
+				   "\"type\":\"sse\",\"headers\":{\"A\":\"1\","
+				   "\"B\":\"2\"},\"oauth\":{\"clientId\":\"x\"},"
+				   "\"era\":\"legacy\",\"timeout\":7}");
+	const struct mcp_server_conf *a = c->servers;
+	struct mcp_server_conf *d = mcp_conf_reach_dup(a);
+
+	(void)state;
+	assert_non_null(d);
+	assert_string_equal(d->name, "s");
+	assert_string_equal(d->url, "https://h.example/mcp");
+	assert_ptr_not_equal(d->url, a->url);
+	assert_int_equal(d->nheaders, 2);
+	assert_string_equal(d->headers[0], a->headers[0]);
+	assert_string_equal(d->headers[1], a->headers[1]);
+	assert_null(d->headers[2]);
+	assert_ptr_not_equal(d->headers[0], a->headers[0]);
+	assert_non_null(d->oauth);
+	assert_ptr_not_equal(d->oauth, a->oauth);
+	assert_string_equal(d->oauth->client_id, "x");
+	assert_int_equal(d->transport, MCP_TRANSPORT_SSE);
+	assert_int_equal(d->era, MCP_ERA_LEGACY);
+	assert_true(d->timeout == 7);
+	assert_string_equal(d->digest, a->digest);
+	assert_null(d->command);
+	assert_null(d->next);
+	mcp_config_free(c); /* the copy outlives its entry */
+	assert_string_equal(d->headers[1], "B: 2");
+	mcp_server_conf_free(d);
+	mcp_server_conf_free(NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -673,6 +708,7 @@ int main(void)
 		cmocka_unit_test(test_expand_in_config),
 		cmocka_unit_test(test_name_rules),
 		cmocka_unit_test(test_digest_and_launch),
+		cmocka_unit_test(test_reach_dup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -29,13 +29,6 @@
 #include "oauthutil.h"
 #include "sessions.h"
 
-/* oauthstore.c logs through the core's mlog */
-void mlog(int level, const char *fmt, ...)
-{
-	(void)level;
-	(void)fmt;
-}
-
 static void www(const char *hdr, const char *name, int want_r,
 		const char *want)
 {

@@ -50,19 +50,9 @@ struct oauth_conn {
 	char *resp;
 };
 
-static struct transport_env env;
-static int have_env;
 static LIST_HEAD(, oauth) all = LIST_HEAD_INITIALIZER(all);
 
 static void step_done(struct oauth *o, int r, const char *err);
-
-void oauth_setup(const struct transport_env *e)
-{
-	if (!have_env) {
-		env = *e;
-		have_env = 1;
-	}
-}
 
 static void set_str(char **dst, const char *v)
 {
@@ -90,7 +80,7 @@ static void set_state(struct oauth *o, enum oauth_state st,
 	if (st == OA_FAILED)
 		snprintf(o->err, sizeof o->err, "%.390s", detail ? detail : "");
 	o->state = st;
-	mcp_auth_note(o->name, oauth_state_name(o), detail);
+	mod_env.auth_note(o->name, oauth_state_name(o), detail);
 }
 
 /* ---- waiters ---- */
@@ -214,8 +204,8 @@ static void listener_close(struct oauth *o)
 	o->lis->data = NULL;
 	uv_close((uv_handle_t *)o->lis, lis_free_cb);
 	o->lis = NULL;
-	mlog(MLOG_DEBUG, "server %s: auth: loopback listener on port %d "
-	     "closed", o->name, o->port);
+	mod_log(MLOG_DEBUG, "server %s: auth: loopback listener on port %d "
+	        "closed", o->name, o->port);
 }
 
 static int callback_url(struct oauth *o, const char *url, char *why,
@@ -273,7 +263,7 @@ static void connection_cb(uv_stream_t *srv, int status)
 	if (!c)
 		return;
 	c->o = o;
-	uv_tcp_init(env.loop, &c->tcp);
+	uv_tcp_init(mod_env.loop, &c->tcp);
 	c->tcp.data = c;
 	if (uv_accept(srv, (uv_stream_t *)&c->tcp) < 0 ||
 	    uv_read_start((uv_stream_t *)&c->tcp, alloc_cb, read_cb) < 0)
@@ -302,7 +292,7 @@ static int listener_open(struct oauth *o)
 
 		if (!t)
 			return -ENOMEM;
-		uv_tcp_init(env.loop, t);
+		uv_tcp_init(mod_env.loop, t);
 		t->data = o;
 		uv_ip4_addr("127.0.0.1", ports[i], &a);
 		r = uv_tcp_bind(t, (const struct sockaddr *)&a, 0);
@@ -325,8 +315,8 @@ static int listener_open(struct oauth *o)
 			}
 			free(o->redirect_uri);
 			o->redirect_uri = uri;
-			mlog(MLOG_DEBUG, "server %s: auth: loopback listener "
-			     "on port %d", o->name, o->port);
+			mod_log(MLOG_DEBUG, "server %s: auth: loopback listener "
+			        "on port %d", o->name, o->port);
 			return 0;
 		}
 		t->data = NULL;
@@ -387,8 +377,8 @@ static void begin(struct oauth *o)
 		set_str(&o->authz_url, NULL);
 	}
 	/* the state shows pending once the authorization URL is known */
-	mlog(MLOG_DEBUG, "server %s: auth: discovering the authorization "
-	     "server", o->name);
+	mod_log(MLOG_DEBUG, "server %s: auth: discovering the authorization "
+	        "server", o->name);
 	o->phase = PH_DISCOVER;
 	o->step_done = step_done;
 	oauth_discover(o);
@@ -510,12 +500,12 @@ static void step_done(struct oauth *o, int r, const char *err)
 		o->phase = PH_IDLE;
 		if (r == 0) {
 			oauth_store_save(o);
-			mcp_auth_note(o->name, "authorized", "token refreshed");
+			mod_env.auth_note(o->name, "authorized", "token refreshed");
 			wake(o, 1, NULL);
 			return;
 		}
-		mlog(MLOG_INFO, "server %s: auth: refresh failed (%s)",
-		     o->name, err);
+		mod_log(MLOG_INFO, "server %s: auth: refresh failed (%s)",
+		        o->name, err);
 		set_str(&o->access, NULL);
 		set_str(&o->refresh, NULL);
 		begin(o);
@@ -541,8 +531,8 @@ static int callback_url(struct oauth *o, const char *url, char *why,
 	} else if (!st || strcmp(st, o->state_param)) {
 		snprintf(why, n, "state mismatch: not the callback of this "
 			 "sign-in");
-		mlog(MLOG_WARN, "server %s: auth: a callback with a wrong "
-		     "state refused", o->name);
+		mod_log(MLOG_WARN, "server %s: auth: a callback with a wrong "
+		        "state refused", o->name);
 	} else if (err) {
 		snprintf(why, n, "authorization denied: %.100s", err);
 		flow_failed(o, why);
@@ -592,7 +582,7 @@ static void oauth_clear(struct oauth *o, int all_of_it)
 
 static void cfg_take(struct oauth *o, const struct mcp_oauth_conf *c)
 {
-	struct mcp_oauth_conf *d = c ? mcp_oauth_conf_dup(c) : NULL;
+	struct mcp_oauth_conf *d = c ? mod_env.oauth_conf_dup(c) : NULL;
 
 	free(o->cfg.client_id);
 	free(o->cfg.client_secret);
@@ -616,7 +606,7 @@ struct oauth *oauth_for(const struct mcp_server_conf *conf)
 
 	size_t i;
 
-	if (!conf->url || (conf->oauth && !conf->oauth->enabled) || !have_env)
+	if (!conf->url || (conf->oauth && !conf->oauth->enabled) || !mod_env_ready())
 		return NULL;
 	for (i = 0; i < conf->nheaders; i++) /* the user's own credentials */
 		if (!strncasecmp(conf->headers[i], "authorization:", 14))
@@ -642,16 +632,16 @@ struct oauth *oauth_for(const struct mcp_server_conf *conf)
 	cfg_take(o, conf->oauth);
 	LIST_INIT(&o->waiters);
 	LIST_INIT(&o->finished);
-	uv_timer_init(env.loop, &o->kick);
+	uv_timer_init(mod_env.loop, &o->kick);
 	o->kick.data = o;
 	o->step_done = step_done;
 	LIST_INSERT_HEAD(&all, o, link);
 	if (oauth_store_load(o) == -EPERM) {
 		o->store_refused = 1;
 		o->state = OA_FAILED;
-		mcp_auth_note(o->name, "failed", o->err);
+		mod_env.auth_note(o->name, "failed", o->err);
 	} else if (o->state == OA_AUTHORIZED) {
-		mcp_auth_note(o->name, "authorized", "tokens from the store");
+		mod_env.auth_note(o->name, "authorized", "tokens from the store");
 	}
 	return o;
 }
@@ -694,9 +684,9 @@ int oauth_challenge(struct oauth *o, long status, const char *www,
 		    strcmp(v, "insufficient_scope"))
 			return -1;
 		if (o->stepups >= 2) {
-			mlog(MLOG_INFO, "server %s: auth: insufficient scope "
-			     "after %u step-ups; not asking again", o->name,
-			     o->stepups);
+			mod_log(MLOG_INFO, "server %s: auth: insufficient scope "
+			        "after %u step-ups; not asking again", o->name,
+			        o->stepups);
 			return -1;
 		}
 		o->stepups++;
@@ -707,9 +697,9 @@ int oauth_challenge(struct oauth *o, long status, const char *www,
 			free(o->stepup_scope);
 			o->stepup_scope = u;
 		}
-		mlog(MLOG_INFO, "server %s: auth: step-up %u for scopes %s",
-		     o->name, o->stepups, o->stepup_scope ? o->stepup_scope :
-		     "(same)");
+		mod_log(MLOG_INFO, "server %s: auth: step-up %u for scopes %s",
+		        o->name, o->stepups, o->stepup_scope ? o->stepup_scope :
+		        "(same)");
 		add_waiter(o, w);
 		if (o->phase == PH_BROWSER) {
 			o->phase = PH_IDLE;
@@ -774,7 +764,7 @@ void oauth_login(struct oauth *o)
 	listener_close(o);
 	if (o->store_refused && oauth_store_load(o) == 0)
 		o->store_refused = 0;
-	mlog(MLOG_INFO, "server %s: auth: login", o->name);
+	mod_log(MLOG_INFO, "server %s: auth: login", o->name);
 	begin(o);
 }
 

@@ -20,6 +20,7 @@
 #include <uv.h>
 
 #include "config.h"
+#include "modenv.h"
 #include "transport.h"
 
 /* A request waiting on the server's authorization. */
@@ -81,7 +82,6 @@ struct oauth {
 };
 
 /* oauth.c */
-void oauth_setup(const struct transport_env *env);
 /* The server's state (made at first use, the store read then); NULL when
  * its config says "oauth": false, or out of memory. */
 struct oauth *oauth_for(const struct mcp_server_conf *conf);

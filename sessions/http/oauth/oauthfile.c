@@ -76,12 +76,12 @@ static int auth_write(const struct mcp_server_conf *conf, const char *p,
 	while (n && (p[n - 1] == '\n' || p[n - 1] == '\r' || p[n - 1] == ' '))
 		n--;
 	if (!o) {
-		mlog(MLOG_INFO, "server %s: auth: write refused (oauth is off)",
-		     conf->name);
+		mod_log(MLOG_INFO, "server %s: auth: write refused (oauth is off)",
+		        conf->name);
 		return -EINVAL;
 	}
 	if (n >= sizeof buf) {
-		mlog(MLOG_INFO, "server %s: auth: write too long", conf->name);
+		mod_log(MLOG_INFO, "server %s: auth: write too long", conf->name);
 		return -EINVAL;
 	}
 	memcpy(buf, p, n);
@@ -98,12 +98,12 @@ static int auth_write(const struct mcp_server_conf *conf, const char *p,
 		r = oauth_paste(o, buf, why, sizeof why);
 		memset(buf, 0, sizeof buf);
 		if (r < 0)
-			mlog(MLOG_INFO, "server %s: auth: pasted URL refused: "
-			     "%s", o->name, why);
+			mod_log(MLOG_INFO, "server %s: auth: pasted URL refused: "
+			        "%s", o->name, why);
 		return r;
 	}
-	mlog(MLOG_INFO, "server %s: auth: unknown write (want login, logout "
-	     "or the redirect URL)", o->name);
+	mod_log(MLOG_INFO, "server %s: auth: unknown write (want login, logout "
+	        "or the redirect URL)", o->name);
 	return -EINVAL;
 }
 
@@ -117,7 +117,7 @@ static char *auth_url(const struct mcp_server_conf *conf)
 
 static int auth_init(const struct transport_env *e)
 {
-	oauth_setup(e);
+	mod_env_set(e);
 	return cu_init(e->loop);
 }
 

@@ -117,16 +117,12 @@ static int fetch_send(struct fetch *f, const char *url, int post, int json)
 			"Content-Type: application/json" :
 			"Content-Type: application/x-www-form-urlencoded");
 	f->hdrs = curl_slist_append(f->hdrs, "Expect:");
+	cu_defaults(&f->cu);
 	curl_easy_setopt(e, CURLOPT_URL, url);
-	curl_easy_setopt(e, CURLOPT_PRIVATE, &f->cu);
 	curl_easy_setopt(e, CURLOPT_HTTPHEADER, f->hdrs);
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, write_cb);
 	curl_easy_setopt(e, CURLOPT_WRITEDATA, f);
-	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
 	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, 30000L);
-	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(e, CURLOPT_USERAGENT, "mcpfs/" MCPFS_VERSION);
 	if (post) {
 		curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
 				 (curl_off_t)strlen(f->body));
@@ -247,8 +243,8 @@ static void try_candidate(struct fetch *f)
 		cu_kill(&f->cu);
 		f = n;
 	}
-	mlog(MLOG_DEBUG, "server %s: auth: GET %s", f->o->name,
-	     f->cand[f->at]);
+	mod_log(MLOG_DEBUG, "server %s: auth: GET %s", f->o->name,
+	        f->cand[f->at]);
 	r = fetch_send(f, f->cand[f->at], 0, 0);
 	if (r < 0)
 		finish(f, -1, "cannot start an HTTP request");
@@ -294,9 +290,9 @@ static void prm_result(struct fetch *f, cJSON *j)
 		set_str(&o->resource, o->url);
 		free(o->prm_scopes);
 		o->prm_scopes = NULL;
-		mlog(MLOG_INFO, "server %s: auth: no protected resource "
-		     "metadata; the 2025-03-26 discovery at the server's origin",
-		     o->name);
+		mod_log(MLOG_INFO, "server %s: auth: no protected resource "
+		        "metadata; the 2025-03-26 discovery at the server's origin",
+		        o->name);
 		start_asm(f);
 		return;
 	}
@@ -427,9 +423,9 @@ static void asm_result(struct fetch *f, cJSON *j)
 
 	if (!j) {
 		origin = oauth_url_origin(o->legacy ? o->url : o->issuer);
-		mlog(MLOG_INFO, "server %s: auth: no authorization server "
-		     "metadata; the default endpoints at %s", o->name,
-		     origin ? origin : "?");
+		mod_log(MLOG_INFO, "server %s: auth: no authorization server "
+		        "metadata; the default endpoints at %s", o->name,
+		        origin ? origin : "?");
 		o->have_meta = 0;
 		o->as_methods = AM_BASIC | AM_POST | AM_NONE;
 		o->cimd = o->iss_required = 0;
@@ -583,8 +579,8 @@ static void start_client(struct fetch *old)
 	cJSON_Delete(j);
 	f->body = txt ? strdup(txt) : NULL;
 	cJSON_free(txt);
-	mlog(MLOG_INFO, "server %s: auth: registering a client at %s",
-	     o->name, o->reg_ep);
+	mod_log(MLOG_INFO, "server %s: auth: registering a client at %s",
+	        o->name, o->reg_ep);
 	if (!f->body || fetch_send(f, o->reg_ep, 1, 1) < 0)
 		finish(f, -1, "cannot start the registration request");
 }
@@ -661,10 +657,10 @@ void oauth_token(struct oauth *o, enum oauth_tok kind, const char *code)
 		return;
 	}
 	f->body = body;
-	mlog(MLOG_DEBUG, "server %s: auth: token request (%s) to %s", o->name,
-	     kind == FT_CODE ? "authorization_code" : kind == FT_REFRESH ?
-	     "refresh_token" : kind == FT_JAG ? "jwt-bearer" :
-	     "client_credentials", o->token_ep);
+	mod_log(MLOG_DEBUG, "server %s: auth: token request (%s) to %s", o->name,
+	        kind == FT_CODE ? "authorization_code" : kind == FT_REFRESH ?
+	        "refresh_token" : kind == FT_JAG ? "jwt-bearer" :
+	        "client_credentials", o->token_ep);
 	if (r || !body || fetch_send(f, o->token_ep, 1, 0) < 0)
 		finish(f, -1, "cannot start the token request");
 }
@@ -736,8 +732,8 @@ void oauth_exchange(struct oauth *o)
 	if (c->idp_client_id)
 		r |= oauth_form_add(&body, "client_id", c->idp_client_id);
 	f->body = body;
-	mlog(MLOG_DEBUG, "server %s: auth: token exchange at %s", o->name,
-	     c->idp_token_endpoint);
+	mod_log(MLOG_DEBUG, "server %s: auth: token exchange at %s", o->name,
+	        c->idp_token_endpoint);
 	if (r || !body || fetch_send(f, c->idp_token_endpoint, 1, 0) < 0)
 		finish(f, -1, "cannot start the token exchange");
 }
@@ -798,8 +794,8 @@ static void fetch_done_cb(struct cu_xfer *cu, CURLcode res)
 		return;
 	curl_easy_getinfo(cu->easy, CURLINFO_RESPONSE_CODE, &f->code);
 	if (f->step == ST_REVOKE) { /* o is not looked at again */
-		mlog(MLOG_DEBUG, "auth: revocation answered %ld (%s)", f->code,
-		     curl_easy_strerror(res));
+		mod_log(MLOG_DEBUG, "auth: revocation answered %ld (%s)", f->code,
+		        curl_easy_strerror(res));
 		f->killed = 1;
 		cu_kill(&f->cu);
 		return;

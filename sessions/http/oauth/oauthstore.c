@@ -96,8 +96,8 @@ int oauth_store_load(struct oauth *o)
 	j = n > 0 ? cJSON_ParseWithLength(buf, (size_t)n) : NULL;
 	v = cJSON_GetObjectItemCaseSensitive(j, "url");
 	if (!cJSON_IsString(v) || strcmp(v->valuestring, o->url)) {
-		mlog(MLOG_WARN, "server %s: token store %s unreadable or of "
-		     "another url: ignored", o->name, path);
+		mod_log(MLOG_WARN, "server %s: token store %s unreadable or of "
+		        "another url: ignored", o->name, path);
 		cJSON_Delete(j);
 		free(path);
 		return -EINVAL;
@@ -214,8 +214,8 @@ int oauth_store_save(const struct oauth *o)
 	}
 out:
 	if (r < 0)
-		mlog(MLOG_WARN, "server %s: cannot write the token store in "
-		     "%s (%s)", o->name, dir, strerror(-r));
+		mod_log(MLOG_WARN, "server %s: cannot write the token store in "
+		        "%s (%s)", o->name, dir, strerror(-r));
 	cJSON_free(txt);
 	free(tmp);
 	free(dir);
