@@ -386,17 +386,10 @@ void inbound_partial(mcp_session *s, const char *p, size_t n)
 /* 1 if the result at p[rs, re) has "resultType": "input_required". */
 static int input_required(const char *p, size_t rs, size_t re)
 {
-	struct jscan_members m;
-	struct jscan_span k, v;
+	struct jscan_span obj = {rs, re - rs}, v;
 
-	if (p[rs] != '{')
-		return 0;
-	jscan_members_init(&m, p, rs, re);
-	while (jscan_members_next(&m, &k, &v))
-		if (k.n == 12 && !memcmp(p + k.at, "\"resultType\"", 12))
-			return v.n == 16 &&
-			       !memcmp(p + v.at, "\"input_required\"", 16);
-	return 0;
+	return p[rs] == '{' && jscan_member(p, obj, "resultType", &v) &&
+	       jscan_str_is(p, v, "input_required");
 }
 
 static int fast_reply(mcp_session *s, struct frame *f, char *line,

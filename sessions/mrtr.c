@@ -44,8 +44,7 @@ static void token_of(const mcp_call *c, char *out, size_t n)
 static void retry(mcp_call *c)
 {
 	mcp_session *s = c->s;
-	struct jscan_members m;
-	struct jscan_span k, v, params = {0, 0};
+	struct jscan_span params = {0, 0};
 	struct gbuf o = {0};
 	char tok[48], *line, *resp, *state = NULL;
 	size_t n;
@@ -58,10 +57,9 @@ static void retry(mcp_call *c)
 	if (c->mrtr_state)
 		state = cJSON_PrintUnformatted(c->mrtr_state);
 	if (line) {
-		jscan_members_init(&m, line, 0, n);
-		while (jscan_members_next(&m, &k, &v))
-			if (k.n == 8 && !memcmp(line + k.at, "\"params\"", 8))
-				params = v;
+		struct jscan_span top = {0, n};
+
+		jscan_member(line, top, "params", &params);
 	}
 	if (!line || !resp || (c->mrtr_state && !state) || !params.n ||
 	    line[params.at] != '{' || gbuf_reserve(&o, n + strlen(resp) +
