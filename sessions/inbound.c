@@ -452,8 +452,9 @@ static void inbound_line(mcp_session *s, struct frame *f, char *line,
 		return;
 	msg = cJSON_ParseWithLength(line, len);
 	if (!cJSON_IsObject(msg)) {
-		mlog(MLOG_WARN, "server %s: skipped a non-JSON stdout line "
-		     "(%zu bytes)", s->srv->conf->name, len);
+		mlog(MLOG_WARN, "server %s: skipped a non-JSON %s (%zu bytes)",
+		     s->srv->conf->name, strcmp(s->ops->name, "stdio") ?
+		     "message" : "stdout line", len);
 		cJSON_Delete(msg);
 		return;
 	}

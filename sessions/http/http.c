@@ -54,6 +54,7 @@
 #include "curluv.h"
 #include "gbuf.h"
 #include "httpcommon.h"
+#include "jscan.h"
 #include "oauth.h"
 #include "sessions.h"
 #include "sse.h"
@@ -400,16 +401,34 @@ static void stream_ended(struct xfer *x, const char *why)
 	h->up->call_error(h->ctx, x->rpc_id, ERR_EXITED, msg);
 }
 
-static void deliver_json(struct xfer *x)
+/* 1 when the n bytes at p are one JSON value (RFC 8259, jscan). */
+static int is_json(const char *p, size_t n)
+{
+	struct jscan j;
+	size_t used;
+	int r;
+
+	jscan_init(&j);
+	r = jscan_feed(&j, p, n, &used);
+	if (r == JSCAN_MORE)
+		r = jscan_finish(&j);
+	return r == JSCAN_DONE;
+}
+
+/* The application/json body of x to the session: one message, or each of
+ * a batch. -1 (nothing delivered) when the body is not JSON. */
+static int deliver_json(struct xfer *x)
 {
 	struct http *h = x->h;
 	cJSON *arr, *m;
 
 	if (!x->in.len)
-		return;
+		return 0;
+	if (!is_json(x->in.p, x->in.len))
+		return -1;
 	if (x->in.p[strspn(x->in.p, " \t\r\n")] != '[') {
 		h->up->message(h->ctx, NULL, x->in.p, x->in.len);
-		return;
+		return 0;
 	}
 	arr = cJSON_ParseWithLength(x->in.p, x->in.len);
 	cJSON_ArrayForEach(m, arr) {
@@ -420,6 +439,7 @@ static void deliver_json(struct xfer *x)
 		cJSON_free(t);
 	}
 	cJSON_Delete(arr);
+	return 0;
 }
 
 static void get_done(struct xfer *x, CURLcode res)
@@ -502,7 +522,7 @@ static void xfer_done(struct xfer *x, CURLcode res)
 {
 	struct http *h = x->h;
 	void *s = h->ctx;
-	int pending;
+	int pending, bad = 0;
 	char msg[400];
 
 	if (!s || x->kind == X_DELETE)
@@ -528,8 +548,8 @@ static void xfer_done(struct xfer *x, CURLcode res)
 	    (x->code == 400 || x->code == 404 || x->code == 405) &&
 	    h->up->legacy(s, x->rpc_id, x->code))
 		return;
-	if (res == CURLE_OK && x->mode == 'j')
-		deliver_json(x);
+	if (res == CURLE_OK && x->mode == 'j' && deliver_json(x) < 0)
+		bad = 1; /* an error now: no reply will come for it */
 	if (res == CURLE_OK && x->mode == 'x' && x->in.len &&
 	    x->in.p[strspn(x->in.p, " \t\r\n")] == '{')
 		h->up->message(s, NULL, x->in.p, x->in.len); /* a JSON-RPC error? */
@@ -543,8 +563,9 @@ static void xfer_done(struct xfer *x, CURLcode res)
 			stream_ended(x, msg);
 		else
 			mlog(MLOG_DEBUG, "server %s: %s", h->sv.name, msg);
-	} else if (x->mode == 'x' || x->code >= 300) {
-		hc_status_msg(msg, sizeof msg, x->code, "", x->in.p,
+	} else if (x->mode == 'x' || x->code >= 300 || bad) {
+		hc_status_msg(msg, sizeof msg, x->code, bad ? " (application/"
+			      "json, but the body is not JSON)" : "", x->in.p,
 			      x->in.len);
 		hc_diag(h->up, h->ctx, msg);
 		if (pending)

@@ -36,6 +36,9 @@ Options:
                           server does)
   --stateless             give no session id: every request is served by
                           one shared session; DELETE gets 405
+  --init-not-json         answer initialize with HTTP 200, Content-Type
+                          application/json and the body
+                          "<html>not json</html>"
 
   --legacy-sse            serve the 2024-11-05 HTTP+SSE transport instead
                           (below)
@@ -83,6 +86,8 @@ Tools (tools/call; tools/list lists them all, in pages):
   sse_drop_noid           event stream: a notifications/message without an
                           id, then the stream ends without the reply
   drop                    closes the connection without any response
+  not_json                HTTP 200, Content-Type application/json, body
+                          "<html>oops: not json</html>"
   http500                 HTTP 500, text/plain body
                           "internal failure: the fake says no"
   rpc_error_500           HTTP 500 with a JSON-RPC error body for the request:
@@ -128,7 +133,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 PROTOCOLS = ('2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05')
 TOOLS = ('echo', 'sse_echo', 'sse_drop_resume', 'sse_drop_noid', 'drop',
          'http500', 'rpc_error_500', 'expire', 'sleep', 'big', 'ask',
-         'ask_roots', 'notify', 'end_get')
+         'ask_roots', 'notify', 'end_get', 'not_json')
 SERVER_INFO = {'name': 'mcp-http-fake', 'version': '1.0.0'}
 
 OPTS = None
@@ -442,6 +447,9 @@ class Handler(BaseHTTPRequestHandler):
         if OPTS.init_status:
             return self.send_text(OPTS.init_status,
                                   f'initialize refused ({OPTS.init_status})')
+        if OPTS.init_not_json:
+            return self.send_body(200, b'<html>not json</html>',
+                                  'application/json')
         offered = (msg.get('params') or {}).get('protocolVersion')
         if OPTS.stateless:
             sess, hdr = SHARED, []
@@ -595,6 +603,10 @@ class Handler(BaseHTTPRequestHandler):
 
     # ---- tools
 
+    def tool_not_json(self, sess, rid, args, params):
+        self.send_body(200, b'<html>oops: not json</html>',
+                       'application/json')
+
     def tool_echo(self, sess, rid, args, params):
         self.send_json(200, reply(rid, text_result(args.get('text', ''))))
 
@@ -739,6 +751,7 @@ def main(argv=None):
     ap.add_argument('--sse-init', action='store_true')
     ap.add_argument('--no-get', action='store_true')
     ap.add_argument('--stateless', action='store_true')
+    ap.add_argument('--init-not-json', action='store_true')
     ap.add_argument('--initialized-delay', type=int)
     ap.add_argument('--legacy-sse', action='store_true')
     ap.add_argument('--endpoint')

@@ -924,3 +924,37 @@ def test_everything_echo_and_log_events(mcpfs_mount, everything):
     assert msgs[0]['params']['level'] and 'data' in msgs[0]['params']
     toggled(call(t, TOGGLE), 'Stopped')
     m.unmount()
+
+
+NOT_JSON = ('HTTP 200 from the server (application/json, but the body is '
+            'not JSON): ')
+
+
+def test_json_reply_that_is_not_json_fails_at_once(mcpfs_mount, fake_http):
+    # timeout 0: no timer would ever end a call that waits on this reply
+    srv = fake_http()
+    m = mcpfs_mount({'h': entry(srv, timeout=0)})
+    t = thread(m)
+    e = err(tool(t, 'not_json', timeout=10))
+    assert e['code'] == -32007, e
+    assert e['message'] == NOT_JSON + '<html>oops: not json</html>', e
+    assert NOT_JSON + '<html>oops: not json</html>' in \
+        read_file(t / 'stderr').decode().splitlines()
+    log = m.output()
+    assert 'stdout line' not in log, log
+    st = status(t)
+    assert st['state'] == 'ready' and st['generation'] == 1, st
+    assert text(tool(t, 'echo', text='fine')) == 'fine'
+
+
+def test_initialize_answered_not_json_fails_the_start(mcpfs_mount,
+                                                      fake_http):
+    srv = fake_http('--init-not-json')
+    m = mcpfs_mount({'h': entry(srv, timeout=0)})
+    t = thread(m)
+    st = wait_state(t, 'exited')
+    why = 'startup failed: ' + NOT_JSON + '<html>not json</html>'
+    assert st['last_error'] == why, st
+    e = err(tool(t, 'echo', text='x', timeout=10))
+    assert e['code'] == -32004 and why in e['message'], e
+    assert 'stdout line' not in m.output()
