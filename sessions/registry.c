@@ -162,8 +162,13 @@ static void apply_config(struct mcp_config *cfg)
 				     "closing its sessions", conf->name);
 				server_close_sessions(srv, "config changed");
 				server_drop_lists(srv);
+				server_adopt(srv, conf, cref);
+			} else if (!mcp_conf_same_roots(srv->conf, conf)) {
+				server_adopt(srv, conf, cref);
+				session_roots_changed(srv);
+			} else {
+				server_adopt(srv, conf, cref);
 			}
-			server_adopt(srv, conf, cref);
 		} else {
 			srv = server_new(conf, cref);
 			if (!srv)

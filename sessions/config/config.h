@@ -83,6 +83,9 @@ void mcp_config_free(struct mcp_config *c);
  * headers) of a and b are equal. */
 int mcp_conf_same_launch(const struct mcp_server_conf *a,
 			 const struct mcp_server_conf *b);
+/* 1 if the roots of a and b are the same list (order counts). */
+int mcp_conf_same_roots(const struct mcp_server_conf *a,
+			const struct mcp_server_conf *b);
 
 /* The last component of a path (a command's name, for logs and status). */
 const char *mcp_base_name(const char *path);
