@@ -610,6 +610,48 @@ int jscan_members_next(struct jscan_members *m, struct jscan_span *key,
 	return 1;
 }
 
+void jscan_items_init(struct jscan_members *m, const char *p, size_t at,
+		      size_t end)
+{
+	m->p = p;
+	m->end = end;
+	m->bad = at >= end || p[at] != '[';
+	m->i = m->bad ? end : skip_ws(p, at + 1, end);
+	if (!m->bad && m->i < end && p[m->i] == ']') {
+		m->i++;
+		m->bad = -1; /* empty: closed at the first next */
+	}
+}
+
+int jscan_items_next(struct jscan_members *m, struct jscan_span *val)
+{
+	const char *p = m->p;
+	size_t i = m->i, e;
+
+	if (m->bad) {
+		if (m->bad < 0)
+			m->bad = 0;
+		return 0;
+	}
+	m->bad = 1; /* until this element proves whole */
+	e = i < m->end ? jscan_value_end(p, i, m->end) : 0;
+	if (e <= i)
+		return 0;
+	val->at = i;
+	val->n = e - i;
+	i = skip_ws(p, e, m->end);
+	if (i < m->end && p[i] == ',') {
+		m->i = skip_ws(p, i + 1, m->end);
+		m->bad = 0;
+	} else if (i < m->end && p[i] == ']') {
+		m->i = i + 1;
+		m->bad = -1; /* the last element */
+	} else {
+		m->i = m->end;
+	}
+	return 1;
+}
+
 /* The UTF-8 form of code point cp in out (1 to 4 bytes); its length. */
 static size_t utf8_put(uint32_t cp, unsigned char *out)
 {

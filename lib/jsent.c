@@ -136,18 +136,16 @@ static int keep(cJSON *j, const char *p, size_t at, size_t end, int depth)
 		return 0;
 	}
 	if (cJSON_IsArray(j)) {
-		size_t i;
+		struct jscan_members m;
+		struct jscan_span v;
 
 		if (p[at] != '[')
 			return -1;
-		i = skip_ws(p, at + 1, end);
+		jscan_items_init(&m, p, at, end);
 		for (c = j->child; c; c = c->next) {
-			e = jscan_value_end(p, i, end);
-			if (e <= i || keep(c, p, i, e, depth + 1) < 0)
+			if (!jscan_items_next(&m, &v) ||
+			    keep(c, p, v.at, v.at + v.n, depth + 1) < 0)
 				return -1;
-			i = skip_ws(p, e, end);
-			if (i < end && p[i] == ',')
-				i = skip_ws(p, i + 1, end);
 		}
 		return 0;
 	}

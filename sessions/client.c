@@ -13,7 +13,7 @@
 #include "internal.h"
 
 void client_request(mcp_session *s, const char *method, cJSON *id,
-		    cJSON *msg)
+		    cJSON *msg, const char *line, size_t len)
 {
 	char why[160];
 
@@ -24,7 +24,8 @@ void client_request(mcp_session *s, const char *method, cJSON *id,
 	} else if (!strcmp(method, "elicitation/create") ||
 		   !strcmp(method, "sampling/createMessage")) {
 		ask_request(s, method, id,
-			    cJSON_GetObjectItemCaseSensitive(msg, "params"));
+			    cJSON_GetObjectItemCaseSensitive(msg, "params"),
+			    line, len);
 	} else {
 		snprintf(why, sizeof why, "mcpfs does not support %s", method);
 		session_answer(s, id, NULL, msg_error(-32601, why, NULL));

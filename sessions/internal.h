@@ -205,7 +205,7 @@ int hs_probe_done(mcp_session *s, mcp_call *c, cJSON *msg, char *why,
 
 /* client.c: mcpfs's answers to the server's requests */
 void client_request(mcp_session *s, const char *method, cJSON *id,
-		    cJSON *msg);
+		    cJSON *msg, const char *line, size_t len);
 
 /* surface.c */
 void surface_free(mcp_session *s);

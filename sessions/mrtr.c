@@ -25,6 +25,7 @@
 #include "gbuf.h"
 #include "internal.h"
 #include "jscan.h"
+#include "jsent.h"
 #include "mrtr.h"
 
 #define MRTR_ROUNDS_MAX 16
@@ -53,9 +54,9 @@ static void retry(mcp_call *c)
 	token_of(c, tok, sizeof tok);
 	id = s->next_id++;
 	line = mcp_request_line(c->line, &c->req, id, tok[0] ? tok : NULL, &n);
-	resp = cJSON_PrintUnformatted(c->mrtr_resp);
+	resp = jsent_print(c->mrtr_resp, 0, NULL);
 	if (c->mrtr_state)
-		state = cJSON_PrintUnformatted(c->mrtr_state);
+		state = jsent_print(c->mrtr_state, 0, NULL);
 	if (line) {
 		struct jscan_span top = {0, n};
 
@@ -66,8 +67,8 @@ static void retry(mcp_call *c)
 						   (state ? strlen(state) : 0) +
 						   64) < 0) {
 		free(line);
-		cJSON_free(resp);
-		cJSON_free(state);
+		free(resp);
+		free(state);
 		call_fail(c, -32603, "cannot build the retry of an "
 			  "input_required request", NULL);
 		return;
@@ -83,8 +84,8 @@ static void retry(mcp_call *c)
 		gbuf_add(&o, ",", 1);
 	gbuf_add(&o, line + params.at + 1, n - params.at - 1);
 	free(line);
-	cJSON_free(resp);
-	cJSON_free(state);
+	free(resp);
+	free(state);
 	idtab_del(&s->pending, c->rpc_id);
 	if (s->ops->forget && s->t)
 		s->ops->forget(s->t, c->rpc_id);

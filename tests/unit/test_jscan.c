@@ -427,6 +427,46 @@ static int str_is(const char *s, const char *want)
 	return jscan_str_is(s, sp, want);
 }
 
+/* Walk the elements of s: "v;" each, or "BAD". */
+static void items_of(const char *s, char *out, size_t cap)
+{
+	struct jscan_members m;
+	struct jscan_span v;
+	size_t n = strlen(s), o = 0;
+
+	jscan_items_init(&m, s, 0, n);
+	out[0] = 0;
+	while (jscan_items_next(&m, &v))
+		o += (size_t)snprintf(out + o, cap - o, "%.*s;", (int)v.n,
+				      s + v.at);
+	if (m.bad)
+		snprintf(out, cap, "BAD");
+}
+
+static void test_items(void **state)
+{
+	static const char *const cases[][2] = {
+		{"[]", ""},
+		{"[ ]", ""},
+		{"[1]", "1;"},
+		{"[ 1 , \"a]\" ,{\"x\":[2]}, [3,4] ,null]",
+		 "1;\"a]\";{\"x\":[2]};[3,4];null;"},
+		{"[1,]", "BAD"},
+		{"[1 2]", "BAD"},
+		{"[1", "BAD"},
+		{"{\"a\":1}", "BAD"},
+		{"", "BAD"},
+	};
+	char out[128];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		items_of(cases[i][0], out, sizeof out);
+		assert_string_equal(out, cases[i][1]);
+	}
+}
+
 /* One escape rule: a key matches what it decodes to, nothing else. */
 static void test_str_is(void **state)
 {
@@ -502,6 +542,7 @@ int main(void)
 		cmocka_unit_test(test_depth_mixed),
 		cmocka_unit_test(test_long_string),
 		cmocka_unit_test(test_members),
+		cmocka_unit_test(test_items),
 		cmocka_unit_test(test_str_is),
 		cmocka_unit_test(test_member),
 	};
