@@ -420,7 +420,8 @@ static int is_json(const char *p, size_t n)
 static int deliver_json(struct xfer *x)
 {
 	struct http *h = x->h;
-	cJSON *arr, *m;
+	struct jscan_members it;
+	struct jscan_span v;
 
 	if (!x->in.len)
 		return 0;
@@ -430,15 +431,15 @@ static int deliver_json(struct xfer *x)
 		h->up->message(h->ctx, NULL, x->in.p, x->in.len);
 		return 0;
 	}
-	arr = cJSON_ParseWithLength(x->in.p, x->in.len);
-	cJSON_ArrayForEach(m, arr) {
-		char *t = cJSON_PrintUnformatted(m);
+	/* each message of a batch as its text: never reprinted (SPEC 5) */
+	jscan_items_init(&it, x->in.p, strspn(x->in.p, " \t\r\n"), x->in.len);
+	while (jscan_items_next(&it, &v) && h->ctx) {
+		char *t = strndup(x->in.p + v.at, v.n);
 
-		if (t && h->ctx)
-			h->up->message(h->ctx, NULL, t, strlen(t));
-		cJSON_free(t);
+		if (t)
+			h->up->message(h->ctx, NULL, t, v.n);
+		free(t);
 	}
-	cJSON_Delete(arr);
 	return 0;
 }
 

@@ -86,6 +86,10 @@ Tools (tools/call; tools/list lists them all, in pages):
   sse_drop_noid           event stream: a notifications/message without an
                           id, then the stream ends without the reply
   drop                    closes the connection without any response
+  batch                   HTTP 200, application/json: a batch array of a
+                          notifications/message (data {"v":
+                          12345678901234567890, "s": "a\\u0000b"}, as that
+                          text) and the reply (text "batched")
   not_json                HTTP 200, Content-Type application/json, body
                           "<html>oops: not json</html>"
   http500                 HTTP 500, text/plain body
@@ -133,7 +137,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 PROTOCOLS = ('2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05')
 TOOLS = ('echo', 'sse_echo', 'sse_drop_resume', 'sse_drop_noid', 'drop',
          'http500', 'rpc_error_500', 'expire', 'sleep', 'big', 'ask',
-         'ask_roots', 'notify', 'end_get', 'not_json')
+         'ask_roots', 'notify', 'end_get', 'not_json', 'batch')
 SERVER_INFO = {'name': 'mcp-http-fake', 'version': '1.0.0'}
 
 OPTS = None
@@ -602,6 +606,14 @@ class Handler(BaseHTTPRequestHandler):
         sess.outbox.put((reply(rid, text_result(json.dumps(out))), None))
 
     # ---- tools
+
+    def tool_batch(self, sess, rid, args, params):
+        note = (b'{"jsonrpc":"2.0","method":"notifications/message",'
+                b'"params":{"level":"info","logger":"batch","data":'
+                b'{"v":12345678901234567890,"s":"a\\u0000b"}}}')
+        body = b'[' + note + b', ' + \
+            json.dumps(reply(rid, text_result('batched'))).encode() + b']'
+        self.send_body(200, body, 'application/json')
 
     def tool_not_json(self, sess, rid, args, params):
         self.send_body(200, b'<html>oops: not json</html>',

@@ -958,3 +958,15 @@ def test_initialize_answered_not_json_fails_the_start(mcpfs_mount,
     e = err(tool(t, 'echo', text='x', timeout=10))
     assert e['code'] == -32004 and why in e['message'], e
     assert 'stdout line' not in m.output()
+
+
+def test_batch_answer_messages_as_sent(mcpfs_mount, fake_http):
+    srv = fake_http()
+    m = mcpfs_mount({'h': entry(srv)})
+    t = thread(m)
+    assert text(tool(t, 'batch')) == 'batched'
+    lines = read_file(t / 'events').splitlines()
+    assert [x for x in lines if b'"logger":"batch"' in x] == [
+        b'{"jsonrpc":"2.0","method":"notifications/message","params":'
+        b'{"level":"info","logger":"batch","data":'
+        b'{"v":12345678901234567890,"s":"a\\u0000b"}}}'], lines
