@@ -2,7 +2,9 @@
  * inbound.c - what a server sends, for every transport: replies to user
  * calls passed through as the server wrote their result (no cJSON parse or
  * print; a long one keeps the frame's buffer), listing pages (tools,
- * resources, templates, prompts) gathered into one, other replies and errors through cJSON, notifications
+ * resources, templates, prompts) gathered into one, other replies and
+ * errors through cJSON, each with its numbers and strings kept as sent
+ * (lib/jsent.h: SPEC 5, Fidelity), notifications
  * (progress resets the call's timer, list_changed drops a cached
  * listing complete before it, each one is a line in events) and the server's own requests,
  * which client.c answers. The reply to the handshake goes back to the

@@ -451,7 +451,7 @@ class Handler(BaseHTTPRequestHandler):
         if OPTS.init_status:
             return self.send_text(OPTS.init_status,
                                   f'initialize refused ({OPTS.init_status})')
-        if OPTS.init_not_json:
+        if getattr(OPTS, 'init_not_json', False):  # authserver.py's OPTS
             return self.send_body(200, b'<html>not json</html>',
                                   'application/json')
         offered = (msg.get('params') or {}).get('protocolVersion')
