@@ -134,6 +134,10 @@ def test_question_as_sent_and_answers_on_their_real_length(mcpfs_mount):
     assert re.search(rb'"maximum":\s*12345678901234567890\b', raw), raw
     q = exact_json(raw)
     assert q['message'] == 'm\x00n 12345678901234567890', q
+    opened = [x for x in read_file(t / 'events').splitlines()
+              if b'"state":"open"' in x]
+    assert len(opened) == 1 and \
+        b'"message":"m\\u0000n 12345678901234567890"' in opened[0], opened
     # 10 characters, a NUL among them: over maxLength 5
     long = b'{"action":"accept","content":{"s":"ab\\u0000cdefghij"}}'
     assert answer(t, '1', long) == errno.EINVAL
