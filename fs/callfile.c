@@ -44,6 +44,7 @@
 #include "fs.h"
 #include "gbuf.h"
 #include "jscan.h"
+#include "jsent.h"
 #include "writers.h"
 
 struct callfile {
@@ -261,9 +262,9 @@ static void refuse(struct callfile *cf, const char *why)
 
 int callfile_target(struct callfile *cf, const char *name, int write_only)
 {
-	cJSON *j = cJSON_CreateString(name);
+	cJSON *j = cJSON_CreateString(name); /* a NUL is C0 80 (jsent.h) */
 
-	cf->target = j ? cJSON_PrintUnformatted(j) : NULL;
+	cf->target = j ? jsent_print(j, 0, NULL) : NULL;
 	cJSON_Delete(j);
 	cf->write_only = write_only;
 	return cf->target ? 0 : -ENOMEM;
@@ -417,6 +418,6 @@ void callfile_free(struct callfile *cf)
 		mcp_call_cancel(cf->call); /* no-op if it finished meanwhile */
 	mcp_call_unref(cf->call);
 	gbuf_free(&cf->req);
-	cJSON_free(cf->target);
+	free(cf->target);
 	free(cf);
 }

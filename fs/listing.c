@@ -26,6 +26,7 @@
 #include <cjson/cJSON.h>
 
 #include "fs.h"
+#include "jsent.h"
 
 enum { P_LOOKUP, P_OPENDIR, P_OPEN };
 
@@ -54,6 +55,23 @@ static enum kind file_of(enum kind dir)
 	       : dir == K_RESDIR ? K_RESOURCE : K_RESULT;
 }
 
+/* The JSON text of b parsed, an escaped NUL as C0 80 (jsent.h); with keep,
+ * for printing again as it is. */
+static cJSON *parse_nul(const mcp_buf *b, int keep)
+{
+	char *copy = malloc(b->len + 1);
+	cJSON *j;
+
+	if (!copy)
+		return NULL;
+	memcpy(copy, b->data, b->len);
+	j = cJSON_ParseWithLength(copy, jsent_hide_nul(copy, b->len));
+	if (keep)
+		jsent_keep(j, b->data, b->len);
+	free(copy);
+	return j;
+}
+
 static int listing_failed(const mcp_call *c)
 {
 	return !memcmp(mcp_call_reply(c)->data, "{\"error\"", 8);
@@ -63,8 +81,7 @@ static int listing_failed(const mcp_call *c)
  * uri), as a cJSON array of strings; NULL if it failed. */
 static cJSON *names_of(const mcp_call *c, enum mcp_list what)
 {
-	const mcp_buf *b = mcp_call_reply(c);
-	cJSON *doc = cJSON_ParseWithLength(b->data, b->len), *out, *it;
+	cJSON *doc = parse_nul(mcp_call_reply(c), 0), *out, *it;
 	const char *key = what == MCP_RESOURCES ? "uri" : "name";
 
 	if (!doc || listing_failed(c)) {
@@ -308,14 +325,15 @@ void listing_opendir(fuse_req_t req, fuse_ino_t ino, struct fh *h,
 
 /* ---- open ---- */
 
-/* resources.json: both listings, in one document. */
+/* resources.json: both listings, in one document, every number and
+ * string as the server sent it. */
 static mcp_buf *resources_doc(mcp_call *res, mcp_call *tpl)
 {
-	const mcp_buf *a = mcp_call_reply(res), *b = mcp_call_reply(tpl);
-	cJSON *ja = cJSON_ParseWithLength(a->data, a->len);
-	cJSON *jb = cJSON_ParseWithLength(b->data, b->len);
+	cJSON *ja = parse_nul(mcp_call_reply(res), 1);
+	cJSON *jb = parse_nul(mcp_call_reply(tpl), 1);
 	cJSON *out = cJSON_CreateObject();
 	mcp_buf *doc;
+	size_t n;
 	char *txt;
 
 	cJSON_AddItemToObject(out, "resources", cJSON_DetachItemFromObject(
@@ -324,13 +342,13 @@ static mcp_buf *resources_doc(mcp_call *res, mcp_call *tpl)
 			      cJSON_DetachItemFromObject(jb,
 							 "resourceTemplates")
 				      ?: cJSON_CreateArray());
-	txt = cJSON_Print(out);
-	doc = txt ? mcp_buf_new(NULL, strlen(txt) + 1) : NULL;
+	txt = jsent_print(out, 1, &n);
+	doc = txt ? mcp_buf_new(NULL, n + 1) : NULL;
 	if (doc) {
-		memcpy(doc->data, txt, doc->len - 1);
-		doc->data[doc->len - 1] = '\n';
+		memcpy(doc->data, txt, n);
+		doc->data[n] = '\n';
 	}
-	cJSON_free(txt);
+	free(txt);
 	cJSON_Delete(ja);
 	cJSON_Delete(jb);
 	cJSON_Delete(out);
@@ -348,12 +366,12 @@ static int read_resource(mcp_session *s, const char *uri, mcp_call **c)
 	cJSON_AddStringToObject(m, "method", "resources/read");
 	cJSON_AddStringToObject(cJSON_AddObjectToObject(m, "params"), "uri",
 				uri);
-	txt = cJSON_PrintUnformatted(m);
+	txt = jsent_print(m, 0, NULL); /* a NUL in uri is C0 80 */
 	cJSON_Delete(m);
 	if (!txt)
 		return -ENOMEM;
 	r = mcp_call_side(mcp_session_server(s), s, txt, strlen(txt), c, &why);
-	cJSON_free(txt);
+	free(txt);
 	return r;
 }
 

@@ -609,3 +609,159 @@ int jscan_members_next(struct jscan_members *m, struct jscan_span *key,
 	}
 	return 1;
 }
+
+void jscan_items_init(struct jscan_members *m, const char *p, size_t at,
+		      size_t end)
+{
+	m->p = p;
+	m->end = end;
+	m->bad = at >= end || p[at] != '[';
+	m->i = m->bad ? end : skip_ws(p, at + 1, end);
+	if (!m->bad && m->i < end && p[m->i] == ']') {
+		m->i++;
+		m->bad = -1; /* empty: closed at the first next */
+	}
+}
+
+int jscan_items_next(struct jscan_members *m, struct jscan_span *val)
+{
+	const char *p = m->p;
+	size_t i = m->i, e;
+
+	if (m->bad) {
+		if (m->bad < 0)
+			m->bad = 0;
+		return 0;
+	}
+	m->bad = 1; /* until this element proves whole */
+	e = i < m->end ? jscan_value_end(p, i, m->end) : 0;
+	if (e <= i)
+		return 0;
+	val->at = i;
+	val->n = e - i;
+	i = skip_ws(p, e, m->end);
+	if (i < m->end && p[i] == ',') {
+		m->i = skip_ws(p, i + 1, m->end);
+		m->bad = 0;
+	} else if (i < m->end && p[i] == ']') {
+		m->i = i + 1;
+		m->bad = -1; /* the last element */
+	} else {
+		m->i = m->end;
+	}
+	return 1;
+}
+
+/* The UTF-8 form of code point cp in out (1 to 4 bytes); its length. */
+static size_t utf8_put(uint32_t cp, unsigned char *out)
+{
+	if (cp < 0x80) {
+		out[0] = (unsigned char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		out[0] = (unsigned char)(0xc0 | cp >> 6);
+		out[1] = (unsigned char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		out[0] = (unsigned char)(0xe0 | cp >> 12);
+		out[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
+		out[2] = (unsigned char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	out[0] = (unsigned char)(0xf0 | cp >> 18);
+	out[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3f));
+	out[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
+	out[3] = (unsigned char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+/* The four hex digits at p as a number, or -1. */
+static long hex4(const char *p)
+{
+	long v = 0;
+	int i, h;
+
+	for (i = 0; i < 4; i++) {
+		if ((h = jscan_hexval((unsigned char)p[i])) < 0)
+			return -1;
+		v = v * 16 + h;
+	}
+	return v;
+}
+
+int jscan_str_is(const char *p, struct jscan_span s, const char *want)
+{
+	const unsigned char *w = (const unsigned char *)want;
+	size_t i, end;
+
+	if (s.n < 2 || p[s.at] != '"' || p[s.at + s.n - 1] != '"')
+		return 0;
+	end = s.at + s.n - 1;
+	for (i = s.at + 1; i < end;) {
+		unsigned char one[4];
+		size_t k, len;
+		long cp, lo;
+
+		if (p[i] != '\\') {
+			if (!*w || *w != (unsigned char)p[i])
+				return 0;
+			w++;
+			i++;
+			continue;
+		}
+		if (i + 1 >= end)
+			return 0;
+		switch (p[i + 1]) {
+		case '"': case '\\': case '/':
+			cp = p[i + 1];
+			break;
+		case 'b': cp = '\b'; break;
+		case 'f': cp = '\f'; break;
+		case 'n': cp = '\n'; break;
+		case 'r': cp = '\r'; break;
+		case 't': cp = '\t'; break;
+		case 'u':
+			if (i + 6 > end || (cp = hex4(p + i + 2)) < 0)
+				return 0;
+			if (cp >= 0xd800 && cp < 0xdc00) {
+				if (i + 12 > end || p[i + 6] != '\\' ||
+				    p[i + 7] != 'u' ||
+				    (lo = hex4(p + i + 8)) < 0xdc00 ||
+				    lo > 0xdfff)
+					return 0;
+				cp = 0x10000 + ((cp - 0xd800) << 10) +
+				     (lo - 0xdc00);
+				i += 6;
+			} else if (cp >= 0xdc00 && cp <= 0xdfff) {
+				return 0;
+			}
+			i += 4;
+			break;
+		default:
+			return 0;
+		}
+		i += 2;
+		len = utf8_put((uint32_t)cp, one);
+		for (k = 0; k < len; k++, w++)
+			if (!*w || *w != one[k])
+				return 0; /* \u0000 never matches: want ends */
+	}
+	return !*w;
+}
+
+int jscan_member(const char *p, struct jscan_span obj, const char *key,
+		 struct jscan_span *val)
+{
+	struct jscan_members m;
+	struct jscan_span k, v;
+
+	jscan_members_init(&m, p, obj.at, obj.at + obj.n);
+	while (jscan_members_next(&m, &k, &v))
+		if (jscan_str_is(p, k, key)) {
+			*val = v;
+			return 1;
+		}
+	return 0;
+}

@@ -86,4 +86,27 @@ void jscan_members_init(struct jscan_members *m, const char *p, size_t at,
 int jscan_members_next(struct jscan_members *m, struct jscan_span *key,
 		       struct jscan_span *val);
 
+/* The elements of an array the same way: jscan_items_init at its '['
+ * (p[at]), jscan_items_next gives each value and returns 1, or 0 at the
+ * end (m->bad 0 when the array closed well). */
+void jscan_items_init(struct jscan_members *m, const char *p, size_t at,
+		      size_t end);
+int jscan_items_next(struct jscan_members *m, struct jscan_span *val);
+
+/*
+ * 1 when the JSON string at s (quotes included) decodes to the C string
+ * want: escapes are decoded (\u0069d is "id", surrogate pairs included), so
+ * an escaped key is the key it spells; a string holding \u0000, or a bad
+ * escape, matches nothing.
+ */
+int jscan_str_is(const char *p, struct jscan_span s, const char *want);
+
+/*
+ * The value of the first member of the object obj (p[obj.at] is its '{')
+ * whose key decodes to key (jscan_str_is), as cJSON's getters pick the
+ * first of duplicate keys: 1 with *val set, or 0.
+ */
+int jscan_member(const char *p, struct jscan_span obj, const char *key,
+		 struct jscan_span *val);
+
 #endif

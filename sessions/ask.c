@@ -39,6 +39,8 @@
 #include "ask.h"
 #include "askcheck.h"
 #include "internal.h"
+#include "jscan.h"
+#include "jsent.h"
 
 #define ASKS_MAX 64 /* open questions per thread */
 #define ASK_NUM_MAX 1000000 /* numbers fit the 20-bit index of fs/ inodes */
@@ -52,6 +54,7 @@ struct mcp_ask {
 	char method[32];
 	cJSON *rpc_id;            /* the server's request id */
 	cJSON *params;
+	cJSON *shown;              /* params as sent (jsent.h), or NULL */
 	double created, timeout;  /* timeout 0: none */
 	char *refused;            /* why the last answer was refused */
 	ask_done_fn done;         /* MRTR: where the answer goes, or NULL */
@@ -134,10 +137,10 @@ static void ask_event(mcp_ask *q, const char *state, cJSON *extra)
 									 x));
 		cJSON_Delete(extra);
 	}
-	txt = cJSON_PrintUnformatted(m);
+	txt = jsent_print(m, 0, NULL);
 	if (txt)
 		ring_line(&q->s->events, txt, strlen(txt));
-	cJSON_free(txt);
+	free(txt);
 	cJSON_Delete(m);
 }
 
@@ -147,6 +150,7 @@ static void ask_free_cb(uv_handle_t *h)
 
 	cJSON_Delete(q->rpc_id);
 	cJSON_Delete(q->params);
+	cJSON_Delete(q->shown);
 	free(q->refused);
 	free(q);
 }
@@ -205,9 +209,23 @@ static void ask_open(mcp_session *s, const char *method, cJSON *id,
 		     cJSON *params, ask_done_fn done, void *ctx);
 
 void ask_request(mcp_session *s, const char *method, cJSON *id,
-		 cJSON *params)
+		 cJSON *params, const char *line, size_t len)
 {
+	struct jscan_span top = {0, len}, v;
+	mcp_ask *q;
+
 	ask_open(s, method, id, params, NULL, NULL);
+	q = LIST_FIRST(&s->asks);
+	while (q && LIST_NEXT(q, link))
+		q = LIST_NEXT(q, link);
+	/* the question just opened (the last) shows params as sent */
+	while (top.at < len && strchr(" \t\r\n", line[top.at]))
+		top.at++;
+	top.n = len - top.at;
+	if (q && !q->shown && cJSON_Compare(q->rpc_id, id, 1) &&
+	    jscan_member(line, top, "params", &v) &&
+	    (q->shown = cJSON_Duplicate(q->params, 1)) != NULL)
+		jsent_keep(q->shown, line + v.at, v.n);
 }
 
 void ask_input(mcp_session *s, const char *method, const char *key,
@@ -448,6 +466,8 @@ static const char *hint_of(enum ask_kind kind)
 mcp_buf *mcp_ask_json(mcp_ask *q)
 {
 	cJSON *o = cJSON_CreateObject(), *p;
+	cJSON *from = q->shown ? q->shown : q->params;
+	const char *url = str_of(q->params, "url");
 	char host[256];
 	mcp_buf *b;
 
@@ -457,12 +477,12 @@ mcp_buf *mcp_ask_json(mcp_ask *q)
 	if (q->kind != ASK_SAMPLING)
 		cJSON_AddStringToObject(o, "mode",
 					q->kind == ASK_URL ? "url" : "form");
-	cJSON_ArrayForEach(p, q->params) {
+	cJSON_ArrayForEach(p, from) {
 		if (cJSON_GetObjectItemCaseSensitive(o, p->string))
 			continue;
 		cJSON_AddItemToObject(o, p->string, cJSON_Duplicate(p, 1));
-		if (q->kind == ASK_URL && !strcmp(p->string, "url") &&
-		    ask_url_host(p->valuestring, host, sizeof host) == 0)
+		if (q->kind == ASK_URL && !strcmp(p->string, "url") && url &&
+		    ask_url_host(url, host, sizeof host) == 0)
 			cJSON_AddStringToObject(o, "host", host);
 	}
 	msg_add_time(o, "created", q->created);
@@ -478,10 +498,25 @@ mcp_buf *mcp_ask_json(mcp_ask *q)
 	return b;
 }
 
+/* The answer text parsed, an escaped NUL as C0 80 (jsent.h): a string
+ * keeps its real length for the checks and reaches the server whole. */
+static cJSON *parse_answer(const char *json, size_t len)
+{
+	char *copy = malloc(len + 1);
+	cJSON *a;
+
+	if (!copy)
+		return NULL;
+	memcpy(copy, json, len);
+	a = cJSON_ParseWithLength(copy, jsent_hide_nul(copy, len));
+	free(copy);
+	return a;
+}
+
 int mcp_ask_answer(mcp_ask *q, const char *json, size_t len)
 {
 	mcp_session *s = q->s;
-	cJSON *a = cJSON_ParseWithLength(json, len), *res = NULL, *err = NULL;
+	cJSON *a = parse_answer(json, len), *res = NULL, *err = NULL;
 	cJSON *x;
 	char why[200];
 	const char *act;

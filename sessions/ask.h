@@ -17,10 +17,12 @@ enum { ASK_CAP_ELICIT = 1, ASK_CAP_SAMPLING = 2 };
 unsigned ask_caps_of(const struct mcp_server_conf *conf);
 
 /* An elicitation/create or sampling/createMessage from the server (id and
- * params borrowed): becomes an open question of s, or is answered at once
- * (capability not declared, a malformed request, a one-shot session). */
+ * params borrowed; line, len bytes, is the message as it came, whose
+ * numbers and strings the question shows as sent): becomes an open
+ * question of s, or is answered at once (capability not declared, a
+ * malformed request, a one-shot session). */
 void ask_request(mcp_session *s, const char *method, cJSON *id,
-		 cJSON *params);
+		 cJSON *params, const char *line, size_t len);
 /* Where the answer to an input request of an input_required result
  * (MRTR, 2026-07-28) goes: key is its key in inputRequests; res or err
  * (taken) is the answer; both NULL when the question went unanswered

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bigmem.h"
+#include "jsent.h"
 #include "internal.h"
 
 mcp_buf *mcp_buf_new(const char *data, size_t len)
@@ -67,19 +68,18 @@ void mcp_buf_unref(mcp_buf *b)
 /* j printed (pretty or compact) and a newline. */
 mcp_buf *mcp_buf_json(cJSON *j, int pretty)
 {
-	char *txt = pretty ? cJSON_Print(j) : cJSON_PrintUnformatted(j);
-	mcp_buf *b;
 	size_t n;
+	char *txt = jsent_print(j, pretty, &n);
+	mcp_buf *b;
 
 	if (!txt)
 		return NULL;
-	n = strlen(txt);
 	b = mcp_buf_new(NULL, n + 1);
 	if (b) {
 		memcpy(b->data, txt, n);
 		b->data[n] = '\n';
 		b->data[n + 1] = 0;
 	}
-	cJSON_free(txt);
+	free(txt);
 	return b;
 }

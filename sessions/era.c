@@ -257,28 +257,6 @@ static void put_meta_members(struct gbuf *o, const mcp_session *s,
 	}
 }
 
-static int key_eq(const char *p, struct jscan_span k, const char *want)
-{
-	size_t n = strlen(want);
-
-	return k.n == n + 2 && !memcmp(p + k.at + 1, want, n);
-}
-
-static int member(const char *p, struct jscan_span obj, const char *key,
-		  struct jscan_span *val)
-{
-	struct jscan_members m;
-	struct jscan_span k, v;
-
-	jscan_members_init(&m, p, obj.at, obj.at + obj.n);
-	while (jscan_members_next(&m, &k, &v))
-		if (key_eq(p, k, key)) {
-			*val = v;
-			return 1;
-		}
-	return 0;
-}
-
 static int empty_obj(const char *p, struct jscan_span o)
 {
 	size_t i = o.at + 1;
@@ -305,24 +283,24 @@ char *era_line(const mcp_session *s, const char *line, size_t len,
 	if (cut <= top.at)
 		return NULL; /* not one whole object: sent as it is */
 	top.n = cut - top.at;
-	if (!member(line, top, "params", &params)) {
+	if (!jscan_member(line, top, "params", &params)) {
 		how = 0;
 		cut = top.at + top.n - 1; /* its '}' */
 	} else if (line[params.at] != '{') {
 		return NULL; /* array params: no place for _meta */
-	} else if (!member(line, params, "_meta", &meta) ||
+	} else if (!jscan_member(line, params, "_meta", &meta) ||
 		   line[meta.at] != '{') {
 		how = 1;
 		cut = params.at + 1;
 	} else {
 		how = 2;
 		cut = meta.at + 1;
-		have |= member(line, meta, "io.modelcontextprotocol/"
-			       "protocolVersion", &v) ? 1 : 0;
-		have |= member(line, meta, "io.modelcontextprotocol/"
-			       "clientInfo", &v) ? 2 : 0;
-		have |= member(line, meta, "io.modelcontextprotocol/"
-			       "clientCapabilities", &v) ? 4 : 0;
+		have |= jscan_member(line, meta, "io.modelcontextprotocol/"
+				     "protocolVersion", &v) ? 1 : 0;
+		have |= jscan_member(line, meta, "io.modelcontextprotocol/"
+				     "clientInfo", &v) ? 2 : 0;
+		have |= jscan_member(line, meta, "io.modelcontextprotocol/"
+				     "clientCapabilities", &v) ? 4 : 0;
 		if (have == 7)
 			return NULL;
 	}

@@ -2,7 +2,9 @@
  * inbound.c - what a server sends, for every transport: replies to user
  * calls passed through as the server wrote their result (no cJSON parse or
  * print; a long one keeps the frame's buffer), listing pages (tools,
- * resources, templates, prompts) gathered into one, other replies and errors through cJSON, notifications
+ * resources, templates, prompts) gathered into one, other replies and
+ * errors through cJSON, each with its numbers and strings kept as sent
+ * (lib/jsent.h: SPEC 5, Fidelity), notifications
  * (progress resets the call's timer, list_changed drops a cached
  * listing complete before it, each one is a line in events) and the server's own requests,
  * which client.c answers. The reply to the handshake goes back to the
@@ -16,6 +18,7 @@
 #include "era.h"
 #include "internal.h"
 #include "jscan.h"
+#include "jsent.h"
 #include "mrtr.h"
 
 /* Replies at least this long are passed through after a check of their
@@ -81,18 +84,79 @@ static void notification(mcp_session *s, const char *method, cJSON *msg,
 	}
 }
 
-/* Listing pages: gather the items until there is no nextCursor. */
-static void list_page(mcp_session *s, mcp_call *c, cJSON *res)
+/* The text of member key of the top-level object of line, in *v; 1 if
+ * found. */
+static int raw_member(const char *line, size_t len, const char *key,
+		      struct jscan_span *v)
+{
+	size_t i = 0;
+	struct jscan_span top;
+
+	while (i < len && (line[i] == ' ' || line[i] == '\t' ||
+			   line[i] == '\r' || line[i] == '\n'))
+		i++;
+	top.at = i;
+	top.n = len - i;
+	return jscan_member(line, top, key, v);
+}
+
+/* j, the member key of line's top-level object, made to print as sent
+ * (jsent.h); j is then for printing only. */
+static void keep_as_sent(cJSON *j, const char *line, size_t len,
+			 const char *key)
+{
+	struct jscan_span v;
+
+	if (j && raw_member(line, len, key, &v))
+		jsent_keep(j, line + v.at, v.n);
+}
+
+/*
+ * Listing pages: gather the items until there is no nextCursor. Each item
+ * is kept as the server sent it (jsent.h), page by page, so that the
+ * listing prints every number and string of every page as it came; the
+ * tool policy (policy_filter) and the modern era's filter of tools
+ * (era_filter_tools) look at an item before.
+ */
+static void list_page(mcp_session *s, mcp_call *c, cJSON *res,
+		      const char *line, size_t len)
 {
 	const char *key = mcp_list_key(c->list);
 	cJSON *items = cJSON_GetObjectItemCaseSensitive(res, key);
 	cJSON *next = cJSON_GetObjectItemCaseSensitive(res, "nextCursor");
+	struct jscan_span rv = {0, 0}, iv = {0, 0}, v;
+	struct jscan_members it;
 	cJSON *t, *out;
+	int raw;
 
 	if (!c->acc)
 		c->acc = cJSON_CreateArray();
-	cJSON_ArrayForEach(t, items)
-		cJSON_AddItemToArray(c->acc, cJSON_Duplicate(t, 1));
+	raw = raw_member(line, len, "result", &rv) &&
+	      jscan_member(line, rv, key, &iv);
+	jscan_items_init(&it, line, iv.at, iv.at + iv.n);
+	cJSON_ArrayForEach(t, items) {
+		cJSON *d = cJSON_Duplicate(t, 1);
+		int got = raw && jscan_items_next(&it, &v);
+
+		if (!d)
+			continue;
+		if (c->list == MCP_TOOLS) {
+			cJSON *one = cJSON_CreateArray();
+
+			cJSON_AddItemToArray(one, d);
+			policy_filter(s->srv->conf, one); /* SPEC 13 */
+			if (s->era == MCP_ERA_MODERN)
+				era_filter_tools(s, one); /* x-mcp-header */
+			d = one->child ? cJSON_DetachItemViaPointer(
+						 one, one->child) : NULL;
+			cJSON_Delete(one);
+			if (!d)
+				continue;
+		}
+		if (got)
+			jsent_keep(d, line + v.at, v.n);
+		cJSON_AddItemToArray(c->acc, d);
+	}
 	if (cJSON_IsString(next) && *next->valuestring &&
 	    cJSON_GetArraySize(c->acc) < 100000) {
 		cJSON *m;
@@ -105,10 +169,6 @@ static void list_page(mcp_session *s, mcp_call *c, cJSON *res)
 		cJSON_Delete(m);
 		return;
 	}
-	if (c->list == MCP_TOOLS)
-		policy_filter(s->srv->conf, c->acc); /* SPEC 13 */
-	if (c->list == MCP_TOOLS && s->era == MCP_ERA_MODERN)
-		era_filter_tools(s, c->acc); /* x-mcp-header (HTTP) */
 	out = cJSON_CreateObject();
 	cJSON_AddItemToObject(out, key, c->acc);
 	c->acc = NULL;
@@ -116,7 +176,8 @@ static void list_page(mcp_session *s, mcp_call *c, cJSON *res)
 	cJSON_Delete(out);
 }
 
-static void response(mcp_session *s, cJSON *msg)
+static void response(mcp_session *s, cJSON *msg, const char *line,
+		     size_t len)
 {
 	cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
 	cJSON *res = cJSON_GetObjectItemCaseSensitive(msg, "result");
@@ -136,11 +197,12 @@ static void response(mcp_session *s, cJSON *msg)
 		return;
 	}
 	if (err) {
+		keep_as_sent(err, line, len, "error");
 		call_complete(c, msg_error_reply(err));
 		return;
 	}
 	if (c->kind == CALL_LIST) {
-		list_page(s, c, res);
+		list_page(s, c, res, line, len);
 		return;
 	}
 	if (c->task == 1 && task_created(s, c, res))
@@ -148,6 +210,7 @@ static void response(mcp_session *s, cJSON *msg)
 	if (s->era == MCP_ERA_MODERN && c->kind != CALL_INIT &&
 	    mrtr_result(s, c, res))
 		return;
+	keep_as_sent(res, line, len, "result");
 	call_complete(c, mcp_buf_json(res ? res : cJSON_GetObjectItem(msg,
 							"result"), 0));
 }
@@ -388,17 +451,10 @@ void inbound_partial(mcp_session *s, const char *p, size_t n)
 /* 1 if the result at p[rs, re) has "resultType": "input_required". */
 static int input_required(const char *p, size_t rs, size_t re)
 {
-	struct jscan_members m;
-	struct jscan_span k, v;
+	struct jscan_span obj = {rs, re - rs}, v;
 
-	if (p[rs] != '{')
-		return 0;
-	jscan_members_init(&m, p, rs, re);
-	while (jscan_members_next(&m, &k, &v))
-		if (k.n == 12 && !memcmp(p + k.at, "\"resultType\"", 12))
-			return v.n == 16 &&
-			       !memcmp(p + v.at, "\"input_required\"", 16);
-	return 0;
+	return p[rs] == '{' && jscan_member(p, obj, "resultType", &v) &&
+	       jscan_str_is(p, v, "input_required");
 }
 
 static int fast_reply(mcp_session *s, struct frame *f, char *line,
@@ -446,6 +502,21 @@ static int fast_reply(mcp_session *s, struct frame *f, char *line,
 	return 0;
 }
 
+/* line parsed, an escaped NUL in a string as C0 80 (jsent.h), so that
+ * what is printed again from it keeps the NUL. */
+static cJSON *parse_nul(const char *line, size_t len)
+{
+	char *copy;
+	cJSON *msg;
+
+	if (!jsent_has_nul(line, len) || !(copy = malloc(len + 1)))
+		return cJSON_ParseWithLength(line, len);
+	memcpy(copy, line, len);
+	msg = cJSON_ParseWithLength(copy, jsent_hide_nul(copy, len));
+	free(copy);
+	return msg;
+}
+
 static void inbound_line(mcp_session *s, struct frame *f, char *line,
 			 size_t len, mcp_call *sc)
 {
@@ -459,10 +530,11 @@ static void inbound_line(mcp_session *s, struct frame *f, char *line,
 	}
 	if (!len || fast_reply(s, f, line, len, sc, soff) == 0)
 		return;
-	msg = cJSON_ParseWithLength(line, len);
+	msg = parse_nul(line, len);
 	if (!cJSON_IsObject(msg)) {
-		mlog(MLOG_WARN, "server %s: skipped a non-JSON stdout line "
-		     "(%zu bytes)", s->srv->conf->name, len);
+		mlog(MLOG_WARN, "server %s: skipped a non-JSON %s (%zu bytes)",
+		     s->srv->conf->name, strcmp(s->ops->name, "stdio") ?
+		     "message" : "stdout line", len);
 		cJSON_Delete(msg);
 		return;
 	}
@@ -470,11 +542,12 @@ static void inbound_line(mcp_session *s, struct frame *f, char *line,
 	id = cJSON_GetObjectItemCaseSensitive(msg, "id");
 	if (cJSON_IsString(method)) {
 		if (id && !cJSON_IsNull(id))
-			client_request(s, method->valuestring, id, msg);
+			client_request(s, method->valuestring, id, msg, line,
+				       len);
 		else
 			notification(s, method->valuestring, msg, line, len);
 	} else if (id) {
-		response(s, msg);
+		response(s, msg, line, len);
 	} else {
 		mlog(MLOG_WARN, "server %s: skipped a message that is neither "
 		     "request, notification nor reply", s->srv->conf->name);

@@ -223,7 +223,7 @@ int hs_probe_done(mcp_session *s, mcp_call *c, cJSON *msg, char *why,
 
 /* client.c: mcpfs's answers to the server's requests */
 void client_request(mcp_session *s, const char *method, cJSON *id,
-		    cJSON *msg);
+		    cJSON *msg, const char *line, size_t len);
 
 /* surface.c */
 void surface_free(mcp_session *s);
@@ -241,6 +241,10 @@ void task_cancel(mcp_session *s, mcp_call *c); /* tasks/cancel, if a task */
 /* warm.c: spare sessions (the "warm" key) */
 void session_warm(mcp_server *srv);   /* start or close spares to warm */
 void session_spares_close(mcp_server *srv, const char *why);
+/* The config's roots of srv changed (reload): every running session of
+ * it gets notifications/roots/list_changed; roots/list answers from the
+ * config, so the next one has the new set (client.c). */
+void session_roots_changed(mcp_server *srv);
 void session_warm_stop(void);         /* at shutdown: no more spares */
 
 /* status.c */

@@ -10,6 +10,7 @@
 #include "buildconfig.h"
 #include "era.h"
 #include "internal.h"
+#include "jsent.h"
 
 /* Newest first: the one we ask for, then those we accept in reply. */
 static const char *const versions[] = {
@@ -177,13 +178,12 @@ void session_send(mcp_session *s, char *line, size_t len, uint64_t rpc_id)
 
 void session_send_json(mcp_session *s, cJSON *msg, uint64_t rpc_id)
 {
-	char *txt = cJSON_PrintUnformatted(msg);
 	size_t n;
+	char *txt = jsent_print(msg, 0, &n);
 	char *line;
 
 	if (!txt)
 		return;
-	n = strlen(txt);
 	line = malloc(n + 2);
 	if (line) {
 		memcpy(line, txt, n);
@@ -191,7 +191,7 @@ void session_send_json(mcp_session *s, cJSON *msg, uint64_t rpc_id)
 		line[n + 1] = 0;
 		session_send(s, line, n + 1, rpc_id);
 	}
-	cJSON_free(txt);
+	free(txt);
 }
 
 /* The reply to the server's request id: result or err (either taken). */

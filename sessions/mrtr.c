@@ -25,6 +25,7 @@
 #include "gbuf.h"
 #include "internal.h"
 #include "jscan.h"
+#include "jsent.h"
 #include "mrtr.h"
 
 #define MRTR_ROUNDS_MAX 16
@@ -44,8 +45,7 @@ static void token_of(const mcp_call *c, char *out, size_t n)
 static void retry(mcp_call *c)
 {
 	mcp_session *s = c->s;
-	struct jscan_members m;
-	struct jscan_span k, v, params = {0, 0};
+	struct jscan_span params = {0, 0};
 	struct gbuf o = {0};
 	char tok[48], *line, *resp, *state = NULL;
 	size_t n;
@@ -57,22 +57,21 @@ static void retry(mcp_call *c)
 	token_of(c, tok, sizeof tok);
 	id = s->next_id++;
 	line = mcp_request_line(c->line, &c->req, id, tok[0] ? tok : NULL, &n);
-	resp = cJSON_PrintUnformatted(c->mrtr_resp);
+	resp = jsent_print(c->mrtr_resp, 0, NULL);
 	if (c->mrtr_state)
-		state = cJSON_PrintUnformatted(c->mrtr_state);
+		state = jsent_print(c->mrtr_state, 0, NULL);
 	if (line) {
-		jscan_members_init(&m, line, 0, n);
-		while (jscan_members_next(&m, &k, &v))
-			if (k.n == 8 && !memcmp(line + k.at, "\"params\"", 8))
-				params = v;
+		struct jscan_span top = {0, n};
+
+		jscan_member(line, top, "params", &params);
 	}
 	if (!line || !resp || (c->mrtr_state && !state) || !params.n ||
 	    line[params.at] != '{' || gbuf_reserve(&o, n + strlen(resp) +
 						   (state ? strlen(state) : 0) +
 						   64) < 0) {
 		free(line);
-		cJSON_free(resp);
-		cJSON_free(state);
+		free(resp);
+		free(state);
 		call_fail(c, -32603, "cannot build the retry of an "
 			  "input_required request", NULL);
 		return;
@@ -88,8 +87,8 @@ static void retry(mcp_call *c)
 		gbuf_add(&o, ",", 1);
 	gbuf_add(&o, line + params.at + 1, n - params.at - 1);
 	free(line);
-	cJSON_free(resp);
-	cJSON_free(state);
+	free(resp);
+	free(state);
 	idtab_del(&s->pending, c->rpc_id);
 	if (s->ops->forget && s->t)
 		s->ops->forget(s->t, c->rpc_id);

@@ -155,7 +155,7 @@ static int apply_config(struct mcp_config *cfg)
 	struct mcp_server_conf *conf;
 	mcp_server *old = servers, *list = NULL, **tail = &list, *srv, **pp;
 	size_t i;
-	int repol;
+	int repol, reroots;
 
 	if (!cref) {
 		mcp_config_free(cfg);
@@ -170,14 +170,18 @@ static int apply_config(struct mcp_config *cfg)
 		srv = *pp;
 		if (srv) {
 			*pp = srv->next;
+			reroots = !mcp_conf_same_roots(srv->conf, conf);
+			repol = !policy_same(srv->conf, conf);
 			if (!mcp_conf_same_launch(srv->conf, conf)) {
 				mlog(MLOG_INFO, "server %s: launch changed, "
 				     "closing its sessions", conf->name);
 				server_close_sessions(srv, "config changed");
 				server_drop_lists(srv);
+				reroots = 0;
 			}
-			repol = !policy_same(srv->conf, conf);
 			server_adopt(srv, conf, cref);
+			if (reroots) /* live roots (SPEC 5) */
+				session_roots_changed(srv);
 			if (repol) /* at once, in every session (SPEC 13) */
 				policy_reload(srv);
 		} else {

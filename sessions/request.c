@@ -85,38 +85,6 @@ static char *decode(const char *p, struct jscan_span s)
 	return d;
 }
 
-/* 1 if the JSON string key (quotes included) decodes to want. */
-static int key_is(const char *p, struct jscan_span key, const char *want)
-{
-	char *d;
-	int eq;
-
-	if (!memchr(p + key.at, '\\', key.n))
-		return key.n - 2 == strlen(want) &&
-		       !memcmp(p + key.at + 1, want, key.n - 2);
-	d = decode(p, key);
-	eq = d && !strcmp(d, want);
-	free(d);
-	return eq;
-}
-
-/* The value of the first member named key of the object obj (as cJSON's
- * getters pick the first of duplicate keys); 1 if found. */
-static int member_find(const char *p, struct jscan_span obj, const char *key,
-		       struct jscan_span *val)
-{
-	struct jscan_members m;
-	struct jscan_span k, v;
-
-	jscan_members_init(&m, p, obj.at, obj.at + obj.n);
-	while (jscan_members_next(&m, &k, &v))
-		if (key_is(p, k, key)) {
-			*val = v;
-			return 1;
-		}
-	return 0;
-}
-
 static int is_object(const char *p, struct jscan_span v)
 {
 	return v.n && p[v.at] == '{';
@@ -142,7 +110,7 @@ static void token_in_meta(const char *p, struct jscan_span meta,
 {
 	if (!is_object(p, meta))
 		return;
-	if (member_find(p, meta, "progressToken", &r->token))
+	if (jscan_member(p, meta, "progressToken", &r->token))
 		return;
 	r->tok_how = TOK_IN_META;
 	r->tok_at = meta.at + 1;
@@ -184,7 +152,7 @@ static int check_method(const char *p, struct mcp_request *r,
 	if (!r->params.n) {
 		r->tok_how = TOK_PARAMS;
 	} else if (is_object(p, r->params)) {
-		if (member_find(p, r->params, "_meta", &m)) {
+		if (jscan_member(p, r->params, "_meta", &m)) {
 			token_in_meta(p, m, r);
 		} else {
 			r->tok_how = TOK_IN_PARAMS;
@@ -258,19 +226,20 @@ int mcp_request_parse(const char *json, size_t len, struct mcp_request *r,
 	while (jscan_members_next(&m, &k, &v)) {
 		struct jscan_span *slot = NULL;
 
-		if (key_is(json, k, "name"))
+		if (jscan_str_is(json, k, "name"))
 			slot = &name;
-		else if (key_is(json, k, "method"))
+		else if (jscan_str_is(json, k, "method"))
 			slot = &method;
-		else if (key_is(json, k, "arguments"))
+		else if (jscan_str_is(json, k, "arguments"))
 			slot = &r->args;
-		else if (key_is(json, k, "_meta"))
+		else if (jscan_str_is(json, k, "_meta"))
 			slot = &r->meta;
-		else if (key_is(json, k, "params"))
+		else if (jscan_str_is(json, k, "params"))
 			slot = &r->params;
-		else if (key_is(json, k, "task"))
+		else if (jscan_str_is(json, k, "task"))
 			slot = &r->task;
-		else if (!key_is(json, k, "id") && !key_is(json, k, "jsonrpc")) {
+		else if (!jscan_str_is(json, k, "id") &&
+			 !jscan_str_is(json, k, "jsonrpc")) {
 			snprintf(unknown, sizeof unknown, "unknown member %.*s "
 				 "(a request has name, arguments, _meta and "
 				 "task, or method and params)",

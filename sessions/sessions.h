@@ -233,7 +233,9 @@ struct mcp_part {
 void mcp_result(mcp_session *s, const struct mcp_part **parts, size_t *n);
 
 /* Percent-encode name for a path component ('%', '/', control bytes, and
- * a leading '.' of "." and ".."): malloc'd. decode: NULL if malformed. */
+ * a leading '.' of "." and ".."): malloc'd. decode: NULL if malformed.
+ * A NUL in a name from a server is held as the bytes C0 80 (lib/jsent.h)
+ * and is "%00" in its file name. */
 char *mcp_name_encode(const char *name);
 char *mcp_name_decode(const char *file);
 /* The call a fresh open of call reads: the most recently sent one while any

@@ -15,6 +15,7 @@
 #include "gbuf.h"
 #include "internal.h"
 #include "jscan.h"
+#include "jsent.h"
 
 /* ---- names ---- */
 
@@ -63,7 +64,10 @@ char *mcp_name_encode(const char *name)
 	if (!out)
 		return NULL;
 	for (p = (const unsigned char *)name; *p; p++) {
-		if (needs_escape(name, p))
+		if (p[0] == 0xc0 && p[1] == 0x80) { /* a NUL (jsent.h) */
+			o += sprintf(o, "%%00");
+			p++;
+		} else if (needs_escape(name, p))
 			o += sprintf(o, "%%%02X", *p);
 		else
 			*o++ = (char)*p;
@@ -87,11 +91,16 @@ char *mcp_name_decode(const char *file)
 		}
 		hi = jscan_hexval((unsigned char)p[1]);
 		lo = hi < 0 ? -1 : jscan_hexval((unsigned char)p[2]);
-		if (lo < 0 || (hi == 0 && lo == 0)) {
+		if (lo < 0) {
 			free(out);
 			return NULL;
 		}
-		*o++ = (char)(hi << 4 | lo);
+		if (hi == 0 && lo == 0) { /* a NUL, as jsent.h keeps it */
+			*o++ = (char)0xc0;
+			*o++ = (char)0x80;
+		} else {
+			*o++ = (char)(hi << 4 | lo);
+		}
 		p += 2;
 	}
 	*o = 0;
@@ -204,9 +213,58 @@ static const char *str_of(const cJSON *o, const char *k)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+/* The string s of a parse with jsent_hide_nul into b: C0 80 as the NUL it
+ * stands for. */
+static void str_add(struct gbuf *b, const char *s)
+{
+	const char *c;
+
+	while ((c = strstr(s, "\xc0\x80")) != NULL) {
+		gbuf_add(b, s, (size_t)(c - s));
+		gbuf_add(b, "", 1);
+		s = c + 2;
+	}
+	gbuf_puts(b, s);
+}
+
 static mcp_buf *str_buf(const char *s)
 {
-	return mcp_buf_new(s, strlen(s));
+	struct gbuf b = {0};
+	mcp_buf *out;
+
+	if (!strstr(s, "\xc0\x80"))
+		return mcp_buf_new(s, strlen(s));
+	str_add(&b, s);
+	out = b.oom ? NULL : mcp_buf_new(b.p, b.len);
+	gbuf_free(&b);
+	return out;
+}
+
+/* The reply text parsed, an escaped NUL as C0 80 (jsent.h). */
+static cJSON *parse_nul(const mcp_buf *reply)
+{
+	char *copy = malloc(reply->len + 1);
+	cJSON *r;
+
+	if (!copy)
+		return NULL;
+	memcpy(copy, reply->data, reply->len);
+	r = cJSON_ParseWithLength(copy, jsent_hide_nul(copy, reply->len));
+	free(copy);
+	return r;
+}
+
+/* The member key of the reply object, made to print as sent. */
+static void keep_member(cJSON *j, const mcp_buf *reply, const char *key)
+{
+	struct jscan_span top = {0, reply->len}, v;
+
+	while (top.at < reply->len &&
+	       strchr(" \t\r\n", reply->data[top.at]))
+		top.at++;
+	top.n = reply->len - top.at;
+	if (j && jscan_member(reply->data, top, key, &v))
+		jsent_keep(j, reply->data + v.at, v.n);
 }
 
 /* Content block i of a reply (a tools/call content item, a resources/read
@@ -227,7 +285,7 @@ static void add_block(struct unpack *u, size_t i, const cJSON *blk)
 		add_part(u, name, str_buf(t));
 		if (u->ntext++)
 			gbuf_add(&u->text, "\n", 1);
-		gbuf_puts(&u->text, t);
+		str_add(&u->text, t);
 	} else if (type && (!strcmp(type, "image") || !strcmp(type, "audio")) &&
 		   (t = str_of(blk, "data"))) {
 		snprintf(name, sizeof name, "%zu.%s", i,
@@ -263,7 +321,7 @@ static void add_block(struct unpack *u, size_t i, const cJSON *blk)
 
 static void unpack(struct unpack *u, const mcp_buf *reply)
 {
-	cJSON *r = cJSON_ParseWithLength(reply->data, reply->len);
+	cJSON *r = parse_nul(reply);
 	cJSON *err = cJSON_GetObjectItemCaseSensitive(r, "error");
 	const cJSON *list, *it;
 	size_t i = 0;
@@ -273,6 +331,7 @@ static void unpack(struct unpack *u, const mcp_buf *reply)
 		return;
 	}
 	if (cJSON_IsObject(err) && cJSON_GetArraySize(r) == 1) {
+		keep_member(err, reply, "error");
 		add_part(u, "error", mcp_buf_json(err, 1));
 		cJSON_Delete(r);
 		return;
@@ -290,8 +349,10 @@ static void unpack(struct unpack *u, const mcp_buf *reply)
 		gbuf_add(&u->text, "\n", 1);
 		add_part(u, "text", mcp_buf_new(u->text.p, u->text.len));
 	}
-	if ((it = cJSON_GetObjectItemCaseSensitive(r, "structuredContent")))
+	if ((it = cJSON_GetObjectItemCaseSensitive(r, "structuredContent"))) {
+		keep_member((cJSON *)it, reply, "structuredContent");
 		add_part(u, "structured.json", mcp_buf_json((cJSON *)it, 1));
+	}
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "isError")))
 		add_part(u, "error", u->ntext ? mcp_buf_new(u->text.p,
 							    u->text.len)
@@ -346,7 +407,7 @@ void surface_free(mcp_session *s)
 
 mcp_buf *mcp_resource_bytes(const mcp_buf *reply, int *err)
 {
-	cJSON *r = cJSON_ParseWithLength(reply->data, reply->len);
+	cJSON *r = parse_nul(reply);
 	cJSON *e = cJSON_GetObjectItemCaseSensitive(r, "error");
 	const cJSON *it;
 	struct gbuf b = {0};
@@ -369,7 +430,7 @@ mcp_buf *mcp_resource_bytes(const mcp_buf *reply, int *err)
 	}
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(r, "contents")) {
 		if ((t = str_of(it, "text"))) {
-			gbuf_puts(&b, t);
+			str_add(&b, t);
 		} else if ((t = str_of(it, "blob"))) {
 			mcp_buf *d = b64_decode(t);
 

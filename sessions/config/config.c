@@ -461,6 +461,12 @@ int mcp_conf_same_launch(const struct mcp_server_conf *a,
 	       strv_eq(a->headers, a->nheaders, b->headers, b->nheaders);
 }
 
+int mcp_conf_same_roots(const struct mcp_server_conf *a,
+			const struct mcp_server_conf *b)
+{
+	return strv_eq(a->roots, a->nroots, b->roots, b->nroots);
+}
+
 /* ---- entries ---- */
 
 static void strv_free(char **v, size_t n)

@@ -88,6 +88,9 @@ void mcp_config_free(struct mcp_config *c);
  * headers) of a and b are equal. */
 int mcp_conf_same_launch(const struct mcp_server_conf *a,
 			 const struct mcp_server_conf *b);
+/* 1 if the roots of a and b are the same list (order counts). */
+int mcp_conf_same_roots(const struct mcp_server_conf *a,
+			const struct mcp_server_conf *b);
 
 /* A copy of the fields that reach conf's server over HTTP (name, url,
  * headers, oauth, transport, era, timeouts, digest; the rest zero), for a

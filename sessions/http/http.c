@@ -54,6 +54,7 @@
 #include "curluv.h"
 #include "gbuf.h"
 #include "httpcommon.h"
+#include "jscan.h"
 #include "oauth.h"
 #include "sessions.h"
 #include "sse.h"
@@ -402,26 +403,46 @@ static int stream_ended(struct xfer *x, const char *why)
 	return 0;
 }
 
-static void deliver_json(struct xfer *x)
+/* 1 when the n bytes at p are one JSON value (RFC 8259, jscan). */
+static int is_json(const char *p, size_t n)
+{
+	struct jscan j;
+	size_t used;
+	int r;
+
+	jscan_init(&j);
+	r = jscan_feed(&j, p, n, &used);
+	if (r == JSCAN_MORE)
+		r = jscan_finish(&j);
+	return r == JSCAN_DONE;
+}
+
+/* The application/json body of x to the session: one message, or each of
+ * a batch. -1 (nothing delivered) when the body is not JSON. */
+static int deliver_json(struct xfer *x)
 {
 	struct http *h = x->h;
-	cJSON *arr, *m;
+	struct jscan_members it;
+	struct jscan_span v;
 
 	if (!x->in.len)
-		return;
+		return 0;
+	if (!is_json(x->in.p, x->in.len))
+		return -1;
 	if (x->in.p[strspn(x->in.p, " \t\r\n")] != '[') {
 		h->up->message(h->ctx, NULL, x->in.p, x->in.len);
-		return;
+		return 0;
 	}
-	arr = cJSON_ParseWithLength(x->in.p, x->in.len);
-	cJSON_ArrayForEach(m, arr) {
-		char *t = cJSON_PrintUnformatted(m);
+	/* each message of a batch as its text: never reprinted (SPEC 5) */
+	jscan_items_init(&it, x->in.p, strspn(x->in.p, " \t\r\n"), x->in.len);
+	while (jscan_items_next(&it, &v) && h->ctx) {
+		char *t = strndup(x->in.p + v.at, v.n);
 
-		if (t && h->ctx)
-			h->up->message(h->ctx, NULL, t, strlen(t));
-		cJSON_free(t);
+		if (t)
+			h->up->message(h->ctx, NULL, t, v.n);
+		free(t);
 	}
-	cJSON_Delete(arr);
+	return 0;
 }
 
 static void get_done(struct xfer *x, CURLcode res)
@@ -504,7 +525,7 @@ static void xfer_done(struct xfer *x, CURLcode res)
 {
 	struct http *h = x->h;
 	void *s = h->ctx;
-	int pending;
+	int pending, bad = 0;
 	char msg[400];
 
 	if (!s || x->kind == X_DELETE)
@@ -530,8 +551,8 @@ static void xfer_done(struct xfer *x, CURLcode res)
 	    (x->code == 400 || x->code == 404 || x->code == 405) &&
 	    h->up->legacy(s, x->rpc_id, x->code))
 		return;
-	if (res == CURLE_OK && x->mode == 'j')
-		deliver_json(x);
+	if (res == CURLE_OK && x->mode == 'j' && deliver_json(x) < 0)
+		bad = 1; /* an error now: no reply will come for it */
 	if (res == CURLE_OK && x->mode == 'x' && x->in.len &&
 	    x->in.p[strspn(x->in.p, " \t\r\n")] == '{')
 		h->up->message(s, NULL, x->in.p, x->in.len); /* a JSON-RPC error? */
@@ -549,8 +570,9 @@ static void xfer_done(struct xfer *x, CURLcode res)
 			hc_diag(h->up, h->ctx, msg);
 			mod_log(MLOG_DEBUG, "server %s: %s", h->sv.name, msg);
 		}
-	} else if (x->mode == 'x' || x->code >= 300) {
-		hc_status_msg(msg, sizeof msg, x->code, "", x->in.p,
+	} else if (x->mode == 'x' || x->code >= 300 || bad) {
+		hc_status_msg(msg, sizeof msg, x->code, bad ? " (application/"
+			      "json, but the body is not JSON)" : "", x->in.p,
 			      x->in.len);
 		if (pending) {
 			h->up->call_error(s, x->rpc_id, ERR_HTTP, x->code,

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "fakeera.h"
+#include "fakeexact.h"
 #include "mini_mcp.h"
 
 enum kind { P_INIT, P_SLEEP, P_PROGRESS, P_HANG, P_ASK };
@@ -49,7 +50,7 @@ static long long counter, ask_seq;
 static long long opt_slow_start, opt_tools, opt_page, opt_stderr_lines;
 static long long opt_exit_code;
 static int opt_exit_at_start, opt_no_init, opt_init_error, opt_ignore_term;
-static int opt_ignore_eof, opt_garbage, opt_wrong_id;
+static int opt_ignore_eof, opt_garbage, opt_wrong_id, opt_exact;
 static const char *opt_protocol;
 
 /* ---------------------------------------------------------------- replies */
@@ -504,6 +505,21 @@ static void tool_ask(const cJSON *id, const cJSON *args, const cJSON *params)
 	mm_send(m);
 }
 
+/* --exact: elicitation/create with exact_question as its params, as ask
+ * does. */
+static void tool_exact_ask(const cJSON *id)
+{
+	struct pending *a = pending_add(P_ASK, id);
+	cJSON *m = cJSON_CreateObject();
+
+	snprintf(a->ask_id, sizeof a->ask_id, "srv-%lld", ++ask_seq);
+	cJSON_AddStringToObject(m, "jsonrpc", "2.0");
+	cJSON_AddStringToObject(m, "id", a->ask_id);
+	cJSON_AddStringToObject(m, "method", "elicitation/create");
+	cJSON_AddRawToObject(m, "params", exact_question);
+	mm_send(m);
+}
+
 static void tool_list_changed(const cJSON *id, const cJSON *args,
 			      const cJSON *params)
 {
@@ -636,6 +652,8 @@ static void tools_list(const cJSON *id, const cJSON *params)
 	cJSON *r, *list;
 	char name[48];
 
+	if (opt_exact && exact_list(id, cursor))
+		return;
 	if (cursor) {
 		char *rest;
 
@@ -690,6 +708,12 @@ static void tools_call(const cJSON *id, const cJSON *params)
 
 	if (!name)
 		name = "";
+	if (opt_exact && !strcmp(name, "exact_ask")) {
+		tool_exact_ask(id);
+		return;
+	}
+	if (opt_exact && exact_call(id, name))
+		return;
 	for (i = 0; i < NTOOLS; i++) {
 		if (!strcmp(name, tools[i].name)) {
 			tools[i].run(id, args, params);
@@ -859,6 +883,8 @@ static void options(int argc, char **argv)
 			opt_garbage = 1;
 		} else if (!strcmp(a, "--wrong-id")) {
 			opt_wrong_id = 1;
+		} else if (!strcmp(a, "--exact")) {
+			opt_exact = 1;
 		} else if (!era_option(argc, argv, &i)) {
 			usage_error("unknown option", a);
 		}

@@ -41,6 +41,9 @@ Options:
                           is HTTP 500 with the JSON-RPC error -32603 and
                           id null (as the TypeScript SDK's server does),
                           "close" closes the connection without a response
+  --init-not-json         answer initialize with HTTP 200, Content-Type
+                          application/json and the body
+                          "<html>not json</html>"
 
   --legacy-sse            serve the 2024-11-05 HTTP+SSE transport instead
                           (below)
@@ -88,6 +91,12 @@ Tools (tools/call; tools/list lists them all, in pages):
   sse_drop_noid           event stream: a notifications/message without an
                           id, then the stream ends without the reply
   drop                    closes the connection without any response
+  batch                   HTTP 200, application/json: a batch array of a
+                          notifications/message (data {"v":
+                          12345678901234567890, "s": "a\\u0000b"}, as that
+                          text) and the reply (text "batched")
+  not_json                HTTP 200, Content-Type application/json, body
+                          "<html>oops: not json</html>"
   http500                 HTTP 500, text/plain body
                           "internal failure: the fake says no"
   rpc_error_500           HTTP 500 with a JSON-RPC error body for the request:
@@ -133,7 +142,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 PROTOCOLS = ('2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05')
 TOOLS = ('echo', 'sse_echo', 'sse_drop_resume', 'sse_drop_noid', 'drop',
          'http500', 'rpc_error_500', 'expire', 'sleep', 'big', 'ask',
-         'ask_roots', 'notify', 'end_get')
+         'ask_roots', 'notify', 'end_get', 'not_json', 'batch')
 SERVER_INFO = {'name': 'mcp-http-fake', 'version': '1.0.0'}
 
 OPTS = None
@@ -452,6 +461,9 @@ class Handler(BaseHTTPRequestHandler):
         if OPTS.init_status:
             return self.send_text(OPTS.init_status,
                                   f'initialize refused ({OPTS.init_status})')
+        if getattr(OPTS, 'init_not_json', False):  # authserver.py's OPTS
+            return self.send_body(200, b'<html>not json</html>',
+                                  'application/json')
         offered = (msg.get('params') or {}).get('protocolVersion')
         if OPTS.stateless:
             sess, hdr = SHARED, []
@@ -605,6 +617,18 @@ class Handler(BaseHTTPRequestHandler):
 
     # ---- tools
 
+    def tool_batch(self, sess, rid, args, params):
+        note = (b'{"jsonrpc":"2.0","method":"notifications/message",'
+                b'"params":{"level":"info","logger":"batch","data":'
+                b'{"v":12345678901234567890,"s":"a\\u0000b"}}}')
+        body = b'[' + note + b', ' + \
+            json.dumps(reply(rid, text_result('batched'))).encode() + b']'
+        self.send_body(200, body, 'application/json')
+
+    def tool_not_json(self, sess, rid, args, params):
+        self.send_body(200, b'<html>oops: not json</html>',
+                       'application/json')
+
     def tool_echo(self, sess, rid, args, params):
         self.send_json(200, reply(rid, text_result(args.get('text', ''))))
 
@@ -750,6 +774,7 @@ def main(argv=None):
     ap.add_argument('--no-get', action='store_true')
     ap.add_argument('--stateless', action='store_true')
     ap.add_argument('--no-session', choices=('500', 'close'))
+    ap.add_argument('--init-not-json', action='store_true')
     ap.add_argument('--initialized-delay', type=int)
     ap.add_argument('--legacy-sse', action='store_true')
     ap.add_argument('--endpoint')

@@ -329,3 +329,50 @@ def test_error_reply_names_server_not_argv(mcpfs_mount):
     err = error_text(tool(thread(m), 'echo', text='x', timeout=15))
     assert 'tok-93jd' not in err
     assert str(FAKESERVER) not in err
+
+
+# ---------------------------------------------------------------- roots are live
+
+def roots_asked(t):
+    """The roots the server gets from its roots/list to mcpfs now."""
+    got = json.loads(text(tool(t, 'ask', method='roots/list', params={})))
+    return [r['uri'] for r in got['result']['roots']]
+
+
+def received(log, method):
+    """How many messages of method the fake servers logged in log."""
+    if not log.exists():
+        return 0
+    return sum(json.loads(line).get('method') == method
+               for line in log.read_text().splitlines() if line)
+
+
+@pytest.mark.parametrize('how', ['sighup', 'file'])
+def test_reload_roots_change_is_sent_to_live_sessions(mcpfs_mount, tmp_path,
+                                                      how):
+    loga, logb = tmp_path / 'a.log', tmp_path / 'b.log'
+    a = dict(fake('--log', loga), roots=['/tmp/ra', '/tmp/rb'])
+    b = dict(fake('--log', logb), roots=['/tmp/ra'])
+    m = mcpfs_mount({'a': a, 'b': b})
+    t1, t2, tb = thread(m), thread(m, name='t2'), thread(m, 'b')
+    pids = [int(text(tool(t, 'pid'))) for t in (t1, t2, tb)]
+    assert roots_asked(t1) == ['file:///tmp/ra', 'file:///tmp/rb']
+    changed = 'notifications/roots/list_changed'
+    assert received(loga, changed) == 0
+    new = {'a': dict(a, roots=['/tmp/ra']), 'b': b}
+    if how == 'sighup':
+        m.reload(new)
+    else:
+        m.write_config(new)
+    wait_until(lambda: received(loga, changed) == 2, 5,
+               'roots/list_changed to both sessions of a')
+    assert roots_asked(t1) == ['file:///tmp/ra']
+    assert roots_asked(t2) == ['file:///tmp/ra']
+    # b's roots did not change: its session heard nothing (its call comes
+    # after anything mcpfs sent it at the reload, on the same pipe)
+    assert roots_asked(tb) == ['file:///tmp/ra']
+    assert received(logb, changed) == 0
+    assert received(loga, changed) == 2
+    # the sessions stayed: roots are not a launch field
+    assert [int(text(tool(t, 'pid'))) for t in (t1, t2, tb)] == pids
+    assert status(t1)['generation'] == 1

@@ -566,7 +566,7 @@ def test_tools_json_reads_every_page(mcpfs_mount, fake_http):
     assert [x['name'] for x in doc['tools']] == list(fake_mod.TOOLS)
     lists = srv.posts('tools/list')
     assert [(r['json'].get('params') or {}).get('cursor') for r in lists] \
-        == [None, 'c3', 'c6', 'c9', 'c12']
+        == [None] + [f'c{i}' for i in range(3, len(fake_mod.TOOLS), 3)]
     [sid] = srv.sessions()
     assert {sid_of(r) for r in lists} == {sid}
     wait_until(lambda: [d for d in srv.requests('DELETE')
@@ -924,3 +924,49 @@ def test_everything_echo_and_log_events(mcpfs_mount, everything):
     assert msgs[0]['params']['level'] and 'data' in msgs[0]['params']
     toggled(call(t, TOGGLE), 'Stopped')
     m.unmount()
+
+
+NOT_JSON = ('HTTP 200 from the server (application/json, but the body is '
+            'not JSON): ')
+
+
+def test_json_reply_that_is_not_json_fails_at_once(mcpfs_mount, fake_http):
+    # timeout 0: no timer would ever end a call that waits on this reply
+    srv = fake_http()
+    m = mcpfs_mount({'h': entry(srv, timeout=0)})
+    t = thread(m)
+    e = err(tool(t, 'not_json', timeout=10))
+    assert e['code'] == -32007, e
+    assert e['message'] == NOT_JSON + '<html>oops: not json</html>', e
+    assert NOT_JSON + '<html>oops: not json</html>' in \
+        read_file(t / 'stderr').decode().splitlines()
+    log = m.output()
+    assert 'stdout line' not in log, log
+    st = status(t)
+    assert st['state'] == 'ready' and st['generation'] == 1, st
+    assert text(tool(t, 'echo', text='fine')) == 'fine'
+
+
+def test_initialize_answered_not_json_fails_the_start(mcpfs_mount,
+                                                      fake_http):
+    srv = fake_http('--init-not-json')
+    m = mcpfs_mount({'h': entry(srv, timeout=0)})
+    t = thread(m)
+    st = wait_state(t, 'exited')
+    why = 'startup failed: ' + NOT_JSON + '<html>not json</html>'
+    assert st['last_error'] == why, st
+    e = err(tool(t, 'echo', text='x', timeout=10))
+    assert e['code'] == -32004 and why in e['message'], e
+    assert 'stdout line' not in m.output()
+
+
+def test_batch_answer_messages_as_sent(mcpfs_mount, fake_http):
+    srv = fake_http()
+    m = mcpfs_mount({'h': entry(srv)})
+    t = thread(m)
+    assert text(tool(t, 'batch')) == 'batched'
+    lines = read_file(t / 'events').splitlines()
+    assert [x for x in lines if b'"logger":"batch"' in x] == [
+        b'{"jsonrpc":"2.0","method":"notifications/message","params":'
+        b'{"level":"info","logger":"batch","data":'
+        b'{"v":12345678901234567890,"s":"a\\u0000b"}}}'], lines

@@ -420,6 +420,114 @@ static void test_members(void **state)
 	}
 }
 
+static int str_is(const char *s, const char *want)
+{
+	struct jscan_span sp = {0, strlen(s)};
+
+	return jscan_str_is(s, sp, want);
+}
+
+/* Walk the elements of s: "v;" each, or "BAD". */
+static void items_of(const char *s, char *out, size_t cap)
+{
+	struct jscan_members m;
+	struct jscan_span v;
+	size_t n = strlen(s), o = 0;
+
+	jscan_items_init(&m, s, 0, n);
+	out[0] = 0;
+	while (jscan_items_next(&m, &v))
+		o += (size_t)snprintf(out + o, cap - o, "%.*s;", (int)v.n,
+				      s + v.at);
+	if (m.bad)
+		snprintf(out, cap, "BAD");
+}
+
+static void test_items(void **state)
+{
+	static const char *const cases[][2] = {
+		{"[]", ""},
+		{"[ ]", ""},
+		{"[1]", "1;"},
+		{"[ 1 , \"a]\" ,{\"x\":[2]}, [3,4] ,null]",
+		 "1;\"a]\";{\"x\":[2]};[3,4];null;"},
+		{"[1,]", "BAD"},
+		{"[1 2]", "BAD"},
+		{"[1", "BAD"},
+		{"{\"a\":1}", "BAD"},
+		{"", "BAD"},
+	};
+	char out[128];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		items_of(cases[i][0], out, sizeof out);
+		assert_string_equal(out, cases[i][1]);
+	}
+}
+
+/* One escape rule: a key matches what it decodes to, nothing else. */
+static void test_str_is(void **state)
+{
+	(void)state;
+	assert_true(str_is("\"id\"", "id"));
+	assert_true(str_is("\"\\u0069d\"", "id"));
+	assert_true(str_is("\"\\u0069\\u0064\"", "id"));
+	assert_true(str_is("\"a\\\"b\\\\c\\/d\"", "a\"b\\c/d"));
+	assert_true(str_is("\"\\b\\f\\n\\r\\t\"", "\b\f\n\r\t"));
+	assert_true(str_is("\"\\u00e9\"", "\xc3\xa9"));
+	assert_true(str_is("\"\\u20AC\"", "\xe2\x82\xac"));
+	assert_true(str_is("\"\\ud83d\\ude00\"", "\xf0\x9f\x98\x80"));
+	assert_true(str_is("\"\"", ""));
+	assert_false(str_is("\"id\"", "i"));
+	assert_false(str_is("\"i\"", "id"));
+	assert_false(str_is("\"ID\"", "id"));
+	/* a NUL inside is never the string that stops before it */
+	assert_false(str_is("\"name\\u0000x\"", "name"));
+	assert_false(str_is("\"na\\u0000me\"", "na"));
+	assert_false(str_is("\"\\u0000\"", ""));
+	/* broken escapes and lone surrogates match nothing */
+	assert_false(str_is("\"\\x41\"", "\\x41"));
+	assert_false(str_is("\"\\u00\"", ""));
+	assert_false(str_is("\"\\ud83d\"", "\xed\xa0\xbd"));
+	assert_false(str_is("\"\\ude00\"", "\xed\xb8\x80"));
+	assert_false(str_is("\"\\ud83dx\"", ""));
+	assert_false(str_is("id", "id"));
+	assert_false(str_is("\"", ""));
+}
+
+/* The first member whose key decodes to the name, escaped or not. */
+static void test_member(void **state)
+{
+	static const char *const cases[][3] = {
+		{"{\"a\":1,\"b\":2}", "b", "2"},
+		{"{\"a\":1,\"a\":2}", "a", "1"},
+		{"{\"\\u0061\":[1],\"a\":2}", "a", "[1]"},
+		{"{ \"x\" : {\"a\":3} , \"a\" : \"v\" }", "a", "\"v\""},
+		{"{\"a\\u0000\":1,\"a\":2}", "a", "2"},
+		{"{\"a\":1}", "b", NULL},
+		{"{}", "a", NULL},
+		{"[\"a\",1]", "a", NULL},
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *s = cases[i][0];
+		struct jscan_span obj = {0, strlen(s)}, v = {0, 0};
+		int r = jscan_member(s, obj, cases[i][1], &v);
+
+		if (!cases[i][2]) {
+			assert_int_equal(r, 0);
+			continue;
+		}
+		assert_int_equal(r, 1);
+		assert_int_equal(v.n, strlen(cases[i][2]));
+		assert_memory_equal(s + v.at, cases[i][2], v.n);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -434,6 +542,9 @@ int main(void)
 		cmocka_unit_test(test_depth_mixed),
 		cmocka_unit_test(test_long_string),
 		cmocka_unit_test(test_members),
+		cmocka_unit_test(test_items),
+		cmocka_unit_test(test_str_is),
+		cmocka_unit_test(test_member),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,165 @@
+/*
+ * jsent.c - cJSON trees that print what was sent: escaped NULs kept through
+ * cJSON's C strings as the bytes C0 80, and numbers and strings kept as the
+ * text they were parsed from (raw items), by walking the tree and its text
+ * side by side with the structure-only scanner of jscan.c. See jsent.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "jscan.h"
+#include "jsent.h"
+
+#define KEEP_MAX_DEPTH 512
+
+size_t jsent_hide_nul(char *p, size_t n)
+{
+	size_t r = 0, w = 0;
+
+	while (r < n) {
+		if (p[r] != '\\') {
+			p[w++] = p[r++];
+		} else if (n - r >= 6 && !memcmp(p + r + 1, "u0000", 5)) {
+			p[w++] = (char)0xc0;
+			p[w++] = (char)0x80;
+			r += 6;
+		} else {
+			/* any other escape: its two first bytes as they are */
+			p[w++] = p[r++];
+			if (r < n)
+				p[w++] = p[r++];
+		}
+	}
+	if (w < n)
+		p[w] = 0;
+	return w;
+}
+
+int jsent_has_nul(const char *p, size_t n)
+{
+	size_t i = 0;
+
+	while (i + 6 <= n) {
+		const char *b = memchr(p + i, '\\', n - i);
+
+		if (!b)
+			return 0;
+		i = (size_t)(b - p);
+		if (i + 6 <= n && !memcmp(p + i + 1, "u0000", 5))
+			return 1;
+		i += 2; /* the escaped byte is never the start of another */
+	}
+	return 0;
+}
+
+char *jsent_print(const cJSON *j, int pretty, size_t *len)
+{
+	char *t = pretty ? cJSON_Print(j) : cJSON_PrintUnformatted(j);
+	char *out, *w;
+	size_t n, pairs = 0, i;
+
+	if (!t)
+		return NULL;
+	n = strlen(t);
+	for (i = 0; i + 1 < n; i++)
+		if ((unsigned char)t[i] == 0xc0 &&
+		    (unsigned char)t[i + 1] == 0x80)
+			pairs++;
+	out = malloc(n + 4 * pairs + 1);
+	if (out) {
+		for (i = 0, w = out; i < n; i++) {
+			if ((unsigned char)t[i] == 0xc0 && i + 1 < n &&
+			    (unsigned char)t[i + 1] == 0x80) {
+				memcpy(w, "\\u0000", 6);
+				w += 6;
+				i++;
+			} else {
+				*w++ = t[i];
+			}
+		}
+		*w = 0;
+		if (len)
+			*len = (size_t)(w - out);
+	}
+	cJSON_free(t);
+	return out;
+}
+
+static size_t skip_ws(const char *p, size_t i, size_t n)
+{
+	while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' ||
+			 p[i] == '\n'))
+		i++;
+	return i;
+}
+
+/* The scalar j (a number or a string) becomes a raw item of p[at, end). */
+static void to_raw(cJSON *j, const char *p, size_t at, size_t end)
+{
+	char *raw;
+
+	if (cJSON_IsString(j) ? p[at] != '"' :
+	    p[at] != '-' && (p[at] < '0' || p[at] > '9'))
+		return;
+	raw = cJSON_malloc(end - at + 1);
+	if (!raw)
+		return;
+	memcpy(raw, p + at, end - at);
+	raw[end - at] = 0;
+	if (j->valuestring && !(j->type & cJSON_IsReference))
+		cJSON_free(j->valuestring);
+	j->valuestring = raw;
+	j->type = cJSON_Raw | (j->type & cJSON_StringIsConst);
+}
+
+/* j is the value at p[at, end); 0, or -1 where the two disagree. */
+static int keep(cJSON *j, const char *p, size_t at, size_t end, int depth)
+{
+	cJSON *c;
+	size_t e;
+
+	at = skip_ws(p, at, end);
+	if (at >= end || depth > KEEP_MAX_DEPTH)
+		return -1;
+	if (cJSON_IsObject(j)) {
+		struct jscan_members m;
+		struct jscan_span k, v;
+
+		if (p[at] != '{')
+			return -1;
+		jscan_members_init(&m, p, at, end);
+		for (c = j->child; c; c = c->next) {
+			if (!jscan_members_next(&m, &k, &v) ||
+			    keep(c, p, v.at, v.at + v.n, depth + 1) < 0)
+				return -1;
+		}
+		return 0;
+	}
+	if (cJSON_IsArray(j)) {
+		struct jscan_members m;
+		struct jscan_span v;
+
+		if (p[at] != '[')
+			return -1;
+		jscan_items_init(&m, p, at, end);
+		for (c = j->child; c; c = c->next) {
+			if (!jscan_items_next(&m, &v) ||
+			    keep(c, p, v.at, v.at + v.n, depth + 1) < 0)
+				return -1;
+		}
+		return 0;
+	}
+	if (cJSON_IsNumber(j) || cJSON_IsString(j)) {
+		e = jscan_value_end(p, at, end);
+		if (e <= at)
+			return -1;
+		to_raw(j, p, at, e);
+	}
+	return 0;
+}
+
+void jsent_keep(cJSON *j, const char *p, size_t n)
+{
+	if (j && p)
+		keep(j, p, 0, n, 0);
+}

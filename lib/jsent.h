@@ -1,0 +1,42 @@
+/*
+ * jsent.h - cJSON trees that print what was sent (SPEC 5, Fidelity). cJSON
+ * keeps a number as a double and a string as a C string, so a reprint turns
+ * 9007199254740993 into 9007199254740992 and cuts "ab\u0000cd" to "ab".
+ * Three helpers close both holes without leaving cJSON:
+ *  - jsent_hide_nul before a parse: each escaped NUL becomes the bytes C0
+ *    80 (never valid UTF-8, so never sent by anyone), and a string keeps
+ *    its whole length as a C string;
+ *  - jsent_print instead of cJSON_Print*: writes C0 80 back as "\u0000";
+ *  - jsent_keep on a tree about to be printed: its numbers and string
+ *    values become cJSON raw items holding the text they were parsed from,
+ *    byte for byte (escapes included).
+ */
+#ifndef MCPFS_JSENT_H
+#define MCPFS_JSENT_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+/* Every "\u0000" escape of the n bytes at p as C0 80, in place; returns
+ * the new length (a NUL is put there when it is shorter). */
+size_t jsent_hide_nul(char *p, size_t n);
+
+/* 1 when the n bytes at p hold an escaped NUL. */
+int jsent_has_nul(const char *p, size_t n);
+
+/* j printed (pretty or not), C0 80 written as "\u0000"; malloc'd (free
+ * with free), *len its length when len is not NULL; NULL on ENOMEM. */
+char *jsent_print(const cJSON *j, int pretty, size_t *len);
+
+/*
+ * j was parsed from the n bytes at p (its value, whitespace around it
+ * allowed; with or without jsent_hide_nul): each number and string value
+ * under j becomes a raw item holding its text at p. The walk stops where
+ * the two disagree (then the rest stays as parsed). Afterwards j is only
+ * for printing: cJSON_IsNumber and cJSON_IsString are false on those
+ * items.
+ */
+void jsent_keep(cJSON *j, const char *p, size_t n);
+
+#endif
