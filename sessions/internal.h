@@ -26,6 +26,12 @@ struct conf_ref {
 	unsigned refs;
 };
 
+/* Names given out as files, numbered for their inodes (surface.c). */
+struct names {
+	char **v;
+	unsigned long n, cap;
+};
+
 struct mcp_server {
 	uint64_t id;
 	struct mcp_server_conf *conf;
@@ -37,6 +43,8 @@ struct mcp_server {
 	mcp_call *last_sent, *last_done; /* one-shot calls */
 	unsigned in_flight;
 	mcp_call *lists[MCP_NLISTS];     /* cached listings (tools.json) */
+	struct names help;               /* guide.c: help/ file names */
+	cJSON *about;                    /* guide.c: serverInfo, instructions */
 	int removed;
 	struct mcp_server *next;
 };
@@ -71,10 +79,8 @@ struct mcp_session {
 	double next_start;
 	mcp_call *last_sent, *last_done, *lists[MCP_NLISTS];
 	struct ring err, events;
-	struct names {                 /* surface.c: names given out */
-		char **v;
-		unsigned long n, cap;
-	} names[MCP_NLISTS];
+	struct names names[MCP_NLISTS]; /* surface.c: names given out */
+	struct names help;             /* guide.c: help/ file names */
 	struct stream {                /* inbound.c: a long reply arriving */
 		int state;             /* 0 looking, 1 streaming, 2 not */
 		mcp_call *c;           /* whose (state 1) */
@@ -209,6 +215,14 @@ void client_request(mcp_session *s, const char *method, cJSON *id,
 
 /* surface.c */
 void surface_free(mcp_session *s);
+long names_intern(struct names *t, const char *name);
+void names_free(struct names *t);
+
+/* guide.c: README.md and help/ */
+/* A session of srv finished its handshake: keep what it said of itself
+ * (serverInfo, instructions) for README.md. */
+void guide_learn(mcp_server *srv, const cJSON *info, const cJSON *instr);
+void guide_server_free(mcp_server *srv);
 
 /* task.c: tool calls run as tasks (SEP-1686) */
 /* 1 if c must run as a task (listing: the tools listing of its session),

@@ -345,6 +345,8 @@ static void init_reply(mcp_session *s, mcp_call *c, cJSON *msg)
 								 "serverInfo");
 	s->capabilities = cJSON_DetachItemFromObjectCaseSensitive(
 		res, "capabilities");
+	guide_learn(s->srv, s->server_info,
+		    cJSON_GetObjectItemCaseSensitive(res, "instructions"));
 	session_ready(s);
 }
 

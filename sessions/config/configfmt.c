@@ -396,6 +396,8 @@ const char *mcp_server_name_check(const char *name)
 		return "server name must not be empty";
 	if (name[0] == '.')
 		return "server name must not start with '.'";
+	if (!strcmp(name, "README.md"))
+		return "server name README.md is taken by the mount's guide";
 	if (strlen(name) > NAME_MAX_LEN)
 		return "server name is longer than 255 bytes";
 	for (p = (const unsigned char *)name; *p; p++) {
