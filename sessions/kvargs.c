@@ -187,17 +187,18 @@ int kvargs_parse(const char *text, size_t len, const cJSON *schema,
 	while (at < len && r == 0) {
 		const char *nl = memchr(text + at, '\n', len - at);
 		size_t n = nl ? (size_t)(nl - (text + at)) : len - at;
+		int nul = memchr(text + at, 0, n) != NULL;
 		char *l = strndup(text + at, n);
 
 		line++;
 		at += n + (nl ? 1 : 0);
-		if (l && n && l[n - 1] == '\r')
-			l[--n] = 0;
 		if (!l) {
 			r = -ENOMEM;
 			break;
 		}
-		if (strlen(l) != n)
+		if (!nul && n && l[n - 1] == '\r')
+			l[--n] = 0;
+		if (nul)
 			r = fail(why, line, "a NUL byte in the line");
 		else if (l[strspn(l, " \t")])
 			r = one_line(o, schema, l + strspn(l, " \t"), line,

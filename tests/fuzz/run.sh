@@ -15,7 +15,7 @@ esac
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 cc=${CC_FUZZ:-clang}
-targets="jscan frame config request sse askcheck"
+targets="${FUZZ_TARGETS:-jscan frame config request sse askcheck kvargs}"
 
 if ! command -v "$cc" >/dev/null 2>&1; then
 	echo "fuzz: $cc not found, skipping" >&2
@@ -59,6 +59,8 @@ sources_for() {
 	request) echo "$root/sessions/request.c $root/lib/jscan.c $root/lib/gbuf.c" ;;
 	sse)     echo "$root/lib/sse.c $root/lib/gbuf.c" ;;
 	askcheck) echo "$root/sessions/askcheck.c -lm" ;;
+	kvargs)  echo "$root/sessions/kvargs.c $root/sessions/help.c" \
+		"$root/lib/gbuf.c" ;;
 	esac
 }
 
