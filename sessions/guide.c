@@ -22,6 +22,12 @@
 
 #define PROMPT_PREFIX "prompt:"
 
+/* The result key of the listings help/ reads (as message.c's table). */
+static const char *key_of(enum mcp_list what)
+{
+	return what == MCP_PROMPTS ? "prompts" : "tools";
+}
+
 void guide_learn(mcp_server *srv, const cJSON *info, const cJSON *instr)
 {
 	cJSON *a = cJSON_CreateObject();
@@ -86,7 +92,7 @@ static const cJSON *entry(mcp_server *srv, mcp_session *s,
 	if (!c)
 		return NULL;
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(
-				       parsed(c), mcp_list_key(what))) {
+				       parsed(c), key_of(what))) {
 		n = cJSON_GetObjectItemCaseSensitive(it, "name");
 		if (cJSON_IsString(n) && !strcmp(n->valuestring, name))
 			return it;
@@ -131,7 +137,7 @@ static int count(mcp_server *srv, enum mcp_list what)
 	if (!c)
 		return -1;
 	return cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(
-		parsed(c), mcp_list_key(what)));
+		parsed(c), key_of(what)));
 }
 
 static void putf(struct gbuf *b, const char *fmt, ...)
