@@ -28,28 +28,6 @@ static const char *key_of(enum mcp_list what)
 	return what == MCP_PROMPTS ? "prompts" : "tools";
 }
 
-void guide_learn(mcp_server *srv, const cJSON *info, const cJSON *instr)
-{
-	cJSON *a = cJSON_CreateObject();
-
-	if (!a)
-		return;
-	if (info)
-		cJSON_AddItemToObject(a, "serverInfo",
-				      cJSON_Duplicate(info, 1));
-	if (cJSON_IsString(instr))
-		cJSON_AddStringToObject(a, "instructions", instr->valuestring);
-	cJSON_Delete(srv->about);
-	srv->about = a;
-}
-
-void guide_server_free(mcp_server *srv)
-{
-	cJSON_Delete(srv->about);
-	srv->about = NULL;
-	names_free(&srv->help);
-}
-
 mcp_call *mcp_list_cached(mcp_server *srv, mcp_session *s,
 			  enum mcp_list what)
 {

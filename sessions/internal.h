@@ -218,9 +218,8 @@ void surface_free(mcp_session *s);
 long names_intern(struct names *t, const char *name);
 void names_free(struct names *t);
 
-/* guide.c: README.md and help/ */
-/* A session of srv finished its handshake: keep what it said of itself
- * (serverInfo, instructions) for README.md. */
+/* about.c: a session of srv finished its handshake: keep what it said of
+ * itself (serverInfo, instructions) for README.md. */
 void guide_learn(mcp_server *srv, const cJSON *info, const cJSON *instr);
 void guide_server_free(mcp_server *srv);
 
