@@ -156,6 +156,11 @@ void session_obj_hold(void);
 void session_obj_drop(void);
 void sessions_when_reaped(void (*cb)(void)); /* once no object is left */
 void threads_init(void);
+/* A thread closed (not a one-shot or spare): remembered with the time and
+ * the reason (idle, cap, rmdir, ctl, config change, unmount) for .status;
+ * the last 64 are kept. closed_json: them, newest first. */
+void sessions_closed_note(const mcp_session *s, const char *why);
+cJSON *sessions_closed_json(void);
 void threads_fini(void);
 
 /* call.c: call objects, their timers and listeners */

@@ -365,6 +365,7 @@ mcp_buf *mcp_status_json(void)
 	cJSON_AddNumberToObject(o, "max_sessions", mcp_opts.max_sessions);
 	cJSON_AddNumberToObject(o, "idle_timeout", mcp_opts.idle_timeout);
 	cJSON_AddNumberToObject(o, "call_timeout", mcp_opts.call_timeout);
+	cJSON_AddItemToObject(o, "closed", sessions_closed_json());
 	txt = cJSON_Print(o);
 	cJSON_Delete(o);
 	if (!txt)

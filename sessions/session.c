@@ -756,6 +756,8 @@ void session_close(mcp_session *s, const char *why)
 		return;
 	sessions_unlink(s);
 	s->closed = 1;
+	if (!s->oneshot && !s->spare)
+		sessions_closed_note(s, why);
 	snprintf(msg, sizeof msg, "session closed (%s)", why);
 	mlog(MLOG_DEBUG, "server %s thread %s: %s", s->srv->conf->name,
 	     s->oneshot ? "(one-shot)" : s->name, msg);

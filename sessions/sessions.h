@@ -272,6 +272,7 @@ int mcp_args_lines(mcp_server *srv, mcp_session *s, int prompt,
 /* ---- logging ---- */
 enum { MLOG_ERR, MLOG_WARN, MLOG_INFO, MLOG_DEBUG };
 void mlog_open(const char *path, int debug); /* NULL = stderr */
+void mlog_syslog(void); /* daemonized without a log file: to syslog */
 void mlog(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif
