@@ -60,6 +60,13 @@ static void call_abort(mcp_call *c, int code, const char *msg,
 		if (s->ops->forget)
 			s->ops->forget(s->t, c->rpc_id);
 	}
+	if (s && c->kind == CALL_USER) { /* the whole reason, for status */
+		free(s->last_error);
+		if (asprintf(&s->last_error, "%s%s", msg, code == ERR_CANCELLED
+			     ? " (ctl cancel, or its reader was interrupted)"
+			     : "") < 0)
+			s->last_error = NULL;
+	}
 	call_fail(c, code, msg, NULL);
 }
 
@@ -256,7 +263,7 @@ static void session_lost(mcp_session *s, int code, const char *what)
 	mlog(MLOG_WARN, "server %s thread %s: %s", s->srv->conf->name,
 	     s->oneshot ? "(one-shot)" : s->name, msg);
 	free(s->last_error);
-	s->last_error = strdup(msg);
+	s->last_error = session_reason(s, msg); /* and its last stderr line */
 	s->state = S_EXITED;
 	session_detach(s);
 	data = session_failure_data(s);
