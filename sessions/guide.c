@@ -217,9 +217,12 @@ mcp_buf *mcp_readme(void)
 		putf(&b, "### %s\n\n", srv->conf->name);
 		putf(&b, "- transport: %s\n",
 		     transport_name(NULL, NULL, srv->conf));
-		if (cJSON_IsString(nm))
-			putf(&b, "- server: %s%s%s\n", cJSON_IsString(t)
-				     ? t->valuestring : nm->valuestring,
+		if (cJSON_IsString(nm) && cJSON_IsString(t))
+			putf(&b, "- server: %s (%s%s%s)\n", t->valuestring,
+			     nm->valuestring, cJSON_IsString(v) ? " " : "",
+			     cJSON_IsString(v) ? v->valuestring : "");
+		else if (cJSON_IsString(nm))
+			putf(&b, "- server: %s%s%s\n", nm->valuestring,
 			     cJSON_IsString(v) ? " " : "",
 			     cJSON_IsString(v) ? v->valuestring : "");
 		if (cJSON_IsString(d))

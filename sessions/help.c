@@ -171,6 +171,24 @@ static void run_lines(struct gbuf *b, const char *file, const cJSON *args)
 	cJSON_free(json);
 }
 
+/* The shape of an array's items or an object's properties, compact (cut
+ * at 600 bytes), so that a NAME:=JSON value can be written. */
+static void shape(struct gbuf *b, const cJSON *p)
+{
+	const cJSON *sub = cJSON_GetObjectItemCaseSensitive(p, "items");
+	char *t;
+
+	if (!sub && cJSON_GetObjectItemCaseSensitive(p, "properties"))
+		sub = p;
+	if (!sub)
+		return;
+	t = compact(sub);
+	if (t)
+		putf(b, "      %s: %.600s%s\n", sub == p ? "shape" : "items",
+		     t, strlen(t) > 600 ? " ..." : "");
+	cJSON_free(t);
+}
+
 static void annotations(struct gbuf *b, const cJSON *ann)
 {
 	static const struct {
@@ -262,6 +280,8 @@ char *help_render(const cJSON *entry, int prompt)
 		gbuf_puts(&b, ")\n");
 		if (ad)
 			indented(&b, ad, 6);
+		if (!prompt)
+			shape(&b, p);
 		if (required)
 			cJSON_AddItemToObject(args, an, example(p, an, prompt));
 	}
