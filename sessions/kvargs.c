@@ -152,7 +152,7 @@ static int one_line(cJSON *o, const cJSON *schema, char *l, unsigned line,
 	cJSON *item;
 
 	if (!eq || eq == l || (eq == l + 1 && *l == ':'))
-		return fail(why, line, "\"%.200s\" is not NAME=VALUE or "
+		return fail(why, line, "'%.200s' is not NAME=VALUE or "
 			    "NAME:=JSON", l);
 	json = eq[-1] == ':';
 	eq[json ? -1 : 0] = 0;
