@@ -153,7 +153,8 @@ static int one_line(cJSON *o, const cJSON *schema, char *l, unsigned line,
 
 	if (!eq || eq == l || (eq == l + 1 && *l == ':'))
 		return fail(why, line, "'%.200s' is not NAME=VALUE or "
-			    "NAME:=JSON", l);
+			    "NAME:=JSON (the arguments must be a JSON object "
+			    "or such lines)", l);
 	json = eq[-1] == ':';
 	eq[json ? -1 : 0] = 0;
 	v = eq + 1;

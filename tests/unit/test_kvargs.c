@@ -109,9 +109,9 @@ static void test_lines(void **state)
 static void test_refused(void **state)
 {
 	bad("n=1\nhello\n", "line 2: 'hello' is not NAME=VALUE or "
-			    "NAME:=JSON");
-	bad("=5", "line 1: '=5' is not NAME=VALUE or NAME:=JSON");
-	bad(":=5", "line 1: ':=5' is not NAME=VALUE or NAME:=JSON");
+			    "NAME:=JSON (the arguments must be a JSON object or such lines)");
+	bad("=5", "line 1: '=5' is not NAME=VALUE or NAME:=JSON (the arguments must be a JSON object or such lines)");
+	bad(":=5", "line 1: ':=5' is not NAME=VALUE or NAME:=JSON (the arguments must be a JSON object or such lines)");
 	bad("n=abc", "line 1: n=abc: n is an integer");
 	bad("n=1.5", "line 1: n=1.5: n is an integer");
 	bad("n=01", "line 1: n=01: n is an integer");
