@@ -356,3 +356,41 @@ def test_unset_variable_is_a_warning(mcpfs_mount):
         'is not set and has no default' in w[0], warnings
     assert not [x for x in warnings if 'MCPFS_T_UNSET_X' in x]
     assert 'MCPFS_T_UNSET_TOKEN' in m.output()
+
+
+def test_daemon_without_log_goes_to_syslog(tmp_path):
+    """No -f and no --log: the daemon logs to syslog as mcpfs[PID] with
+    facility daemon. The machine has no syslog socket here, so the test
+    binds /dev/log itself (and removes it after)."""
+    import socket
+    if os.path.exists('/dev/log'):
+        pytest.skip('/dev/log exists: a system logger owns it')
+    if os.geteuid() != 0:
+        pytest.skip('binding /dev/log needs root')
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind('/dev/log')
+    sock.settimeout(10)
+    mnt = tmp_path / 'mnt'
+    mnt.mkdir()
+    cfg = tmp_path / 'servers.json'
+    cfg.write_text(json.dumps({'mcpServers': {'demo': demo()}}))
+    try:
+        r = subprocess.run([str(MCPFS), '-c', str(cfg), str(mnt)],
+                           capture_output=True, text=True, timeout=20)
+        assert r.returncode == 0, r.stderr
+        got = []
+        while not any('mounted on' in g for g in got):
+            got.append(sock.recv(4096).decode(errors='replace'))
+        line = [g for g in got if 'mounted on' in g][0]
+        m = re.match(r'^<(\d+)>.*mcpfs\[(\d+)\]: mcpfs \S+ mounted on (.*)$',
+                     line)
+        assert m, line
+        assert int(m.group(1)) == 3 * 8 + 6   # LOG_DAEMON | LOG_INFO
+        pid = int(m.group(2))
+        assert Path(f'/proc/{pid}/exe').resolve() == MCPFS.resolve()
+        assert m.group(3) == str(mnt)
+    finally:
+        if is_mounted(mnt):
+            fusermount('-u', str(mnt))
+        sock.close()
+        os.unlink('/dev/log')
