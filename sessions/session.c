@@ -304,6 +304,8 @@ static void session_call_error(mcp_session *s, uint64_t rpc_id, int code,
 	mlog(MLOG_INFO, "server %s thread %s: request %" PRIu64 " failed: %s",
 	     s->srv->conf->name, s->oneshot ? "(one-shot)" : s->name, rpc_id,
 	     msg);
+	free(s->last_error); /* "HTTP 502 from the server: what it said" */
+	s->last_error = strdup(msg);
 	d = session_failure_data(s);
 	if (code == ERR_AUTH_UP) {
 		session_auth_data(s, d);

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from test_http import fake_http  # noqa: F401 - the fixture
 from conftest import (DEMO, FAKESERVER, MCPFS, demo, fake, fusermount,
                       is_mounted, read_file, run_mcpfs_expect_exit,
                       run_with_deadline, status, wait_until, write_file)
@@ -332,6 +333,21 @@ def test_timeout_and_cancel_in_last_error(mcpfs_mount):
         'timeout: call timed out after 1 s')
 
 
+def test_cancel_in_last_error(mcpfs_mount):
+    m = mcpfs_mount({'f': fake()})
+    t = m.path / 'f' / 't1'
+    os.mkdir(t)
+    fd = os.open(t / 'tools' / 'hang', os.O_RDWR)
+    try:
+        os.write(fd, b'{}')
+        wait_until(lambda: status(t)['in_flight'] == 1, what='in flight')
+        write_file(t / 'ctl', b'cancel\n')
+        assert 'cancelled' in os.read(fd, 65536).decode()
+    finally:
+        os.close(fd)
+    assert status(t)['last_error'].startswith('call cancelled (ctl cancel')
+
+
 def test_write_to_missing_tool_is_enoent(mcpfs_mount):
     m = mcpfs_mount({'demo': demo()})
     t = m.path / 'demo' / 't1'
@@ -394,3 +410,15 @@ def test_daemon_without_log_goes_to_syslog(tmp_path):
             fusermount('-u', str(mnt))
         sock.close()
         os.unlink('/dev/log')
+
+
+def test_http_status_in_last_error(mcpfs_mount, fake_http):
+    from conftest import tool
+    from test_http import entry
+    srv = fake_http()
+    m = mcpfs_mount({'h': entry(srv)})
+    t = m.path / 'h' / 't'
+    os.mkdir(t)
+    assert tool(t, 'http500')['error']['code'] == -32007
+    assert status(t)['last_error'] == \
+        'HTTP 500 from the server: internal failure: the fake says no'
