@@ -245,8 +245,9 @@ void session_warm_stop(void);         /* at shutdown: no more spares */
 
 /* status.c */
 cJSON *session_failure_data(const mcp_session *s); /* exit, stderr tail */
-/* msg and the last line of the server's stderr ("server exited with
- * status 127: cannot run X: No such file or directory"): malloc'd. */
+/* msg and, when msg says the process exited or was killed, the last
+ * line of its stderr ("server exited with status 127: cannot run X: No
+ * such file or directory"): malloc'd. */
 char *session_reason(const mcp_session *s, const char *msg);
 /* data.authorizationUrl and data.auth of a call failed for authorization */
 void session_auth_data(const mcp_session *s, cJSON *data);

@@ -29,9 +29,13 @@ static char *stderr_tail(const mcp_session *s, size_t max)
 
 char *session_reason(const mcp_session *s, const char *msg)
 {
-	char *t = stderr_tail(s, 1024), *line, *out = NULL;
+	char *t, *line, *out = NULL;
 	size_t n;
 
+	if (!strstr(msg, "server exited with status") &&
+	    !strstr(msg, "server killed by signal"))
+		return strdup(msg); /* not a process that died: its own words */
+	t = stderr_tail(s, 1024);
 	if (!t)
 		return strdup(msg);
 	n = strlen(t);
