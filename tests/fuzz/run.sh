@@ -48,6 +48,7 @@ fi
 cflags="-g -O1 -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined"
 cflags="$cflags -fno-sanitize-recover=all -fno-omit-frame-pointer"
 cflags="$cflags -I$root/lib -I$root/sessions -I$root/sessions/config"
+cflags="$cflags -I$root/sessions/guide"
 
 sources_for() {
 	case $1 in
@@ -59,7 +60,7 @@ sources_for() {
 	request) echo "$root/sessions/request.c $root/lib/jscan.c $root/lib/gbuf.c" ;;
 	sse)     echo "$root/lib/sse.c $root/lib/gbuf.c" ;;
 	askcheck) echo "$root/sessions/askcheck.c -lm" ;;
-	kvargs)  echo "$root/sessions/kvargs.c $root/sessions/help.c" \
+	kvargs)  echo "$root/sessions/guide/kvargs.c $root/sessions/guide/help.c" \
 		"$root/lib/gbuf.c" ;;
 	esac
 }

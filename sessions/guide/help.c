@@ -21,31 +21,13 @@
 
 #include "gbuf.h"
 #include "help.h"
+#include "kvargs.h"
 
 static const char *str(const cJSON *o, const char *k)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
 
 	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static void putf(struct gbuf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void putf(struct gbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	char *s = NULL;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	if (n >= 0)
-		gbuf_add(b, s, (size_t)n);
-	else
-		b->oom = 1;
-	free(s);
 }
 
 /* Text indented by ind spaces on every line. */
@@ -55,7 +37,7 @@ static void indented(struct gbuf *b, const char *text, int ind)
 
 	while (*p) {
 		nl = strchr(p, '\n');
-		putf(b, "%*s%.*s\n", ind, "", (int)(nl ? nl - p : (long)strlen(p)),
+		gbuf_printf(b, "%*s%.*s\n", ind, "", (int)(nl ? nl - p : (long)strlen(p)),
 		     p);
 		if (!nl)
 			break;
@@ -75,14 +57,10 @@ void help_placeholder(const char *name, char *out, size_t n)
 
 static const char *type_of(const cJSON *p)
 {
-	const cJSON *t = cJSON_GetObjectItemCaseSensitive(p, "type"), *it;
+	const char *t = kvargs_type(p);
 
-	if (cJSON_IsString(t))
-		return t->valuestring;
-	cJSON_ArrayForEach(it, (cJSON_IsArray(t) ? t : NULL))
-		if (cJSON_IsString(it) && strcmp(it->valuestring, "null"))
-			return it->valuestring;
-	return cJSON_GetObjectItemCaseSensitive(p, "enum") ? "enum" : "any";
+	return t ? t : cJSON_GetObjectItemCaseSensitive(p, "enum") ? "enum"
+								   : "any";
 }
 
 static int listed(const cJSON *arr, const char *name)
@@ -165,9 +143,9 @@ static void run_lines(struct gbuf *b, const char *file, const cJSON *args)
 		free(line);
 		cJSON_free(v);
 	}
-	putf(b, " > %s; cat %s\n  echo ", file, file);
+	gbuf_printf(b, " > %s; cat %s\n  echo ", file, file);
 	shq(b, json ? json : "{}");
-	putf(b, " > %s; cat %s\n", file, file);
+	gbuf_printf(b, " > %s; cat %s\n", file, file);
 	cJSON_free(json);
 }
 
@@ -184,7 +162,7 @@ static void shape(struct gbuf *b, const cJSON *p)
 		return;
 	t = compact(sub);
 	if (t)
-		putf(b, "      %s: %.600s%s\n", sub == p ? "shape" : "items",
+		gbuf_printf(b, "      %s: %.600s%s\n", sub == p ? "shape" : "items",
 		     t, strlen(t) > 600 ? " ..." : "");
 	cJSON_free(t);
 }
@@ -210,7 +188,7 @@ static void annotations(struct gbuf *b, const cJSON *ann)
 
 		if (!w)
 			continue;
-		putf(b, "%s%s", any ? ", " : "Annotations: ", w);
+		gbuf_printf(b, "%s%s", any ? ", " : "Annotations: ", w);
 		any = 1;
 	}
 	if (any)
@@ -244,7 +222,7 @@ char *help_render(const cJSON *entry, int prompt)
 		title = str(cJSON_GetObjectItemCaseSensitive(entry,
 							     "annotations"),
 			    "title");
-	putf(&b, "%s %s%s%s\n\n", prompt ? "prompt" : "tool", name,
+	gbuf_printf(&b, "%s %s%s%s\n\n", prompt ? "prompt" : "tool", name,
 	     title ? ": " : "", title ? title : "");
 	if (desc) {
 		indented(&b, desc, 0);
@@ -263,18 +241,18 @@ char *help_render(const cJSON *entry, int prompt)
 
 		if (!an)
 			continue;
-		putf(&b, "  %s (%s, %s", an, prompt ? "string" : type_of(p),
+		gbuf_printf(&b, "  %s (%s, %s", an, prompt ? "string" : type_of(p),
 		     required ? "required" : "optional");
 		if (d) {
 			char *t = compact(d);
 
-			putf(&b, ", default %s", t ? t : "?");
+			gbuf_printf(&b, ", default %s", t ? t : "?");
 			cJSON_free(t);
 		}
 		if (cJSON_IsArray(e)) {
 			char *t = compact(e);
 
-			putf(&b, ", one of %s", t ? t : "?");
+			gbuf_printf(&b, ", one of %s", t ? t : "?");
 			cJSON_free(t);
 		}
 		gbuf_puts(&b, ")\n");

@@ -118,25 +118,6 @@ static int count(mcp_server *srv, enum mcp_list what)
 		parsed(c), key_of(what)));
 }
 
-static void putf(struct gbuf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void putf(struct gbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	char *s = NULL;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	if (n >= 0)
-		gbuf_add(b, s, (size_t)n);
-	else
-		b->oom = 1;
-	free(s);
-}
-
 static const char intro[] =
 "# This mount: MCP servers as files\n"
 "\n"
@@ -198,7 +179,7 @@ mcp_buf *mcp_readme(void)
 	mcp_buf *out;
 	char *txt;
 
-	putf(&b, intro, mcp_opts.idle_timeout);
+	gbuf_printf(&b, intro, mcp_opts.idle_timeout);
 	for (srv = mcp_server_first(); srv; srv = mcp_server_next(srv)) {
 		const cJSON *info = cJSON_GetObjectItemCaseSensitive(
 			srv->about, "serverInfo");
@@ -214,28 +195,28 @@ mcp_buf *mcp_readme(void)
 								  "version");
 		int n = count(srv, MCP_TOOLS);
 
-		putf(&b, "### %s\n\n", srv->conf->name);
-		putf(&b, "- transport: %s\n",
+		gbuf_printf(&b, "### %s\n\n", srv->conf->name);
+		gbuf_printf(&b, "- transport: %s\n",
 		     transport_name(NULL, NULL, srv->conf));
 		if (cJSON_IsString(nm) && cJSON_IsString(t))
-			putf(&b, "- server: %s (%s%s%s)\n", t->valuestring,
+			gbuf_printf(&b, "- server: %s (%s%s%s)\n", t->valuestring,
 			     nm->valuestring, cJSON_IsString(v) ? " " : "",
 			     cJSON_IsString(v) ? v->valuestring : "");
 		else if (cJSON_IsString(nm))
-			putf(&b, "- server: %s%s%s\n", nm->valuestring,
+			gbuf_printf(&b, "- server: %s%s%s\n", nm->valuestring,
 			     cJSON_IsString(v) ? " " : "",
 			     cJSON_IsString(v) ? v->valuestring : "");
 		if (cJSON_IsString(d))
-			putf(&b, "- description: %s\n", d->valuestring);
+			gbuf_printf(&b, "- description: %s\n", d->valuestring);
 		if (n >= 0)
-			putf(&b, "- tools: %d (ls %s/help)\n", n,
+			gbuf_printf(&b, "- tools: %d (ls %s/help)\n", n,
 			     srv->conf->name);
 		else
-			putf(&b, "- tools: not listed yet (ls %s/help or "
+			gbuf_printf(&b, "- tools: not listed yet (ls %s/help or "
 			     "cat %s/tools.json lists them)\n",
 			     srv->conf->name, srv->conf->name);
 		if (cJSON_IsString(in) && *in->valuestring)
-			putf(&b, "\n%s\n", in->valuestring);
+			gbuf_printf(&b, "\n%s\n", in->valuestring);
 		if (!srv->about)
 			gbuf_puts(&b, "- description: known once a session "
 				      "of it has started\n");

@@ -49,14 +49,9 @@ static int fail(char **why, unsigned line, const char *fmt, ...)
 	return *why ? -EINVAL : -ENOMEM;
 }
 
-/* The type the schema gives name: its "type", or the first of a list that
- * is not "null"; NULL when it says none. */
-static const char *type_of(const cJSON *schema, const char *name)
+const char *kvargs_type(const cJSON *prop)
 {
-	const cJSON *props = cJSON_GetObjectItemCaseSensitive(schema,
-							      "properties");
-	const cJSON *p = cJSON_GetObjectItemCaseSensitive(props, name);
-	const cJSON *t = cJSON_GetObjectItemCaseSensitive(p, "type"), *it;
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(prop, "type"), *it;
 
 	if (cJSON_IsString(t))
 		return t->valuestring;
@@ -64,6 +59,13 @@ static const char *type_of(const cJSON *schema, const char *name)
 		if (cJSON_IsString(it) && strcmp(it->valuestring, "null"))
 			return it->valuestring;
 	return NULL;
+}
+
+/* The type the schema gives name (NULL: none). */
+static const char *type_of(const cJSON *schema, const char *name)
+{
+	return kvargs_type(cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(schema, "properties"), name));
 }
 
 /* One JSON value, the whole of v (blanks around allowed): parsed, or NULL. */

@@ -14,6 +14,10 @@
  * is not a blank (space, tab, CR, LF) exists and is not '{'. */
 int kvargs_is_lines(const char *p, size_t len);
 
+/* The JSON Schema type of a property: its "type", or the first of a list
+ * that is not "null"; NULL when it says none. */
+const char *kvargs_type(const cJSON *prop);
+
 /*
  * The arguments object of the lines at text (len bytes, no NUL needed),
  * typed by schema (a tool's inputSchema: its "properties" give each name's
