@@ -172,6 +172,33 @@ static const char intro[] =
 "## Servers\n"
 "\n";
 
+/* A server's instructions, as a quote ("> " lines: its headings stay
+ * inside it), cut after INSTR_MAX bytes at a line end so that the guide
+ * stays a few screens long. */
+#define INSTR_MAX 800
+static void quote(struct gbuf *b, const char *text)
+{
+	const char *p = text, *nl;
+	size_t used = 0;
+
+	gbuf_puts(b, "\n");
+	while (*p) {
+		size_t n;
+
+		nl = strchr(p, '\n');
+		n = nl ? (size_t)(nl - p) : strlen(p);
+		if (used + n > INSTR_MAX) {
+			gbuf_puts(b, "> [...]\n");
+			break;
+		}
+		gbuf_printf(b, ">%s%.*s\n", n ? " " : "", (int)n, p);
+		used += n + 1;
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+}
+
 mcp_buf *mcp_readme(void)
 {
 	struct gbuf b = {0};
@@ -216,7 +243,7 @@ mcp_buf *mcp_readme(void)
 			     "cat %s/tools.json lists them)\n",
 			     srv->conf->name, srv->conf->name);
 		if (cJSON_IsString(in) && *in->valuestring)
-			gbuf_printf(&b, "\n%s\n", in->valuestring);
+			quote(&b, in->valuestring);
 		if (!srv->about)
 			gbuf_puts(&b, "- description: known once a session "
 				      "of it has started\n");

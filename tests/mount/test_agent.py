@@ -83,6 +83,7 @@ def run_tool(agent, server, pick, hints, thread='t1'):
     readme = agent.cat('README.md')
     assert f'### {server}\n' in readme, readme
     section = readme.split(f'### {server}\n', 1)[1].split('\n### ', 1)[0]
+    agent.say(f'(README.md, the part on {server})', section)
     assert '- transport: ' in section
     mkdir = re.search(r'^\s+mkdir (\S+)/(\S+)', readme, re.M)
     assert mkdir, 'README.md says how to start a session'
@@ -139,6 +140,8 @@ def test_agent_everything(mcpfs_mount):
                                {'a': '2', 'b': '40'})
         assert text == 'The sum of 2 and 40 is 42.', reply
         readme = agent.cat('README.md')
+        agent.say('(README.md, the part on everything, now)',
+                  readme.split('### everything\n', 1)[1])
         assert 'mcp-servers/everything' in readme  # known once started
         assert re.search(r'- tools: \d+ \(ls everything/help\)', readme)
     finally:
