@@ -331,7 +331,7 @@ static int dispatch(struct callfile *cf)
 }
 
 /* NAME=VALUE lines (SPEC 9), at close: made into the arguments object
- * by the tool's schema (sessions/kvargs.c) and sent, or refused naming
+ * by the tool's schema (sessions/guide/kvargs.c) and sent, or refused naming
  * the line. */
 static int lines_dispatch(struct callfile *cf)
 {
@@ -382,8 +382,10 @@ void callfile_write(struct callfile *cf, fuse_req_t req, const char *buf,
 		cf->lines = cf->target && kvargs_is_lines(buf, size);
 	}
 	if (cf->lines && !cf->too_big && cf->req.len + size <= MAX_REQUEST) {
-		r = gbuf_add(&cf->req, buf, size);
-		fuse_reply_write(req, r < 0 ? 0 : size); /* sent at close */
+		if (gbuf_add(&cf->req, buf, size) < 0)
+			fuse_reply_err(req, ENOMEM);
+		else
+			fuse_reply_write(req, size); /* sent at close */
 		return;
 	}
 	if (cf->too_big || cf->req.len + size > MAX_REQUEST) {

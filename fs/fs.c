@@ -149,6 +149,10 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
 				    mcp_server_find(name) ? EEXIST : EPERM);
 		return;
 	}
+	if (kind_named(name, KF_SERVER) != K_DIR) { /* help, auth, ... */
+		fuse_reply_err(req, EEXIST);
+		return;
+	}
 	r = mcp_session_create(p.srv, name, &s);
 	if (r < 0) {
 		if (r == -EINVAL)

@@ -112,6 +112,8 @@ def test_help_per_server_and_thread(mcpfs_mount):
     assert sorted(os.listdir(srv / 't1' / 'help')) == names
     with pytest.raises(FileNotFoundError):
         os.stat(srv / 'help' / 'nosuch')
+    with pytest.raises(FileExistsError):
+        os.mkdir(srv / 'help')   # not a thread name
     with pytest.raises(PermissionError):
         open(srv / 'help' / 'incr', 'w')
 
