@@ -54,6 +54,10 @@ struct kind_info {
 	unsigned flags;
 	/* st_size: the length of content in memory; NULL or 0 = unknown */
 	off_t (*size)(const struct node *n);
+	/* a listing directory: the kind of its entries, and the listing
+	 * that names them */
+	enum kind child;
+	enum mcp_list list;
 };
 extern const struct kind_info fs_kinds[K_NKINDS];
 #define KIND_IS(k, f) ((fs_kinds[k].flags & (f)) != 0)

@@ -41,20 +41,6 @@ struct park {
 	char name[];
 };
 
-static enum mcp_list list_of(enum kind dir)
-{
-	return dir == K_TOOLDIR || dir == K_HELPDIR ? MCP_TOOLS
-	       : dir == K_PROMPTDIR ? MCP_PROMPTS : MCP_RESOURCES;
-}
-
-static enum kind file_of(enum kind dir)
-{
-	return dir == K_TOOLDIR ? K_TOOL
-	       : dir == K_HELPDIR ? K_HELP
-	       : dir == K_PROMPTDIR ? K_PROMPT
-	       : dir == K_RESDIR ? K_RESOURCE : K_RESULT;
-}
-
 static int listing_failed(const mcp_call *c)
 {
 	return !memcmp(mcp_call_reply(c)->data, "{\"error\"", 8);
@@ -243,7 +229,7 @@ static void lookup(fuse_req_t req, fuse_ino_t parent, const char *name,
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
-	what = list_of(p.kind);
+	what = fs_kinds[p.kind].list;
 	if (p.kind == K_HELPDIR) {
 		idx = help_lookup(&p, name, have, &c, &r);
 		if (idx == -2) {
@@ -299,7 +285,7 @@ static void lookup(fuse_req_t req, fuse_ino_t parent, const char *name,
 		fuse_reply_err(req, idx == -1 ? ENOENT : (int)-idx);
 		return;
 	}
-	parent = ino_of(&p, (unsigned long)idx, file_of(p.kind));
+	parent = ino_of(&p, (unsigned long)idx, fs_kinds[p.kind].child);
 	if (fs_resolve(parent, &n) < 0) {
 		fuse_reply_err(req, ENOENT);
 		return;
@@ -432,12 +418,12 @@ static void opendir_(fuse_req_t req, fuse_ino_t ino, struct fh *h,
 		fuse_reply_open(req, fi);
 		return;
 	}
-	r = need_list(n.s, list_of(n.kind), have, &c);
+	r = need_list(n.s, fs_kinds[n.kind].list, have, &c);
 	if (r == 0) {
 		park(P_OPENDIR, req, ino, h, fi, NULL, c);
 		return;
 	}
-	if (r < 0 || !(names = names_of(c, list_of(n.kind)))) {
+	if (r < 0 || !(names = names_of(c, fs_kinds[n.kind].list))) {
 		int err = r < 0 ? -r : listing_errno(&n, c);
 
 		if (r > 0)
@@ -448,14 +434,14 @@ static void opendir_(fuse_req_t req, fuse_ino_t ino, struct fh *h,
 	}
 	mcp_call_unref(c);
 	cJSON_ArrayForEach(it, names) {
-		long idx = mcp_name_intern(n.s, list_of(n.kind),
+		long idx = mcp_name_intern(n.s, fs_kinds[n.kind].list,
 					   it->valuestring);
 		char *enc = mcp_name_encode(it->valuestring);
 
 		if (idx >= 0 && enc)
 			fs_dir_add(h, req, enc,
 				   ino_make(sid, (unsigned long)idx,
-					    file_of(n.kind)), 0);
+					    fs_kinds[n.kind].child), 0);
 		free(enc);
 	}
 	cJSON_Delete(names);

@@ -91,6 +91,7 @@ static off_t size_help(const struct node *n)
 	return f ? buf_size(mcp_help(n->srv, n->s, f)) : 0;
 }
 
+/* result/ names no listing: its entries are the latest reply's parts. */
 const struct kind_info fs_kinds[K_NKINDS] = {
 	[K_DIR] = {NULL, KF_DIR, NULL},
 	[K_CALL] = {"call", KF_SERVER | KF_THREAD | KF_WRITE, NULL},
@@ -99,16 +100,20 @@ const struct kind_info fs_kinds[K_NKINDS] = {
 	[K_STDERR] = {"stderr", KF_THREAD, size_stderr},
 	[K_EVENTS] = {"events", KF_THREAD, size_events},
 	[K_CTL] = {"ctl", KF_THREAD | KF_WRITE, NULL},
-	[K_TOOLDIR] = {"tools", KF_THREAD | KF_DIR | KF_LISTING, NULL},
-	[K_RESULTDIR] = {"result", KF_THREAD | KF_DIR | KF_LISTING, NULL},
-	[K_RESDIR] = {"resources", KF_THREAD | KF_DIR | KF_LISTING, NULL},
+	[K_TOOLDIR] = {"tools", KF_THREAD | KF_DIR | KF_LISTING, NULL,
+		       K_TOOL, MCP_TOOLS},
+	[K_RESULTDIR] = {"result", KF_THREAD | KF_DIR | KF_LISTING, NULL,
+			 K_RESULT, MCP_TOOLS},
+	[K_RESDIR] = {"resources", KF_THREAD | KF_DIR | KF_LISTING, NULL,
+		      K_RESOURCE, MCP_RESOURCES},
 	[K_RESJSON] = {"resources.json", KF_THREAD | KF_LISTING, NULL},
-	[K_PROMPTDIR] = {"prompts", KF_THREAD | KF_DIR | KF_LISTING, NULL},
+	[K_PROMPTDIR] = {"prompts", KF_THREAD | KF_DIR | KF_LISTING, NULL,
+			 K_PROMPT, MCP_PROMPTS},
 	[K_PROMPTSJSON] = {"prompts.json", KF_THREAD | KF_LISTING,
 			   size_prompts},
 	[K_REQDIR] = {"requests", KF_THREAD | KF_DIR, NULL},
 	[K_HELPDIR] = {"help", KF_SERVER | KF_THREAD | KF_DIR | KF_LISTING,
-		       NULL},
+		       NULL, K_HELP, MCP_TOOLS},
 	[K_TOOL] = {NULL, KF_INDEXED | KF_WRITE | KF_LISTING, NULL},
 	[K_RESULT] = {NULL, KF_INDEXED | KF_LISTING, size_result},
 	[K_RESOURCE] = {NULL, KF_INDEXED | KF_LISTING, NULL},
