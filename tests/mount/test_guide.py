@@ -424,3 +424,25 @@ def test_http_status_in_last_error(mcpfs_mount, fake_http):
     assert tool(t, 'http500')['error']['code'] == -32007
     assert status(t)['last_error'] == \
         'HTTP 500 from the server: internal failure: the fake says no'
+
+
+def test_cap_and_unmount_reasons(mcpfs_mount):
+    m = mcpfs_mount({'demo': demo()}, args=['--max-sessions', '2'])
+    d = m.path / 'demo'
+    for n in ('c1', 'c2', 'c3'):
+        os.mkdir(d / n)
+    wait_until(lambda: ('c1', 'cap') in {(c['thread'], c['reason'])
+                                         for c in m.status()['closed']},
+               what='c1 closed for the cap')
+    m.unmount()
+    assert re.search(r'thread c[23]: session closed \(shutting down\)',
+                     m.log.read_text()), 'unmount closes and says why'
+
+
+def test_man_page_tells(tmp_path):
+    page = (REPO / 'doc' / 'mcpfs.1').read_text()
+    for words in ('README.md', 'help/TOOL', 'NAME=VALUE', 'NAME:=JSON',
+                  'idle_timeout=SEC', 'call_timeout=SEC', 'max_sessions=N',
+                  'log=FILE', 'project=DIR', 'syslog', 'last_error',
+                  'ENOTCONN', 'default 1800', 'closed threads'):
+        assert words in page, words
