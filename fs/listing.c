@@ -186,8 +186,6 @@ static long help_lookup(const struct node *p, const char *file,
 	int r;
 
 	*err = 0;
-	if (prompt && !p->s && !mcp_list_cached(p->srv, NULL, what))
-		return -1; /* a server's prompts: only once listed */
 	r = need_list_of(p->srv, p->s, what, have, &c);
 	if (r <= 0) {
 		*err = r;
@@ -327,34 +325,50 @@ static int listing_errno(const struct node *n, mcp_call *c)
 }
 
 /* help/ of a server or thread: a file per tool, and per prompt as
- * prompt:<name> once the prompts are listed (a thread's are asked for
- * here, for the next listing). */
+ * prompt:<name>. Waits for the tools listing, then the prompts one (have
+ * is the one waited for last; a failed one: the tools' is an error, the
+ * prompts' leaves the prompts out). */
 static void help_dir(fuse_req_t req, const struct node *n, struct fh *h,
 		     struct fuse_file_info *fi, mcp_call *have)
 {
 	static const enum mcp_list whats[] = {MCP_TOOLS, MCP_PROMPTS};
-	mcp_call *c;
+	int failed = have && mcp_call_is_done(have) && listing_failed(have);
+	mcp_call *c = NULL;
 	cJSON *names, *it;
 	size_t w;
-	int r = need_list_of(n->srv, n->s, MCP_TOOLS, have, &c);
+	int r = 1;
 
-	if (r == 0) {
-		park(P_OPENDIR, req, ino_of(n, 0, K_HELPDIR), h, fi, NULL, c);
-		return;
+	if (!mcp_list_cached(n->srv, n->s, MCP_TOOLS)) {
+		if (!failed)
+			r = need_list_of(n->srv, n->s, MCP_TOOLS, NULL, &c);
+		else
+			c = mcp_call_ref(have);
+		if (r == 0) {
+			park(P_OPENDIR, req, ino_of(n, 0, K_HELPDIR), h, fi,
+			     NULL, c);
+			return;
+		}
+		if (r < 0 || listing_failed(c)) {
+			int err = r < 0 ? -r : listing_errno(n, c);
+
+			if (r > 0)
+				mcp_call_unref(c);
+			fs_fh_free(h);
+			fuse_reply_err(req, err);
+			return;
+		}
+		mcp_call_unref(c);
 	}
-	if (r < 0 || listing_failed(c)) {
-		int err = r < 0 ? -r : listing_errno(n, c);
-
+	if (!failed && !mcp_list_cached(n->srv, n->s, MCP_PROMPTS)) {
+		r = need_list_of(n->srv, n->s, MCP_PROMPTS, NULL, &c);
+		if (r == 0) {
+			park(P_OPENDIR, req, ino_of(n, 0, K_HELPDIR), h, fi,
+			     NULL, c);
+			return;
+		}
 		if (r > 0)
 			mcp_call_unref(c);
-		fs_fh_free(h);
-		fuse_reply_err(req, err);
-		return;
 	}
-	mcp_call_unref(c);
-	if (n->s && !mcp_list_cached(n->srv, n->s, MCP_PROMPTS) &&
-	    mcp_list(n->srv, n->s, MCP_PROMPTS, &c) == 0)
-		mcp_call_unref(c);
 	for (w = 0; w < 2; w++) {
 		c = mcp_list_cached(n->srv, n->s, whats[w]);
 		names = c ? names_of(c, whats[w]) : NULL;

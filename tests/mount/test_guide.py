@@ -125,11 +125,11 @@ def test_help_prompts_and_schemas_everything(mcpfs_mount):
                             'args': [str(EVERYTHING), 'stdio']}})
     t = m.path / 'ev' / 't1'
     os.mkdir(t)
-    os.listdir(t / 'help')  # asks for the prompts too
-    names = wait_until(lambda: [n for n in os.listdir(t / 'help')
-                                if n.startswith('prompt:')],
-                       what='prompts in help/')
-    assert 'prompt:args-prompt' in names, names
+    names = os.listdir(t / 'help')
+    assert 'prompt:args-prompt' in names and 'get-sum' in names, names
+    assert 'prompt:args-prompt' in os.listdir(m.path / 'ev' / 'help')
+    assert 'prompt args-prompt' in read_file(
+        m.path / 'ev' / 'help' / 'prompt:args-prompt').decode()
     h = read_file(t / 'help' / 'prompt:args-prompt').decode()
     assert h.startswith('prompt args-prompt')
     assert '  city (string, required)' in h
@@ -323,6 +323,10 @@ def test_exec_failure_in_last_error_and_ls_tools(mcpfs_mount):
     assert 'cannot run mcpfs-no-such-command: No such file or directory' \
         in st['last_error'], st
     assert 'tools/ cannot be listed' in m.output()
+    for d in (t / 'help', m.path / 'gone' / 'help'):
+        with pytest.raises(OSError) as e:
+            os.listdir(d)
+        assert e.value.errno == errno.ENOTCONN, d
 
 
 def test_timeout_and_cancel_in_last_error(mcpfs_mount):
