@@ -1,12 +1,14 @@
 /*
  * fs.c - the mcpfs tree on the libfuse low-level API: the ops.
  *
- *   MOUNT/.status, MOUNT/<server>/{call,tools.json},
+ *   MOUNT/.status, MOUNT/README.md, MOUNT/<server>/{call,tools.json,help/},
  *   MOUNT/<server>/<thread>/{call,status,tools.json,stderr,events,ctl},
- *   and in each thread tools/, result/, resources/, prompts/ and their
- *   .json files, which listing.c serves.
+ *   and in each thread tools/, result/, resources/, prompts/, help/ and
+ *   their .json files, which listing.c serves.
  *
- * Nodes and inode numbers are node.c's. Every handler ends in exactly one
+ * Nodes and inode numbers are node.c's; what each kind of file may do
+ * (its name, whether it is a directory, writable, sized, a listing) is
+ * the table fs_kinds there, which every op asks. Every handler ends in exactly one
  * fuse_reply_*; reads of call and tools.json may park their request and
  * reply later (callfile.c), and so may lookups, opens and listings that
  * wait for a listing (listing.c).

@@ -1,14 +1,16 @@
 /*
- * node.c - the nodes of the tree: inode numbers and what they resolve to,
+ * node.c - the nodes of the tree: the table of file kinds (fs_kinds: name,
+ * what a kind may do, its size), inode numbers and what they resolve to,
  * their attributes, and the per-open state (struct fh) every file and
  * directory gets. fs.c (the ops) and listing.c (the SPEC 9 directories)
  * both use it; it uses neither.
  *
- * Inode numbers are derived, not stored: root is 1, .status is 2, and every
- * other node is (object id << 25 | index << 5 | kind), where the object is
- * a server or a session (ids are never reused) and the index a name of the
- * session's, a part of result/ or the number of a question in requests/. So there is no inode table and forget
- * has nothing to free; a stale inode simply no longer resolves (ENOENT).
+ * Inode numbers are derived, not stored: root is 1, .status is 2,
+ * README.md 3, and every other node is (object id << 25 | index << 5 |
+ * kind), where the object is a server or a session (ids are never reused)
+ * and the index a name of the session's, a part of result/, the number of
+ * a question in requests/ or a help/ file. So there is no inode table and
+ * forget has nothing to free; a stale inode simply no longer resolves (ENOENT).
  */
 #include <errno.h>
 #include <stdlib.h>
