@@ -96,9 +96,12 @@ mcp_buf *mcp_help(mcp_server *srv, mcp_session *s, const char *file)
 	int prompt = !strncmp(file, PROMPT_PREFIX, strlen(PROMPT_PREFIX));
 	const cJSON *e = entry(srv, s, prompt ? MCP_PROMPTS : MCP_TOOLS,
 			       prompt ? file + strlen(PROMPT_PREFIX) : file);
-	char *txt = e ? help_render(e, prompt) : NULL;
+	const char *name = prompt ? file + strlen(PROMPT_PREFIX) : file;
+	char *enc = e ? mcp_name_encode(name) : NULL;
+	char *txt = enc ? help_render(e, prompt, enc) : NULL;
 	mcp_buf *b = txt ? mcp_buf_new(txt, strlen(txt)) : NULL;
 
+	free(enc);
 	free(txt);
 	return b;
 }

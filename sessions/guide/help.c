@@ -195,7 +195,7 @@ static void annotations(struct gbuf *b, const cJSON *ann)
 		gbuf_puts(b, "\n");
 }
 
-char *help_render(const cJSON *entry, int prompt)
+char *help_render(const cJSON *entry, int prompt, const char *fname)
 {
 	struct gbuf b = {0};
 	const char *name = str(entry, "name"), *title = str(entry, "title"),
@@ -265,7 +265,7 @@ char *help_render(const cJSON *entry, int prompt)
 	}
 	gbuf_puts(&b, "\n");
 	snprintf(file, sizeof file, "%s/%s", prompt ? "prompts" : "tools",
-		 name);
+		 fname ? fname : name);
 	run_lines(&b, file, args);
 	gbuf_puts(&b, "The reply: cat the same file again, or result/ (text, "
 		      "0.txt, 1.png, ...).\n");

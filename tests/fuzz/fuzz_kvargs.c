@@ -30,9 +30,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int r;
 
 	if (tool) {
-		h = help_render(tool, 0);
+		h = help_render(tool, 0, NULL);
 		free(h);
-		h = help_render(tool, 1);
+		h = help_render(tool, 1, NULL);
 		free(h);
 	}
 	for (i = 0; i < n; i++)

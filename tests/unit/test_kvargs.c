@@ -149,7 +149,8 @@ static void test_help(void **state)
 		"\"outputSchema\":{\"type\":\"object\"},"
 		"\"annotations\":{\"readOnlyHint\":true,"
 		"\"destructiveHint\":false}}");
-	char *h = help_render(tool, 0), *kv, *json, *out = NULL, *why = NULL;
+	char *h = help_render(tool, 0, NULL), *kv, *json, *out = NULL;
+	char *why = NULL;
 	cJSON *schema = cJSON_GetObjectItemCaseSensitive(tool, "inputSchema");
 
 	assert_non_null(h);
@@ -179,7 +180,7 @@ static void test_help_prompt(void **state)
 	cJSON *p = cJSON_Parse("{\"name\":\"greet\",\"arguments\":["
 			       "{\"name\":\"who\",\"required\":true},"
 			       "{\"name\":\"style\"}]}");
-	char *h = help_render(p, 1);
+	char *h = help_render(p, 1, NULL);
 
 	assert_non_null(strstr(h, "prompt greet\n"));
 	assert_non_null(strstr(h, "  who (string, required)\n"));
