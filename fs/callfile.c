@@ -45,6 +45,7 @@
 #include "gbuf.h"
 #include "jscan.h"
 #include "jsent.h"
+#include "kvargs.h"
 #include "writers.h"
 
 struct callfile {
@@ -59,6 +60,7 @@ struct callfile {
 	int streamed;         /* read some of a reply as it arrived */
 	char *target;         /* tools/x, prompts/x: the name (JSON string) */
 	int write_only;       /* opened O_WRONLY: {} at a close unwritten */
+	int lines;            /* NAME=VALUE lines, complete at close */
 	pid_t writer;         /* the caller of the current write or flush */
 	mcp_call *call;
 	size_t pos;
@@ -329,6 +331,33 @@ static int dispatch(struct callfile *cf)
 	return 0;
 }
 
+/* NAME=VALUE lines (SPEC 9), at close: made into the arguments object
+ * by the tool's schema (lib/kvargs.c) and sent, or refused naming
+ * the line. */
+static int lines_dispatch(struct callfile *cf)
+{
+	mcp_server *srv;
+	mcp_session *s;
+	char *json = NULL, *why = NULL;
+	cJSON *t = cJSON_Parse(cf->target);
+	int r = resolve(cf, &srv, &s);
+
+	cf->lines = 0;
+	if (r == 0 && cJSON_IsString(t))
+		r = mcp_args_lines(srv, s, cf->kind == K_PROMPT,
+				   t->valuestring, cf->req.p, cf->req.len,
+				   &json, &why);
+	cJSON_Delete(t);
+	reset_request(cf);
+	if (r == 0 && gbuf_puts(&cf->req, json) == 0)
+		r = dispatch(cf);
+	else if (why)
+		refuse(cf, why);
+	free(json);
+	free(why);
+	return r;
+}
+
 void callfile_write(struct callfile *cf, fuse_req_t req, const char *buf,
 		    size_t size)
 {
@@ -351,6 +380,14 @@ void callfile_write(struct callfile *cf, fuse_req_t req, const char *buf,
 			return;
 		}
 		jscan_init(&cf->scan);
+		cf->lines = cf->target && kvargs_is_lines(buf, size);
+	}
+	if (cf->lines && !cf->too_big && cf->req.len + size <= MAX_REQUEST) {
+		if (gbuf_add(&cf->req, buf, size) < 0)
+			fuse_reply_err(req, ENOMEM);
+		else
+			fuse_reply_write(req, size); /* sent at close */
+		return;
 	}
 	if (cf->too_big || cf->req.len + size > MAX_REQUEST) {
 		if (!cf->too_big)
@@ -391,6 +428,12 @@ void callfile_flush(struct callfile *cf, fuse_req_t req)
 	if (cf->target && cf->write_only && !cf->wrote && !cf->req.len &&
 	    !cf->too_big) { /* ": > tools/x": the empty request is {} */
 		int r = dispatch(cf);
+
+		fuse_reply_err(req, r < 0 ? -r : 0);
+		return;
+	}
+	if (cf->lines && cf->req.len) {
+		int r = lines_dispatch(cf);
 
 		fuse_reply_err(req, r < 0 ? -r : 0);
 		return;

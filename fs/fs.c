@@ -1,12 +1,14 @@
 /*
  * fs.c - the mcpfs tree on the libfuse low-level API: the ops.
  *
- *   MOUNT/.status, MOUNT/<server>/{call,tools.json},
+ *   MOUNT/.status, MOUNT/README.md, MOUNT/<server>/{call,tools.json,help/},
  *   MOUNT/<server>/<thread>/{call,status,tools.json,stderr,events,ctl},
- *   and in each thread tools/, result/, resources/, prompts/ and their
- *   .json files, which listing.c serves.
+ *   and in each thread tools/, result/, resources/, prompts/, help/ and
+ *   their .json files, which listing.c serves.
  *
- * Nodes and inode numbers are node.c's. Every handler ends in exactly one
+ * Nodes and inode numbers are node.c's; what each kind of file may do
+ * (its name, whether it is a directory, writable, sized, a listing) is
+ * the table fs_kinds there, which every op asks. Every handler ends in exactly one
  * fuse_reply_*; reads of call and tools.json may park their request and
  * reply later (callfile.c), and so may lookups, opens and listings that
  * wait for a listing (listing.c).
@@ -27,16 +29,17 @@
 
 static struct fuse_session *fse;
 
-/* The entries of a thread directory, by kind. */
-static const char *const session_files[] = {
-	[K_CALL] = "call", [K_TOOLS] = "tools.json", [K_STATUS] = "status",
-	[K_STDERR] = "stderr", [K_EVENTS] = "events", [K_CTL] = "ctl",
-	[K_TOOLDIR] = "tools", [K_RESULTDIR] = "result",
-	[K_RESDIR] = "resources", [K_RESJSON] = "resources.json",
-	[K_PROMPTDIR] = "prompts", [K_PROMPTSJSON] = "prompts.json",
-	[K_REQDIR] = "requests",
-};
-#define LAST_SESSION_FILE K_REQDIR
+/* The kind named name in a directory whose entries have flag (KF_SERVER
+ * or KF_THREAD), or K_DIR when none is. */
+static enum kind kind_named(const char *name, unsigned flag)
+{
+	size_t k;
+
+	for (k = 0; k < K_NKINDS; k++)
+		if (KIND_IS(k, flag) && !strcmp(name, fs_kinds[k].name))
+			return (enum kind)k;
+	return K_DIR;
+}
 
 static void op_init(void *ud, struct fuse_conn_info *conn)
 {
@@ -60,31 +63,29 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	if (p.type == N_ROOT) {
 		if (!strcmp(name, ".status")) {
 			ino = STATUS_INO;
+		} else if (!strcmp(name, "README.md")) {
+			ino = README_INO;
 		} else if ((n.srv = mcp_server_find(name)) != NULL) {
 			ino = fs_ino(mcp_server_id(n.srv), K_DIR);
 		}
 	} else if (p.type == N_SERVER && p.kind == K_DIR) {
 		mcp_session *s;
 
-		if (!strcmp(name, "call"))
-			ino = fs_ino(mcp_server_id(p.srv), K_CALL);
-		else if (!strcmp(name, "tools.json"))
-			ino = fs_ino(mcp_server_id(p.srv), K_TOOLS);
-		else if (!strcmp(name, "auth") && mcp_server_has_auth(p.srv))
-			ino = fs_ino(mcp_server_id(p.srv), K_AUTH);
+		if ((k = kind_named(name, KF_SERVER)) != K_DIR)
+			ino = fs_ino(mcp_server_id(p.srv), k);
 		else if ((s = mcp_session_find(p.srv, name)) != NULL)
 			ino = fs_ino(mcp_session_id(s), K_DIR);
 	} else if (p.type == N_SESSION && p.kind == K_DIR) {
-		for (k = K_CALL; k <= LAST_SESSION_FILE; k++)
-			if (!strcmp(name, session_files[k]))
-				ino = fs_ino(mcp_session_id(p.s), k);
+		if ((k = kind_named(name, KF_THREAD)) != K_DIR)
+			ino = fs_ino(mcp_session_id(p.s), k);
 	} else if (p.type == N_SESSION && p.kind == K_REQDIR) {
 		mcp_ask *q = mcp_ask_find(p.s, name);
 
 		if (q)
 			ino = ino_make(mcp_session_id(p.s), mcp_ask_num(q),
 				       K_REQ);
-	} else if (p.type == N_SESSION && listing_is_dir(p.kind)) {
+	} else if (p.type >= N_SERVER && KIND_IS(p.kind, KF_LISTING) &&
+		   KIND_IS(p.kind, KF_DIR)) {
 		listing_lookup(req, parent, name);
 		return;
 	}
@@ -125,10 +126,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		return;
 	}
 	if (!(to_set & FUSE_SET_ATTR_SIZE) || !trunc_only || attr->st_size ||
-	    (n.kind != K_CALL && n.kind != K_CTL && n.kind != K_TOOL &&
-	     n.kind != K_PROMPT && n.kind != K_REQ && n.kind != K_AUTH) ||
-	    n.type == N_ROOT ||
-	    n.type == N_DOTSTATUS) {
+	    n.type < N_SERVER || !KIND_IS(n.kind, KF_WRITE)) {
 		fuse_reply_err(req, EPERM);
 		return;
 	}
@@ -150,6 +148,10 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
 	if (p.type != N_SERVER || p.kind != K_DIR) {
 		fuse_reply_err(req, p.type == N_ROOT &&
 				    mcp_server_find(name) ? EEXIST : EPERM);
+		return;
+	}
+	if (kind_named(name, KF_SERVER) != K_DIR) { /* help, auth, ... */
+		fuse_reply_err(req, EEXIST);
 		return;
 	}
 	r = mcp_session_create(p.srv, name, &s);
@@ -181,9 +183,7 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 		return;
 	}
 	if (p.type == N_SESSION && p.kind == K_DIR &&
-	    (!strcmp(name, "tools") || !strcmp(name, "result") ||
-	     !strcmp(name, "resources") || !strcmp(name, "prompts") ||
-	     !strcmp(name, "requests"))) {
+	    KIND_IS(kind_named(name, KF_THREAD), KF_DIR)) {
 		fuse_reply_err(req, 0); /* as unlink of its files: rm -r */
 		return;
 	}
@@ -193,9 +193,10 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 	}
 	s = mcp_session_find(p.srv, name);
 	if (!s) {
-		fuse_reply_err(req, !strcmp(name, "call") ||
-				    !strcmp(name, "tools.json") ? ENOTDIR
-								: ENOENT);
+		enum kind k = kind_named(name, KF_SERVER);
+
+		fuse_reply_err(req, k == K_DIR ? ENOENT
+				    : KIND_IS(k, KF_DIR) ? EPERM : ENOTDIR);
 		return;
 	}
 	mcp_session_close(s);
@@ -214,25 +215,23 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 static void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct node p;
-	size_t k;
 
 	if (fs_resolve(parent, &p) < 0) {
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
 	if (p.type == N_SESSION && p.kind == K_DIR) {
-		for (k = K_CALL; k <= LAST_SESSION_FILE; k++)
-			if (!strcmp(name, session_files[k])) {
-				mlog(MLOG_DEBUG, "unlink %s/%s: accepted, "
-				     "nothing removed (rmdir closes a thread)",
-				     mcp_session_name(p.s), name);
-				fuse_reply_err(req, 0);
-				return;
-			}
+		if (kind_named(name, KF_THREAD) != K_DIR) {
+			mlog(MLOG_DEBUG, "unlink %s/%s: accepted, nothing "
+			     "removed (rmdir closes a thread)",
+			     mcp_session_name(p.s), name);
+			fuse_reply_err(req, 0);
+			return;
+		}
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
-	if (p.type == N_SESSION && listing_is_dir(p.kind)) {
+	if (p.type == N_SESSION && KIND_IS(p.kind, KF_LISTING)) {
 		fuse_reply_err(req, 0);
 		return;
 	}
@@ -241,7 +240,7 @@ static void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 		return;
 	}
 	if (p.type == N_SERVER && p.kind == K_DIR &&
-	    (!strcmp(name, "call") || !strcmp(name, "tools.json")))
+	    kind_named(name, KF_SERVER) != K_DIR)
 		mlog(MLOG_INFO, "unlink %s/%s refused: the files of a server "
 		     "directory cannot be removed", mcp_server_name(p.srv), name);
 	fuse_reply_err(req, EPERM);
@@ -277,9 +276,22 @@ static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 	op_refuse(req);
 }
 
+/* Creating a file: a tool or prompt that the server does not have (echo
+ * > tools/typo) is ENOENT, as the file is not there; anything else EPERM. */
 static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		      mode_t mode, struct fuse_file_info *fi)
 {
+	struct node p;
+
+	if (fs_resolve(parent, &p) == 0 && p.type == N_SESSION &&
+	    (p.kind == K_TOOLDIR || p.kind == K_PROMPTDIR)) {
+		mlog(MLOG_INFO, "%s/%s/%s: no such %s on server %s (ls %s)",
+		     mcp_session_name(p.s), fs_kinds[p.kind].name, name,
+		     p.kind == K_TOOLDIR ? "tool" : "prompt",
+		     mcp_server_name(p.srv), fs_kinds[p.kind].name);
+		fuse_reply_err(req, ENOENT);
+		return;
+	}
 	op_refuse(req);
 }
 
@@ -293,16 +305,13 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
-	if (n.type == N_ROOT || (n.type != N_DOTSTATUS &&
-				 (n.kind == K_DIR || n.kind == K_REQDIR ||
-				  listing_is_dir(n.kind)))) {
+	if (n.type == N_ROOT || (n.type >= N_SERVER &&
+				 KIND_IS(n.kind, KF_DIR))) {
 		fuse_reply_err(req, EISDIR);
 		return;
 	}
-	if (acc != O_RDONLY && (n.type == N_DOTSTATUS ||
-				(n.kind != K_CALL && n.kind != K_CTL &&
-				 n.kind != K_TOOL && n.kind != K_PROMPT &&
-				 n.kind != K_REQ && n.kind != K_AUTH))) {
+	if (acc != O_RDONLY && (n.type < N_SERVER ||
+				!KIND_IS(n.kind, KF_WRITE))) {
 		fuse_reply_err(req, EACCES);
 		return;
 	}
@@ -312,11 +321,13 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return;
 	}
 	h->kind = n.kind;
-	h->dotstatus = n.type == N_DOTSTATUS;
+	h->dotstatus = n.type < N_SERVER;
 	if (n.s)
 		h->session_id = mcp_session_id(n.s);
-	if (h->dotstatus)
+	if (n.type == N_DOTSTATUS)
 		h->snap = mcp_status_json();
+	else if (n.type == N_README)
+		h->snap = mcp_readme();
 	else if (n.kind == K_STATUS)
 		h->snap = mcp_session_status_json(n.s);
 	else if (n.kind == K_STDERR)
@@ -350,7 +361,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		mcp_session_hold(n.s);
 	fi->fh = (uint64_t)(uintptr_t)h;
 	fi->direct_io = 1; /* call is seekable: callfile.c ignores offsets */
-	if (n.kind >= K_TOOLDIR && n.kind != K_REQ && n.kind != K_AUTH) {
+	if (!h->dotstatus && KIND_IS(n.kind, KF_LISTING)) {
 		listing_open(req, ino, h, fi); /* replies, or fails and frees */
 		return;
 	}
@@ -452,9 +463,8 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino,
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
-	if (n.type == N_DOTSTATUS || (n.type != N_ROOT && n.kind != K_DIR &&
-				      n.kind != K_REQDIR &&
-				      !listing_is_dir(n.kind))) {
+	if (n.type == N_DOTSTATUS || n.type == N_README ||
+	    (n.type != N_ROOT && !KIND_IS(n.kind, KF_DIR))) {
 		fuse_reply_err(req, ENOTDIR);
 		return;
 	}
@@ -469,20 +479,20 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino,
 
 		fs_dir_add(h, req, "..", ROOT_INO, 1);
 		fs_dir_add(h, req, ".status", STATUS_INO, 0);
+		fs_dir_add(h, req, "README.md", README_INO, 0);
 		for (srv = mcp_server_first(); srv; srv = mcp_server_next(srv))
 			fs_dir_add(h, req, mcp_server_name(srv),
 				fs_ino(mcp_server_id(srv), K_DIR), 1);
-	} else if (n.type == N_SERVER) {
+	} else if (n.type == N_SERVER && n.kind == K_DIR) {
 		mcp_session *s;
 
 		fs_dir_add(h, req, "..", ROOT_INO, 1);
-		fs_dir_add(h, req, "call", fs_ino(mcp_server_id(n.srv), K_CALL),
-			0);
-		fs_dir_add(h, req, "tools.json",
-			fs_ino(mcp_server_id(n.srv), K_TOOLS), 0);
-		if (mcp_server_has_auth(n.srv))
-			fs_dir_add(h, req, "auth",
-				   fs_ino(mcp_server_id(n.srv), K_AUTH), 0);
+		for (k = 0; k < K_NKINDS; k++)
+			if (KIND_IS(k, KF_SERVER) && (k != K_AUTH ||
+					mcp_server_has_auth(n.srv)))
+				fs_dir_add(h, req, fs_kinds[k].name,
+					   fs_ino(mcp_server_id(n.srv), k),
+					   KIND_IS(k, KF_DIR));
 		for (s = mcp_session_first(n.srv); s; s = mcp_session_next(s))
 			fs_dir_add(h, req, mcp_session_name(s),
 				fs_ino(mcp_session_id(s), K_DIR), 1);
@@ -495,15 +505,18 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino,
 				   ino_make(mcp_session_id(n.s),
 					    mcp_ask_num(q), K_REQ), 0);
 	} else if (n.kind != K_DIR) {
-		fs_dir_add(h, req, "..", fs_ino(mcp_session_id(n.s), K_DIR), 1);
+		fs_dir_add(h, req, "..", n.s ? fs_ino(mcp_session_id(n.s), K_DIR)
+					   : fs_ino(mcp_server_id(n.srv), K_DIR),
+			   1);
 		listing_opendir(req, ino, h, fi); /* replies, or fails and frees */
 		return;
 	} else {
 		fs_dir_add(h, req, "..", fs_ino(mcp_server_id(n.srv), K_DIR), 1);
-		for (k = K_CALL; k <= LAST_SESSION_FILE; k++)
-			fs_dir_add(h, req, session_files[k],
-				fs_ino(mcp_session_id(n.s), k),
-				listing_is_dir((enum kind)k) || k == K_REQDIR);
+		for (k = 0; k < K_NKINDS; k++)
+			if (KIND_IS(k, KF_THREAD))
+				fs_dir_add(h, req, fs_kinds[k].name,
+					   fs_ino(mcp_session_id(n.s), k),
+					   KIND_IS(k, KF_DIR));
 	}
 	fi->fh = (uint64_t)(uintptr_t)h;
 	fuse_reply_open(req, fi);

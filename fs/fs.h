@@ -16,7 +16,8 @@
 /*
  * File kinds. An inode number is (object id << 25 | index << 5 | kind):
  * the object is a server or a session; the index numbers a tool, prompt or
- * resource name of the session (mcp_name_intern) or a part of result/.
+ * resource name of the session (mcp_name_intern), a part of result/, a
+ * question or a help/ file. What each kind may do is fs_kinds[kind].
  */
 enum kind {
 	K_DIR, K_CALL, K_TOOLS, K_STATUS, K_STDERR, K_EVENTS, K_CTL,
@@ -24,18 +25,49 @@ enum kind {
 	K_TOOLDIR, K_RESULTDIR, K_RESDIR, K_RESJSON, K_PROMPTDIR,
 	K_PROMPTSJSON,
 	K_REQDIR,   /* requests/, the server's questions (SPEC 10) */
+	K_HELPDIR,  /* help/ of a server or a thread (SPEC 12) */
 	/* ... and in those directories, with an index */
 	K_TOOL, K_RESULT, K_RESOURCE, K_PROMPT,
 	K_REQ,      /* requests/<n>: the index is the question's number */
+	K_HELP,     /* help/<tool>, help/prompt:<name> */
 	K_AUTH,     /* <server>/auth of a url server (SPEC 8) */
 	K_NKINDS
 };
+
+struct node;
+
+/*
+ * The table of file kinds (as a Plan 9 file server keeps its Qid types):
+ * the name a kind has in a server or thread directory, and what it may do.
+ * Every op asks here instead of listing kinds.
+ */
+enum {
+	KF_DIR = 1,        /* a directory */
+	KF_WRITE = 2,      /* may be opened for writing (mode 0600) */
+	KF_SERVER = 4,     /* an entry of every server directory */
+	KF_THREAD = 8,     /* an entry of every thread directory */
+	KF_INDEXED = 16,   /* one of many, numbered, in a directory above */
+	KF_LISTING = 32,   /* listing.c serves its open (and its entries) */
+};
+struct kind_info {
+	const char *name;  /* in a server or thread directory, else NULL */
+	unsigned flags;
+	/* st_size: the length of content in memory; NULL or 0 = unknown */
+	off_t (*size)(const struct node *n);
+	/* a listing directory: the kind of its entries, and the listing
+	 * that names them */
+	enum kind child;
+	enum mcp_list list;
+};
+extern const struct kind_info fs_kinds[K_NKINDS];
+#define KIND_IS(k, f) ((fs_kinds[k].flags & (f)) != 0)
+
 #define KIND_BITS 5
 #define INDEX_BITS 20
 
 /* A resolved inode. */
 struct node {
-	enum { N_ROOT, N_DOTSTATUS, N_SERVER, N_SESSION } type;
+	enum { N_ROOT, N_DOTSTATUS, N_README, N_SERVER, N_SESSION } type;
 	enum kind kind;
 	unsigned long idx;
 	mcp_server *srv;
@@ -51,6 +83,7 @@ static inline fuse_ino_t ino_make(uint64_t id, unsigned long idx,
 
 #define ROOT_INO 1
 #define STATUS_INO 2
+#define README_INO 3
 
 /* node.c */
 void node_mount_time(double t);
@@ -58,9 +91,6 @@ fuse_ino_t fs_ino(uint64_t id, enum kind k); /* index 0 */
 int fs_resolve(fuse_ino_t ino, struct node *n);
 void node_attr(fuse_ino_t ino, const struct node *n, struct stat *st);
 void fs_reply_entry(fuse_req_t req, fuse_ino_t ino, const struct node *n);
-int listing_is_dir(enum kind k);   /* tools/, result/, resources/, prompts/ */
-mode_t listing_mode(enum kind k);
-off_t listing_size(const struct node *n);
 /* Per-open state of every file and directory (fi->fh). */
 struct fh {
 	enum kind kind;

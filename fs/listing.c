@@ -42,19 +42,6 @@ struct park {
 	char name[];
 };
 
-static enum mcp_list list_of(enum kind dir)
-{
-	return dir == K_TOOLDIR ? MCP_TOOLS
-	       : dir == K_PROMPTDIR ? MCP_PROMPTS : MCP_RESOURCES;
-}
-
-static enum kind file_of(enum kind dir)
-{
-	return dir == K_TOOLDIR ? K_TOOL
-	       : dir == K_PROMPTDIR ? K_PROMPT
-	       : dir == K_RESDIR ? K_RESOURCE : K_RESULT;
-}
-
 /* The JSON text of b parsed, an escaped NUL as C0 80 (jsent.h); with keep,
  * for printing again as it is. */
 static cJSON *parse_nul(const mcp_buf *b, int keep)
@@ -168,9 +155,10 @@ static void park(int op, fuse_req_t req, fuse_ino_t ino, struct fh *h,
 	fuse_req_interrupt_func(req, park_interrupt, p);
 }
 
-/* The listing of s for dir: 1 with *c done, 0 parked, -errno. */
-static int need_list(mcp_session *s, enum mcp_list what, mcp_call *have,
-		     mcp_call **c)
+/* The listing of s (of srv's one-shots when s is NULL): 1 with *c done,
+ * 0 when it is not there yet (*c to wait for), -errno. */
+static int need_list_of(mcp_server *srv, mcp_session *s, enum mcp_list what,
+			mcp_call *have, mcp_call **c)
 {
 	int r;
 
@@ -178,10 +166,67 @@ static int need_list(mcp_session *s, enum mcp_list what, mcp_call *have,
 		*c = mcp_call_ref(have);
 		return 1;
 	}
-	r = mcp_list(mcp_session_server(s), s, what, c);
+	r = mcp_list(srv, s, what, c);
 	if (r < 0)
 		return r;
 	return mcp_call_is_done(*c) ? 1 : 0;
+}
+
+static int need_list(mcp_session *s, enum mcp_list what, mcp_call *have,
+		     mcp_call **c)
+{
+	return need_list_of(mcp_session_server(s), s, what, have, c);
+}
+
+/* The inode of a node of the server or thread of n. */
+static fuse_ino_t ino_of(const struct node *n, unsigned long idx,
+			 enum kind k)
+{
+	return ino_make(n->s ? mcp_session_id(n->s) : mcp_server_id(n->srv),
+			idx, k);
+}
+
+#define PROMPT_PREFIX "prompt:"
+
+/* help/<file> (file encoded as a path component): its number, -1 when the
+ * listing has no such entry, or 0 when parked on the listing, which is
+ * then *wait. */
+static long help_lookup(const struct node *p, const char *file,
+			mcp_call *have, mcp_call **wait, int *err)
+{
+	int prompt = !strncmp(file, PROMPT_PREFIX, strlen(PROMPT_PREFIX));
+	enum mcp_list what = prompt ? MCP_PROMPTS : MCP_TOOLS;
+	const char *enc = prompt ? file + strlen(PROMPT_PREFIX) : file;
+	cJSON *names, *it;
+	mcp_call *c;
+	long idx = -1;
+	int r;
+
+	*err = 0;
+	r = need_list_of(p->srv, p->s, what, have, &c);
+	if (r <= 0) {
+		*err = r;
+		*wait = c;
+		return r < 0 ? -1 : -2;
+	}
+	names = names_of(c, what);
+	mcp_call_unref(c);
+	if (!names) {
+		*err = -EIO;
+		return -1;
+	}
+	cJSON_ArrayForEach(it, names) {
+		char *e = mcp_name_encode(it->valuestring), *full = NULL;
+
+		if (e && !strcmp(e, enc) &&
+		    asprintf(&full, "%s%s", prompt ? PROMPT_PREFIX : "",
+			     it->valuestring) >= 0)
+			idx = mcp_help_intern(p->srv, p->s, full);
+		free(full);
+		free(e);
+	}
+	cJSON_Delete(names);
+	return idx;
 }
 
 /* ---- lookup ---- */
@@ -195,12 +240,22 @@ static void lookup(fuse_req_t req, fuse_ino_t parent, const char *name,
 	long idx = -1;
 	int r;
 
-	if (fs_resolve(parent, &p) < 0 || !p.s) {
+	if (fs_resolve(parent, &p) < 0 || (!p.s && p.kind != K_HELPDIR)) {
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
-	what = list_of(p.kind);
-	if (p.kind == K_RESULTDIR) {
+	what = fs_kinds[p.kind].list;
+	if (p.kind == K_HELPDIR) {
+		idx = help_lookup(&p, name, have, &c, &r);
+		if (idx == -2) {
+			park(P_LOOKUP, req, parent, NULL, NULL, name, c);
+			return;
+		}
+		if (r < 0) {
+			fuse_reply_err(req, -r);
+			return;
+		}
+	} else if (p.kind == K_RESULTDIR) {
 		const struct mcp_part *parts;
 		size_t np, i;
 
@@ -245,8 +300,7 @@ static void lookup(fuse_req_t req, fuse_ino_t parent, const char *name,
 		fuse_reply_err(req, idx == -1 ? ENOENT : (int)-idx);
 		return;
 	}
-	parent = ino_make(mcp_session_id(p.s), (unsigned long)idx,
-			  file_of(p.kind));
+	parent = ino_of(&p, (unsigned long)idx, fs_kinds[p.kind].child);
 	if (fs_resolve(parent, &n) < 0) {
 		fuse_reply_err(req, ENOENT);
 		return;
@@ -261,6 +315,109 @@ void listing_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 
 /* ---- opendir ---- */
 
+/*
+ * The errno of a listing that failed (c done with an error), logged with
+ * the server's reason: ENOTCONN when the server could not be started or
+ * died (there is no server to list: "Transport endpoint is not
+ * connected", as sshfs says of a lost host), else EIO. The reason itself
+ * is also the thread's status.last_error.
+ */
+static int listing_errno(const struct node *n, mcp_call *c)
+{
+	const mcp_buf *b = mcp_call_reply(c);
+	cJSON *doc = cJSON_ParseWithLength(b->data, b->len);
+	cJSON *e = cJSON_GetObjectItemCaseSensitive(doc, "error");
+	cJSON *code = cJSON_GetObjectItemCaseSensitive(e, "code");
+	cJSON *msg = cJSON_GetObjectItemCaseSensitive(e, "message");
+	int err = cJSON_IsNumber(code) && (code->valueint == -32004 ||
+					   code->valueint == -32000)
+			  ? ENOTCONN : EIO;
+
+	mlog(MLOG_WARN, "server %s%s%s: %s/ cannot be listed: %s",
+	     mcp_server_name(n->srv), n->s ? " thread " : "",
+	     n->s ? mcp_session_name(n->s) : "", fs_kinds[n->kind].name,
+	     cJSON_IsString(msg) ? msg->valuestring : "(no reason given)");
+	cJSON_Delete(doc);
+	return err;
+}
+
+/* help/ of a server or thread: a file per tool, and per prompt as
+ * prompt:<name>. Waits for the tools listing, then the prompts one (have
+ * is the one waited for last; a failed one: the tools' is an error, the
+ * prompts' leaves the prompts out). */
+static void help_dir(fuse_req_t req, const struct node *n, struct fh *h,
+		     struct fuse_file_info *fi, mcp_call *have)
+{
+	static const enum mcp_list whats[] = {MCP_TOOLS, MCP_PROMPTS};
+	int failed = have && mcp_call_is_done(have) && listing_failed(have);
+	mcp_call *c = NULL;
+	cJSON *names, *it;
+	size_t w;
+	int r = 1;
+
+	if (!mcp_list_cached(n->srv, n->s, MCP_TOOLS)) {
+		if (!failed)
+			r = need_list_of(n->srv, n->s, MCP_TOOLS, NULL, &c);
+		else
+			c = mcp_call_ref(have);
+		if (r == 0) {
+			park(P_OPENDIR, req, ino_of(n, 0, K_HELPDIR), h, fi,
+			     NULL, c);
+			return;
+		}
+		if (r < 0 || listing_failed(c)) {
+			int err = r < 0 ? -r : listing_errno(n, c);
+
+			if (r > 0)
+				mcp_call_unref(c);
+			fs_fh_free(h);
+			fuse_reply_err(req, err);
+			return;
+		}
+		mcp_call_unref(c);
+	}
+	if (!failed && !mcp_list_cached(n->srv, n->s, MCP_PROMPTS)) {
+		r = need_list_of(n->srv, n->s, MCP_PROMPTS, NULL, &c);
+		if (r == 0) {
+			park(P_OPENDIR, req, ino_of(n, 0, K_HELPDIR), h, fi,
+			     NULL, c);
+			return;
+		}
+		if (r > 0)
+			mcp_call_unref(c);
+	}
+	for (w = 0; w < 2; w++) {
+		c = mcp_list_cached(n->srv, n->s, whats[w]);
+		names = c ? names_of(c, whats[w]) : NULL;
+		cJSON_ArrayForEach(it, names) {
+			char *enc = mcp_name_encode(it->valuestring);
+			char *full = NULL, *file = NULL;
+			long idx;
+
+			if (!enc || asprintf(&full, "%s%s", w ? PROMPT_PREFIX
+							   : "",
+					     it->valuestring) < 0 ||
+			    asprintf(&file, "%s%s", w ? PROMPT_PREFIX : "",
+				     enc) < 0) {
+				free(full);
+				free(enc);
+				continue;
+			}
+			idx = mcp_help_intern(n->srv, n->s, full);
+			if (idx >= 0)
+				fs_dir_add(h, req, file,
+					   ino_of(n, (unsigned long)idx, K_HELP),
+					   0);
+			free(full);
+			free(file);
+			free(enc);
+		}
+		cJSON_Delete(names);
+	}
+	fi->fh = (uint64_t)(uintptr_t)h;
+	fuse_reply_open(req, fi);
+}
+
 static void opendir_(fuse_req_t req, fuse_ino_t ino, struct fh *h,
 		     struct fuse_file_info *fi, mcp_call *have)
 {
@@ -270,12 +427,16 @@ static void opendir_(fuse_req_t req, fuse_ino_t ino, struct fh *h,
 	cJSON *names, *it;
 	int r;
 
-	if (fs_resolve(ino, &n) < 0 || !n.s) {
+	if (fs_resolve(ino, &n) < 0 || (!n.s && n.kind != K_HELPDIR)) {
 		fs_fh_free(h);
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
-	sid = mcp_session_id(n.s);
+	sid = n.s ? mcp_session_id(n.s) : 0;
+	if (n.kind == K_HELPDIR) {
+		help_dir(req, &n, h, fi, have);
+		return;
+	}
 	if (n.kind == K_RESULTDIR) {
 		const struct mcp_part *parts;
 		size_t np, i;
@@ -288,28 +449,30 @@ static void opendir_(fuse_req_t req, fuse_ino_t ino, struct fh *h,
 		fuse_reply_open(req, fi);
 		return;
 	}
-	r = need_list(n.s, list_of(n.kind), have, &c);
+	r = need_list(n.s, fs_kinds[n.kind].list, have, &c);
 	if (r == 0) {
 		park(P_OPENDIR, req, ino, h, fi, NULL, c);
 		return;
 	}
-	if (r < 0 || !(names = names_of(c, list_of(n.kind)))) {
+	if (r < 0 || !(names = names_of(c, fs_kinds[n.kind].list))) {
+		int err = r < 0 ? -r : listing_errno(&n, c);
+
 		if (r > 0)
 			mcp_call_unref(c);
 		fs_fh_free(h);
-		fuse_reply_err(req, r < 0 ? -r : EIO);
+		fuse_reply_err(req, err);
 		return;
 	}
 	mcp_call_unref(c);
 	cJSON_ArrayForEach(it, names) {
-		long idx = mcp_name_intern(n.s, list_of(n.kind),
+		long idx = mcp_name_intern(n.s, fs_kinds[n.kind].list,
 					   it->valuestring);
 		char *enc = mcp_name_encode(it->valuestring);
 
 		if (idx >= 0 && enc)
 			fs_dir_add(h, req, enc,
 				   ino_make(sid, (unsigned long)idx,
-					    file_of(n.kind)), 0);
+					    fs_kinds[n.kind].child), 0);
 		free(enc);
 	}
 	cJSON_Delete(names);
@@ -382,11 +545,32 @@ static void open_(fuse_req_t req, fuse_ino_t ino, struct fh *h,
 	mcp_call *c, *c2;
 	int r, err;
 
-	if (fs_resolve(ino, &n) < 0 || !n.s) {
+	if (fs_resolve(ino, &n) < 0 || (!n.s && n.kind != K_HELP)) {
 		fs_open_fail(req, h, ENOENT);
 		return;
 	}
 	switch (n.kind) {
+	case K_HELP: {
+		const char *f = mcp_help_name_at(n.srv, n.s, n.idx);
+
+		h->snap = mcp_help(n.srv, n.s, f);
+		if (h->snap)
+			break;
+		if (have) { /* listed again, and it is not there */
+			fs_open_fail(req, h, ENOENT);
+			return;
+		}
+		r = need_list_of(n.srv, n.s, strncmp(f, PROMPT_PREFIX,
+						     strlen(PROMPT_PREFIX))
+						 ? MCP_TOOLS : MCP_PROMPTS,
+				 NULL, &c);
+		if (r > 0) { /* done at once, failed */
+			mcp_call_unref(c);
+			fs_open_fail(req, h, EIO);
+			return;
+		}
+		goto wait;
+	}
 	case K_RESULT: {
 		const struct mcp_part *parts;
 		size_t np;

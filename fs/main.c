@@ -55,6 +55,12 @@ static const struct fuse_opt opt_spec[] = {
 	OPT("--call-timeout=%s", call_timeout),
 	OPT("--max-sessions %s", max_sessions),
 	OPT("--max-sessions=%s", max_sessions),
+	/* every option as -o NAME=VALUE too, for mount -t fuse.mcpfs, fstab */
+	OPT("project=%s", project),
+	OPT("log=%s", log),
+	OPT("idle_timeout=%s", idle_timeout),
+	OPT("call_timeout=%s", call_timeout),
+	OPT("max_sessions=%s", max_sessions),
 	OPT("-d", debug),
 	OPT("--debug", debug),
 	OPT("-V", show_version),
@@ -135,13 +141,18 @@ static void usage(const char *prog)
 	       "of ~/.claude.json\n"
 	       "  -f                    stay in the foreground\n"
 	       "  -d, --debug           debug log\n"
-	       "  --log FILE            log to FILE (default stderr)\n"
-	       "  --idle-timeout SEC    close idle sessions (default 300, "
+	       "  --log FILE            log to FILE (default: stderr with -f, "
+	       "else syslog)\n"
+	       "  --idle-timeout SEC    close idle sessions (default 1800, "
 	       "0 = never)\n"
 	       "  --call-timeout SEC    per-call timeout (default 60, "
 	       "0 = unlimited)\n"
 	       "  --max-sessions N      soft cap on sessions (default 32)\n"
-	       "  -o OPT                FUSE mount options\n"
+	       "  -o OPT                FUSE mount options, and every option "
+	       "above as\n"
+	       "                        -o idle_timeout=S,call_timeout=S,"
+	       "max_sessions=N,\n"
+	       "                        log=FILE,project=DIR\n"
 	       "  -V, --version         print the version\n"
 	       "  -h, --help            this help\n\n"
 	       "Unmount with: fusermount3 -u MOUNTPOINT\n", prog, prog);
@@ -433,7 +444,7 @@ int main(int argc, char **argv)
 		return quit(&o, &args, NULL, 2);
 	}
 	mountpoint = cl.mountpoint;
-	if (number_opt("--idle-timeout", o.idle_timeout, 300, 0,
+	if (number_opt("--idle-timeout", o.idle_timeout, 1800, 0,
 		       &mo.idle_timeout) < 0 ||
 	    number_opt("--call-timeout", o.call_timeout, 60, 0,
 		       &mo.call_timeout) < 0 ||
@@ -466,6 +477,8 @@ int main(int argc, char **argv)
 	mlog_open(o.log, o.debug);
 	if (fuse_daemonize(cl.foreground) != 0)
 		return 1;
+	if (!cl.foreground && !o.log)
+		mlog_syslog(); /* after the fork: mcpfs[PID] is the daemon's */
 	signal(SIGPIPE, SIG_IGN);
 	/* big replies grow by realloc: keep them out of the copying heap */
 	mallopt(M_MMAP_THRESHOLD, 1 << 20);

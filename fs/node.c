@@ -1,14 +1,16 @@
 /*
- * node.c - the nodes of the tree: inode numbers and what they resolve to,
+ * node.c - the nodes of the tree: the table of file kinds (fs_kinds: name,
+ * what a kind may do, its size), inode numbers and what they resolve to,
  * their attributes, and the per-open state (struct fh) every file and
  * directory gets. fs.c (the ops) and listing.c (the SPEC 9 directories)
  * both use it; it uses neither.
  *
- * Inode numbers are derived, not stored: root is 1, .status is 2, and every
- * other node is (object id << 25 | index << 5 | kind), where the object is
- * a server or a session (ids are never reused) and the index a name of the
- * session's, a part of result/ or the number of a question in requests/. So there is no inode table and forget
- * has nothing to free; a stale inode simply no longer resolves (ENOENT).
+ * Inode numbers are derived, not stored: root is 1, .status is 2,
+ * README.md 3, and every other node is (object id << 25 | index << 5 |
+ * kind), where the object is a server or a session (ids are never reused)
+ * and the index a name of the session's, a part of result/, the number of
+ * a question in requests/ or a help/ file. So there is no inode table and
+ * forget has nothing to free; a stale inode simply no longer resolves (ENOENT).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -26,27 +28,102 @@ void node_mount_time(double t)
 	mount_time = t;
 }
 
-int listing_is_dir(enum kind k)
+/* ---- sizes of the kinds whose content is in memory ---- */
+
+static off_t buf_size(mcp_buf *b)
 {
-	return k == K_TOOLDIR || k == K_RESULTDIR || k == K_RESDIR ||
-	       k == K_PROMPTDIR;
+	off_t n = b ? (off_t)b->len : 0;
+
+	mcp_buf_unref(b);
+	return n;
 }
 
-mode_t listing_mode(enum kind k)
+static off_t size_status(const struct node *n)
 {
-	return k == K_TOOL || k == K_PROMPT ? 0600 : 0400;
+	return buf_size(mcp_session_status_json(n->s));
 }
 
-off_t listing_size(const struct node *n)
+static off_t size_stderr(const struct node *n)
+{
+	return buf_size(mcp_session_stderr(n->s));
+}
+
+static off_t size_events(const struct node *n)
+{
+	return (off_t)mcp_session_events_size(n->s);
+}
+
+static off_t size_listing(const struct node *n, enum mcp_list what)
+{
+	mcp_call *c = mcp_list_cached(n->srv, n->s, what);
+
+	return c ? (off_t)mcp_call_reply(c)->len : 0;
+}
+
+static off_t size_tools(const struct node *n)
+{
+	return size_listing(n, MCP_TOOLS);
+}
+
+static off_t size_prompts(const struct node *n)
+{
+	return n->s ? size_listing(n, MCP_PROMPTS) : 0;
+}
+
+static off_t size_result(const struct node *n)
 {
 	const struct mcp_part *parts;
 	size_t np;
 
-	if (n->kind != K_RESULT || !n->s)
-		return 0;
 	mcp_result(n->s, &parts, &np);
 	return n->idx < np ? (off_t)parts[n->idx].data->len : 0;
 }
+
+static off_t size_req(const struct node *n)
+{
+	mcp_ask *q = mcp_ask_by_num(n->s, n->idx);
+
+	return q ? buf_size(mcp_ask_json(q)) : 0;
+}
+
+static off_t size_help(const struct node *n)
+{
+	const char *f = mcp_help_name_at(n->srv, n->s, n->idx);
+
+	return f ? buf_size(mcp_help(n->srv, n->s, f)) : 0;
+}
+
+/* result/ names no listing: its entries are the latest reply's parts. */
+const struct kind_info fs_kinds[K_NKINDS] = {
+	[K_DIR] = {NULL, KF_DIR, NULL},
+	[K_CALL] = {"call", KF_SERVER | KF_THREAD | KF_WRITE, NULL},
+	[K_TOOLS] = {"tools.json", KF_SERVER | KF_THREAD, size_tools},
+	[K_STATUS] = {"status", KF_THREAD, size_status},
+	[K_STDERR] = {"stderr", KF_THREAD, size_stderr},
+	[K_EVENTS] = {"events", KF_THREAD, size_events},
+	[K_CTL] = {"ctl", KF_THREAD | KF_WRITE, NULL},
+	[K_TOOLDIR] = {"tools", KF_THREAD | KF_DIR | KF_LISTING, NULL,
+		       K_TOOL, MCP_TOOLS},
+	[K_RESULTDIR] = {"result", KF_THREAD | KF_DIR | KF_LISTING, NULL,
+			 K_RESULT, MCP_TOOLS},
+	[K_RESDIR] = {"resources", KF_THREAD | KF_DIR | KF_LISTING, NULL,
+		      K_RESOURCE, MCP_RESOURCES},
+	[K_RESJSON] = {"resources.json", KF_THREAD | KF_LISTING, NULL},
+	[K_PROMPTDIR] = {"prompts", KF_THREAD | KF_DIR | KF_LISTING, NULL,
+			 K_PROMPT, MCP_PROMPTS},
+	[K_PROMPTSJSON] = {"prompts.json", KF_THREAD | KF_LISTING,
+			   size_prompts},
+	[K_REQDIR] = {"requests", KF_THREAD | KF_DIR, NULL},
+	[K_HELPDIR] = {"help", KF_SERVER | KF_THREAD | KF_DIR | KF_LISTING,
+		       NULL, K_HELP, MCP_TOOLS},
+	[K_TOOL] = {NULL, KF_INDEXED | KF_WRITE | KF_LISTING, NULL},
+	[K_RESULT] = {NULL, KF_INDEXED | KF_LISTING, size_result},
+	[K_RESOURCE] = {NULL, KF_INDEXED | KF_LISTING, NULL},
+	[K_PROMPT] = {NULL, KF_INDEXED | KF_WRITE | KF_LISTING, NULL},
+	[K_REQ] = {NULL, KF_INDEXED | KF_WRITE, size_req},
+	[K_HELP] = {NULL, KF_INDEXED | KF_LISTING, size_help},
+	[K_AUTH] = {"auth", KF_SERVER | KF_WRITE, NULL}, /* url servers */
+};
 
 fuse_ino_t fs_ino(uint64_t id, enum kind k)
 {
@@ -62,19 +139,23 @@ static int resolve(fuse_ino_t ino, struct node *n)
 		n->type = N_ROOT;
 		return 0;
 	}
-	if (ino == STATUS_INO) {
-		n->type = N_DOTSTATUS;
+	if (ino == STATUS_INO || ino == README_INO) {
+		n->type = ino == STATUS_INO ? N_DOTSTATUS : N_README;
 		return 0;
 	}
 	n->kind = (enum kind)(ino & ((1u << KIND_BITS) - 1));
 	n->idx = (unsigned long)(ino >> KIND_BITS) & ((1ul << INDEX_BITS) - 1);
-	if (n->kind >= K_NKINDS || (n->idx && n->kind < K_TOOL))
+	if (n->kind >= K_NKINDS || (n->idx && !KIND_IS(n->kind, KF_INDEXED)))
 		return -ENOENT;
 	if ((n->srv = mcp_server_by_id(id)) != NULL) {
 		n->type = N_SERVER;
-		return n->kind <= K_TOOLS || (n->kind == K_AUTH &&
-					      mcp_server_has_auth(n->srv))
-			       ? 0 : -ENOENT;
+		if (n->kind == K_AUTH)
+			return mcp_server_has_auth(n->srv) ? 0 : -ENOENT;
+		if (n->kind == K_HELP)
+			return mcp_help_name_at(n->srv, NULL, n->idx) ? 0
+								       : -ENOENT;
+		return n->kind == K_DIR || KIND_IS(n->kind, KF_SERVER) ? 0
+								      : -ENOENT;
 	}
 	if ((n->s = mcp_session_by_id(id)) != NULL) {
 		const struct mcp_part *parts;
@@ -96,6 +177,11 @@ static int resolve(fuse_ino_t ino, struct node *n)
 			return n->idx < np ? 0 : -ENOENT;
 		case K_REQ:
 			return mcp_ask_by_num(n->s, n->idx) ? 0 : -ENOENT;
+		case K_HELP:
+			return mcp_help_name_at(n->srv, n->s, n->idx) ? 0
+								     : -ENOENT;
+		case K_AUTH:
+			return -ENOENT;
 		default:
 			return 0;
 		}
@@ -117,62 +203,47 @@ static void set_time(struct timespec *ts, double t)
 void node_attr(fuse_ino_t ino, const struct node *n, struct stat *st)
 {
 	double mt = mount_time, ct = mount_time;
-	int dir = n->type == N_ROOT || n->kind == K_DIR ||
-		  n->kind == K_REQDIR || listing_is_dir(n->kind);
+	int dir = n->type == N_ROOT ||
+		  (n->type >= N_SERVER && KIND_IS(n->kind, KF_DIR));
+	mcp_buf *b = NULL;
 
 	memset(st, 0, sizeof *st);
 	st->st_ino = ino;
 	st->st_uid = getuid();
 	st->st_gid = getgid();
-	if (n->type == N_DOTSTATUS) {
-		dir = 0;
-	}
 	if (dir) {
 		st->st_mode = S_IFDIR | 0700;
 		st->st_nlink = 2;
 	} else {
 		st->st_mode = S_IFREG |
-			      (n->kind == K_CALL || n->kind == K_CTL ||
-			       n->kind == K_REQ || n->kind == K_AUTH
-				   ? 0600 : listing_mode(n->kind));
+			      (n->type >= N_SERVER &&
+			       KIND_IS(n->kind, KF_WRITE) ? 0600 : 0400);
 		st->st_nlink = 1;
 	}
+	if (n->type == N_DOTSTATUS)
+		b = mcp_status_json();
+	else if (n->type == N_README)
+		b = mcp_readme();
+	if (b)
+		st->st_size = (off_t)b->len;
+	mcp_buf_unref(b);
+	if (n->type >= N_SERVER && fs_kinds[n->kind].size)
+		st->st_size = fs_kinds[n->kind].size(n);
 	if (n->s) {
 		mt = mcp_session_last_used(n->s);
 		ct = mcp_session_created(n->s);
-		if (n->kind == K_STDERR) {
-			mcp_buf *b = mcp_session_stderr(n->s);
-
-			st->st_size = b ? (off_t)b->len : 0;
-			mcp_buf_unref(b);
-		} else if (n->kind == K_EVENTS) {
-			st->st_size = (off_t)mcp_session_events_size(n->s);
-		} else if (n->kind == K_STATUS) {
-			mcp_buf *b = mcp_session_status_json(n->s);
-
-			st->st_size = b ? (off_t)b->len : 0;
-			mcp_buf_unref(b);
-		} else if (n->kind == K_REQ) {
+		if (n->kind == K_REQ) {
 			mcp_ask *q = mcp_ask_by_num(n->s, n->idx);
-			mcp_buf *b = q ? mcp_ask_json(q) : NULL;
 
-			st->st_size = b ? (off_t)b->len : 0;
-			mcp_buf_unref(b);
 			if (q)
 				mt = ct = mcp_ask_created(q);
-		} else {
-			st->st_size = listing_size(n);
 		}
-	} else if (n->type == N_DOTSTATUS) {
-		mcp_buf *b = mcp_status_json();
-
-		st->st_size = b ? (off_t)b->len : 0;
-		mcp_buf_unref(b);
 	}
 	set_time(&st->st_mtim, mt);
 	set_time(&st->st_atim, mt);
 	set_time(&st->st_ctim, ct);
 	st->st_blksize = 4096;
+	st->st_blocks = (st->st_size + 511) / 512;
 }
 
 static void reply_entry(fuse_req_t req, fuse_ino_t ino, const struct node *n)
@@ -184,7 +255,8 @@ static void reply_entry(fuse_req_t req, fuse_ino_t ino, const struct node *n)
 	e.generation = 1;
 	e.attr_timeout = 0;
 	/* names in result/ and the listings change with each reply */
-	e.entry_timeout = n->kind >= K_TOOL ? 0 : 1.0;
+	e.entry_timeout = n->type >= N_SERVER && KIND_IS(n->kind, KF_INDEXED)
+				  ? 0 : 1.0;
 	node_attr(ino, n, &e.attr);
 	fuse_reply_entry(req, &e);
 }

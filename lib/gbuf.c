@@ -2,6 +2,8 @@
  * gbuf.c - the growing byte buffer of gbuf.h: doubling from 256 bytes.
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,4 +72,22 @@ void gbuf_free(struct gbuf *b)
 	b->p = NULL;
 	b->len = b->cap = 0;
 	b->oom = 0;
+}
+
+int gbuf_printf(struct gbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+	int n, r;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->oom = 1;
+		return -ENOMEM;
+	}
+	r = gbuf_add(b, s, (size_t)n);
+	free(s);
+	return r;
 }

@@ -25,6 +25,9 @@ int gbuf_reserve(struct gbuf *b, size_t n);
 /* Append n bytes. 0 or -ENOMEM. */
 int gbuf_add(struct gbuf *b, const void *p, size_t n);
 int gbuf_puts(struct gbuf *b, const char *s);
+/* Append printf-formatted text. 0 or -ENOMEM. */
+int gbuf_printf(struct gbuf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* The bytes as a malloc'd string, "" when empty, NULL if an add failed;
  * the buffer is empty (and owns nothing) after. */
 char *gbuf_take(struct gbuf *b);

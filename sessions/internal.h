@@ -26,6 +26,12 @@ struct conf_ref {
 	unsigned refs;
 };
 
+/* Names given out as files, numbered for their inodes (surface.c). */
+struct names {
+	char **v;
+	unsigned long n, cap;
+};
+
 struct mcp_server {
 	uint64_t id;
 	struct mcp_server_conf *conf;
@@ -37,6 +43,8 @@ struct mcp_server {
 	mcp_call *last_sent, *last_done; /* one-shot calls */
 	unsigned in_flight;
 	mcp_call *lists[MCP_NLISTS];     /* cached listings (tools.json) */
+	struct names help;               /* guide.c: help/ file names */
+	cJSON *about;                    /* guide.c: serverInfo, instructions */
 	int removed;
 	struct mcp_server *next;
 };
@@ -71,10 +79,8 @@ struct mcp_session {
 	double next_start;
 	mcp_call *last_sent, *last_done, *lists[MCP_NLISTS];
 	struct ring err, events;
-	struct names {                 /* surface.c: names given out */
-		char **v;
-		unsigned long n, cap;
-	} names[MCP_NLISTS];
+	struct names names[MCP_NLISTS]; /* surface.c: names given out */
+	struct names help;             /* guide.c: help/ file names */
 	struct stream {                /* inbound.c: a long reply arriving */
 		int state;             /* 0 looking, 1 streaming, 2 not */
 		mcp_call *c;           /* whose (state 1) */
@@ -150,6 +156,11 @@ void session_obj_hold(void);
 void session_obj_drop(void);
 void sessions_when_reaped(void (*cb)(void)); /* once no object is left */
 void threads_init(void);
+/* A thread closed (not a one-shot or spare): remembered with the time and
+ * the reason (idle, cap, rmdir, ctl, config change, unmount) for .status;
+ * the last 64 are kept. closed_json: them, newest first. */
+void sessions_closed_note(const mcp_session *s, const char *why);
+cJSON *sessions_closed_json(void);
 void threads_fini(void);
 
 /* call.c: call objects, their timers and listeners */
@@ -227,6 +238,13 @@ void client_request(mcp_session *s, const char *method, cJSON *id,
 
 /* surface.c */
 void surface_free(mcp_session *s);
+long names_intern(struct names *t, const char *name);
+void names_free(struct names *t);
+
+/* about.c: a session of srv finished its handshake: keep what it said of
+ * itself (serverInfo, instructions) for README.md. */
+void guide_learn(mcp_server *srv, const cJSON *info, const cJSON *instr);
+void guide_server_free(mcp_server *srv);
 
 /* task.c: tool calls run as tasks (SEP-1686) */
 /* 1 if c must run as a task (listing: the tools listing of its session),
@@ -253,6 +271,11 @@ cJSON *session_failure_data(const mcp_session *s); /* exit, stderr tail */
  * its threads (never a secret); the HTTP module's env.auth_note. */
 void mcp_auth_note(const char *server, const char *state,
 		   const char *detail);
+
+/* msg and, when msg says the process exited or was killed, the last
+ * line of its stderr ("server exited with status 127: cannot run X: No
+ * such file or directory"): malloc'd. */
+char *session_reason(const mcp_session *s, const char *msg);
 /* data.authorizationUrl and data.auth of a call failed for authorization */
 void session_auth_data(const mcp_session *s, cJSON *data);
 

@@ -1,10 +1,12 @@
 /*
  * log.c - the mcpfs log: one line per event, "time level message", to a file
- * (--log) or stderr. Debug lines only with -d. Callers never pass env values
- * or argv: servers are named by config name, basename and digest.
+ * (--log) or stderr; a daemon without --log logs to syslog (mcpfs[PID],
+ * facility daemon, so the journal keeps it). Debug lines only with -d.
+ * Callers never pass env values or argv: servers are named by config name, basename and digest.
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <syslog.h>
 #include <time.h>
 #include <sys/time.h>
 
@@ -12,6 +14,15 @@
 
 static FILE *log_fp;
 static int log_debug;
+static int log_syslog;
+
+void mlog_syslog(void)
+{
+	if (log_fp)
+		return;
+	openlog("mcpfs", LOG_PID, LOG_DAEMON);
+	log_syslog = 1;
+}
 
 void mlog_open(const char *path, int debug)
 {
@@ -31,10 +42,15 @@ void mlogv(int level, const char *fmt, va_list ap)
 	FILE *fp = log_fp ? log_fp : stderr;
 	struct timeval tv;
 	struct tm tm;
+	static const int prio[] = {LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG};
 	char ts[32];
 
 	if (!fmt || (level == MLOG_DEBUG && !log_debug))
 		return;
+	if (log_syslog) {
+		vsyslog(prio[level], fmt, ap);
+		return;
+	}
 	gettimeofday(&tv, NULL);
 	localtime_r(&tv.tv_sec, &tm);
 	strftime(ts, sizeof ts, "%Y-%m-%d %H:%M:%S", &tm);

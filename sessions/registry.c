@@ -405,6 +405,7 @@ mcp_buf *mcp_status_json(void)
 	cJSON_AddNumberToObject(o, "max_sessions", mcp_opts.max_sessions);
 	cJSON_AddNumberToObject(o, "idle_timeout", mcp_opts.idle_timeout);
 	cJSON_AddNumberToObject(o, "call_timeout", mcp_opts.call_timeout);
+	cJSON_AddItemToObject(o, "closed", sessions_closed_json());
 	txt = cJSON_Print(o);
 	cJSON_Delete(o);
 	if (!txt)
@@ -429,6 +430,7 @@ static void free_servers(mcp_server *list)
 	while ((srv = list) != NULL) {
 		list = srv->next;
 		server_drop_lists(srv);
+		guide_server_free(srv);
 		mcp_call_unref(srv->last_sent);
 		mcp_call_unref(srv->last_done);
 		cref_unref(srv->cref);

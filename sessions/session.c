@@ -62,6 +62,13 @@ static void call_abort(mcp_call *c, int code, const char *msg,
 		if (s->ops->forget)
 			s->ops->forget(s->t, c->rpc_id);
 	}
+	if (s && c->kind == CALL_USER) { /* the whole reason, for status */
+		free(s->last_error);
+		if (asprintf(&s->last_error, "%s%s", msg, code == ERR_CANCELLED
+			     ? " (ctl cancel, or its reader was interrupted)"
+			     : "") < 0)
+			s->last_error = NULL;
+	}
 	call_fail(c, code, msg, NULL);
 }
 
@@ -258,7 +265,7 @@ static void session_lost(mcp_session *s, int code, const char *what)
 	mlog(MLOG_WARN, "server %s thread %s: %s", s->srv->conf->name,
 	     s->oneshot ? "(one-shot)" : s->name, msg);
 	free(s->last_error);
-	s->last_error = strdup(msg);
+	s->last_error = session_reason(s, msg); /* and its last stderr line */
 	s->state = S_EXITED;
 	session_detach(s);
 	data = session_failure_data(s);
@@ -306,6 +313,8 @@ static void session_call_error(mcp_session *s, uint64_t rpc_id, int code,
 	mlog(MLOG_INFO, "server %s thread %s: request %" PRIu64 " failed: %s",
 	     s->srv->conf->name, s->oneshot ? "(one-shot)" : s->name, rpc_id,
 	     msg);
+	free(s->last_error); /* "HTTP 502 from the server: what it said" */
+	s->last_error = strdup(msg);
 	d = session_failure_data(s);
 	if (code == ERR_AUTH_UP) {
 		session_auth_data(s, d);
@@ -354,6 +363,8 @@ static void init_reply(mcp_session *s, mcp_call *c, cJSON *msg)
 								 "serverInfo");
 	s->capabilities = cJSON_DetachItemFromObjectCaseSensitive(
 		res, "capabilities");
+	guide_learn(s->srv, s->server_info,
+		    cJSON_GetObjectItemCaseSensitive(res, "instructions"));
 	session_ready(s);
 }
 
@@ -769,6 +780,8 @@ void session_close(mcp_session *s, const char *why)
 		return;
 	sessions_unlink(s);
 	s->closed = 1;
+	if (!s->oneshot && !s->spare)
+		sessions_closed_note(s, why);
 	snprintf(msg, sizeof msg, "session closed (%s)", why);
 	mlog(MLOG_DEBUG, "server %s thread %s: %s", s->srv->conf->name,
 	     s->oneshot ? "(one-shot)" : s->name, msg);

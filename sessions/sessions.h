@@ -262,9 +262,33 @@ void mcp_call_listen(mcp_call *c, struct mcp_listener *l);
 /* Stop waiting (safe if not listening). */
 void mcp_listener_remove(struct mcp_listener *l);
 
+/* ---- finding one's way (SPEC 12; guide.c) ---- */
+
+/* The listing what of s (of srv's one-shots when s is NULL) if it is
+ * cached and did not fail; borrowed, NULL otherwise. Never starts one. */
+mcp_call *mcp_list_cached(mcp_server *srv, mcp_session *s,
+			  enum mcp_list what);
+/* help/ of s (of srv when s is NULL): a file is a tool's name, or
+ * "prompt:" and a prompt's name. Numbered as mcp_name_intern. */
+long mcp_help_intern(mcp_server *srv, mcp_session *s, const char *file);
+const char *mcp_help_name_at(mcp_server *srv, mcp_session *s,
+			     unsigned long i);
+/* The text of help file `file` from the cached listings (refs = 1); NULL
+ * when the listing is not cached or has no such entry. */
+mcp_buf *mcp_help(mcp_server *srv, mcp_session *s, const char *file);
+/* MOUNT/README.md (refs = 1), NULL on ENOMEM. */
+mcp_buf *mcp_readme(void);
+/* The parsing of NAME=VALUE lines to tools/X or prompts/X (kvargs.c):
+ * the arguments object (to free with free) typed by X's schema in the
+ * cached listing of s, or -EINVAL with *why (malloc'd) naming the line. */
+int mcp_args_lines(mcp_server *srv, mcp_session *s, int prompt,
+		   const char *name, const char *text, size_t len, char **json,
+		   char **why);
+
 /* ---- logging ---- */
 enum { MLOG_ERR, MLOG_WARN, MLOG_INFO, MLOG_DEBUG };
 void mlog_open(const char *path, int debug); /* NULL = stderr */
+void mlog_syslog(void); /* daemonized without a log file: to syslog */
 void mlog(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void mlogv(int level, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));

@@ -27,6 +27,31 @@ static char *stderr_tail(const mcp_session *s, size_t max)
 	return t;
 }
 
+char *session_reason(const mcp_session *s, const char *msg)
+{
+	char *t, *line, *out = NULL;
+	size_t n;
+
+	if (!strstr(msg, "server exited with status") &&
+	    !strstr(msg, "server killed by signal"))
+		return strdup(msg); /* not a process that died: its own words */
+	t = stderr_tail(s, 1024);
+	if (!t)
+		return strdup(msg);
+	n = strlen(t);
+	while (n && (t[n - 1] == '\n' || t[n - 1] == '\r'))
+		t[--n] = 0;
+	line = strrchr(t, '\n');
+	line = line ? line + 1 : t;
+	if (!strncmp(line, "mcpfs: ", 7)) /* the supervisor's exec failure */
+		line += 7;
+	if (!*line || strstr(msg, line) ||
+	    asprintf(&out, "%s: %s", msg, line) < 0)
+		out = strdup(msg);
+	free(t);
+	return out;
+}
+
 cJSON *session_failure_data(const mcp_session *s)
 {
 	cJSON *d = cJSON_CreateObject();

@@ -21,7 +21,12 @@
 
 long mcp_name_intern(mcp_session *s, enum mcp_list what, const char *name)
 {
-	struct names *t = &s->names[what];
+	return names_intern(&s->names[what], name);
+}
+
+/* The number of name in t, given now if it has none: or -ENOSPC, -ENOMEM. */
+long names_intern(struct names *t, const char *name)
+{
 	unsigned long i;
 	char **v;
 
@@ -392,16 +397,23 @@ void mcp_result(mcp_session *s, const struct mcp_part **parts, size_t *n)
 	*n = s->nparts;
 }
 
-void surface_free(mcp_session *s)
+void names_free(struct names *t)
 {
 	unsigned long i;
+
+	for (i = 0; i < t->n; i++)
+		free(t->v[i]);
+	free(t->v);
+	memset(t, 0, sizeof *t);
+}
+
+void surface_free(mcp_session *s)
+{
 	int k;
 
-	for (k = 0; k < MCP_NLISTS; k++) {
-		for (i = 0; i < s->names[k].n; i++)
-			free(s->names[k].v[i]);
-		free(s->names[k].v);
-	}
+	for (k = 0; k < MCP_NLISTS; k++)
+		names_free(&s->names[k]);
+	names_free(&s->help);
 	parts_free(s);
 }
 

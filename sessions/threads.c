@@ -180,3 +180,66 @@ const char *mcp_session_name(const mcp_session *s) { return s->name; }
 mcp_server *mcp_session_server(const mcp_session *s) { return s->srv; }
 double mcp_session_created(const mcp_session *s) { return s->created; }
 double mcp_session_last_used(const mcp_session *s) { return s->last_used; }
+
+/* ---- the threads closed lately (.status, SPEC 5) ---- */
+
+#define CLOSED_KEEP 64
+
+static struct closed {
+	char server[256], thread[129], reason[16];
+	double when;
+} closed_ring[CLOSED_KEEP];
+static unsigned closed_n; /* how many were ever noted */
+
+/* The word of SPEC 5 for session.c's reason. */
+static const char *reason_word(const char *why)
+{
+	static const struct {
+		const char *why, *word;
+	} words[] = {
+		{"idle", "idle"}, {"session cap", "cap"}, {"rmdir", "rmdir"},
+		{"ctl", "ctl"}, {"config changed", "config change"},
+		{"server removed", "config change"},
+		{"shutting down", "unmount"},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof words / sizeof words[0]; i++)
+		if (!strncmp(why, words[i].why, strlen(words[i].why)))
+			return words[i].word;
+	return why;
+}
+
+void sessions_closed_note(const mcp_session *s, const char *why)
+{
+	struct closed *c = &closed_ring[closed_n++ % CLOSED_KEEP];
+
+	snprintf(c->server, sizeof c->server, "%s", s->srv->conf->name);
+	snprintf(c->thread, sizeof c->thread, "%s", s->name);
+	snprintf(c->reason, sizeof c->reason, "%s", reason_word(why));
+	c->when = mcp_now();
+}
+
+cJSON *sessions_closed_json(void)
+{
+	cJSON *a = cJSON_CreateArray();
+	unsigned i, n = closed_n < CLOSED_KEEP ? closed_n : CLOSED_KEEP;
+
+	for (i = 0; a && i < n; i++) { /* newest first */
+		const struct closed *c =
+			&closed_ring[(closed_n - 1 - i) % CLOSED_KEEP];
+		cJSON *o = cJSON_CreateObject();
+		time_t t = (time_t)c->when;
+		struct tm tm;
+		char ts[32];
+
+		gmtime_r(&t, &tm);
+		strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
+		cJSON_AddStringToObject(o, "server", c->server);
+		cJSON_AddStringToObject(o, "thread", c->thread);
+		cJSON_AddStringToObject(o, "closed", ts);
+		cJSON_AddStringToObject(o, "reason", c->reason);
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
+}

@@ -126,6 +126,8 @@ struct parse {
 	struct mcp_config *cfg;
 	struct mcp_server_conf **tail;
 	char at[128];                 /* where a dialect keeps its servers */
+	const char *server;           /* the entry being read, or NULL */
+	char *left_out;               /* why it is left out (${input:}) */
 };
 
 static int field_error(struct parse *ps, const struct path *field,
@@ -135,6 +137,8 @@ static int field_error(struct parse *ps, const struct path *field,
 		ps->err = format("%s: %s: %s", ps->file, field->s, problem);
 	return -1;
 }
+
+static int add_warning(struct parse *ps, char *w);
 
 static int oom(struct parse *ps)
 {
@@ -150,9 +154,29 @@ static int get_string(struct parse *ps, const cJSON *v, const struct path *at,
 {
 	char *why = NULL;
 
+	char *unset = NULL;
+
 	if (!cJSON_IsString(v))
 		return field_error(ps, at, "must be a string");
-	*out = cfmt_expand(v->valuestring, ps->ctx, &why);
+	*out = cfmt_expand_note(v->valuestring, ps->ctx, &why, &unset);
+	if (unset && ps->server &&
+	    add_warning(ps, format("server %s: %s: ${%s} is not set and has "
+				   "no default: it is empty (%s)", ps->server,
+				   at->s, unset, ps->file)) < 0) {
+		free(unset);
+		free(*out);
+		*out = NULL;
+		return -1;
+	}
+	free(unset);
+	if (!*out && why && ps->server && !strncmp(why, "${input:", 8)) {
+		if (!ps->left_out) /* VS Code's prompt: this server only */
+			ps->left_out = why;
+		else
+			free(why);
+		*out = strdup("");
+		return *out ? 0 : oom(ps);
+	}
 	if (!*out) {
 		field_error(ps, at, why ? why : "out of memory");
 		free(why);
@@ -739,9 +763,23 @@ static int parse_entry(struct parse *ps, const cJSON *e,
 		free(sc);
 		return oom(ps);
 	}
+	ps->server = name;
 	if (fill_server(ps, sc, e, &at, transport) < 0) {
+		ps->server = NULL;
+		free(ps->left_out);
+		ps->left_out = NULL;
 		mcp_server_conf_free(sc);
 		return -1;
+	}
+	ps->server = NULL;
+	if (ps->left_out) {
+		char *w = format("server %s left out: %s (%s)", name,
+				 ps->left_out, ps->file);
+
+		free(ps->left_out);
+		ps->left_out = NULL;
+		mcp_server_conf_free(sc);
+		return add_warning(ps, w);
 	}
 	*ps->tail = sc;
 	ps->tail = &sc->next;

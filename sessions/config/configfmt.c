@@ -69,7 +69,8 @@ static size_t name_len(const char *s)
  * value to b. Returns 0, or -1 with *err.
  */
 static int expand_ref(struct gbuf *b, const char *r, size_t n,
-		      const struct mcp_config_ctx *ctx, char **err)
+		      const struct mcp_config_ctx *ctx, char **err,
+		      char **unset)
 {
 	size_t k = name_len(r);
 	const char *val;
@@ -116,6 +117,8 @@ static int expand_ref(struct gbuf *b, const char *r, size_t n,
 		val = getenv("HOME");
 	else
 		val = getenv(var);
+	if (!val && !dflt && unset && !*unset)
+		*unset = strdup(var); /* empty, and the caller warns */
 	free(var);
 	if (dflt && (!val || !*val))
 		gbuf_add(b, r + k + 2, n - k - 2);
@@ -126,6 +129,12 @@ static int expand_ref(struct gbuf *b, const char *r, size_t n,
 
 char *cfmt_expand(const char *s, const struct mcp_config_ctx *ctx,
 		  char **err)
+{
+	return cfmt_expand_note(s, ctx, err, NULL);
+}
+
+char *cfmt_expand_note(const char *s, const struct mcp_config_ctx *ctx,
+		       char **err, char **unset)
 {
 	struct gbuf b = {0};
 	const char *p = s, *q, *end;
@@ -140,7 +149,8 @@ char *cfmt_expand(const char *s, const struct mcp_config_ctx *ctx,
 			*err = strdup(open_ref);
 			return NULL;
 		}
-		if (expand_ref(&b, q + 2, (size_t)(end - q - 2), ctx, err) < 0) {
+		if (expand_ref(&b, q + 2, (size_t)(end - q - 2), ctx, err,
+			       unset) < 0) {
 			gbuf_free(&b);
 			if (!*err)
 				*err = strdup("out of memory");
@@ -397,6 +407,8 @@ const char *mcp_server_name_check(const char *name)
 		return "server name must not be empty";
 	if (name[0] == '.')
 		return "server name must not start with '.'";
+	if (!strcmp(name, "README.md"))
+		return "server name README.md is taken by the mount's guide";
 	if (strlen(name) > NAME_MAX_LEN)
 		return "server name is longer than 255 bytes";
 	for (p = (const unsigned char *)name; *p; p++) {

@@ -28,6 +28,11 @@ struct mcp_config_ctx {
  */
 char *cfmt_expand(const char *s, const struct mcp_config_ctx *ctx,
 		  char **err);
+/* The same; *unset (when unset is not NULL and *unset NULL) gets the name
+ * of the first ${VAR} that is not set and has no default (malloc'd): it
+ * expanded to nothing. */
+char *cfmt_expand_note(const char *s, const struct mcp_config_ctx *ctx,
+		       char **err, char **unset);
 
 /*
  * Read an env file (KEY=VALUE lines, "#" comments, optional "export ",

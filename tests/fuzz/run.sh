@@ -15,7 +15,7 @@ esac
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 cc=${CC_FUZZ:-clang}
-targets="jscan frame config request sse askcheck toml"
+targets="${FUZZ_TARGETS:-jscan frame config request sse askcheck toml kvargs}"
 
 if ! command -v "$cc" >/dev/null 2>&1; then
 	echo "fuzz: $cc not found, skipping" >&2
@@ -53,6 +53,7 @@ fi
 cflags="-g -O1 -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined"
 cflags="$cflags -fno-sanitize-recover=all -fno-omit-frame-pointer"
 cflags="$cflags -I$root/lib -I$root/sessions -I$root/sessions/config"
+cflags="$cflags -I$root/sessions/guide"
 
 sources_for() {
 	case $1 in
@@ -66,6 +67,8 @@ sources_for() {
 	request) echo "$root/sessions/request.c $root/lib/jscan.c $root/lib/gbuf.c" ;;
 	sse)     echo "$root/lib/sse.c $root/lib/gbuf.c" ;;
 	askcheck) echo "$root/sessions/askcheck.c -lm" ;;
+	kvargs)  echo "$root/lib/kvargs.c $root/sessions/guide/help.c" \
+		"$root/lib/gbuf.c" ;;
 	esac
 }
 

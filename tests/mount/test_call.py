@@ -109,7 +109,7 @@ def test_server_level_call_is_one_shot(mcpfs_mount):
     # each one-shot process is closed right after
     wait_until(lambda: not m.pids(), 7, 'one-shot processes to end')
     assert all(pid_gone(p) for p in pids)
-    assert set(os.listdir(m.path / 'a')) == {'call', 'tools.json'}
+    assert set(os.listdir(m.path / 'a')) == {'call', 'help', 'tools.json'}
     assert m.status()['sessions'] == 0
 
 
@@ -526,7 +526,7 @@ def test_server_tools_json_process_is_short_lived(mcpfs_mount):
     m = mcpfs_mount({'a': fake()})
     assert 'echo' in tool_names(read_file(m.path / 'a' / 'tools.json', 20))
     wait_until(lambda: not m.pids(), 7, 'the tools.json process to end')
-    assert set(os.listdir(m.path / 'a')) == {'call', 'tools.json'}
+    assert set(os.listdir(m.path / 'a')) == {'call', 'help', 'tools.json'}
     # cached: a second read does not start anything new and still works
     assert 'echo' in tool_names(read_file(m.path / 'a' / 'tools.json', 5))
 

@@ -59,7 +59,7 @@ def test_rm_r_of_a_thread_closes_it(mcpfs_mount):
     r = rm('-rf', u)
     assert r.returncode == 0, r.stderr
     wait_until(lambda: pid_gone(pu), 10, 'the second process to end')
-    assert sorted(os.listdir(m.path / 'a')) == ['call', 'tools.json']
+    assert sorted(os.listdir(m.path / 'a')) == ['call', 'help', 'tools.json']
 
 
 def test_rm_r_of_a_server_closes_its_threads_and_says_eperm(mcpfs_mount):
@@ -77,7 +77,7 @@ def test_rm_r_of_a_server_closes_its_threads_and_says_eperm(mcpfs_mount):
     # every thread is closed; the server directory and its files stay
     for pid in pids:
         wait_until(lambda: pid_gone(pid), 10, 'a thread process to end')
-    assert sorted(os.listdir(a)) == ['call', 'tools.json']
+    assert sorted(os.listdir(a)) == ['call', 'help', 'tools.json']
     assert 'a' in os.listdir(m.path)
     assert 'refused' in m.log.read_text()
     # another server is not touched, and the server still works

@@ -20,7 +20,8 @@ def thread(m, server='a', name='t'):
 
 
 def servers_listed(m):
-    return {n for n in os.listdir(m.path) if n != '.status'}
+    return {n for n in os.listdir(m.path) if n not in ('.status',
+                                                       'README.md')}
 
 
 # ---------------------------------------------------------------- start-up errors

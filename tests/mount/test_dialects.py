@@ -159,13 +159,19 @@ def test_vscode_file(mcpfs_mount, tmp_path):
     assert 'from-file' not in m.output()
 
 
-def test_vscode_input_is_a_clear_error(tmp_path):
-    doc = {'inputs': [{'type': 'promptString', 'id': 'api-key'}],
-           'servers': {'v': {'command': str(FAKESERVER),
-                             'env': {'KEY': '${input:api-key}'}}}}
-    rc, out = run_mcpfs_expect_exit(tmp_path, json.dumps(doc))
-    assert rc == 1
-    assert 'servers.v.env.KEY' in out and '${input:api-key}' in out, out
+def test_vscode_input_leaves_only_that_server_out(mcpfs_mount):
+    """SPEC 11/12: a ${input:ID} that mcpfs cannot prompt for leaves that
+    server out with a warning naming the input; the others run."""
+    m = mcpfs_mount(None, config_extra={
+        'inputs': [{'type': 'promptString', 'id': 'api-key'}],
+        'servers': {'v': {'command': str(FAKESERVER),
+                          'env': {'KEY': '${input:api-key}'}},
+                    'w': {'command': str(FAKESERVER)}}})
+    assert sorted(os.listdir(m.path)) == ['.status', 'README.md', 'w']
+    warnings = m.status()['warnings']
+    assert any('server v left out' in w and '${input:api-key}' in w
+               for w in warnings), warnings
+    assert 'server v left out' in m.output()
 
 
 @pytest.mark.parametrize('env_text, why', [

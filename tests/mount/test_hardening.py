@@ -174,7 +174,8 @@ def test_other_uid_refused_without_allow_other(mcpfs_mount):
                            capture_output=True, text=True, timeout=10)
         assert r.returncode != 0 and 'denied' in r.stderr.lower(), (cmd, r)
     assert_alive(t, pid)
-    assert sorted(os.listdir(m.path / 'a')) == ['call', 't', 'tools.json']
+    assert sorted(os.listdir(m.path / 'a')) == \
+        ['call', 'help', 't', 'tools.json']
     assert m.server_pids() == [pid]
     assert status(t)['calls'] == 2      # ours only (pid, echo)
     assert not log_lines_since(m, mark, 'one-shot')
@@ -215,7 +216,8 @@ def test_other_uid_with_allow_other_kept_out_by_modes(mcpfs_mount):
     assert [r for r, _ in res] == ['EACCES'] * 8, res
     # the mounting user is unaffected
     assert_alive(t, pid)
-    assert sorted(os.listdir(m.path / 'a')) == ['call', 't', 'tools.json']
+    assert sorted(os.listdir(m.path / 'a')) == \
+        ['call', 'help', 't', 'tools.json']
     assert m.server_pids() == [pid]
 
 

@@ -462,7 +462,7 @@ def test_rmdir_and_unmount_delete_the_session(mcpfs_mount, fake_http):
     sid_a, sid_b = by_text['a'], by_text['b']
     assert sid_a != sid_b and set(srv.sessions()) == {sid_a, sid_b}
     os.rmdir(a)
-    assert sorted(os.listdir(m.path / 'h')) == ['auth', 'b', 'call',
+    assert sorted(os.listdir(m.path / 'h')) == ['auth', 'b', 'call', 'help',
                                                  'tools.json']
     [d] = wait_until(lambda: srv.requests('DELETE'), 5, 'DELETE after rmdir')
     assert sid_of(d) == sid_a and d['status'] == 200, d

@@ -315,7 +315,7 @@ def test_default_cap_32(mcpfs_mount):
         os.mkdir(m.path / 'a' / f's{i:02d}')
     wait_until(lambda: m.status()['sessions'] == 32, 10, '32 sessions')
     left = sorted(n for n in os.listdir(m.path / 'a')
-                  if n not in ('call', 'tools.json'))
+                  if n not in ('call', 'tools.json', 'help'))
     assert left == [f's{i:02d}' for i in range(4, 36)]   # oldest went
     wait_until(lambda: len(m.server_pids()) == 32, 10, '32 processes')
 
@@ -348,7 +348,8 @@ def test_cap_is_soft_and_trimmed(mcpfs_mount):
     assert text(finish(fa)) == 'slept 1500'
     assert text(finish(fb)) == 'slept 1500'
     wait_until(lambda: len([d for d in os.listdir(m.path / 'a')
-                            if d not in ('call', 'tools.json')]) == 2, 5,
+                            if d not in ('call', 'tools.json', 'help')]) == 2,
+               5,
                'the overshoot to be trimmed')
 
 

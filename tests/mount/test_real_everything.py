@@ -133,11 +133,12 @@ def test_state_isolation_oneshot_rmdir_unmount(mcpfs_mount):
     assert text(ok(call(b, TOGGLE))).startswith('Stopped')
     assert (status(a)['pid'], status(b)['pid']) == (pa, pb)
     assert sorted(os.listdir(m.path / 'ev')) == \
-        ['a', 'b', 'call', 'tools.json']
+        ['a', 'b', 'call', 'help', 'tools.json']
     os.rmdir(a)
     wait_until(lambda: pid_gone(pa), 10, 'rmdir to end the process')
     assert pid_alive(pb)
-    assert sorted(os.listdir(m.path / 'ev')) == ['b', 'call', 'tools.json']
+    assert sorted(os.listdir(m.path / 'ev')) == ['b', 'call', 'help',
+                                                 'tools.json']
     m.unmount()   # asserts exit 0 and that no tagged process is left
     assert pid_gone(pb)
 

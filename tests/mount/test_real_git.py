@@ -121,7 +121,7 @@ def test_commits_through_its_tools(mcpfs_mount,
     tools = json.loads(read_file(t1 / 'tools.json'))
     assert len(tools['tools']) == len(names), (len(tools['tools']), names)
     # the probe's HTTP 500 fell back and is not shown as the server's
-    assert 'HTTP 500' not in read_file(t1 / 'stderr')
+    assert b'HTTP 500' not in read_file(t1 / 'stderr')
 
     # t1 works in its working directory, t2 names its repository
     for t, r in ((t1, r1), (t2, r2)):

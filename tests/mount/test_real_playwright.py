@@ -294,5 +294,5 @@ def test_examples_browser_sh(mcpfs_mount, tmp_path):
     frac = colour_fraction(shot.read_bytes(), PAGE_RGB)
     assert frac > 0.6, f'the walkthrough screenshot is {frac:.0%} #ff00ff'
     assert sorted(os.listdir(m.path / 'playwright')) == \
-        ['call', 'tools.json']
+        ['call', 'help', 'tools.json']
     m.unmount()

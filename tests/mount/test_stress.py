@@ -161,7 +161,7 @@ def fd_targets(pid):
 
 def remove_all(m, server='a'):
     for name in os.listdir(m.path / server):
-        if name not in ('call', 'tools.json'):
+        if name not in ('call', 'tools.json', 'help'):
             os.rmdir(m.path / server / name)
     wait_until(lambda: m.status()['sessions'] == 0, 15, 'no session left')
     wait_until(lambda: not m.pids(), 15, 'every server process to end')

@@ -16,7 +16,8 @@ from conftest import (MCPFS, call, fake, demo, pid_gone, read_file, status,
 THREAD_FILES = {'call', 'status', 'tools.json', 'stderr', 'events', 'ctl',
                 'resources.json', 'prompts.json'}
 THREAD_DIRS = {'tools', 'result', 'resources', 'prompts',
-               'requests'}   # requests/: the server's questions (test_ask)
+               'requests',   # requests/: the server's questions (test_ask)
+               'help'}       # help/: how to call each tool (test_guide)
 
 
 def test_mount_and_unmount(mcpfs_mount):
@@ -67,10 +68,11 @@ def test_root_status(mcpfs_mount):
 def test_ls_root_lists_servers(mcpfs_mount):
     m = mcpfs_mount({'alpha': fake(), 'beta': fake(), 'gamma': demo()})
     # .status is a dotfile: `ls` hides it, `ls -a` (readdir) shows it.
-    assert set(os.listdir(m.path)) == {'.status', 'alpha', 'beta', 'gamma'}
+    assert set(os.listdir(m.path)) == {'.status', 'README.md', 'alpha',
+                                       'beta', 'gamma'}
     r = subprocess.run(['ls', str(m.path)], capture_output=True, text=True,
                        timeout=10)
-    assert r.stdout.split() == ['alpha', 'beta', 'gamma']
+    assert r.stdout.split() == ['README.md', 'alpha', 'beta', 'gamma']
     for name in ('alpha', 'beta', 'gamma'):
         assert stat.S_ISDIR(os.stat(m.path / name).st_mode)
     with pytest.raises(FileNotFoundError):
@@ -80,13 +82,13 @@ def test_ls_root_lists_servers(mcpfs_mount):
 def test_ls_server_and_thread(mcpfs_mount):
     m = mcpfs_mount({'a': fake()})
     srv = m.path / 'a'
-    assert set(os.listdir(srv)) == {'call', 'tools.json'}
+    assert set(os.listdir(srv)) == {'call', 'tools.json', 'help'}
     os.mkdir(srv / 't1')
     os.mkdir(srv / 't2')
-    assert set(os.listdir(srv)) == {'call', 'tools.json', 't1', 't2'}
+    assert set(os.listdir(srv)) == {'call', 'tools.json', 'help', 't1', 't2'}
     assert set(os.listdir(srv / 't1')) == THREAD_FILES | THREAD_DIRS
     os.rmdir(srv / 't1')
-    assert set(os.listdir(srv)) == {'call', 'tools.json', 't2'}
+    assert set(os.listdir(srv)) == {'call', 'tools.json', 'help', 't2'}
     with pytest.raises(FileNotFoundError):
         os.stat(srv / 't1')
 
@@ -122,7 +124,7 @@ def test_invalid_thread_names(mcpfs_mount, name):
     with pytest.raises(OSError) as e:
         os.mkdir(m.path / 'a' / name)
     assert e.value.errno == errno.EINVAL
-    assert set(os.listdir(m.path / 'a')) == {'call', 'tools.json'}
+    assert set(os.listdir(m.path / 'a')) == {'call', 'tools.json', 'help'}
     assert m.pids() == []
 
 

@@ -33,7 +33,7 @@ def test_spares_start_before_mkdir_and_are_adopted(mcpfs_mount):
     ready_spares(m, 2)
     before = set(m.server_pids())
     assert len(before) == 2
-    assert sorted(os.listdir(m.path / 'a')) == ['call', 'tools.json']
+    assert sorted(os.listdir(m.path / 'a')) == ['call', 'help', 'tools.json']
     t = m.path / 'a' / 't1'
     os.mkdir(t)
     pid = int(text(tool(t, 'pid')))
@@ -69,13 +69,13 @@ def test_spares_do_not_count_against_the_cap(mcpfs_mount):
         os.mkdir(m.path / 'a' / n)
         assert text(tool(m.path / 'a' / n, 'echo', text=n)) == n
     wait_until(lambda: spares(m) == 3, what='spares refilled')
-    assert sorted(os.listdir(m.path / 'a')) == ['call', 't1', 't2',
+    assert sorted(os.listdir(m.path / 'a')) == ['call', 'help', 't1', 't2',
                                                 'tools.json']
     assert m.status()['sessions'] == 2
     # the cap still works between threads, and spares are never its pick
     os.mkdir(m.path / 'a' / 't3')
     assert text(tool(m.path / 'a' / 't3', 'echo', text='t3')) == 't3'
-    names = set(os.listdir(m.path / 'a')) - {'call', 'tools.json'}
+    names = set(os.listdir(m.path / 'a')) - {'call', 'help', 'tools.json'}
     assert len(names) == 2 and 't3' in names
     wait_until(lambda: spares(m) == 3, what='spares refilled again')
     assert m.status()['sessions'] == 2

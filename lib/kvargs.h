@@ -1,0 +1,32 @@
+/*
+ * kvargs.h - arguments without JSON (SPEC 9): lines of NAME=VALUE and
+ * NAME:=JSON, typed by a tool's inputSchema, made into the arguments
+ * object. Pure: no session, no I/O.
+ */
+#ifndef MCPFS_KVARGS_H
+#define MCPFS_KVARGS_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+/* 1 if the len bytes at p start a request of lines: their first byte that
+ * is not a blank (space, tab, CR, LF) exists and is not '{'. */
+int kvargs_is_lines(const char *p, size_t len);
+
+/* The JSON Schema type of a property: its "type", or the first of a list
+ * that is not "null"; NULL when it says none. */
+const char *kvargs_type(const cJSON *prop);
+
+/*
+ * The arguments object of the lines at text (len bytes, no NUL needed),
+ * typed by schema (a tool's inputSchema: its "properties" give each name's
+ * "type"; NULL or a name it does not list: a string). Returns 0 with *out a
+ * JSON object text to free with cJSON_free (numbers and JSON values kept as written), or
+ * -EINVAL with *why a malloc'd message naming the line ("line 2: ..."),
+ * -ENOMEM. Blank lines are skipped; a later NAME replaces an earlier one.
+ */
+int kvargs_parse(const char *text, size_t len, const cJSON *schema,
+		 char **out, char **why);
+
+#endif

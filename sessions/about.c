@@ -1,0 +1,36 @@
+/*
+ * about.c - what each server said of itself at its latest handshake
+ * (serverInfo, instructions), kept on the server for README.md (guide.c):
+ * the one-shot session that listed its tools is gone by the time a user
+ * reads the guide.
+ */
+#include <stdlib.h>
+
+#include "internal.h"
+
+void guide_learn(mcp_server *srv, const cJSON *info, const cJSON *instr)
+{
+	cJSON *a = cJSON_CreateObject();
+
+	if (!a)
+		return;
+	if (info)
+		cJSON_AddItemToObject(a, "serverInfo",
+				      cJSON_Duplicate(info, 1));
+	if (cJSON_IsString(instr))
+		cJSON_AddStringToObject(a, "instructions", instr->valuestring);
+	cJSON_Delete(srv->about);
+	srv->about = a;
+}
+
+/* At the server's end: that, and its help/ names (guide.c). */
+void guide_server_free(mcp_server *srv)
+{
+	cJSON_Delete(srv->about);
+	srv->about = NULL;
+	while (srv->help.n)
+		free(srv->help.v[--srv->help.n]);
+	free(srv->help.v);
+	srv->help.v = NULL;
+	srv->help.cap = 0;
+}

@@ -1,0 +1,283 @@
+/*
+ * guide.c - finding one's way in the mount (SPEC 12): MOUNT/README.md and
+ * the help/ files of server and thread directories.
+ *
+ * Both are made from what the core already has and never start a process:
+ * the listings cached by mcp_list (the one place tools come from, so a
+ * filter applied there applies here), and what the servers said of
+ * themselves at their handshake (serverInfo, instructions), kept per
+ * server by guide_learn. help/ names are numbered per server or session
+ * for their inodes, as the names of tools/.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gbuf.h"
+#include "help.h"
+#include "kvargs.h"
+#include "internal.h"
+
+#define PROMPT_PREFIX "prompt:"
+
+/* The result key of the listings help/ reads (as message.c's table). */
+static const char *key_of(enum mcp_list what)
+{
+	return what == MCP_PROMPTS ? "prompts" : "tools";
+}
+
+mcp_call *mcp_list_cached(mcp_server *srv, mcp_session *s,
+			  enum mcp_list what)
+{
+	mcp_call *c = s ? s->lists[what] : srv->lists[what];
+
+	if (!c || !c->done || !memcmp(c->reply->data, "{\"error\"", 8))
+		return NULL;
+	return c;
+}
+
+/* The parsed reply of a listing, kept for the next few asks (ls -l of
+ * help/ renders every file): borrowed, NULL on a parse failure. */
+static cJSON *parsed(mcp_call *c)
+{
+	static struct {
+		mcp_buf *buf;
+		cJSON *doc;
+	} cache[4];
+	static unsigned next;
+	unsigned i;
+
+	for (i = 0; i < 4; i++)
+		if (cache[i].buf == c->reply)
+			return cache[i].doc;
+	i = next++ % 4;
+	mcp_buf_unref(cache[i].buf);
+	cJSON_Delete(cache[i].doc);
+	cache[i].buf = mcp_buf_ref(c->reply);
+	cache[i].doc = cJSON_ParseWithLength(c->reply->data, c->reply->len);
+	return cache[i].doc;
+}
+
+/* The entry named name in the cached listing what of srv or s. */
+static const cJSON *entry(mcp_server *srv, mcp_session *s,
+			  enum mcp_list what, const char *name)
+{
+	mcp_call *c = mcp_list_cached(srv, s, what);
+	const cJSON *it, *n;
+
+	if (!c)
+		return NULL;
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(
+				       parsed(c), key_of(what))) {
+		n = cJSON_GetObjectItemCaseSensitive(it, "name");
+		if (cJSON_IsString(n) && !strcmp(n->valuestring, name))
+			return it;
+	}
+	return NULL;
+}
+
+long mcp_help_intern(mcp_server *srv, mcp_session *s, const char *file)
+{
+	return names_intern(s ? &s->help : &srv->help, file);
+}
+
+const char *mcp_help_name_at(mcp_server *srv, mcp_session *s,
+			     unsigned long i)
+{
+	struct names *t = s ? &s->help : &srv->help;
+
+	return i < t->n ? t->v[i] : NULL;
+}
+
+mcp_buf *mcp_help(mcp_server *srv, mcp_session *s, const char *file)
+{
+	int prompt = !strncmp(file, PROMPT_PREFIX, strlen(PROMPT_PREFIX));
+	const cJSON *e = entry(srv, s, prompt ? MCP_PROMPTS : MCP_TOOLS,
+			       prompt ? file + strlen(PROMPT_PREFIX) : file);
+	const char *name = prompt ? file + strlen(PROMPT_PREFIX) : file;
+	char *enc = e ? mcp_name_encode(name) : NULL;
+	char *txt = enc ? help_render(e, prompt, enc) : NULL;
+	mcp_buf *b = txt ? mcp_buf_new(txt, strlen(txt)) : NULL;
+
+	free(enc);
+	free(txt);
+	return b;
+}
+
+/* How many entries the cached listing what of srv, or of one of its
+ * threads, has: -1 when none is cached. */
+static int count(mcp_server *srv, enum mcp_list what)
+{
+	mcp_call *c = mcp_list_cached(srv, NULL, what);
+	mcp_session *s;
+
+	for (s = mcp_session_first(srv); !c && s; s = mcp_session_next(s))
+		c = mcp_list_cached(srv, s, what);
+	if (!c)
+		return -1;
+	return cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(
+		parsed(c), key_of(what)));
+}
+
+static const char intro[] =
+"# This mount: MCP servers as files\n"
+"\n"
+"Each directory here is an MCP server from the config. A server's tools\n"
+"run in a *thread*: a directory you make, which keeps one server process\n"
+"(and its state: an open page, a connection) from one call to the next.\n"
+"\n"
+"## Start a session\n"
+"\n"
+"    mkdir SERVER/t1             # starts the server; returns at once\n"
+"    ls SERVER/t1/tools          # its tools, one file each\n"
+"    cat SERVER/help/TOOL        # how to call one: arguments, examples\n"
+"\n"
+"## Call a tool\n"
+"\n"
+"Write the arguments to the tool's file, then read the same file:\n"
+"\n"
+"    echo 'NAME=VALUE' > SERVER/t1/tools/TOOL; cat SERVER/t1/tools/TOOL\n"
+"    printf '%%s\\n' 'a=1' 'b=text' > SERVER/t1/tools/TOOL  # one per line\n"
+"    echo '{\"a\": 1}' > SERVER/t1/tools/TOOL                # or JSON\n"
+"    : > SERVER/t1/tools/TOOL                              # no arguments\n"
+"\n"
+"`NAME=VALUE` takes the rest of the line as the value, typed by the\n"
+"tool's schema (numbers, true/false, JSON for arrays and objects);\n"
+"`NAME:=JSON` gives a JSON value as is. A file takes only the arguments;\n"
+"`SERVER/t1/call` takes a whole request: {\"name\": \"TOOL\", \"arguments\":\n"
+"{...}} or {\"method\": \"...\", \"params\": {...}}.\n"
+"\n"
+"## The reply\n"
+"\n"
+"Reading the file you wrote gives the reply as JSON. The latest reply is\n"
+"also unpacked into SERVER/t1/result/: `text` (all text), 0.txt, 1.png,\n"
+"... per content block, structured.json, and `error` when it failed.\n"
+"SERVER/t1/status says whether the server runs and its last error;\n"
+"SERVER/t1/stderr is what it printed; SERVER/t1/events its\n"
+"notifications. .status (hidden: ls -a) describes the whole mount.\n"
+"\n"
+"## Questions from the server\n"
+"\n"
+"A server that asks something (a form, a confirmation) shows it as\n"
+"SERVER/t1/requests/N; answer by writing JSON to it:\n"
+"{\"action\": \"accept\", \"content\": {...}}, or {\"action\": \"decline\"}.\n"
+"\n"
+"## Closing\n"
+"\n"
+"    rmdir SERVER/t1             # or: echo close > SERVER/t1/ctl\n"
+"\n"
+"A thread left unused for the idle timeout (%g s) is closed for you;\n"
+".status lists the threads closed lately and why. SERVER/call runs one\n"
+"request on a fresh process that ends right after (no state kept).\n"
+"\n"
+"## Servers\n"
+"\n";
+
+/* A server's instructions, as a quote ("> " lines: its headings stay
+ * inside it), cut after INSTR_MAX bytes at a line end so that the guide
+ * stays a few screens long. */
+#define INSTR_MAX 800
+static void quote(struct gbuf *b, const char *text)
+{
+	const char *p = text, *nl;
+	size_t used = 0;
+
+	gbuf_puts(b, "\n");
+	while (*p) {
+		size_t n;
+
+		nl = strchr(p, '\n');
+		n = nl ? (size_t)(nl - p) : strlen(p);
+		if (used + n > INSTR_MAX) {
+			gbuf_puts(b, "> [...]\n");
+			break;
+		}
+		gbuf_printf(b, ">%s%.*s\n", n ? " " : "", (int)n, p);
+		used += n + 1;
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+}
+
+mcp_buf *mcp_readme(void)
+{
+	struct gbuf b = {0};
+	mcp_server *srv;
+	mcp_buf *out;
+	char *txt;
+
+	gbuf_printf(&b, intro, mcp_opts.idle_timeout);
+	for (srv = mcp_server_first(); srv; srv = mcp_server_next(srv)) {
+		const cJSON *info = cJSON_GetObjectItemCaseSensitive(
+			srv->about, "serverInfo");
+		const cJSON *in = cJSON_GetObjectItemCaseSensitive(
+			srv->about, "instructions");
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(info,
+								  "title");
+		const cJSON *d = cJSON_GetObjectItemCaseSensitive(
+			info, "description");
+		const cJSON *nm = cJSON_GetObjectItemCaseSensitive(info,
+								   "name");
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(info,
+								  "version");
+		int n = count(srv, MCP_TOOLS);
+
+		gbuf_printf(&b, "### %s\n\n", srv->conf->name);
+		gbuf_printf(&b, "- transport: %s\n",
+		     transport_name(NULL, NULL, srv->conf));
+		if (cJSON_IsString(nm) && cJSON_IsString(t))
+			gbuf_printf(&b, "- server: %s (%s%s%s)\n", t->valuestring,
+			     nm->valuestring, cJSON_IsString(v) ? " " : "",
+			     cJSON_IsString(v) ? v->valuestring : "");
+		else if (cJSON_IsString(nm))
+			gbuf_printf(&b, "- server: %s%s%s\n", nm->valuestring,
+			     cJSON_IsString(v) ? " " : "",
+			     cJSON_IsString(v) ? v->valuestring : "");
+		if (cJSON_IsString(d))
+			gbuf_printf(&b, "- description: %s\n", d->valuestring);
+		if (n >= 0)
+			gbuf_printf(&b, "- tools: %d (ls %s/help)\n", n,
+			     srv->conf->name);
+		else
+			gbuf_printf(&b, "- tools: not listed yet (ls %s/help or "
+			     "cat %s/tools.json lists them)\n",
+			     srv->conf->name, srv->conf->name);
+		if (cJSON_IsString(in) && *in->valuestring)
+			quote(&b, in->valuestring);
+		if (!srv->about)
+			gbuf_puts(&b, "- description: known once a session "
+				      "of it has started\n");
+		gbuf_puts(&b, "\n");
+	}
+	if (!mcp_server_first())
+		gbuf_puts(&b, "(none configured; see .status for the "
+			      "config)\n");
+	txt = gbuf_take(&b);
+	out = txt ? mcp_buf_new(txt, strlen(txt)) : NULL;
+	free(txt);
+	return out;
+}
+
+int mcp_args_lines(mcp_server *srv, mcp_session *s, int prompt,
+		   const char *name, const char *text, size_t len, char **json,
+		   char **why)
+{
+	const cJSON *e = prompt ? NULL : entry(srv, s, MCP_TOOLS, name);
+	char *out = NULL;
+	int r;
+
+	if (!prompt && !e && !s) /* a one-shot: any thread's listing */
+		for (s = mcp_session_first(srv); s && !e;
+		     s = mcp_session_next(s))
+			e = entry(srv, s, MCP_TOOLS, name);
+	r = kvargs_parse(text, len, cJSON_GetObjectItemCaseSensitive(
+					   e, "inputSchema"), &out, why);
+	*json = out ? strdup(out) : NULL;
+	cJSON_free(out);
+	if (r == 0 && !*json)
+		r = -ENOMEM;
+	return r;
+}

@@ -1,0 +1,208 @@
+/*
+ * test_kvargs.c - NAME=VALUE and NAME:=JSON request lines (SPEC 9) and the
+ * help/ text (SPEC 12): values typed by the schema (numbers and JSON kept
+ * as written), strings for unknown names, blank lines and CRs skipped, a
+ * bad line or a value of the wrong type refused naming the line; the help
+ * of a tool lists each argument and runs lines whose NAME=VALUE, once
+ * parsed back here, give the JSON line's object.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "help.h"
+#include "kvargs.h"
+
+static const char schema_text[] =
+	"{\"type\":\"object\",\"properties\":{"
+	"\"n\":{\"type\":\"integer\"},\"x\":{\"type\":\"number\"},"
+	"\"b\":{\"type\":\"boolean\"},\"a\":{\"type\":\"array\"},"
+	"\"o\":{\"type\":\"object\"},\"s\":{\"type\":\"string\"},"
+	"\"u\":{\"type\":[\"null\",\"integer\"]}}}";
+
+/* The object of text under the schema, or NULL; *why freed. */
+static char *parse(const char *text, int *rc, char **why)
+{
+	cJSON *schema = cJSON_Parse(schema_text);
+	char *out = NULL, *copy;
+
+	*rc = kvargs_parse(text, strlen(text), schema, &out, why);
+	cJSON_Delete(schema);
+	copy = out ? strdup(out) : NULL;
+	cJSON_free(out);
+	return copy;
+}
+
+static void ok(const char *text, const char *want)
+{
+	char *why, *got;
+	int rc;
+
+	got = parse(text, &rc, &why);
+	assert_int_equal(rc, 0);
+	assert_null(why);
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void bad(const char *text, const char *want_why)
+{
+	char *why, *got;
+	int rc;
+
+	got = parse(text, &rc, &why);
+	assert_int_equal(rc, -EINVAL);
+	assert_null(got);
+	assert_non_null(why);
+	assert_string_equal(why, want_why);
+	free(why);
+}
+
+static void test_is_lines(void **state)
+{
+	assert_true(kvargs_is_lines("a=1\n", 4));
+	assert_true(kvargs_is_lines(" \n x=1", 6));
+	assert_false(kvargs_is_lines(" {\"a\":1}", 8));
+	assert_false(kvargs_is_lines("{", 1));
+	assert_false(kvargs_is_lines(" \n\t", 3)); /* blank: not lines */
+	assert_false(kvargs_is_lines("", 0));
+}
+
+static void test_typed(void **state)
+{
+	ok("n=5\n", "{\"n\":5}");
+	ok("n=-12\nx=0.10\nb=true\n", "{\"n\":-12,\"x\":0.10,\"b\":true}");
+	ok("n=9007199254740993", "{\"n\":9007199254740993}"); /* as written */
+	ok("a=[1, \"two\"]\no={\"k\": null}",
+	   "{\"a\":[1, \"two\"],\"o\":{\"k\": null}}");
+	ok("s=12\n", "{\"s\":\"12\"}");          /* a string stays a string */
+	ok("s=a b = c\n", "{\"s\":\"a b = c\"}"); /* the rest of the line */
+	ok("other=true", "{\"other\":\"true\"}"); /* not in the schema */
+	ok("u=3", "{\"u\":3}");                   /* type list: not null */
+	ok("n = 5", "{\"n \":\" 5\"}");           /* "n " is another name */
+	ok("n= 5 ", "{\"n\":5}");                 /* blanks around a number */
+}
+
+static void test_json_form(void **state)
+{
+	ok("s:=12", "{\"s\":12}");
+	ok("s:=\"q\\\"uote\"", "{\"s\":\"q\\\"uote\"}");
+	ok("v:={\"deep\": [1]}", "{\"v\":{\"deep\": [1]}}");
+	ok("n:=null", "{\"n\":null}");
+}
+
+static void test_lines(void **state)
+{
+	ok("", "{}");
+	ok("\n\n  \ns=x\r\n\r\nn=1\r\n", "{\"s\":\"x\",\"n\":1}");
+	ok("s=1\ns=2\n", "{\"s\":\"2\"}"); /* the later one counts */
+	ok("s=", "{\"s\":\"\"}");
+	ok("  s=indented", "{\"s\":\"indented\"}");
+}
+
+static void test_refused(void **state)
+{
+	bad("n=1\nhello\n", "line 2: 'hello' is not NAME=VALUE or "
+			    "NAME:=JSON (the arguments must be a JSON object or such lines)");
+	bad("=5", "line 1: '=5' is not NAME=VALUE or NAME:=JSON (the arguments must be a JSON object or such lines)");
+	bad(":=5", "line 1: ':=5' is not NAME=VALUE or NAME:=JSON (the arguments must be a JSON object or such lines)");
+	bad("n=abc", "line 1: n=abc: n is an integer");
+	bad("n=1.5", "line 1: n=1.5: n is an integer");
+	bad("n=01", "line 1: n=01: n is an integer");
+	bad("x=1e", "line 1: x=1e: x is a number");
+	bad("\n\nb=yes", "line 3: b=yes: b is a boolean (true or false)");
+	bad("a={}", "line 1: a={}: a is an array (as JSON)");
+	bad("o=[1]", "line 1: o=[1]: o is an object (as JSON)");
+	bad("v:={", "line 1: v:={: not one JSON value");
+	bad("v:=1 2", "line 1: v:=1 2: not one JSON value");
+}
+
+static void test_nul(void **state)
+{
+	char *out = NULL, *why = NULL;
+
+	assert_int_equal(kvargs_parse("s=a\0b", 5, NULL, &out, &why), -EINVAL);
+	assert_string_equal(why, "line 1: a NUL byte in the line");
+	free(why);
+	assert_null(out);
+}
+
+/* The help of a tool: arguments described, and its NAME=VALUE line, read
+ * back as a user would (the quoted words after printf), typed by the
+ * same schema, gives what its JSON line sends. */
+static void test_help(void **state)
+{
+	cJSON *tool = cJSON_Parse(
+		"{\"name\":\"add\",\"title\":\"Add\",\"description\":\"Adds.\","
+		"\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+		"\"a\":{\"type\":\"integer\",\"description\":\"first\"},"
+		"\"mode\":{\"type\":\"string\",\"enum\":[\"fast\",\"slow\"]},"
+		"\"tag\":{\"type\":\"string\"},"
+		"\"opt\":{\"type\":\"boolean\",\"default\":false}},"
+		"\"required\":[\"a\",\"mode\",\"tag\"]},"
+		"\"outputSchema\":{\"type\":\"object\"},"
+		"\"annotations\":{\"readOnlyHint\":true,"
+		"\"destructiveHint\":false}}");
+	char *h = help_render(tool, 0, NULL), *kv, *json, *out = NULL;
+	char *why = NULL;
+	cJSON *schema = cJSON_GetObjectItemCaseSensitive(tool, "inputSchema");
+
+	assert_non_null(h);
+	assert_non_null(strstr(h, "tool add: Add\n\nAdds.\n"));
+	assert_non_null(strstr(h, "  a (integer, required)\n      first\n"));
+	assert_non_null(strstr(h, "  mode (string, required, one of "
+				  "[\"fast\",\"slow\"])\n"));
+	assert_non_null(strstr(h, "  opt (boolean, optional, default false)"));
+	assert_non_null(strstr(h, "Output schema"));
+	assert_non_null(strstr(h, "Annotations: read-only, not destructive"));
+	kv = strstr(h, "  printf '%s\\n' 'a=0' 'mode=fast' 'tag=TAG' > "
+		       "tools/add; cat tools/add\n");
+	assert_non_null(kv);
+	json = strstr(h, "  echo '{\"a\":0,\"mode\":\"fast\",\"tag\":\"TAG\"}'"
+			 " > tools/add; cat tools/add\n");
+	assert_non_null(json);
+	assert_int_equal(kvargs_parse("a=0\nmode=fast\ntag=TAG\n", 22, schema,
+				      &out, &why), 0);
+	assert_string_equal(out, "{\"a\":0,\"mode\":\"fast\",\"tag\":\"TAG\"}");
+	cJSON_free(out);
+	free(h);
+	cJSON_Delete(tool);
+}
+
+static void test_help_prompt(void **state)
+{
+	cJSON *p = cJSON_Parse("{\"name\":\"greet\",\"arguments\":["
+			       "{\"name\":\"who\",\"required\":true},"
+			       "{\"name\":\"style\"}]}");
+	char *h = help_render(p, 1, NULL);
+
+	assert_non_null(strstr(h, "prompt greet\n"));
+	assert_non_null(strstr(h, "  who (string, required)\n"));
+	assert_non_null(strstr(h, "  style (string, optional)\n"));
+	assert_non_null(strstr(h, "  echo 'who=WHO' > prompts/greet; "
+				  "cat prompts/greet\n"));
+	free(h);
+	cJSON_Delete(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_is_lines),
+		cmocka_unit_test(test_typed),
+		cmocka_unit_test(test_json_form),
+		cmocka_unit_test(test_lines),
+		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_nul),
+		cmocka_unit_test(test_help),
+		cmocka_unit_test(test_help_prompt),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
