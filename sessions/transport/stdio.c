@@ -51,6 +51,7 @@ struct proc {
 	uv_timer_t timer;
 	int pid;
 	int handles;    /* open handles */
+	int spawned;    /* uv_spawn was called: the process handle is live */
 	int exited, out_eof, err_eof, in_closed;
 	int64_t exit_status;
 	int term_signal;
@@ -101,7 +102,8 @@ static void proc_maybe_finish(struct proc *p)
 	proc_close_handle(p, (uv_handle_t *)&p->out);
 	proc_close_handle(p, (uv_handle_t *)&p->err);
 	proc_close_handle(p, (uv_handle_t *)&p->timer);
-	proc_close_handle(p, (uv_handle_t *)&p->process);
+	if (p->spawned)
+		proc_close_handle(p, (uv_handle_t *)&p->process);
 }
 
 static void write_cb(uv_write_t *req, int status)
@@ -488,8 +490,15 @@ static int stdio_start(const struct mcp_server_conf *conf,
 	o.stdio_count = 3;
 	o.stdio = io;
 	o.exit_cb = exit_cb;
-	if (r == 0)
+	if (r == 0) {
+		/* uv_spawn initialises the handle even when it fails; before
+		 * it (no stdin pipe: out of fds) the handle is not one to
+		 * close, and it never counted */
+		p->spawned = 1;
 		r = uv_spawn(tenv.loop, &p->process, &o);
+	} else {
+		p->handles--;
+	}
 	if (cin >= 0)
 		close(cin);
 	free(argv);
@@ -497,7 +506,7 @@ static int stdio_start(const struct mcp_server_conf *conf,
 	free(cwd);
 	if (r < 0) {
 		snprintf(err, errlen, "cannot start %s: %s%s",
-			 mcp_base_name(conf->command), uv_strerror(r),
+			 mcp_base_name(conf->command), strerror(-r),
 			 (conf->cwd || tenv.start_dir) && r == UV_ENOENT ?
 			 " (check cwd)" : "");
 		p->exited = 1;

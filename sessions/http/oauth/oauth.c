@@ -33,6 +33,7 @@
 
 #include "curluv.h"
 #include "oauth.h"
+#include "oauthnet.h"
 #include "oauthcrypto.h"
 #include "oauthutil.h"
 #include "sessions.h"
@@ -644,6 +645,7 @@ struct oauth *oauth_for(const struct mcp_server_conf *conf)
 	LIST_INIT(&o->finished);
 	uv_timer_init(env.loop, &o->kick);
 	o->kick.data = o;
+	oauth_net_learn(o, env.loop);
 	o->step_done = step_done;
 	LIST_INSERT_HEAD(&all, o, link);
 	if (oauth_store_load(o) == -EPERM) {
@@ -813,6 +815,7 @@ void oauth_fini(void)
 	while ((o = LIST_FIRST(&all)) != NULL) {
 		LIST_REMOVE(o, link);
 		oauth_flow_abort(o);
+		oauth_net_forget(o);
 		listener_close(o);
 		oauth_clear(o, 1);
 		cfg_take(o, NULL);

@@ -75,6 +75,8 @@ struct oauth {
 	LIST_HEAD(, oauth_wait) waiters, finished;
 	uv_timer_t kick;
 	int store_refused;
+	int net_class;                  /* the server's (oauthnet.c) */
+	void *net_lookup;               /* ... while being looked up */
 	void (*step_done)(struct oauth *o, int r, const char *err);
 	void *fetch;                    /* oauthflow.c's transfer */
 	LIST_ENTRY(oauth) link;

@@ -37,6 +37,7 @@
 #include "gbuf.h"
 #include "oauth.h"
 #include "oauthcrypto.h"
+#include "oauthnet.h"
 #include "oauthutil.h"
 #include "sessions.h"
 
@@ -58,6 +59,7 @@ struct fetch {
 	char *cand[MAX_CANDIDATES];
 	unsigned ncand, at;
 	int killed;
+	struct oauth_netguard guard;
 };
 
 static void fetch_done_cb(struct cu_xfer *cu, CURLcode res);
@@ -127,6 +129,8 @@ static int fetch_send(struct fetch *f, const char *url, int post, int json)
 	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, 30000L);
 	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(e, CURLOPT_USERAGENT, "mcpfs/" MCPFS_VERSION);
+	f->guard.o = f->o;
+	oauth_net_guard(e, &f->guard);
 	if (post) {
 		curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
 				 (curl_off_t)strlen(f->body));
@@ -683,6 +687,11 @@ static void token_result(struct fetch *f, cJSON *j)
 		finish(f, -1, msg);
 		return;
 	}
+	if (!oauth_token_ok(at) || (rt && !oauth_token_ok(rt))) {
+		finish(f, -1, "token request: the server sent a token with "
+		       "characters outside RFC 6750's (refused)");
+		return;
+	}
 	set_str(&o->access, at);
 	if (rt)
 		set_str(&o->refresh, rt);
@@ -692,9 +701,9 @@ static void token_result(struct fetch *f, cJSON *j)
 		set_str(&o->scopes, sc);
 	else if (f->tok != FT_REFRESH)
 		set_str(&o->scopes, o->want_scope);
-	if (cJSON_IsNumber(ex) && ex->valuedouble > 0) {
-		o->lifetime = ex->valuedouble;
-		o->expires_at = (double)time(NULL) + ex->valuedouble;
+	if (cJSON_IsNumber(ex)) {
+		o->lifetime = oauth_clamp_expiry(ex->valuedouble);
+		o->expires_at = (double)time(NULL) + o->lifetime;
 	} else {
 		o->lifetime = o->expires_at = 0;
 	}
@@ -754,6 +763,11 @@ static void exchange_result(struct fetch *f, cJSON *j)
 		finish(f, -1, msg);
 		return;
 	}
+	if (!oauth_token_ok(at)) {
+		finish(f, -1, "token exchange: the identity provider sent a "
+		       "token with characters outside RFC 6750's (refused)");
+		return;
+	}
 	set_str(&f->o->jag, at);
 	finish(f, 0, NULL);
 }
@@ -802,6 +816,19 @@ static void fetch_done_cb(struct cu_xfer *cu, CURLcode res)
 		     curl_easy_strerror(res));
 		f->killed = 1;
 		cu_kill(&f->cu);
+		return;
+	}
+	if (f->guard.blocked) {
+		char *url = NULL, *origin;
+
+		curl_easy_getinfo(cu->easy, CURLINFO_EFFECTIVE_URL, &url);
+		origin = url ? oauth_url_origin(url) : NULL;
+		snprintf(msg, sizeof msg, "refused %.120s: it points at a %s "
+			 "address and the MCP server is not on one", origin ?
+			 origin : "a URL", f->guard.what);
+		free(origin);
+		mlog(MLOG_WARN, "server %s: auth: %s", o->name, msg);
+		finish(f, -1, msg);
 		return;
 	}
 	if (res == CURLE_OK && f->in.len)
