@@ -169,16 +169,31 @@ static void begin_shutdown(const char *why)
 static void fuse_cb(uv_poll_t *h, int status, int events)
 {
 	static struct fuse_buf buf;
+	static unsigned errors;
 	int i, r;
 
 	for (i = 0; i < 64 && !shutting_down; i++) {
 		r = fuse_session_receive_buf(se, &buf);
 		if (r == -EAGAIN || r == -EINTR)
 			return;
-		if (r <= 0 || fuse_session_exited(se)) {
+		if (r == 0 || r == -ENODEV || fuse_session_exited(se)) {
 			begin_shutdown("unmounted");
 			return;
 		}
+		if (r < 0) {
+			/* out of memory for the buffer, or a read error: the
+			 * request stays queued; try again at the next wake-up
+			 * unless the device keeps failing */
+			if (++errors > 10000) {
+				begin_shutdown("the FUSE device keeps failing");
+				return;
+			}
+			if (errors <= 3)
+				mlog(MLOG_WARN, "reading the FUSE device: %s",
+				     strerror(-r));
+			return;
+		}
+		errors = 0;
 		fuse_session_process_buf(se, &buf);
 	}
 }

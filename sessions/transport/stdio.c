@@ -56,6 +56,7 @@ struct proc {
 	int64_t exit_status;
 	int term_signal;
 	int kill_stage;
+	int write_err;  /* a message could not be sent: its errno */
 	struct frame frame;
 };
 
@@ -116,13 +117,37 @@ static void write_cb(uv_write_t *req, int status)
 	free(w);
 }
 
+/* A message was dropped (no memory to queue it, or the pipe failed):
+ * the session is lost with that errno's message, from the loop (never
+ * inside the session's send). */
+static void write_failed_cb(uv_timer_t *t)
+{
+	struct proc *p = t->data;
+	char msg[160];
+
+	if (!p->ctx || p->exited)
+		return;
+	snprintf(msg, sizeof msg, "cannot write to the server: %s",
+		 strerror(p->write_err));
+	mlog(MLOG_WARN, "server %s: %s", p->name, msg);
+	p->up->lost(p->ctx, ERR_EXITED, msg);
+}
+
+static void write_failed(struct proc *p, int err)
+{
+	if (p->write_err)
+		return;
+	p->write_err = err;
+	uv_timer_start(&p->timer, write_failed_cb, 0, 0);
+}
+
 /* Send data (malloc'd, ownership taken) to the server's stdin. */
 static void proc_write(struct proc *p, char *data, size_t len)
 {
 	struct wreq *w;
 	uv_buf_t b;
 
-	if (!p || p->in_closed || p->exited) {
+	if (!p || p->in_closed || p->exited || p->write_err) {
 		free(data);
 		return;
 	}
@@ -135,6 +160,8 @@ static void proc_write(struct proc *p, char *data, size_t len)
 	}
 	if (n < 0 && n != UV_EAGAIN) {
 		free(data);
+		if (n != UV_EPIPE) /* EPIPE: the exit is on its way */
+			write_failed(p, -n);
 		return;
 	}
 	if (n < 0)
@@ -142,13 +169,16 @@ static void proc_write(struct proc *p, char *data, size_t len)
 	w = malloc(sizeof *w);
 	if (!w) {
 		free(data);
+		write_failed(p, ENOMEM);
 		return;
 	}
 	w->data = data;
 	b = uv_buf_init(data + n, (unsigned)(len - n));
-	if (uv_write(&w->req, (uv_stream_t *)&p->in, &b, 1, write_cb) < 0) {
+	if ((n = uv_write(&w->req, (uv_stream_t *)&p->in, &b, 1,
+			  write_cb)) < 0) {
 		free(data);
 		free(w);
+		write_failed(p, -n);
 	}
 }
 
