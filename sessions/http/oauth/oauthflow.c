@@ -251,8 +251,7 @@ static void try_candidate(struct fetch *f)
 		cu_kill(&f->cu);
 		f = n;
 	}
-	mlog(MLOG_DEBUG, "server %s: auth: GET %s", f->o->name,
-	     f->cand[f->at]);
+	oauth_log_url(MLOG_DEBUG, f->o, "GET at", f->cand[f->at]);
 	r = fetch_send(f, f->cand[f->at], 0, 0);
 	if (r < 0)
 		finish(f, -1, "cannot start an HTTP request");
@@ -587,8 +586,7 @@ static void start_client(struct fetch *old)
 	cJSON_Delete(j);
 	f->body = txt ? strdup(txt) : NULL;
 	cJSON_free(txt);
-	mlog(MLOG_INFO, "server %s: auth: registering a client at %s",
-	     o->name, o->reg_ep);
+	oauth_log_url(MLOG_INFO, o, "registering a client at", o->reg_ep);
 	if (!f->body || fetch_send(f, o->reg_ep, 1, 1) < 0)
 		finish(f, -1, "cannot start the registration request");
 }
@@ -665,10 +663,11 @@ void oauth_token(struct oauth *o, enum oauth_tok kind, const char *code)
 		return;
 	}
 	f->body = body;
-	mlog(MLOG_DEBUG, "server %s: auth: token request (%s) to %s", o->name,
-	     kind == FT_CODE ? "authorization_code" : kind == FT_REFRESH ?
-	     "refresh_token" : kind == FT_JAG ? "jwt-bearer" :
-	     "client_credentials", o->token_ep);
+	oauth_log_url(MLOG_DEBUG, o, kind == FT_CODE ? "token request "
+		"(authorization_code) to" : kind == FT_REFRESH ? "token request "
+		"(refresh_token) to" : kind == FT_JAG ? "token request "
+		"(jwt-bearer) to" : "token request (client_credentials) to",
+		o->token_ep);
 	if (r || !body || fetch_send(f, o->token_ep, 1, 0) < 0)
 		finish(f, -1, "cannot start the token request");
 }
@@ -745,8 +744,7 @@ void oauth_exchange(struct oauth *o)
 	if (c->idp_client_id)
 		r |= oauth_form_add(&body, "client_id", c->idp_client_id);
 	f->body = body;
-	mlog(MLOG_DEBUG, "server %s: auth: token exchange at %s", o->name,
-	     c->idp_token_endpoint);
+	oauth_log_url(MLOG_DEBUG, o, "token exchange at", c->idp_token_endpoint);
 	if (r || !body || fetch_send(f, c->idp_token_endpoint, 1, 0) < 0)
 		finish(f, -1, "cannot start the token exchange");
 }
@@ -868,7 +866,6 @@ static void fetch_done_cb(struct cu_xfer *cu, CURLcode res)
 	else
 		token_result(f, j);
 	cJSON_Delete(j);
-	(void)o;
 }
 
 void oauth_discover(struct oauth *o)

@@ -22,6 +22,7 @@
 
 #include "oauth.h"
 #include "oauthnet.h"
+#include "oauthutil.h"
 #include "sessions.h"
 
 static int v4_class(uint32_t a)
@@ -172,4 +173,14 @@ void oauth_net_guard(CURL *e, struct oauth_netguard *g)
 	g->blocked = 0;
 	curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, opensocket_cb);
 	curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, g);
+}
+
+void oauth_log_url(int level, const struct oauth *o, const char *what,
+		   const char *url)
+{
+	char *origin = url ? oauth_url_origin(url) : NULL;
+
+	mlog(level, "server %s: auth: %s %s", o->name, what,
+	     origin ? origin : "(a URL)");
+	free(origin);
 }

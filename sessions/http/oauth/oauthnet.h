@@ -35,4 +35,9 @@ struct oauth_netguard {
 };
 void oauth_net_guard(CURL *e, struct oauth_netguard *g);
 
+/* A log line "server NAME: auth: WHAT ORIGIN": a URL is logged by its
+ * origin only (SPEC 6: hosted servers put keys in paths and queries). */
+void oauth_log_url(int level, const struct oauth *o, const char *what,
+		   const char *url);
+
 #endif

@@ -1,0 +1,206 @@
+"""OAuth hardening (issue 26; SPEC 8): what an authorization or resource
+server sends is checked before use, and the token store is opened without
+following links or blocking. Each test is a finding reproduced on the base
+code: a token carrying CR LF injected a header into every later request;
+a FIFO at the store path froze the whole mount; a symlinked store
+directory was followed (its target chmod'ed 0700 and given tokens); a
+remote server's 401 made mcpfs GET a loopback URL; expires_in 1e308 or
+-5 were taken as they came; a store file over 64 KiB was overwritten."""
+
+import http.server
+import json
+import os
+import stat
+import threading
+import time
+from datetime import datetime, timezone
+
+import pytest
+
+from auth_util import (authserver, store_dir, store_file,  # noqa: F401
+                       store_name)
+from conftest import read_file, run_with_deadline
+from test_auth import (assert_ok, auth, echo, first_sign_in, mount, thread,
+                       wait_auth)
+
+REQUIRED = -32001
+
+
+def expires_in_seconds(a):
+    t = datetime.strptime(a['expiresAt'], '%Y-%m-%dT%H:%M:%SZ')
+    return t.replace(tzinfo=timezone.utc).timestamp() - time.time()
+
+
+# ------------------------------------------------------------ the tokens
+
+def test_token_with_crlf_refused_no_header_injected(mcpfs_mount, authserver,
+                                                    tmp_path):
+    srv = authserver('--token-value', 'tok\r\nX-Injected: yes')
+    m = mount(mcpfs_mount, tmp_path, srv)
+    t = thread(m)
+    reply = echo(t)
+    assert reply['error']['code'] == REQUIRED, reply
+    a = wait_auth(m, ('pending', 'required'), srv=srv)
+    from auth_util import authorize_redirect, open_callback
+    loc = authorize_redirect(a['authorizationUrl'])
+    open_callback(loc)
+    a = wait_auth(m, 'failed', srv=srv)
+    assert 'RFC 6750' in a['error'], a
+    reply = echo(t)
+    assert reply['error']['code'] == REQUIRED, reply
+    for r in srv.log():
+        hdrs = {k.lower() for k in (r.get('headers') or {})}
+        assert 'x-injected' not in hdrs, r
+    assert 'tok\r\n' not in m.output() and 'X-Injected' not in m.output()
+
+
+@pytest.mark.parametrize('value,low,high', [
+    ('1e308', 300 * 86400, 367 * 86400),   # clamped to a year or so
+    ('-5', 0, 60),                         # soon, not never
+])
+def test_expires_in_clamped(mcpfs_mount, authserver, tmp_path, value, low,
+                            high):
+    srv = authserver('--expires-in-json', value)
+    m = mount(mcpfs_mount, tmp_path, srv)
+    t = thread(m)
+    _, _, done = first_sign_in(m, srv, t)
+    assert done.get('expiresAt'), done
+    left = expires_in_seconds(done)
+    assert low <= left <= high, (value, done)
+
+
+# ------------------------------------------------------------ the store
+
+def test_fifo_at_store_path_refused_mount_answers(mcpfs_mount, authserver,
+                                                  tmp_path):
+    srv = authserver()
+    d = store_dir(tmp_path / 'state')
+    d.mkdir(parents=True, mode=0o700)
+    fifo = d / store_name(srv.url)
+    os.mkfifo(fifo, 0o600)
+    m = mount(mcpfs_mount, tmp_path, srv,
+              extra={'a': {'command': 'true'}})
+    t = thread(m)
+    reply = run_with_deadline(lambda: echo(t), 20, 'a call with a FIFO store')
+    assert reply['error']['code'] == REQUIRED, reply
+    assert 'regular file' in reply['error']['message'], reply
+    a = auth(m)
+    assert a['state'] == 'failed' and 'regular file' in a['error'], a
+    assert read_file(m.path / '.status', 5)
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+@pytest.mark.parametrize('link', ['auth', 'mcpfs'])
+def test_symlinked_store_directory_not_followed(mcpfs_mount, authserver,
+                                                tmp_path, link):
+    srv = authserver('--expires-in', 600)
+    target = tmp_path / 'elsewhere'
+    target.mkdir(mode=0o755)
+    os.chmod(target, 0o755)
+    state = tmp_path / 'state'
+    if link == 'auth':
+        (state / 'mcpfs').mkdir(parents=True, mode=0o700)
+        os.symlink(target, state / 'mcpfs' / 'auth')
+    else:
+        state.mkdir()
+        os.symlink(target, state / 'mcpfs')
+    m = mount(mcpfs_mount, tmp_path, srv)
+    t = thread(m)
+    reply = echo(t)
+    assert reply['error']['code'] == REQUIRED, reply
+    assert 'symbolic link' in reply['error']['message'], reply
+    a = auth(m)
+    assert a['state'] == 'failed' and 'symbolic link' in a['error'], a
+    # the target is untouched: mode kept, no token in it
+    assert stat.S_IMODE(os.stat(target).st_mode) == 0o755
+    assert not any(target.rglob('*.json')), list(target.rglob('*'))
+
+
+def test_store_over_64k_refused_not_overwritten(mcpfs_mount, authserver,
+                                                tmp_path):
+    srv = authserver('--expires-in', 600)
+    d = store_dir(tmp_path / 'state')
+    d.mkdir(parents=True, mode=0o700)
+    f = d / store_name(srv.url)
+    big = json.dumps({'url': srv.url, 'pad': 'x' * 70000}).encode()
+    f.write_bytes(big)
+    os.chmod(f, 0o600)
+    m = mount(mcpfs_mount, tmp_path, srv)
+    t = thread(m)
+    reply = echo(t)
+    assert reply['error']['code'] == REQUIRED, reply
+    assert '64 KiB' in reply['error']['message'], reply
+    a = auth(m)
+    assert a['state'] == 'failed' and '64 KiB' in a['error'], a
+    assert f.read_bytes() == big
+
+
+# ------------------------------------------------------------ discovery
+
+class Trap(http.server.BaseHTTPRequestHandler):
+    hits = []
+
+    def do_GET(self):
+        Trap.hits.append(self.path)
+        self.send_response(200)
+        self.send_header('Content-Type', 'application/json')
+        self.end_headers()
+        self.wfile.write(b'{}')
+
+    do_POST = do_GET
+
+    def log_message(self, *args):
+        pass
+
+
+def non_loopback_ip():
+    import socket
+    for probe in ('192.0.2.1', '10.255.255.255', '8.8.8.8'):
+        try:
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+                s.connect((probe, 9))
+                ip = s.getsockname()[0]
+            if not ip.startswith('127.'):
+                return ip
+        except OSError:
+            continue
+    return None
+
+
+@pytest.mark.parametrize('host', ['localhost', '127.0.0.1'])
+def test_discovery_into_loopback_refused(mcpfs_mount, authserver, tmp_path,
+                                         host):
+    ip = non_loopback_ip()
+    if not ip:
+        pytest.skip('no non-loopback address to put the server on')
+    trap = http.server.HTTPServer(('127.0.0.1', 0), Trap)
+    threading.Thread(target=trap.serve_forever, daemon=True).start()
+    Trap.hits = []
+    try:
+        evil = (f'http://{host}:{trap.server_address[1]}'
+                '/internal-admin?action=delete')
+        srv = authserver('--public-host', ip, '--resource-metadata', evil)
+        e = {'url': f'http://{ip}:{srv.port}/mcp', 'timeout': 30}
+        m = mcpfs_mount({'h': e}, env={'XDG_STATE_HOME':
+                                       str(tmp_path / 'state')})
+        t = thread(m)
+        reply = echo(t)
+        assert reply['error']['code'] == REQUIRED, reply
+        a = wait_auth(m, 'failed', srv=srv)
+        assert Trap.hits == [], Trap.hits     # no blind GET into loopback
+        assert 'loopback' in a['error'] and 'refused' in a['error'], a
+        assert '/internal-admin' not in m.output()
+    finally:
+        trap.shutdown()
+        trap.server_close()
+
+
+def test_discovery_on_loopback_server_still_works(mcpfs_mount, authserver,
+                                                  tmp_path):
+    """The check does not get in the way of a server on loopback: its
+    metadata on loopback is used as before."""
+    srv = authserver('--expires-in', 600)
+    m = mount(mcpfs_mount, tmp_path, srv)
+    t = thread(m)
+    first_sign_in(m, srv, t)
+    assert_ok(echo(t), 'hi')
