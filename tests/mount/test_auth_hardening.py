@@ -204,3 +204,67 @@ def test_discovery_on_loopback_server_still_works(mcpfs_mount, authserver,
     t = thread(m)
     first_sign_in(m, srv, t)
     assert_ok(echo(t), 'hi')
+
+
+# ------------------------------------------------------------ the listener
+
+def recv_all(sock, timeout):
+    """Bytes until EOF (b'' when closed at once); None when the deadline
+    passes with the connection still open."""
+    import socket as so
+    sock.settimeout(timeout)
+    out = b''
+    try:
+        while True:
+            b = sock.recv(4096)
+            if not b:
+                return out
+            out += b
+    except so.timeout:
+        return None
+    except ConnectionResetError:
+        return out
+
+
+def test_loopback_listener_bounded(mcpfs_mount, authserver, tmp_path):
+    import socket
+    from urllib.parse import urlsplit
+    from test_auth import sign_in
+    srv = authserver('--expires-in', 600)
+    m = mount(mcpfs_mount, tmp_path, srv)
+    t = thread(m)
+    assert echo(t)['error']['code'] == REQUIRED
+    a = wait_auth(m, ('pending', 'required'), srv=srv)
+    port = urlsplit(a['redirectUri']).port
+    base_fds = len(os.listdir(f'/proc/{m.proc.pid}/fd'))
+    # a flood of half-sent requests: mcpfs holds a bounded number
+    held = []
+    for _ in range(60):
+        s = socket.create_connection(('127.0.0.1', port), timeout=5)
+        s.sendall(b'GET /callback?code=x HTTP/1.1\r\nHost: a')
+        held.append(s)
+    time.sleep(0.5)
+    fds = len(os.listdir(f'/proc/{m.proc.pid}/fd'))
+    assert fds <= base_fds + 20, (base_fds, fds)
+    # a request with a NUL byte is answered
+    s = socket.create_connection(('127.0.0.1', port), timeout=5)
+    s.sendall(b'GET /call\0back HTTP/1.1\r\n\r\n')
+    got = recv_all(s, 8)
+    s.close()
+    assert got is not None and got.startswith(b'HTTP/1.1 400'), got
+    # every held connection is answered or closed within its deadline
+    for s in held:
+        got = recv_all(s, 10)
+        assert got is not None, 'a half-sent connection was held open'
+        assert got == b'' or got.startswith(b'HTTP/1.1 408'), got
+        s.close()
+    # the browser still gets through; connections held then are closed
+    # when the flow ends
+    late = [socket.create_connection(('127.0.0.1', port), timeout=5)
+            for _ in range(3)]
+    sign_in(m, srv)
+    for s in late:
+        got = recv_all(s, 3)
+        assert got is not None, 'a connection outlived the listener'
+        s.close()
+    assert_ok(echo(t), 'hi')

@@ -69,6 +69,8 @@ struct oauth {
 	int port;
 	uv_tcp_t *lis;                  /* the loopback listener, or NULL */
 	struct oauth_conn *answer;      /* the callback waiting for the token */
+	TAILQ_HEAD(, oauth_conn) conns; /* the listener's connections */
+	unsigned nconns;
 	int phase;                      /* oauth.c's PH_* */
 	char *stepup_scope;             /* the union a step-up asks for */
 	/* waiters */

@@ -12,6 +12,7 @@
  * host, by uv_getaddrinfo for a name (off the loop thread).
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <stdint.h>
@@ -183,4 +184,21 @@ void oauth_log_url(int level, const struct oauth *o, const char *what,
 	mlog(level, "server %s: auth: %s %s", o->name, what,
 	     origin ? origin : "(a URL)");
 	free(origin);
+}
+
+static void drop_cb(uv_handle_t *h)
+{
+	free(h);
+}
+
+int oauth_net_drop(uv_stream_t *srv)
+{
+	uv_tcp_t *t = malloc(sizeof *t);
+
+	if (!t)
+		return -ENOMEM;
+	uv_tcp_init(srv->loop, t);
+	uv_accept(srv, (uv_stream_t *)t);
+	uv_close((uv_handle_t *)t, drop_cb);
+	return 0;
 }

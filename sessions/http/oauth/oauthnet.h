@@ -40,4 +40,9 @@ void oauth_net_guard(CURL *e, struct oauth_netguard *g);
 void oauth_log_url(int level, const struct oauth *o, const char *what,
 		   const char *url);
 
+/* Accept the connection pending on srv and close it at once (a listener
+ * whose callback accepts nothing stops hearing of new ones). 0 or
+ * -ENOMEM. */
+int oauth_net_drop(uv_stream_t *srv);
+
 #endif
