@@ -160,10 +160,13 @@ static void begin_shutdown(const char *why)
 	shutting_down = 1;
 	mlog(MLOG_INFO, "shutting down (%s)", why);
 	uv_poll_stop(&fuse_poll);
+	/* the sessions close first: a read waiting on a call gets the JSON
+	 * error naming the shutdown while the mount is still there (after the
+	 * unmount the kernel would fail it with ECONNABORTED) */
+	mcp_shutdown(why, shutdown_done);
 	fs_set_session(NULL);
 	fuse_session_unmount(se);
 	writers_clear();
-	mcp_shutdown(shutdown_done);
 }
 
 static void fuse_cb(uv_poll_t *h, int status, int events)

@@ -101,6 +101,8 @@ static void call_timed_out(mcp_call *c)
 	mlog(MLOG_INFO, "server %s thread %s: request %" PRIu64 " timed out",
 	     c->srv->conf->name, s->oneshot ? "(one-shot)" : s->name,
 	     c->rpc_id);
+	free(s->last_error);
+	s->last_error = strdup(msg);
 	call_abort(c, ERR_TIMEOUT, msg, "timeout");
 }
 
@@ -777,15 +779,17 @@ static void session_restart(mcp_session *s)
 	session_idle_check(s);
 }
 
-void sessions_reap_done(void (*cb)(void))
+void sessions_reap_done(const char *why, void (*cb)(void))
 {
+	char reason[96];
 	mcp_session *s;
 
+	snprintf(reason, sizeof reason, "shutting down: %s", why ? why : "exit");
 	while ((s = sessions_any()) != NULL) {
 		if (!s->oneshot && !s->spare && mcp_hooks_p &&
 		    mcp_hooks_p->session_gone)
 			mcp_hooks_p->session_gone(s->srv->id, s->name);
-		session_close(s, "shutting down");
+		session_close(s, reason);
 	}
 	sessions_when_reaped(cb);
 }

@@ -75,9 +75,10 @@ int mcp_load_config(const char *path, char **err);
 int mcp_load_configs(const char *const *paths, size_t n, const char *dir,
 		     char **err);
 
-/* Close every session; done_cb runs once all processes are reaped and all
- * handles are closed. */
-void mcp_shutdown(void (*done_cb)(void));
+/* Close every session (calls in flight fail with "session closed
+ * (shutting down: WHY)"); done_cb runs once all processes are reaped and
+ * all handles are closed. */
+void mcp_shutdown(const char *why, void (*done_cb)(void));
 
 /* ---- servers ---- */
 mcp_server *mcp_server_first(void);
