@@ -54,7 +54,7 @@ struct oauth_conn {
 	struct oauth *o;
 	char buf[8192];
 	size_t len;
-	int answered;
+	int answered, busy;             /* busy: in read_cb, answered there */
 	uv_write_t wr;
 	char *resp;
 	TAILQ_ENTRY(oauth_conn) link;   /* in o->conns while o is set */
@@ -233,7 +233,7 @@ static void listener_close(struct oauth *o)
 
 	for (c = TAILQ_FIRST(&o->conns); c; c = next) {
 		next = TAILQ_NEXT(c, link);
-		if (c != o->answer)
+		if (c != o->answer && !c->busy)
 			conn_close(c);
 	}
 	if (!o->lis)
@@ -285,7 +285,9 @@ static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *b)
 		return;
 	}
 	snprintf(url, sizeof url, "http://127.0.0.1:%d%s", c->o->port, target);
+	c->busy = 1;
 	r = callback_url(c->o, url, why, sizeof why);
+	c->busy = 0;
 	if (r == 1) {
 		c->o->answer = c; /* answered once the token request ends */
 		return;
