@@ -268,3 +268,42 @@ def test_loopback_listener_bounded(mcpfs_mount, authserver, tmp_path):
         assert got is not None, 'a connection outlived the listener'
         s.close()
     assert_ok(echo(t), 'hi')
+
+
+def test_store_on_a_full_disk_names_enospc(mcpfs_mount, authserver,
+                                           tmp_path):
+    """A token store write that hits a full disk logs the errno's own
+    message (the base code logged "Input/output error"); the session goes
+    on with the tokens in memory."""
+    import subprocess
+    if os.getuid() != 0:
+        pytest.skip('mounting a small tmpfs needs root')
+    state = tmp_path / 'state'
+    state.mkdir()
+    r = subprocess.run(['mount', '-t', 'tmpfs', '-o', 'size=64k,mode=0700',
+                        'tmpfs', str(state)], capture_output=True)
+    if r.returncode != 0:
+        pytest.skip(f'cannot mount a tmpfs: {r.stderr!r}')
+    try:
+        store_dir(state).mkdir(parents=True, mode=0o700)
+        fd = os.open(state / 'filler', os.O_WRONLY | os.O_CREAT, 0o600)
+        try:
+            while True:
+                os.write(fd, b'x' * 1024)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+        srv = authserver('--expires-in', 600)
+        m = mount(mcpfs_mount, tmp_path, srv)
+        t = thread(m)
+        first_sign_in(m, srv, t)
+        assert_ok(echo(t), 'hi')
+        log = m.log.read_text()
+        assert 'cannot write the token store' in log, log[-2000:]
+        line = [ln for ln in log.splitlines()
+                if 'cannot write the token store' in ln][0]
+        assert 'No space left on device' in line, line
+        m.unmount()
+    finally:
+        subprocess.run(['umount', '-l', str(state)])
