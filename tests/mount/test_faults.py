@@ -109,6 +109,7 @@ class Tally:
     def __init__(self):
         self.ops = self.ok = self.failed = 0
         self.kinds = {}
+        self.causes = {}    # the errno messages the errors named
 
     def run(self, what, fn):
         self.ops += 1
@@ -125,6 +126,12 @@ class Tally:
             self.failed += 1
             k = f'{what}: {type(e).__name__}'
             self.kinds[k] = self.kinds.get(k, 0) + 1
+            msg = str(e)
+            for cause in ('Too many open files', 'Resource temporarily '
+                          'unavailable', 'Interrupted system call',
+                          'timed out', 'Cannot allocate memory'):
+                if cause in msg:
+                    self.causes[cause] = self.causes.get(cause, 0) + 1
 
 
 def present(p):
@@ -255,7 +262,8 @@ def test_faults_injected_mcpfs_stays_up(mcpfs_mount, monkeypatch, tmp_path,
           f'({len(POINTS)} failure points), {tally.failed} failed with an '
           f'error, {tally.ok} succeeded, aborts 0, hangs 0, fds leaked '
           f'{leaked_fds}, processes leaked {leaked_procs}; '
-          f'failures by kind: {tally.kinds}; .status sessions at the end '
+          f'failures by kind: {tally.kinds}; causes named: {tally.causes}; '
+          f'.status sessions at the end '
           f'of the faults {st["sessions"]}')
     assert tally.failed > 0, 'no injected failure reached an operation'
     assert tally.ok > 0
