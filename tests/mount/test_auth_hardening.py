@@ -307,3 +307,20 @@ def test_store_on_a_full_disk_names_enospc(mcpfs_mount, authserver,
         m.unmount()
     finally:
         subprocess.run(['umount', '-l', str(state)])
+
+
+def test_store_token_with_crlf_not_used(mcpfs_mount, authserver, tmp_path):
+    srv = authserver()
+    d = store_dir(tmp_path / 'state')
+    d.mkdir(parents=True, mode=0o700)
+    f = d / store_name(srv.url)
+    f.write_text(json.dumps({'url': srv.url,
+                             'access_token': 'tok\r\nX-Injected: yes'}))
+    os.chmod(f, 0o600)
+    m = mount(mcpfs_mount, tmp_path, srv)
+    t = thread(m)
+    reply = echo(t)
+    assert reply['error']['code'] == REQUIRED, reply
+    for r in srv.log():
+        hdrs = {k.lower() for k in (r.get('headers') or {})}
+        assert 'x-injected' not in hdrs, r

@@ -24,6 +24,7 @@
 
 #include "oauth.h"
 #include "oauthcrypto.h"
+#include "oauthutil.h"
 #include "sessions.h"
 
 #define STORE_MAX (64 * 1024)
@@ -236,7 +237,6 @@ int oauth_store_load(struct oauth *o)
 		free(path);
 		return -EINVAL;
 	}
-	free(path);
 	o->issuer = get(j, "issuer");
 	o->authz_ep = get(j, "authorization_endpoint");
 	o->token_ep = get(j, "token_endpoint");
@@ -247,6 +247,13 @@ int oauth_store_load(struct oauth *o)
 	o->redirect_uri = get(j, "redirect_uri");
 	o->access = get(j, "access_token");
 	o->refresh = get(j, "refresh_token");
+	if (o->access && !oauth_token_ok(o->access)) { /* never a header */
+		mlog(MLOG_WARN, "server %s: token store %s holds a token "
+		     "outside RFC 6750's characters: not used", o->name, path);
+		free(o->access);
+		o->access = NULL;
+	}
+	free(path);
 	o->scopes = get(j, "scopes");
 	v = cJSON_GetObjectItemCaseSensitive(j, "auth_method");
 	o->auth_method = cJSON_IsNumber(v) ? v->valueint : 0;
