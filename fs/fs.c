@@ -387,8 +387,20 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	} else if (h->kind == K_EVENTS) {
 		mcp_session *s = mcp_session_by_id(h->session_id);
 		char *buf = s ? malloc(size) : NULL;
-		size_t n = buf ? mcp_session_events_read(s, (uint64_t)off, buf,
-							 size) : 0;
+		uint64_t pos = (uint64_t)off + h->ev_shift, start;
+		size_t n = 0;
+
+		/* a read from before the window starts at its oldest line,
+		 * and this open file goes on from there: cat gives the
+		 * window once, then EOF */
+		if (buf) {
+			start = mcp_session_events_start(s);
+			if (pos < start) {
+				h->ev_shift = start - (uint64_t)off;
+				pos = start;
+			}
+			n = mcp_session_events_read(s, pos, buf, size);
+		}
 
 		fuse_reply_buf(req, buf, n);
 		free(buf);

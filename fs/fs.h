@@ -101,6 +101,7 @@ struct fh {
 	struct callfile *cf;     /* call, tools.json, tools/x, prompts/x */
 	struct askfile *af;      /* requests/<n> */
 	struct gbuf dir;         /* readdir snapshot */
+	uint64_t ev_shift;       /* events: stream offset - file offset */
 };
 
 void fs_fh_free(struct fh *h);  /* node.c, as the two below */

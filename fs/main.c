@@ -170,25 +170,43 @@ static void begin_shutdown(const char *why)
 	shutting_down = 1;
 	mlog(MLOG_INFO, "shutting down (%s)", why);
 	uv_poll_stop(&fuse_poll);
+	/* the sessions close first: a read waiting on a call gets the JSON
+	 * error naming the shutdown while the mount is still there (after the
+	 * unmount the kernel would fail it with ECONNABORTED) */
+	mcp_shutdown(why, shutdown_done);
 	fs_set_session(NULL);
 	fuse_session_unmount(se);
 	writers_clear();
-	mcp_shutdown(shutdown_done);
 }
 
 static void fuse_cb(uv_poll_t *h, int status, int events)
 {
 	static struct fuse_buf buf;
+	static unsigned errors;
 	int i, r;
 
 	for (i = 0; i < 64 && !shutting_down; i++) {
 		r = fuse_session_receive_buf(se, &buf);
 		if (r == -EAGAIN || r == -EINTR)
 			return;
-		if (r <= 0 || fuse_session_exited(se)) {
+		if (r == 0 || r == -ENODEV || fuse_session_exited(se)) {
 			begin_shutdown("unmounted");
 			return;
 		}
+		if (r < 0) {
+			/* out of memory for the buffer, or a read error: the
+			 * request stays queued; try again at the next wake-up
+			 * unless the device keeps failing */
+			if (++errors > 10000) {
+				begin_shutdown("the FUSE device keeps failing");
+				return;
+			}
+			if (errors <= 3)
+				mlog(MLOG_WARN, "reading the FUSE device: %s",
+				     strerror(-r));
+			return;
+		}
+		errors = 0;
 		fuse_session_process_buf(se, &buf);
 	}
 }

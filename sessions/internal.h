@@ -286,7 +286,7 @@ int session_start(mcp_session *s);
 void session_idle_check(mcp_session *s); /* (re)arm the idle timer */
 void session_close(mcp_session *s, const char *why);
 void session_close_notify(mcp_session *s, const char *why);
-void sessions_reap_done(void (*cb)(void));
+void sessions_reap_done(const char *why, void (*cb)(void));
 void sessions_init(void);
 void sessions_fini(void);   /* after every session was freed */
 

@@ -2,11 +2,17 @@
  * log.c - the mcpfs log: one line per event, "time level message", to a file
  * (--log) or stderr; a daemon without --log logs to syslog (mcpfs[PID],
  * facility daemon, so the journal keeps it). Debug lines only with -d.
- * Callers never pass env values or argv: servers are named by config name, basename and digest.
+ * Callers never pass env values or argv: servers are named by config name,
+ * basename and digest; URLs by their origin. The file is created 0600 and
+ * never opened through a symbolic link (SPEC 6).
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <syslog.h>
+#include <unistd.h>
 #include <time.h>
 #include <sys/time.h>
 
@@ -28,11 +34,19 @@ void mlog_open(const char *path, int debug)
 {
 	log_debug = debug;
 	if (path) {
-		log_fp = fopen(path, "a");
-		if (!log_fp)
-			fprintf(stderr, "mcpfs: cannot open log %s\n", path);
-		else
+		int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW |
+			      O_NOCTTY | O_NONBLOCK | O_CLOEXEC, 0600);
+
+		log_fp = fd >= 0 ? fdopen(fd, "a") : NULL;
+		if (!log_fp) {
+			fprintf(stderr, "mcpfs: cannot open log %s: %s\n", path,
+				errno == ELOOP ? "it is a symbolic link" :
+				strerror(errno));
+			if (fd >= 0)
+				close(fd);
+		} else {
 			setvbuf(log_fp, NULL, _IOLBF, 0);
+		}
 	}
 }
 

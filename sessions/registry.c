@@ -460,7 +460,7 @@ static void reaped(void)
 		shutdown_cb();
 }
 
-void mcp_shutdown(void (*done_cb)(void))
+void mcp_shutdown(const char *why, void (*done_cb)(void))
 {
 	size_t i;
 
@@ -472,5 +472,5 @@ void mcp_shutdown(void (*done_cb)(void))
 		uv_close((uv_handle_t *)&debounce, NULL);
 		watching = 0;
 	}
-	sessions_reap_done(reaped);
+	sessions_reap_done(why, reaped);
 }

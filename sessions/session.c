@@ -110,7 +110,7 @@ static void call_timed_out(mcp_call *c)
 	mlog(MLOG_INFO, "server %s thread %s: request %" PRIu64 " timed out",
 	     c->srv->conf->name, s->oneshot ? "(one-shot)" : s->name,
 	     c->rpc_id);
-	call_abort(c, ERR_TIMEOUT, msg, "timeout");
+	call_abort(c, ERR_TIMEOUT, msg, "timeout"); /* and last_error */
 }
 
 void mcp_call_cancel(mcp_call *c)
@@ -677,11 +677,6 @@ int mcp_tools(mcp_server *srv, mcp_session *s, mcp_call **out)
 	return mcp_list(srv, s, MCP_TOOLS, out);
 }
 
-mcp_call *mcp_last_done(mcp_session *s)
-{
-	return s->last_done;
-}
-
 /* ---- session objects ---- */
 
 /*
@@ -805,15 +800,17 @@ static void session_restart(mcp_session *s)
 	session_idle_check(s);
 }
 
-void sessions_reap_done(void (*cb)(void))
+void sessions_reap_done(const char *why, void (*cb)(void))
 {
+	char reason[96];
 	mcp_session *s;
 
+	snprintf(reason, sizeof reason, "shutting down: %s", why ? why : "exit");
 	while ((s = sessions_any()) != NULL) {
 		if (!s->oneshot && !s->spare && mcp_hooks_p &&
 		    mcp_hooks_p->session_gone)
 			mcp_hooks_p->session_gone(s->srv->id, s->name);
-		session_close(s, "shutting down");
+		session_close(s, reason);
 	}
 	sessions_when_reaped(cb);
 }

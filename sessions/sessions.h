@@ -89,9 +89,10 @@ int mcp_supervise(int argc, char **argv);
 int mcp_load_configs(const char *const *paths, size_t n, const char *dir,
 		     char **err);
 
-/* Close every session; done_cb runs once all processes are reaped and all
- * handles are closed. */
-void mcp_shutdown(void (*done_cb)(void));
+/* Close every session (calls in flight fail with "session closed
+ * (shutting down: WHY)"); done_cb runs once all processes are reaped and
+ * all handles are closed. */
+void mcp_shutdown(const char *why, void (*done_cb)(void));
 
 /* ---- servers ---- */
 mcp_server *mcp_server_first(void);
@@ -135,9 +136,14 @@ int mcp_session_ctl(mcp_session *s, const char *verb, size_t len);
 mcp_buf *mcp_status_json(void);                 /* MOUNT/.status */
 mcp_buf *mcp_session_status_json(mcp_session *s); /* thread status */
 mcp_buf *mcp_session_stderr(mcp_session *s);     /* last 64 KiB */
-/* events: append-only log; size is all bytes ever appended, the last 1 MiB
- * is kept. read copies from off; bytes no longer kept read as newlines. */
+/* events: append-only log; size is all bytes ever appended (so tail -f
+ * follows it), the last 1 MiB is kept. */
 uint64_t mcp_session_events_size(const mcp_session *s);
+/* The stream offset of the oldest line events still keeps (0 until the
+ * window has dropped something). */
+uint64_t mcp_session_events_start(const mcp_session *s);
+/* Up to n bytes of events from stream offset off (off at or after the
+ * start above; earlier offsets read from the start). */
 size_t mcp_session_events_read(const mcp_session *s, uint64_t off, char *dst,
 			       size_t n);
 

@@ -170,18 +170,37 @@ uint64_t mcp_session_events_size(const mcp_session *s)
 	return s->events.total;
 }
 
+/*
+ * The oldest kept line: the byte after the first newline in the window (a
+ * line the window cut is not shown in part). The window is full once
+ * anything was dropped, so it starts at first % cap and wraps.
+ */
+uint64_t mcp_session_events_start(const mcp_session *s)
+{
+	const struct ring *r = &s->events;
+	uint64_t first = r->total > r->cap ? r->total - r->cap : 0;
+	size_t at;
+	const char *nl;
+
+	if (!first || !r->buf)
+		return first;
+	at = (size_t)(first % r->cap);
+	nl = memchr(r->buf + at, '\n', r->cap - at);
+	if (nl)
+		return first + (uint64_t)(nl - (r->buf + at)) + 1;
+	nl = memchr(r->buf, '\n', at);
+	if (nl)
+		return first + (r->cap - at) + (uint64_t)(nl - r->buf) + 1;
+	return r->total;
+}
+
 size_t mcp_session_events_read(const mcp_session *s, uint64_t off, char *dst,
 			       size_t n)
 {
 	const struct ring *r = &s->events;
-	uint64_t first = r->total > r->cap ? r->total - r->cap : 0;
-	size_t fill = 0;
+	uint64_t start = mcp_session_events_start(s);
 
 	if (!r->buf)
 		return 0;
-	if (off < first) { /* the dropped start reads as empty lines */
-		fill = first - off < n ? (size_t)(first - off) : n;
-		memset(dst, '\n', fill);
-	}
-	return fill + ring_read(r, off + fill, dst + fill, n - fill);
+	return ring_read(r, off < start ? start : off, dst, n);
 }

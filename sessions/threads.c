@@ -243,3 +243,8 @@ cJSON *sessions_closed_json(void)
 	}
 	return a;
 }
+
+mcp_call *mcp_last_done(mcp_session *s)
+{
+	return s->last_done;
+}

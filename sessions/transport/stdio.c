@@ -51,10 +51,12 @@ struct proc {
 	uv_timer_t timer;
 	int pid;
 	int handles;    /* open handles */
+	int spawned;    /* uv_spawn was called: the process handle is live */
 	int exited, out_eof, err_eof, in_closed;
 	int64_t exit_status;
 	int term_signal;
 	int kill_stage;
+	int write_err;  /* a message could not be sent: its errno */
 	struct frame frame;
 };
 
@@ -101,7 +103,8 @@ static void proc_maybe_finish(struct proc *p)
 	proc_close_handle(p, (uv_handle_t *)&p->out);
 	proc_close_handle(p, (uv_handle_t *)&p->err);
 	proc_close_handle(p, (uv_handle_t *)&p->timer);
-	proc_close_handle(p, (uv_handle_t *)&p->process);
+	if (p->spawned)
+		proc_close_handle(p, (uv_handle_t *)&p->process);
 }
 
 static void write_cb(uv_write_t *req, int status)
@@ -114,13 +117,37 @@ static void write_cb(uv_write_t *req, int status)
 	free(w);
 }
 
+/* A message was dropped (no memory to queue it, or the pipe failed):
+ * the session is lost with that errno's message, from the loop (never
+ * inside the session's send). */
+static void write_failed_cb(uv_timer_t *t)
+{
+	struct proc *p = t->data;
+	char msg[160];
+
+	if (!p->ctx || p->exited)
+		return;
+	snprintf(msg, sizeof msg, "cannot write to the server: %s",
+		 strerror(p->write_err));
+	mlog(MLOG_WARN, "server %s: %s", p->name, msg);
+	p->up->lost(p->ctx, ERR_EXITED, msg);
+}
+
+static void write_failed(struct proc *p, int err)
+{
+	if (p->write_err)
+		return;
+	p->write_err = err;
+	uv_timer_start(&p->timer, write_failed_cb, 0, 0);
+}
+
 /* Send data (malloc'd, ownership taken) to the server's stdin. */
 static void proc_write(struct proc *p, char *data, size_t len)
 {
 	struct wreq *w;
 	uv_buf_t b;
 
-	if (!p || p->in_closed || p->exited) {
+	if (!p || p->in_closed || p->exited || p->write_err) {
 		free(data);
 		return;
 	}
@@ -133,6 +160,8 @@ static void proc_write(struct proc *p, char *data, size_t len)
 	}
 	if (n < 0 && n != UV_EAGAIN) {
 		free(data);
+		if (n != UV_EPIPE) /* EPIPE: the exit is on its way */
+			write_failed(p, -n);
 		return;
 	}
 	if (n < 0)
@@ -140,13 +169,16 @@ static void proc_write(struct proc *p, char *data, size_t len)
 	w = malloc(sizeof *w);
 	if (!w) {
 		free(data);
+		write_failed(p, ENOMEM);
 		return;
 	}
 	w->data = data;
 	b = uv_buf_init(data + n, (unsigned)(len - n));
-	if (uv_write(&w->req, (uv_stream_t *)&p->in, &b, 1, write_cb) < 0) {
+	if ((n = uv_write(&w->req, (uv_stream_t *)&p->in, &b, 1,
+			  write_cb)) < 0) {
 		free(data);
 		free(w);
+		write_failed(p, -n);
 	}
 }
 
@@ -488,8 +520,15 @@ static int stdio_start(const struct mcp_server_conf *conf,
 	o.stdio_count = 3;
 	o.stdio = io;
 	o.exit_cb = exit_cb;
-	if (r == 0)
+	if (r == 0) {
+		/* uv_spawn initialises the handle even when it fails; before
+		 * it (no stdin pipe: out of fds) the handle is not one to
+		 * close, and it never counted */
+		p->spawned = 1;
 		r = uv_spawn(tenv.loop, &p->process, &o);
+	} else {
+		p->handles--;
+	}
 	if (cin >= 0)
 		close(cin);
 	free(argv);
@@ -497,7 +536,7 @@ static int stdio_start(const struct mcp_server_conf *conf,
 	free(cwd);
 	if (r < 0) {
 		snprintf(err, errlen, "cannot start %s: %s%s",
-			 mcp_base_name(conf->command), uv_strerror(r),
+			 mcp_base_name(conf->command), strerror(-r),
 			 (conf->cwd || tenv.start_dir) && r == UV_ENOENT ?
 			 " (check cwd)" : "");
 		p->exited = 1;

@@ -98,6 +98,14 @@ Options:
   --no-resource-metadata-header
                           leave resource_metadata out of the 401 challenge
                           (the client must find the well-known path)
+  --resource-metadata URL the 401 challenge's resource_metadata is URL (a
+                          remote server sending the client somewhere else)
+  --public-host IP        listen on every address and name BASE by IP (a
+                          server that is not on loopback)
+  --token-value T         the access token issued is T as given (CR, LF,
+                          spaces...: a server injecting headers)
+  --expires-in-json J     expires_in is the JSON number J as given (1e308,
+                          -5, 0.5)
 """
 
 import argparse
@@ -205,7 +213,9 @@ class Handler(mcp_http.Handler):
             parts.append(f'error="{error}"')
         if desc:
             parts.append(f'error_description="{desc}"')
-        if not A.no_resource_metadata_header:
+        if A.resource_metadata:
+            parts.append(f'resource_metadata="{A.resource_metadata}"')
+        elif not A.no_resource_metadata_header:
             parts.append('resource_metadata="' + BASE +
                          '/.well-known/oauth-protected-resource/mcp"')
         if A.challenge_scope:
@@ -428,12 +438,15 @@ class Handler(mcp_http.Handler):
         return cid, client
 
     def issue(self, cid, scopes, resource, grant, refresh=True):
-        at = secrets.token_urlsafe(32)
+        at = A.token_value or secrets.token_urlsafe(32)
         exp = None if A.no_expiry else time.time() + A.expires_in
         res = {'access_token': at, 'token_type': 'Bearer'}
         if scopes:
             res['scope'] = ' '.join(scopes)
-        if exp is not None:
+        if A.expires_in_json is not None:
+            res['expires_in'] = json.loads(A.expires_in_json)
+            exp = None
+        elif exp is not None:
             res['expires_in'] = A.expires_in
         with AS_LOCK:
             ACCESS[at] = {'client_id': cid, 'scopes': list(scopes),
@@ -634,6 +647,10 @@ def main(argv=None):
     ap.add_argument('--bad-iss', action='store_true')
     ap.add_argument('--require-token-resource', action='store_true')
     ap.add_argument('--no-resource-metadata-header', action='store_true')
+    ap.add_argument('--resource-metadata')
+    ap.add_argument('--public-host')
+    ap.add_argument('--token-value')
+    ap.add_argument('--expires-in-json')
     A = ap.parse_args(argv)
     if A.issuer_path and not A.issuer_path.startswith('/'):
         ap.error('--issuer-path must start with /')
@@ -656,9 +673,10 @@ def main(argv=None):
         initialized_delay=None, legacy_sse=False, endpoint=None,
         endpoint_delay=None)
     mcp_http.SHARED = mcp_http.Session()
-    srv = mcp_http.Server(('127.0.0.1', 0), Handler)
+    srv = mcp_http.Server(('0.0.0.0' if A.public_host else '127.0.0.1', 0),
+                          Handler)
     port = srv.server_address[1]
-    BASE = f'http://127.0.0.1:{port}'
+    BASE = f'http://{A.public_host or "127.0.0.1"}:{port}'
     ISSUER = BASE + A.issuer_path
     RESOURCE = BASE + '/mcp'
     if A.insecure_endpoint:

@@ -505,6 +505,42 @@ static void test_config_file(void **state)
 	mcp_config_free(c);
 }
 
+/* RFC 6750 b64token: what may follow "Bearer " in a header. */
+static void test_token_chars(void **state)
+{
+	static const char *const good[] = {
+		"abc", "A-._~+/9", "tok==", "x=", "eyJhbGciOi.eyJzdWIi.c2ln",
+	};
+	static const char *const bad[] = {
+		"", "=", "tok\r\nX-Injected: yes", "a b", "a\tb", "a\"b",
+		"tok\n", "a=b", "a,b", "\xc3\xa9", "a;b",
+	};
+	char *big = malloc(OAUTH_TOKEN_MAX + 2);
+	size_t i;
+
+	for (i = 0; i < sizeof good / sizeof *good; i++)
+		assert_int_equal(oauth_token_ok(good[i]), 1);
+	for (i = 0; i < sizeof bad / sizeof *bad; i++)
+		assert_int_equal(oauth_token_ok(bad[i]), 0);
+	assert_int_equal(oauth_token_ok(NULL), 0);
+	assert_non_null(big);
+	memset(big, 'a', OAUTH_TOKEN_MAX + 1);
+	big[OAUTH_TOKEN_MAX + 1] = 0;
+	assert_int_equal(oauth_token_ok(big), 0);
+	big[OAUTH_TOKEN_MAX] = 0;
+	assert_int_equal(oauth_token_ok(big), 1);
+	free(big);
+}
+
+static void test_expiry_clamp(void **state)
+{
+	assert_true(oauth_clamp_expiry(1e308) == OAUTH_EXPIRY_MAX);
+	assert_true(oauth_clamp_expiry(-5) == OAUTH_EXPIRY_MIN);
+	assert_true(oauth_clamp_expiry(0) == OAUTH_EXPIRY_MIN);
+	assert_true(oauth_clamp_expiry(0.0 / 0.0) == OAUTH_EXPIRY_MIN);
+	assert_true(oauth_clamp_expiry(3600) == 3600);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -521,6 +557,8 @@ int main(void)
 		cmocka_unit_test(test_store_permissions),
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_config_file),
+		cmocka_unit_test(test_token_chars),
+		cmocka_unit_test(test_expiry_clamp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

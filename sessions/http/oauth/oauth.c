@@ -33,6 +33,7 @@
 
 #include "curluv.h"
 #include "oauth.h"
+#include "oauthnet.h"
 #include "oauthcrypto.h"
 #include "oauthutil.h"
 #include "sessions.h"
@@ -40,14 +41,23 @@
 enum { PH_IDLE, PH_DISCOVER, PH_BROWSER, PH_CODE, PH_REFRESH, PH_CLIENT,
        PH_EXCHANGE };
 
+/* The loopback listener's bounds: connections at once (the oldest one not
+ * waiting for its token goes for a new one, so a flood cannot lock the
+ * browser out), and the time each has to send its request. */
+#define CONN_MAX 16
+#define CONN_MS 5000
+
 struct oauth_conn {
 	uv_tcp_t tcp;
+	uv_timer_t timer;
+	int handles;                    /* open: tcp and timer */
 	struct oauth *o;
 	char buf[8192];
 	size_t len;
-	int answered;
+	int answered, busy;             /* busy: in read_cb, answered there */
 	uv_write_t wr;
 	char *resp;
+	TAILQ_ENTRY(oauth_conn) link;   /* in o->conns while o is set */
 };
 
 static LIST_HEAD(, oauth) all = LIST_HEAD_INITIALIZER(all);
@@ -149,17 +159,25 @@ static void conn_free_cb(uv_handle_t *h)
 {
 	struct oauth_conn *c = h->data;
 
+	if (--c->handles > 0)
+		return;
 	free(c->resp);
 	free(c);
 }
 
 static void conn_close(struct oauth_conn *c)
 {
-	if (c->o && c->o->answer == c)
-		c->o->answer = NULL;
+	if (c->o) {
+		if (c->o->answer == c)
+			c->o->answer = NULL;
+		TAILQ_REMOVE(&c->o->conns, c, link);
+		c->o->nconns--;
+	}
 	c->o = NULL;
 	if (!uv_is_closing((uv_handle_t *)&c->tcp))
 		uv_close((uv_handle_t *)&c->tcp, conn_free_cb);
+	if (!uv_is_closing((uv_handle_t *)&c->timer))
+		uv_close((uv_handle_t *)&c->timer, conn_free_cb);
 }
 
 static void wrote_cb(uv_write_t *wr, int status)
@@ -180,7 +198,7 @@ static void conn_answer(struct oauth_conn *c, int code, const char *text)
 		     "charset=utf-8\r\nContent-Length: %zu\r\nConnection: "
 		     "close\r\nCache-Control: no-store\r\n\r\n%s\n", code,
 		     code == 200 ? "OK" : code == 404 ? "Not Found" :
-		     "Bad Request", strlen(text) + 1, text);
+		     code == 408 ? "Request Timeout" : "Bad Request", strlen(text) + 1, text);
 	if (n < 0) {
 		c->resp = NULL;
 		conn_close(c);
@@ -197,8 +215,17 @@ static void lis_free_cb(uv_handle_t *h)
 	free(h);
 }
 
+/* The flow ended: the listener and every connection but the one waiting
+ * for its answer (got_token and step_done answer it, then it closes). */
 static void listener_close(struct oauth *o)
 {
+	struct oauth_conn *c, *next;
+
+	for (c = TAILQ_FIRST(&o->conns); c; c = next) {
+		next = TAILQ_NEXT(c, link);
+		if (c != o->answer && !c->busy)
+			conn_close(c);
+	}
 	if (!o->lis)
 		return;
 	o->lis->data = NULL;
@@ -231,6 +258,10 @@ static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *b)
 	}
 	c->len += (size_t)nread;
 	c->buf[c->len] = 0;
+	if (memchr(c->buf, 0, c->len)) {
+		conn_answer(c, 400, "malformed request");
+		return;
+	}
 	end = strstr(c->buf, "\r\n\r\n");
 	if (!end) {
 		if (c->len >= sizeof c->buf - 1)
@@ -244,7 +275,9 @@ static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *b)
 		return;
 	}
 	snprintf(url, sizeof url, "http://127.0.0.1:%d%s", c->o->port, target);
+	c->busy = 1;
 	r = callback_url(c->o, url, why, sizeof why);
+	c->busy = 0;
 	if (r == 1) {
 		c->o->answer = c; /* answered once the token request ends */
 		return;
@@ -252,19 +285,44 @@ static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *b)
 	conn_answer(c, 400, why);
 }
 
+/* A connection's time to send its request is up: answered, closed. */
+static void conn_deadline_cb(uv_timer_t *t)
+{
+	struct oauth_conn *c = t->data;
+
+	if (c->o && c->o->answer == c)
+		return; /* its token request is under way */
+	if (c->answered)
+		conn_close(c);
+	else
+		conn_answer(c, 408, "request timeout");
+}
+
 static void connection_cb(uv_stream_t *srv, int status)
 {
 	struct oauth *o = srv->data;
-	struct oauth_conn *c;
+	struct oauth_conn *c, *old;
 
 	if (status < 0 || !o)
 		return;
 	c = calloc(1, sizeof *c);
-	if (!c)
-		return;
+	if (!c) /* accept and drop it: an unaccepted one stalls the listener */
+		return (void)oauth_net_drop(srv);
+	if (o->nconns >= CONN_MAX) {
+		TAILQ_FOREACH(old, &o->conns, link)
+			if (old != o->answer)
+				break;
+		if (old)
+			conn_close(old);
+	}
 	c->o = o;
+	TAILQ_INSERT_TAIL(&o->conns, c, link);
+	o->nconns++;
 	uv_tcp_init(mod_env.loop, &c->tcp);
-	c->tcp.data = c;
+	uv_timer_init(mod_env.loop, &c->timer);
+	c->handles = 2;
+	c->tcp.data = c->timer.data = c;
+	uv_timer_start(&c->timer, conn_deadline_cb, CONN_MS, 0);
 	if (uv_accept(srv, (uv_stream_t *)&c->tcp) < 0 ||
 	    uv_read_start((uv_stream_t *)&c->tcp, alloc_cb, read_cb) < 0)
 		conn_close(c);
@@ -632,8 +690,10 @@ struct oauth *oauth_for(const struct mcp_server_conf *conf)
 	cfg_take(o, conf->oauth);
 	LIST_INIT(&o->waiters);
 	LIST_INIT(&o->finished);
+	TAILQ_INIT(&o->conns);
 	uv_timer_init(mod_env.loop, &o->kick);
 	o->kick.data = o;
+	oauth_net_learn(o, mod_env.loop);
 	o->step_done = step_done;
 	LIST_INSERT_HEAD(&all, o, link);
 	if (oauth_store_load(o) == -EPERM) {
@@ -803,6 +863,9 @@ void oauth_fini(void)
 	while ((o = LIST_FIRST(&all)) != NULL) {
 		LIST_REMOVE(o, link);
 		oauth_flow_abort(o);
+		oauth_net_forget(o);
+		if (o->answer)
+			conn_close(o->answer);
 		listener_close(o);
 		oauth_clear(o, 1);
 		cfg_take(o, NULL);

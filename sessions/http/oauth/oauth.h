@@ -70,12 +70,16 @@ struct oauth {
 	int port;
 	uv_tcp_t *lis;                  /* the loopback listener, or NULL */
 	struct oauth_conn *answer;      /* the callback waiting for the token */
+	TAILQ_HEAD(, oauth_conn) conns; /* the listener's connections */
+	unsigned nconns;
 	int phase;                      /* oauth.c's PH_* */
 	char *stepup_scope;             /* the union a step-up asks for */
 	/* waiters */
 	LIST_HEAD(, oauth_wait) waiters, finished;
 	uv_timer_t kick;
 	int store_refused;
+	int net_class;                  /* the server's (oauthnet.c) */
+	void *net_lookup;               /* ... while being looked up */
 	void (*step_done)(struct oauth *o, int r, const char *err);
 	void *fetch;                    /* oauthflow.c's transfer */
 	LIST_ENTRY(oauth) link;

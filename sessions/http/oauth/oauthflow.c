@@ -37,6 +37,7 @@
 #include "gbuf.h"
 #include "oauth.h"
 #include "oauthcrypto.h"
+#include "oauthnet.h"
 #include "oauthutil.h"
 #include "sessions.h"
 
@@ -58,6 +59,7 @@ struct fetch {
 	char *cand[MAX_CANDIDATES];
 	unsigned ncand, at;
 	int killed;
+	struct oauth_netguard guard;
 };
 
 static void fetch_done_cb(struct cu_xfer *cu, CURLcode res);
@@ -123,6 +125,8 @@ static int fetch_send(struct fetch *f, const char *url, int post, int json)
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, write_cb);
 	curl_easy_setopt(e, CURLOPT_WRITEDATA, f);
 	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, 30000L);
+	f->guard.o = f->o;
+	oauth_net_guard(e, &f->guard);
 	if (post) {
 		curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
 				 (curl_off_t)strlen(f->body));
@@ -243,8 +247,7 @@ static void try_candidate(struct fetch *f)
 		cu_kill(&f->cu);
 		f = n;
 	}
-	mod_log(MLOG_DEBUG, "server %s: auth: GET %s", f->o->name,
-	        f->cand[f->at]);
+	oauth_log_url(MLOG_DEBUG, f->o, "GET at", f->cand[f->at]);
 	r = fetch_send(f, f->cand[f->at], 0, 0);
 	if (r < 0)
 		finish(f, -1, "cannot start an HTTP request");
@@ -579,8 +582,7 @@ static void start_client(struct fetch *old)
 	cJSON_Delete(j);
 	f->body = txt ? strdup(txt) : NULL;
 	cJSON_free(txt);
-	mod_log(MLOG_INFO, "server %s: auth: registering a client at %s",
-	        o->name, o->reg_ep);
+	oauth_log_url(MLOG_INFO, o, "registering a client at", o->reg_ep);
 	if (!f->body || fetch_send(f, o->reg_ep, 1, 1) < 0)
 		finish(f, -1, "cannot start the registration request");
 }
@@ -657,10 +659,11 @@ void oauth_token(struct oauth *o, enum oauth_tok kind, const char *code)
 		return;
 	}
 	f->body = body;
-	mod_log(MLOG_DEBUG, "server %s: auth: token request (%s) to %s", o->name,
-	        kind == FT_CODE ? "authorization_code" : kind == FT_REFRESH ?
-	        "refresh_token" : kind == FT_JAG ? "jwt-bearer" :
-	        "client_credentials", o->token_ep);
+	oauth_log_url(MLOG_DEBUG, o, kind == FT_CODE ? "token request "
+		"(authorization_code) to" : kind == FT_REFRESH ? "token request "
+		"(refresh_token) to" : kind == FT_JAG ? "token request "
+		"(jwt-bearer) to" : "token request (client_credentials) to",
+		o->token_ep);
 	if (r || !body || fetch_send(f, o->token_ep, 1, 0) < 0)
 		finish(f, -1, "cannot start the token request");
 }
@@ -679,6 +682,11 @@ static void token_result(struct fetch *f, cJSON *j)
 		finish(f, -1, msg);
 		return;
 	}
+	if (!oauth_token_ok(at) || (rt && !oauth_token_ok(rt))) {
+		finish(f, -1, "token request: the server sent a token with "
+		       "characters outside RFC 6750's (refused)");
+		return;
+	}
 	set_str(&o->access, at);
 	if (rt)
 		set_str(&o->refresh, rt);
@@ -688,9 +696,9 @@ static void token_result(struct fetch *f, cJSON *j)
 		set_str(&o->scopes, sc);
 	else if (f->tok != FT_REFRESH)
 		set_str(&o->scopes, o->want_scope);
-	if (cJSON_IsNumber(ex) && ex->valuedouble > 0) {
-		o->lifetime = ex->valuedouble;
-		o->expires_at = (double)time(NULL) + ex->valuedouble;
+	if (cJSON_IsNumber(ex)) {
+		o->lifetime = oauth_clamp_expiry(ex->valuedouble);
+		o->expires_at = (double)time(NULL) + o->lifetime;
 	} else {
 		o->lifetime = o->expires_at = 0;
 	}
@@ -732,8 +740,7 @@ void oauth_exchange(struct oauth *o)
 	if (c->idp_client_id)
 		r |= oauth_form_add(&body, "client_id", c->idp_client_id);
 	f->body = body;
-	mod_log(MLOG_DEBUG, "server %s: auth: token exchange at %s", o->name,
-	        c->idp_token_endpoint);
+	oauth_log_url(MLOG_DEBUG, o, "token exchange at", c->idp_token_endpoint);
 	if (r || !body || fetch_send(f, c->idp_token_endpoint, 1, 0) < 0)
 		finish(f, -1, "cannot start the token exchange");
 }
@@ -748,6 +755,11 @@ static void exchange_result(struct fetch *f, cJSON *j)
 			 "provider refused (HTTP %ld%s%.80s)", f->code,
 			 e ? ": " : "", e ? e : "");
 		finish(f, -1, msg);
+		return;
+	}
+	if (!oauth_token_ok(at)) {
+		finish(f, -1, "token exchange: the identity provider sent a "
+		       "token with characters outside RFC 6750's (refused)");
 		return;
 	}
 	set_str(&f->o->jag, at);
@@ -800,6 +812,19 @@ static void fetch_done_cb(struct cu_xfer *cu, CURLcode res)
 		cu_kill(&f->cu);
 		return;
 	}
+	if (f->guard.blocked) {
+		char *url = NULL, *origin;
+
+		curl_easy_getinfo(cu->easy, CURLINFO_EFFECTIVE_URL, &url);
+		origin = url ? oauth_url_origin(url) : NULL;
+		snprintf(msg, sizeof msg, "refused %.120s: it points at a %s "
+			 "address and the MCP server is not on one", origin ?
+			 origin : "a URL", f->guard.what);
+		free(origin);
+		mod_log(MLOG_WARN, "server %s: auth: %s", o->name, msg);
+		finish(f, -1, msg);
+		return;
+	}
 	if (res == CURLE_OK && f->in.len)
 		j = cJSON_ParseWithLength(f->in.p, f->in.len);
 	if (j && !cJSON_IsObject(j)) {
@@ -837,7 +862,6 @@ static void fetch_done_cb(struct cu_xfer *cu, CURLcode res)
 	else
 		token_result(f, j);
 	cJSON_Delete(j);
-	(void)o;
 }
 
 void oauth_discover(struct oauth *o)

@@ -6,6 +6,12 @@
  * or with any permission beyond 0600, is not read. The files are small
  * and local: they are read and written synchronously on the loop thread,
  * at a server's first use and at each new token.
+ *
+ * Opening never follows a symbolic link below the state directory (mcpfs/
+ * and auth/ are walked with openat and O_NOFOLLOW, the file too) and never
+ * blocks (O_NONBLOCK: a FIFO or device at the path is refused, not waited
+ * on). A file over STORE_MAX is refused, never read in part nor written
+ * over.
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -18,7 +24,10 @@
 
 #include "oauth.h"
 #include "oauthcrypto.h"
+#include "oauthutil.h"
 #include "sessions.h"
+
+#define STORE_MAX (64 * 1024)
 
 static char *store_dir(void)
 {
@@ -63,23 +72,129 @@ static char *get(cJSON *j, const char *k)
 						    : NULL;
 }
 
+static int mkdirs(const char *path)
+{
+	char *p = strdup(path), *s;
+	int r = 0;
+
+	if (!p)
+		return -ENOMEM;
+	for (s = strchr(p + 1, '/'); ; s = strchr(s + 1, '/')) {
+		if (s)
+			*s = 0;
+		if (mkdir(p, 0700) < 0 && errno != EEXIST)
+			r = -errno;
+		if (!s)
+			break;
+		*s = '/';
+	}
+	free(p);
+	return r;
+}
+
+/*
+ * The auth directory as an open fd, walked from the state directory
+ * (XDG_STATE_HOME or ~/.local/state, the user's own choice: followed) down
+ * mcpfs/auth without following a symbolic link; created 0700 with create.
+ * Returns the fd, or -errno (-ELOOP/-ENOTDIR: a link or a non-directory on
+ * the way, -ENOENT: nothing stored yet).
+ */
+static int store_dirfd(int create)
+{
+	static const char *const parts[] = {"mcpfs", "auth"};
+	const char *x = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+	char *base = NULL;
+	int fd, nfd;
+	size_t i;
+
+	if (x && *x == '/')
+		base = strdup(x);
+	else if (home && *home && asprintf(&base, "%s/.local/state", home) < 0)
+		base = NULL;
+	if (!base)
+		return -ENOMEM;
+	if (create && (fd = mkdirs(base)) < 0) {
+		free(base);
+		return fd;
+	}
+	fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(base);
+	if (fd < 0)
+		return -errno;
+	for (i = 0; i < sizeof parts / sizeof *parts; i++) {
+		if (create && mkdirat(fd, parts[i], 0700) < 0 &&
+		    errno != EEXIST) {
+			int e = -errno;
+
+			close(fd);
+			return e;
+		}
+		nfd = openat(fd, parts[i], O_RDONLY | O_DIRECTORY |
+			     O_NOFOLLOW | O_CLOEXEC);
+		if (nfd < 0) {
+			int e = errno == ENOTDIR ? -ELOOP : -errno;
+
+			/* O_NOFOLLOW|O_DIRECTORY on a link: ENOTDIR or ELOOP */
+			close(fd);
+			return e;
+		}
+		close(fd);
+		fd = nfd;
+	}
+	return fd;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
 int oauth_store_load(struct oauth *o)
 {
-	char *path = oauth_store_path(o->url), buf[65536];
+	char *path = oauth_store_path(o->url), *buf = NULL;
 	struct stat st;
-	ssize_t n;
+	ssize_t n = 0, got;
 	cJSON *j, *v;
-	int fd;
+	int fd, dfd;
 
 	if (!path)
 		return 0;
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	dfd = store_dirfd(0);
+	if (dfd == -ELOOP || dfd == -ENOTDIR) {
+		snprintf(o->err, sizeof o->err, "token store directory of %s "
+			 "is a symbolic link or not a directory: refused "
+			 "(permissions)", path);
+		free(path);
+		return -EPERM;
+	}
+	if (dfd < 0) {
+		free(path);
+		return 0;
+	}
+	fd = openat(dfd, base_name(path), O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+		    O_NOCTTY | O_CLOEXEC);
+	close(dfd);
 	if (fd < 0) {
-		if (errno == ELOOP)
+		int e = errno;
+
+		if (e == ELOOP)
 			snprintf(o->err, sizeof o->err, "token store %s is a "
 				 "symbolic link: not read (permissions)", path);
+		else if (e != ENOENT)
+			snprintf(o->err, sizeof o->err, "token store %s: %s",
+				 path, strerror(e));
 		free(path);
-		return errno == ELOOP ? -EPERM : 0;
+		return e == ENOENT ? 0 : -EPERM;
+	}
+	if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+		snprintf(o->err, sizeof o->err, "token store %s is not a "
+			 "regular file (a FIFO, device or directory): refused "
+			 "(remove it, or write logout to auth)", path);
+		close(fd);
+		free(path);
+		return -EPERM;
 	}
 	if (fstat(fd, &st) < 0 || oauth_store_check(&st, getuid()) < 0) {
 		snprintf(o->err, sizeof o->err, "token store %s refused: "
@@ -91,9 +206,29 @@ int oauth_store_load(struct oauth *o)
 		free(path);
 		return -EPERM;
 	}
-	n = read(fd, buf, sizeof buf - 1);
+	if (st.st_size > STORE_MAX) {
+		snprintf(o->err, sizeof o->err, "token store %s is %lld bytes, "
+			 "over the %d KiB limit: refused, left as it is "
+			 "(remove it, or write logout to auth)", path,
+			 (long long)st.st_size, STORE_MAX / 1024);
+		close(fd);
+		free(path);
+		return -EPERM;
+	}
+	buf = malloc(STORE_MAX + 1);
+	while (buf && n <= STORE_MAX &&
+	       (got = read(fd, buf + n, STORE_MAX + 1 - (size_t)n)) > 0)
+		n += got;
 	close(fd);
-	j = n > 0 ? cJSON_ParseWithLength(buf, (size_t)n) : NULL;
+	if (n > STORE_MAX) {
+		snprintf(o->err, sizeof o->err, "token store %s grew over the "
+			 "%d KiB limit: refused", path, STORE_MAX / 1024);
+		free(buf);
+		free(path);
+		return -EPERM;
+	}
+	j = buf && n > 0 ? cJSON_ParseWithLength(buf, (size_t)n) : NULL;
+	free(buf);
 	v = cJSON_GetObjectItemCaseSensitive(j, "url");
 	if (!cJSON_IsString(v) || strcmp(v->valuestring, o->url)) {
 		mod_log(MLOG_WARN, "server %s: token store %s unreadable or of "
@@ -102,7 +237,6 @@ int oauth_store_load(struct oauth *o)
 		free(path);
 		return -EINVAL;
 	}
-	free(path);
 	o->issuer = get(j, "issuer");
 	o->authz_ep = get(j, "authorization_endpoint");
 	o->token_ep = get(j, "token_endpoint");
@@ -113,6 +247,13 @@ int oauth_store_load(struct oauth *o)
 	o->redirect_uri = get(j, "redirect_uri");
 	o->access = get(j, "access_token");
 	o->refresh = get(j, "refresh_token");
+	if (o->access && !oauth_token_ok(o->access)) { /* never a header */
+		mod_log(MLOG_WARN, "server %s: token store %s holds a token "
+		     "outside RFC 6750's characters: not used", o->name, path);
+		free(o->access);
+		o->access = NULL;
+	}
+	free(path);
 	o->scopes = get(j, "scopes");
 	v = cJSON_GetObjectItemCaseSensitive(j, "auth_method");
 	o->auth_method = cJSON_IsNumber(v) ? v->valueint : 0;
@@ -136,41 +277,20 @@ static void put(cJSON *j, const char *k, const char *v)
 		cJSON_AddStringToObject(j, k, v);
 }
 
-static int mkdirs(const char *path)
-{
-	char *p = strdup(path), *s;
-	int r = 0;
-
-	if (!p)
-		return -ENOMEM;
-	for (s = strchr(p + 1, '/'); ; s = strchr(s + 1, '/')) {
-		if (s)
-			*s = 0;
-		if (mkdir(p, 0700) < 0 && errno != EEXIST)
-			r = -errno;
-		if (!s)
-			break;
-		*s = '/';
-	}
-	free(p);
-	return r;
-}
-
 int oauth_store_save(const struct oauth *o)
 {
-	char *path = oauth_store_path(o->url), *dir, *tmp = NULL, *txt;
+	char *path = oauth_store_path(o->url), *tmp = NULL, *txt;
+	const char *why = NULL;
 	cJSON *j;
-	int fd, r = 0;
-	size_t len;
+	int fd = -1, dfd = -1, r = 0;
+	size_t len = 0;
 
 	if (!path)
 		return -ENOMEM;
-	dir = strdup(path);
-	if (!dir) {
+	if (o->store_refused) { /* never write over what was refused */
 		free(path);
-		return -ENOMEM;
+		return -EPERM;
 	}
-	*strrchr(dir, '/') = 0;
 	j = cJSON_CreateObject();
 	put(j, "url", o->url);
 	put(j, "issuer", o->issuer);
@@ -190,35 +310,54 @@ int oauth_store_save(const struct oauth *o)
 	cJSON_AddNumberToObject(j, "lifetime", o->lifetime);
 	txt = cJSON_Print(j);
 	cJSON_Delete(j);
-	if (!txt || mkdirs(dir) < 0 || chmod(dir, 0700) < 0 ||
-	    asprintf(&tmp, "%s.tmp.%d", path, (int)getpid()) < 0) {
-		tmp = NULL;
-		r = -EIO;
+	if (!txt) {
+		r = -ENOMEM;
 		goto out;
 	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_EXCL | O_CLOEXEC |
-		  O_NOFOLLOW, 0600);
 	len = strlen(txt);
-	if (fd < 0 || write(fd, txt, len) != (ssize_t)len ||
-	    fsync(fd) < 0) {
-		r = -EIO;
-		if (fd >= 0)
+	if (len > STORE_MAX) {
+		r = -EFBIG;
+		why = "the tokens are over the 64 KiB store limit";
+		goto out;
+	}
+	dfd = store_dirfd(1);
+	if (dfd < 0) {
+		r = dfd;
+		if (r == -ELOOP)
+			why = "a symbolic link or non-directory on the way: "
+			      "refused";
+		goto out;
+	}
+	if (fchmod(dfd, 0700) < 0 ||
+	    asprintf(&tmp, "%s.tmp.%d", base_name(path), (int)getpid()) < 0) {
+		r = -errno;
+		tmp = NULL;
+		goto out;
+	}
+	errno = 0;
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_EXCL |
+		    O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
+	if (fd < 0 || write(fd, txt, len) != (ssize_t)len || fsync(fd) < 0) {
+		r = errno ? -errno : -EIO;
+		if (fd >= 0) {
 			close(fd);
-		unlink(tmp);
+			unlinkat(dfd, tmp, 0);
+		}
 		goto out;
 	}
 	close(fd);
-	if (rename(tmp, path) < 0) {
+	if (renameat(dfd, tmp, dfd, base_name(path)) < 0) {
 		r = -errno;
-		unlink(tmp);
+		unlinkat(dfd, tmp, 0);
 	}
 out:
 	if (r < 0)
-		mod_log(MLOG_WARN, "server %s: cannot write the token store in "
-		        "%s (%s)", o->name, dir, strerror(-r));
+		mod_log(MLOG_WARN, "server %s: cannot write the token store %s "
+		     "(%s)", o->name, path, why ? why : strerror(-r));
+	if (dfd >= 0)
+		close(dfd);
 	cJSON_free(txt);
 	free(tmp);
-	free(dir);
 	free(path);
 	return r;
 }
@@ -226,10 +365,13 @@ out:
 int oauth_store_remove(const struct oauth *o)
 {
 	char *path = oauth_store_path(o->url);
-	int r = 0;
+	int r = 0, dfd = store_dirfd(0);
 
-	if (path && unlink(path) < 0 && errno != ENOENT)
+	if (path && dfd >= 0 && unlinkat(dfd, base_name(path), 0) < 0 &&
+	    errno != ENOENT)
 		r = -errno;
+	if (dfd >= 0)
+		close(dfd);
 	free(path);
 	return r;
 }

@@ -389,3 +389,26 @@ char *oauth_scope_union(const char *a, const char *b)
 	}
 	return out;
 }
+
+int oauth_token_ok(const char *t)
+{
+	size_t n = 0;
+
+	if (!t)
+		return 0;
+	while (t[n] && (isalnum((unsigned char)t[n]) ||
+			strchr("-._~+/", t[n])))
+		n++;
+	if (n == 0)
+		return 0;
+	while (t[n] == '=')
+		n++;
+	return t[n] == 0 && n <= OAUTH_TOKEN_MAX;
+}
+
+double oauth_clamp_expiry(double v)
+{
+	if (!(v >= OAUTH_EXPIRY_MIN))   /* NaN too */
+		return OAUTH_EXPIRY_MIN;
+	return v > OAUTH_EXPIRY_MAX ? OAUTH_EXPIRY_MAX : v;
+}

@@ -59,4 +59,15 @@ char *oauth_scope_union(const char *a, const char *b);
 #define OAUTH_SCOPE_MAX 256
 int oauth_scope_next(const char **p, char w[OAUTH_SCOPE_MAX]);
 
+/* 1 when t is a token RFC 6750 allows in a Bearer header (b64token:
+ * 1*(ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/") *"=") of at most
+ * OAUTH_TOKEN_MAX bytes; 0 otherwise (CR, LF, NUL, space, quotes...). */
+#define OAUTH_TOKEN_MAX 16384
+int oauth_token_ok(const char *t);
+/* expires_in as the server sent it, clamped to [OAUTH_EXPIRY_MIN,
+ * OAUTH_EXPIRY_MAX] seconds (NaN, negative and huge values included). */
+#define OAUTH_EXPIRY_MIN 10.0
+#define OAUTH_EXPIRY_MAX (366.0 * 86400)
+double oauth_clamp_expiry(double v);
+
 #endif

@@ -1,0 +1,109 @@
+/*
+ * fiushim.c - an LD_PRELOAD companion to libfiu's POSIX preload for the
+ * fault-injection test (tests/mount/test_faults.py): libfiu wraps open,
+ * read, write, fork, malloc and the like, but not the calls that make
+ * descriptor pairs and sockets, which are what a session start needs.
+ * Each wrapper here asks libfiu (found at run time with dlsym, so this
+ * builds without libfiu) whether its failure point is on:
+ *   fiushim/pipe       pipe, pipe2
+ *   fiushim/socketpair socketpair
+ *   fiushim/socket     socket
+ *   fiushim/accept     accept, accept4
+ *   fiushim/dup        dup, dup2, dup3
+ * and fails with the point's failinfo as errno (EMFILE when 0), as if the
+ * process were out of descriptors. Points are switched on with fiu-ctrl.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static int (*fiu_fail_p)(const char *);
+static void *(*fiu_failinfo_p)(void);
+
+/* 1 (errno set) when point name fails now. */
+static int failing(const char *name)
+{
+	if (!fiu_fail_p) {
+		fiu_fail_p = (int (*)(const char *))dlsym(RTLD_DEFAULT,
+							  "fiu_fail");
+		fiu_failinfo_p = (void *(*)(void))dlsym(RTLD_DEFAULT,
+							"fiu_failinfo");
+		if (!fiu_fail_p)
+			return 0;
+	}
+	if (!fiu_fail_p(name))
+		return 0;
+	errno = fiu_failinfo_p && fiu_failinfo_p() ?
+		(int)(long)fiu_failinfo_p() : EMFILE;
+	return 1;
+}
+
+/* The real function: next, of type fn_t, found once. */
+#define NEXT(name) \
+	static fn_t next; \
+	if (!next) \
+		next = (fn_t)dlsym(RTLD_NEXT, name)
+
+int pipe(int fd[2])
+{
+	typedef int (*fn_t)(int *);
+	NEXT("pipe");
+	return failing("fiushim/pipe") ? -1 : next(fd);
+}
+
+int pipe2(int fd[2], int flags)
+{
+	typedef int (*fn_t)(int *, int);
+	NEXT("pipe2");
+	return failing("fiushim/pipe") ? -1 : next(fd, flags);
+}
+
+int socketpair(int d, int type, int proto, int sv[2])
+{
+	typedef int (*fn_t)(int, int, int, int *);
+	NEXT("socketpair");
+	return failing("fiushim/socketpair") ? -1 : next(d, type, proto, sv);
+}
+
+int socket(int d, int type, int proto)
+{
+	typedef int (*fn_t)(int, int, int);
+	NEXT("socket");
+	return failing("fiushim/socket") ? -1 : next(d, type, proto);
+}
+
+int accept(int fd, struct sockaddr *a, socklen_t *n)
+{
+	typedef int (*fn_t)(int, struct sockaddr *, socklen_t *);
+	NEXT("accept");
+	return failing("fiushim/accept") ? -1 : next(fd, a, n);
+}
+
+int accept4(int fd, struct sockaddr *a, socklen_t *n, int flags)
+{
+	typedef int (*fn_t)(int, struct sockaddr *, socklen_t *, int);
+	NEXT("accept4");
+	return failing("fiushim/accept") ? -1 : next(fd, a, n, flags);
+}
+
+int dup(int fd)
+{
+	typedef int (*fn_t)(int);
+	NEXT("dup");
+	return failing("fiushim/dup") ? -1 : next(fd);
+}
+
+int dup2(int fd, int to)
+{
+	typedef int (*fn_t)(int, int);
+	NEXT("dup2");
+	return failing("fiushim/dup") ? -1 : next(fd, to);
+}
+
+int dup3(int fd, int to, int flags)
+{
+	typedef int (*fn_t)(int, int, int);
+	NEXT("dup3");
+	return failing("fiushim/dup") ? -1 : next(fd, to, flags);
+}

@@ -1,0 +1,88 @@
+"""Running out of file descriptors (SPEC 6: exhaustion fails the one
+operation with its errno's own message; mcpfs never aborts). mcpfs runs
+under a low RLIMIT_NOFILE (prlimit in front of its command), and the core
+operations go on past the limit: mkdir of sessions, calls, .status,
+rmdir, mkdir again once fds are free.
+
+The base code aborted here (uv_close of a process handle that uv_spawn
+never initialised, when the stdin pipe could not be made)."""
+
+import json
+import os
+import shutil
+
+import pytest
+
+import conftest
+from conftest import fake, read_file, status, text, tool
+from test_http import fake_http  # noqa: F401 - a fixture
+
+pytestmark = pytest.mark.skipif(shutil.which('prlimit') is None,
+                                reason='prlimit (util-linux) is missing')
+
+
+def limited(monkeypatch, nofile):
+    """Run every mcpfs this test mounts with RLIMIT_NOFILE = nofile."""
+    orig = conftest.Mount.command
+    monkeypatch.setattr(conftest.Mount, 'command', lambda self: [
+        'prlimit', f'--nofile={nofile}:{nofile}', '--'] + orig(self))
+
+
+def echo_reply(t):
+    try:
+        return tool(t, 'echo', text='x', timeout=20)
+    except OSError as e:
+        return {'oserror': os.strerror(e.errno)}
+
+
+def test_sessions_past_the_fd_limit_fail_alone(mcpfs_mount, monkeypatch,
+                                               fake_http):
+    # stdio sessions take fds in threes, HTTP ones one at a time: mixed,
+    # the limit is met at each step of a start (the stdin pipe, stdout,
+    # stderr, a socket)
+    srv = fake_http()
+    limited(monkeypatch, 64)
+    m = mcpfs_mount({'a': fake(), 'h': {'url': srv.url}},
+                    args=('--max-sessions', 100))
+    made, ok, refused = [], [], []
+    for i in range(36):
+        t = m.path / ('h' if i % 3 == 2 else 'a') / f't{i}'
+        try:
+            os.mkdir(t)
+        except OSError as e:
+            # refused at mkdir: the errno's own message in .status/log
+            refused.append(os.strerror(e.errno))
+            continue
+        made.append(t)
+        r = echo_reply(t)
+        if isinstance(r, dict) and 'error' in r:
+            refused.append(json.dumps(r))
+        elif 'oserror' in r:
+            refused.append(r['oserror'])
+        else:
+            assert text(r) == 'x', r
+            ok.append(t)
+        assert m.proc.poll() is None, \
+            f'mcpfs died at session {i}:\n{m.output()[-3000:]}'
+    assert ok, 'no session worked at all under 64 fds'
+    assert refused, 'the fd limit was never reached: raise the count'
+    assert any('Too many open files' in r for r in refused), refused
+    # mcpfs answers, every session that worked still works
+    st = m.status()
+    assert st['sessions'] >= len(ok), st
+    for t in ok:
+        assert text(tool(t, 'echo', text='again')) == 'again'
+    # free fds: a new session starts and answers
+    for t in made:
+        if t not in ok:
+            os.rmdir(t)
+    for t in ok[len(ok) // 2:]:
+        os.rmdir(t)
+    conftest.wait_until(lambda: status(m.path / '.status')['sessions']
+                        <= len(ok) // 2 + 1, 15, 'sessions to close')
+    t = m.path / 'a' / 'after'
+    os.mkdir(t)
+    conftest.wait_until(lambda: 'error' not in echo_reply(t), 10,
+                        'a new session to answer once fds are free')
+    assert text(tool(t, 'echo', text='after')) == 'after'
+    assert read_file(m.path / '.status')
