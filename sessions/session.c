@@ -29,7 +29,6 @@
 
 static void call_send(mcp_session *s, mcp_call *c);
 static int task_check(mcp_session *s, mcp_call *c);
-static void session_trim(void);
 static void session_lost(mcp_session *s, int code, const char *what);
 static void session_ready(mcp_session *s);
 
@@ -120,7 +119,6 @@ static void call_completed(mcp_session *s)
 		else
 			session_idle_check(s);
 	}
-	session_trim();
 }
 
 static const struct call_hooks session_call_hooks = {
@@ -802,22 +800,6 @@ void sessions_fini(void)
 	threads_fini();
 }
 
-/* ---- the cap ---- */
-
-static void session_trim(void)
-{
-	static int trimming;
-	mcp_session *s;
-
-	if (trimming || !mcp_opts.max_sessions)
-		return;
-	trimming = 1;
-	while (session_live_count() > mcp_opts.max_sessions &&
-	       (s = sessions_lru_idle()) != NULL)
-		session_close_notify(s, "session cap");
-	trimming = 0;
-}
-
 /* ---- for fs/ ---- */
 
 void mcp_session_hold(mcp_session *s)
@@ -830,10 +812,8 @@ void mcp_session_release(mcp_session *s)
 {
 	if (s->holds > 0)
 		s->holds--;
-	if (!s->closed) {
+	if (!s->closed)
 		session_idle_check(s);
-		session_trim();
-	}
 }
 
 int mcp_session_ctl(mcp_session *s, const char *verb, size_t len)

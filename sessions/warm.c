@@ -117,10 +117,14 @@ int mcp_session_create(mcp_server *srv, const char *name, mcp_session **out)
 	if (mcp_session_find(srv, name) || !strcmp(name, "call") ||
 	    !strcmp(name, "tools.json"))
 		return -EEXIST;
-	if (mcp_opts.max_sessions) {
+	if (mcp_opts.max_sessions) { /* the cap: make room, or refuse */
 		while (session_live_count() >= mcp_opts.max_sessions &&
 		       (s = sessions_lru_idle()) != NULL)
 			session_close_notify(s, "session cap");
+		if (session_live_count() >= mcp_opts.max_sessions) {
+			sessions_cap_refused(srv->conf->name, name);
+			return -EAGAIN;
+		}
 	}
 	if ((s = pick(srv)) != NULL) {
 		sessions_adopt(s, name);
