@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "configset.h"
@@ -29,7 +28,6 @@ static char *config_paths[MCP_MAX_CONFIGS]; /* none = built-in */
 static size_t nconfigs;
 static char *project;       /* --project DIR */
 static char *config_error;  /* last reload error */
-static char cap_refusal[300]; /* the last mkdir refused at the cap */
 static char **warnings;
 static size_t nwarnings;
 static uv_fs_event_t watches[MCP_MAX_CONFIGS];
@@ -326,21 +324,6 @@ static void watch_start(void)
 
 /* ---- .status ---- */
 
-void sessions_cap_refused(const char *srv, const char *name)
-{
-	time_t now = time(NULL);
-	struct tm tm;
-	char when[32] = "";
-
-	if (gmtime_r(&now, &tm))
-		strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	snprintf(cap_refusal, sizeof cap_refusal, "%s: mkdir %s/%s refused "
-		 "(EAGAIN): the session cap (--max-sessions %u) is reached "
-		 "and every session is busy (a call in flight or an open "
-		 "file)", when, srv, name, mcp_opts.max_sessions);
-	mlog(MLOG_WARN, "%s", cap_refusal + strlen(when) + 2);
-}
-
 mcp_buf *mcp_status_json(void)
 {
 	cJSON *o = cJSON_CreateObject(), *a, *w;
@@ -380,8 +363,9 @@ mcp_buf *mcp_status_json(void)
 		cJSON_AddItemToArray(w, cJSON_CreateString(warnings[i]));
 	cJSON_AddNumberToObject(o, "sessions", session_live_count());
 	cJSON_AddNumberToObject(o, "max_sessions", mcp_opts.max_sessions);
-	if (cap_refusal[0])
-		cJSON_AddStringToObject(o, "cap_refusal", cap_refusal);
+	if (session_cap_refusal())
+		cJSON_AddStringToObject(o, "cap_refusal",
+					session_cap_refusal());
 	else
 		cJSON_AddNullToObject(o, "cap_refusal");
 	cJSON_AddNumberToObject(o, "idle_timeout", mcp_opts.idle_timeout);
