@@ -289,6 +289,7 @@ void callfile_read(struct callfile *cf, fuse_req_t req, size_t size,
 		   off_t off)
 {
 	struct parked *p;
+	size_t i;
 
 	cf->interrupted = 0; /* the reader lived on: it keeps the call */
 	if (!cf->attached) {
@@ -322,7 +323,7 @@ void callfile_read(struct callfile *cf, fuse_req_t req, size_t size,
 	p->size = size;
 	p->off = off;
 	pump(cf);
-	for (size_t i = 0; i < cf->nparked; i++)
+	for (i = 0; i < cf->nparked; i++)
 		if (cf->parked[i].req == req) { /* it waits */
 			fuse_req_interrupt_func(req, interrupt_cb, cf);
 			break;

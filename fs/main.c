@@ -141,7 +141,7 @@ static void usage(const char *prog)
 	       "0 = never)\n"
 	       "  --call-timeout SEC    per-call timeout (default 60, "
 	       "0 = unlimited)\n"
-	       "  --max-sessions N      soft cap on sessions (default 32)\n"
+	       "  --max-sessions N      cap on sessions (default 32)\n"
 	       "  -o OPT                FUSE mount options\n"
 	       "  -V, --version         print the version\n"
 	       "  -h, --help            this help\n\n"
