@@ -351,8 +351,16 @@ static char *request_key(const struct callfile *cf, const char *p,
 	while (jscan_members_next(&m, &k, &v))
 		if (k.n == 6 && !memcmp(p + k.at, "\"name\"", 6) &&
 		    v.n > 2 && p[v.at] == '"') {
-			cJSON *s = cJSON_ParseWithLength(p + v.at, v.n);
+			cJSON *s;
 
+			if (!memchr(p + v.at, '\\', v.n) &&
+			    (key = malloc(v.n + 1)) != NULL) { /* as it is */
+				memcpy(key, "t:", 2);
+				memcpy(key + 2, p + v.at + 1, v.n - 2);
+				key[v.n] = 0;
+				return key;
+			}
+			s = cJSON_ParseWithLength(p + v.at, v.n);
 			key = NULL;
 			if (cJSON_IsString(s) && (key = malloc(strlen(
 					s->valuestring) + 3)) != NULL) {
