@@ -418,8 +418,12 @@ void writers_record(uint64_t owner, const char *key, struct wproc *w,
 	r->image = image;
 	TAILQ_INSERT_HEAD(&t->recs, r, link);
 	if (t->n > t->prune_at) {
+		unsigned before = t->n;
+
 		prune(t);
 		t->prune_at = t->n * 2 > PRUNE_MIN ? t->n * 2 : PRUNE_MIN;
+		mlog(MLOG_DEBUG, "writers: %u of %u records kept", t->n,
+		     before);
 	}
 }
 

@@ -325,3 +325,22 @@ def test_cap_with_held_files(mcpfs_mount):
     finally:
         for fd in held:
             os.close(fd)
+
+
+def test_records_of_gone_writers_are_pruned(mcpfs_mount, tmp_path):
+    # 4 loops x 80 calls, each written by a new /usr/bin/printf: the
+    # writers are gone at once and each loop's next call supersedes its
+    # last, so what is remembered stays at about one call per loop
+    m = mcpfs_mount({'a': fake()})
+    t = m.path / 'a' / 't'
+    os.mkdir(t)
+    procs = [subprocess.Popen(['bash', '-c', LOOP, 'loop', str(t), str(k),
+                               '80', str(tmp_path / f'l{k}'),
+                               'printf-call'], stdin=subprocess.DEVNULL)
+             for k in range(4)]
+    for p in procs:
+        assert p.wait(120) == 0
+    kept = [int(line.split('writers: ')[1].split()[0])
+            for line in m.output().splitlines() if 'writers: ' in line]
+    assert len(kept) >= 4, kept   # 320 records: pruned at 65, 65, ...
+    assert max(kept) <= 8, kept
