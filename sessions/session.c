@@ -2,10 +2,10 @@
  * session.c - the session core, the same for every transport: starting a
  * server and its initialize handshake, sending calls (queued until the
  * handshake is done), and the lifecycle around them: crash, timeout,
- * cancel, restart, idle, the cap, close. It reaches the server only
- * through the transport ops table of transport.h, chosen at each start
- * from the config entry, and hears back through session_up; it never names
- * a transport. What the server sends is sorted by inbound.c; call objects
+ * cancel, restart, idle, close (the cap is warm.c's). It reaches the
+ * server only through the transport ops table of transport.h, chosen at
+ * each start from the config entry, and hears back through session_up; it
+ * never names a transport. What the server sends is sorted by inbound.c; call objects
  * are call.c's, the index of sessions threads.c's, the messages built
  * message.c's; none of them calls back into this file except through the
  * hooks it gives them in sessions_init.

@@ -1,6 +1,9 @@
 /*
- * warm.c - creating thread sessions (mkdir), and the spare sessions of a
- * server whose config entry says "warm": N. A spare is a started session
+ * warm.c - creating thread sessions (mkdir) under the session cap (SPEC 5:
+ * at --max-sessions, mkdir closes the least recently used idle thread, or
+ * fails with EAGAIN when every thread is busy; nothing else closes a
+ * thread for the cap), and the spare sessions of a server whose config
+ * entry says "warm": N. A spare is a started session
  * with no name: its server runs and its handshake is done (or under way)
  * before anyone asks, so mkdir adopts one at once, names it and starts
  * another in the background. Spares are not threads: they are not in the
