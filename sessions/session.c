@@ -5,9 +5,9 @@
  * cancel, restart, idle, close (the cap is warm.c's). It reaches the
  * server only through the transport ops table of transport.h, chosen at
  * each start from the config entry, and hears back through session_up; it
- * never names a transport. What the server sends is sorted by inbound.c; call objects
- * are call.c's, the index of sessions threads.c's, the messages built
- * message.c's; none of them calls back into this file except through the
+ * never names a transport. What the server sends is sorted by inbound.c;
+ * call objects are call.c's, the index of sessions threads.c's, the
+ * messages built message.c's; none of them calls back into this file except through the
  * hooks it gives them in sessions_init.
  *
  * Ownership. A session owns at most one attached transport. One that is
