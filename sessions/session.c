@@ -7,8 +7,8 @@
  * each start from the config entry, and hears back through session_up; it
  * never names a transport. What the server sends is sorted by inbound.c;
  * call objects are call.c's, the index of sessions threads.c's, the
- * messages built message.c's; none of them calls back into this file except through the
- * hooks it gives them in sessions_init.
+ * messages built message.c's; none of them calls back into this file
+ * except through the hooks it gives them in sessions_init.
  *
  * Ownership. A session owns at most one attached transport. One that is
  * closed or lost is detached: it finishes closing on its own (for a process:
