@@ -19,18 +19,14 @@
  *   close   an incomplete answer fails close with EINVAL.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "fs.h"
-#include "gbuf.h"
-#include "jscan.h"
+#include "jsonwrite.h"
 
 struct askfile {
 	uint64_t ask_id;
-	struct jscan scan;
-	struct gbuf buf;      /* the answer so far */
+	struct jsonwrite w;   /* the answer so far */
 };
 
 struct askfile *askfile_new(uint64_t ask_id)
@@ -45,7 +41,7 @@ struct askfile *askfile_new(uint64_t ask_id)
 void askfile_free(struct askfile *af)
 {
 	if (af)
-		gbuf_free(&af->buf);
+		jsonwrite_free(&af->w);
 	free(af);
 }
 
@@ -53,51 +49,35 @@ void askfile_free(struct askfile *af)
 static int deliver(struct askfile *af)
 {
 	mcp_ask *q = mcp_ask_by_id(af->ask_id);
-	int r = q ? mcp_ask_answer(q, af->buf.p, af->buf.len) : -ENOENT;
+	int r = q ? mcp_ask_answer(q, af->w.buf.p, af->w.buf.len) : -ENOENT;
 
-	gbuf_clear(&af->buf);
+	jsonwrite_clear(&af->w);
 	return r;
 }
 
 void askfile_write(struct askfile *af, fuse_req_t req, const char *buf,
 		   size_t size)
 {
-	size_t used = 0;
 	int r;
 
-	if (af->buf.len == 0 && jscan_blank(buf, size)) {
+	if (!jsonwrite_pending(&af->w) && jscan_blank(buf, size)) {
 		fuse_reply_write(req, size); /* even after the answer */
 		return;
 	}
 	if (!mcp_ask_by_id(af->ask_id)) {
-		gbuf_clear(&af->buf);
+		jsonwrite_reset(&af->w);
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
-	if (af->buf.len == 0)
-		jscan_init(&af->scan);
-	if (af->buf.len + size > MAX_REQUEST) {
-		mlog(MLOG_INFO, "answer refused: over 16 MiB");
-		gbuf_clear(&af->buf);
-		fuse_reply_err(req, EFBIG);
+	r = jsonwrite_feed(&af->w, buf, size, MAX_REQUEST);
+	if (r < 0) {
+		if (r != -ENOMEM)
+			mlog(MLOG_INFO, "answer refused: %s", af->w.why);
+		jsonwrite_reset(&af->w);
+		fuse_reply_err(req, -r);
 		return;
 	}
-	r = jscan_feed(&af->scan, buf, size, &used);
-	if (r == JSCAN_ERROR ||
-	    (r == JSCAN_DONE && !jscan_blank(buf + used, size - used))) {
-		mlog(MLOG_INFO, "answer refused: invalid JSON (%s)",
-		     r == JSCAN_ERROR && af->scan.error ? af->scan.error
-							: "trailing data");
-		gbuf_clear(&af->buf);
-		fuse_reply_err(req, EINVAL);
-		return;
-	}
-	if (gbuf_add(&af->buf, buf, r == JSCAN_DONE ? used : size) < 0) {
-		gbuf_clear(&af->buf);
-		fuse_reply_err(req, ENOMEM);
-		return;
-	}
-	if (r == JSCAN_DONE && (r = deliver(af)) < 0) {
+	if (r == JW_DONE && (r = deliver(af)) < 0) {
 		fuse_reply_err(req, -r);
 		return;
 	}
@@ -106,17 +86,12 @@ void askfile_write(struct askfile *af, fuse_req_t req, const char *buf,
 
 void askfile_flush(struct askfile *af, fuse_req_t req)
 {
-	int r = 0;
+	int r = jsonwrite_finish(&af->w);
 
-	if (af->buf.len) {
-		if (jscan_finish(&af->scan) == JSCAN_DONE) {
-			r = deliver(af); /* a top-level number: never fits */
-		} else {
-			mlog(MLOG_INFO, "answer refused: incomplete JSON at "
-			     "close");
-			r = -EINVAL;
-		}
-		gbuf_clear(&af->buf);
-	}
-	fuse_reply_err(req, -r);
+	if (r == JW_DONE)
+		r = deliver(af); /* a top-level number: never fits */
+	else if (r < 0)
+		mlog(MLOG_INFO, "answer refused: %s", af->w.why);
+	jsonwrite_reset(&af->w);
+	fuse_reply_err(req, r < 0 ? -r : 0);
 }

@@ -1,24 +1,33 @@
 /*
- * callfile.c - the transaction files: <server>/call, <server>/<thread>/call
- * and the tools.json files that wait for a listing.
+ * callfile.c - the transaction files: <server>/call, <server>/<thread>/call,
+ * tools/<tool> and prompts/<prompt>, and the tools.json files that wait for
+ * a listing.
  *
  * Protocol of call, per open file (after Plan 9's factotum rpc):
  *
- *   write   bytes accumulate until they form one complete JSON value; then
- *           the request is sent at once and write returns. Bytes that can no
- *           longer become JSON fail with EINVAL, more than 16 MiB with EFBIG,
- *           a complete value that is not a valid request with EINVAL. The
- *           first byte of a new request ends the previous transaction on
- *           this open file (its call goes on and becomes the latest reply).
- *   read    waits for this open file's request and returns its reply (one
- *           JSON document and a newline; a long one from a stdio server
- *           as it arrives), in pieces, from its own position
- *           (the file offset is ignored); then 0 until the next write. An
- *           open file that sent nothing reads the latest call sent by the
- *           reading process or its nearest ancestor that sent one
- *           (writers.c), else the session's latest reply: the most
- *           recently sent call if one is in flight; it waits for that
- *           call if need be.
+ *   write   bytes accumulate (jsonwrite.c) until they form one complete
+ *           JSON value; then the request is sent at once and write
+ *           returns. Bytes that can no longer become JSON fail with
+ *           EINVAL, more than 16 MiB with EFBIG (and every write till
+ *           close), a complete value that is not a valid request with
+ *           EINVAL; each such refusal is a call whose reply is the error.
+ *           Every request sent is queued on this open file for reading
+ *           (not on a write-only one) and recorded with its writer
+ *           (writers.c).
+ *   read    returns the replies of this open file's requests in the order
+ *           they were written: the head one (one JSON document and a
+ *           newline; a long one from a stdio server as it arrives), in
+ *           pieces, from its own position (the file offset is ignored),
+ *           waiting for it if need be; then one read of 0 ends it and the
+ *           next reply is the head. With nothing queued, a read returns 0.
+ *           A reply read to its last byte is dropped by the next write
+ *           even before its read of 0 (a client that stops at the
+ *           newline). Several reads may wait at once (threads sharing the
+ *           open file): they are answered in order. An open file that sent
+ *           nothing reads, at its first read, the call writers.c finds
+ *           for the reading process (for tools/x and prompts/x only among
+ *           calls of x), else for call the session's latest reply: the
+ *           most recently sent call if one is in flight.
  *           A signal (FUSE interrupt) on a waiting read fails that read
  *           with EINTR and keeps the call: a handled signal (SIGWINCH,
  *           SA_RESTART) is not a request to stop, and a restarted read on
@@ -27,11 +36,17 @@
  *           open is seekable so that lseek(fd, 0, SEEK_CUR), head -n1 and
  *           Python's "r+" work) but reads and writes of call never look
  *           at it.
- *   close   never cancels; an unfinished request fails close with EINVAL.
- *   release of the last reference after an interrupted read, with no read
- *           or write on this open file since, sends notifications/cancelled
- *           for the call: the reader died of the signal (Ctrl-C on cat).
- *           The session stays.
+ *   flush   (each close of a descriptor: shells dup2 the file and close
+ *           the original before writing) completes a pending request (a
+ *           top-level number ends there) or refuses it with EINVAL when it
+ *           is incomplete; with nothing pending it sends nothing.
+ *   release (the last close) of tools/x or prompts/x opened write-only
+ *           that sent nothing and holds no pending byte sends the empty
+ *           request, {} (": > tools/x"). It never cancels, except: after
+ *           an interrupted read, with no read or write on this open file
+ *           since, it sends notifications/cancelled for the call being
+ *           read: the reader died of the signal (Ctrl-C on cat). The
+ *           session stays.
  *
  * tools.json waits the same way for its listing but reads at the offset.
  */
@@ -42,31 +57,45 @@
 #include <string.h>
 
 #include "fs.h"
-#include "gbuf.h"
-#include "jscan.h"
 #include "jsent.h"
+#include "jsonwrite.h"
 #include "kvargs.h"
 #include "writers.h"
+
+/* A reply to read: a call and how far this open file read it. */
+struct rep {
+	mcp_call *call;
+	size_t pos;
+	int streamed;         /* read some of it as it arrived */
+};
+
+/* A read waiting for its reply. */
+struct parked {
+	fuse_req_t req;
+	size_t size;
+	off_t off;
+};
 
 struct callfile {
 	enum kind kind;
 	uint64_t server_id, session_id;
-	struct jscan scan;
-	struct gbuf req;      /* the request being written */
-	int wrote;            /* a request was sent on this open file */
-	int attached;         /* call was taken (sent, latest or tools) */
-	int too_big;          /* a request overflowed: writes fail till close */
-	int interrupted;      /* a read of call was interrupted, none since */
-	int streamed;         /* read some of a reply as it arrived */
+	struct jsonwrite in;  /* the request being written */
+	int sent;             /* a request was sent (or refused) here */
+	int attached;         /* what to read was settled (sent, or found) */
+	int interrupted;      /* a read was interrupted, none since */
+	int write_only;       /* opened O_WRONLY: nothing is queued */
 	char *target;         /* tools/x, prompts/x: the name (JSON string) */
-	int write_only;       /* opened O_WRONLY: {} at a close unwritten */
-	int lines;            /* NAME=VALUE lines, complete at close */
+	char *key;            /* ... "t:x" or "p:x" (writers.h) */
+	struct gbuf lines;    /* NAME=VALUE lines (SPEC 9), sent at close */
+	int in_lines;         /* this request is such lines */
 	pid_t writer;         /* the caller of the current write or flush */
-	mcp_call *call;
-	size_t pos;
-	fuse_req_t rreq;      /* the read waiting for call */
-	size_t rsize;
-	off_t roff;
+	struct wproc *closer; /* who closed it unwritten: for {} at release */
+	unsigned long long closer_image;
+	struct rep *reps;     /* the replies to read, head first */
+	size_t nreps, capreps;
+	struct parked *parked; /* waiting reads, oldest first */
+	size_t nparked, capparked;
+	mcp_call *heard;      /* the call lis listens to */
 	struct mcp_listener lis;
 };
 
@@ -90,8 +119,35 @@ static int resolve(struct callfile *cf, mcp_server **srv, mcp_session **s)
 	return *srv ? 0 : -ENOENT;
 }
 
+/* Queue c (a reference taken over) for reading. */
+static int push(struct callfile *cf, mcp_call *c)
+{
+	if (cf->nreps == cf->capreps) {
+		size_t cap = cf->capreps ? cf->capreps * 2 : 2;
+		struct rep *r = realloc(cf->reps, cap * sizeof *r);
+
+		if (!r) {
+			mcp_call_unref(c);
+			return -ENOMEM;
+		}
+		cf->reps = r;
+		cf->capreps = cap;
+	}
+	cf->reps[cf->nreps].call = c;
+	cf->reps[cf->nreps].pos = 0;
+	cf->reps[cf->nreps].streamed = 0;
+	cf->nreps++;
+	return 0;
+}
+
+static void pop(struct callfile *cf)
+{
+	mcp_call_unref(cf->reps[0].call);
+	memmove(cf->reps, cf->reps + 1, --cf->nreps * sizeof *cf->reps);
+}
+
 struct callfile *callfile_new(enum kind kind, uint64_t server_id,
-			      uint64_t session_id)
+			      uint64_t session_id, int write_only)
 {
 	struct callfile *cf = calloc(1, sizeof *cf);
 
@@ -100,11 +156,14 @@ struct callfile *callfile_new(enum kind kind, uint64_t server_id,
 	cf->kind = kind;
 	cf->server_id = server_id;
 	cf->session_id = session_id;
+	cf->write_only = write_only;
 	if (kind == K_TOOLS) {
 		mcp_server *srv;
 		mcp_session *s;
+		mcp_call *c;
 
-		if (resolve(cf, &srv, &s) < 0 || mcp_tools(srv, s, &cf->call)) {
+		if (resolve(cf, &srv, &s) < 0 || mcp_tools(srv, s, &c) ||
+		    push(cf, c) < 0) {
 			free(cf);
 			return NULL;
 		}
@@ -113,75 +172,118 @@ struct callfile *callfile_new(enum kind kind, uint64_t server_id,
 	return cf;
 }
 
-/* Answer the waiting read from the finished call. */
-static void serve(struct callfile *cf, fuse_req_t req, size_t size, off_t off)
+/* Answer read p from the head reply, which is done. */
+static void serve(struct callfile *cf, const struct parked *p)
 {
-	mcp_buf *b = mcp_call_reply(cf->call);
-	size_t at = cf->kind == K_TOOLS ? (size_t)off : cf->pos, n;
+	struct rep *h = &cf->reps[0];
+	mcp_buf *b = mcp_call_reply(h->call);
+	size_t at = cf->kind == K_TOOLS ? (size_t)p->off : h->pos, n;
 
-	if (cf->streamed && mcp_call_stream_broken(cf->call)) {
-		fuse_reply_err(req, EIO); /* what was read was not the reply */
+	if (h->streamed && mcp_call_stream_broken(h->call)) {
+		fuse_reply_err(p->req, EIO); /* what was read was not the reply */
+		pop(cf);
 		return;
 	}
 	if (at >= b->len) {
-		fuse_reply_buf(req, NULL, 0);
+		if (cf->kind != K_TOOLS)
+			pop(cf); /* this read of 0 ends the reply */
+		fuse_reply_buf(p->req, NULL, 0);
 		return;
 	}
-	n = b->len - at < size ? b->len - at : size;
+	n = b->len - at < p->size ? b->len - at : p->size;
 	if (cf->kind != K_TOOLS)
-		cf->pos += n;
-	fuse_reply_buf(req, b->data + at, n);
+		h->pos += n;
+	fuse_reply_buf(p->req, b->data + at, n);
 }
 
 /* A long reply still arriving: the bytes of it not read yet. 0 if none. */
-static int serve_partial(struct callfile *cf, fuse_req_t req, size_t size)
+static int serve_partial(struct callfile *cf, const struct parked *p)
 {
-	const char *p;
+	struct rep *h = &cf->reps[0];
+	const char *d;
 	size_t avail, n;
 
 	if (cf->kind == K_TOOLS)
 		return 0;
-	avail = mcp_call_partial(cf->call, &p);
-	if (avail <= cf->pos)
+	avail = mcp_call_partial(h->call, &d);
+	if (avail <= h->pos)
 		return 0;
-	n = avail - cf->pos < size ? avail - cf->pos : size;
-	fuse_reply_buf(req, p + cf->pos, n);
-	cf->pos += n;
-	cf->streamed = 1;
+	n = avail - h->pos < p->size ? avail - h->pos : p->size;
+	fuse_reply_buf(p->req, d + h->pos, n);
+	h->pos += n;
+	h->streamed = 1;
 	return 1;
 }
 
-static void more_cb(struct mcp_listener *l, mcp_call *c)
+static void unpark(struct callfile *cf, size_t i)
 {
-	struct callfile *cf = (struct callfile *)((char *)l -
-				offsetof(struct callfile, lis));
-
-	if (cf->rreq && serve_partial(cf, cf->rreq, cf->rsize)) {
-		cf->rreq = NULL;
-		mcp_listener_remove(&cf->lis);
-	}
+	memmove(cf->parked + i, cf->parked + i + 1,
+		(--cf->nparked - i) * sizeof *cf->parked);
 }
 
-static void done_cb(struct mcp_listener *l, mcp_call *c)
+static void listen_to(struct callfile *cf, mcp_call *c);
+
+/* Answer the waiting reads, oldest first, as far as the replies allow;
+ * then listen to the head reply if a read still waits for it. */
+static void pump(struct callfile *cf)
+{
+	while (cf->nparked) {
+		struct parked p = cf->parked[0];
+
+		if (!cf->nreps) {
+			unpark(cf, 0);
+			fuse_reply_buf(p.req, NULL, 0);
+			continue;
+		}
+		if (mcp_call_is_done(cf->reps[0].call)) {
+			unpark(cf, 0);
+			serve(cf, &p);
+			continue;
+		}
+		if (serve_partial(cf, &p)) {
+			unpark(cf, 0);
+			continue;
+		}
+		listen_to(cf, cf->reps[0].call);
+		return;
+	}
+	listen_to(cf, NULL);
+}
+
+static void heard_cb(struct mcp_listener *l, mcp_call *c)
 {
 	struct callfile *cf = (struct callfile *)((char *)l -
 				offsetof(struct callfile, lis));
-	fuse_req_t req = cf->rreq;
 
-	if (!req)
+	pump(cf);
+}
+
+static void listen_to(struct callfile *cf, mcp_call *c)
+{
+	if (cf->heard == c && (!c || cf->lis.link.le_prev))
 		return;
-	cf->rreq = NULL;
-	serve(cf, req, cf->rsize, cf->roff);
+	mcp_listener_remove(&cf->lis);
+	cf->heard = c;
+	if (c) {
+		cf->lis.done = heard_cb;
+		cf->lis.more = heard_cb;
+		mcp_call_listen(c, &cf->lis);
+	}
 }
 
 static void interrupt_cb(fuse_req_t req, void *data)
 {
 	struct callfile *cf = data;
+	size_t i;
 
-	if (cf->rreq != req)
+	for (i = 0; i < cf->nparked; i++)
+		if (cf->parked[i].req == req)
+			break;
+	if (i == cf->nparked)
 		return;
-	cf->rreq = NULL;
-	mcp_listener_remove(&cf->lis);
+	unpark(cf, i);
+	if (!cf->nparked)
+		listen_to(cf, NULL);
 	if (cf->kind != K_TOOLS)
 		cf->interrupted = 1;
 	fuse_reply_err(req, EINTR);
@@ -190,67 +292,121 @@ static void interrupt_cb(fuse_req_t req, void *data)
 void callfile_read(struct callfile *cf, fuse_req_t req, size_t size,
 		   off_t off)
 {
-	if (cf->rreq) {
-		fuse_reply_err(req, EBUSY); /* one read at a time per file */
-		return;
-	}
+	struct parked *p;
+	size_t i;
+
 	cf->interrupted = 0; /* the reader lived on: it keeps the call */
 	if (!cf->attached) {
 		mcp_server *srv;
 		mcp_session *s;
+		mcp_call *c = NULL;
 
 		cf->attached = 1;
 		if (resolve(cf, &srv, &s) == 0 &&
-		    !(cf->call = mcp_call_ref(writers_find(owner(cf),
-						fuse_req_ctx(req)->pid))))
-			cf->call = mcp_call_ref(mcp_latest(srv, s));
-		cf->pos = 0;
+		    !(c = writers_find(owner(cf), cf->key,
+				       fuse_req_ctx(req)->pid)) && !cf->key)
+			c = mcp_latest(srv, s);
+		if (c && push(cf, mcp_call_ref(c)) < 0) {
+			fuse_reply_err(req, ENOMEM);
+			return;
+		}
 	}
-	if (!cf->call) {
-		fuse_reply_buf(req, NULL, 0);
-		return;
+	if (cf->nparked == cf->capparked) {
+		size_t cap = cf->capparked ? cf->capparked * 2 : 2;
+
+		p = realloc(cf->parked, cap * sizeof *p);
+		if (!p) {
+			fuse_reply_err(req, ENOMEM);
+			return;
+		}
+		cf->parked = p;
+		cf->capparked = cap;
 	}
-	if (mcp_call_is_done(cf->call)) {
-		serve(cf, req, size, off);
-		return;
-	}
-	if (serve_partial(cf, req, size))
-		return;
-	cf->rreq = req;
-	cf->rsize = size;
-	cf->roff = off;
-	cf->lis.done = done_cb;
-	cf->lis.more = more_cb;
-	mcp_call_listen(cf->call, &cf->lis);
-	fuse_req_interrupt_func(req, interrupt_cb, cf);
+	p = &cf->parked[cf->nparked++];
+	p->req = req;
+	p->size = size;
+	p->off = off;
+	pump(cf);
+	for (i = 0; i < cf->nparked; i++)
+		if (cf->parked[i].req == req) { /* it waits */
+			fuse_req_interrupt_func(req, interrupt_cb, cf);
+			break;
+		}
 }
 
-static void reset_request(struct callfile *cf)
+/* What a request of this open file is for (writers.h), malloc'd or NULL:
+ * tools/x and prompts/x know; a request written to call is a tool's when
+ * it is {"name": ...}. */
+static char *request_key(const struct callfile *cf, const char *p,
+			 size_t n)
 {
-	gbuf_clear(&cf->req);
+	struct jscan_members m;
+	struct jscan_span k, v;
+	size_t i = 0;
+	char *key;
+
+	if (cf->key)
+		return strdup(cf->key);
+	while (i < n && p[i] != '{')
+		i++;
+	if (i == n)
+		return NULL;
+	jscan_members_init(&m, p, i, n);
+	while (jscan_members_next(&m, &k, &v))
+		if (k.n == 6 && !memcmp(p + k.at, "\"name\"", 6) &&
+		    v.n > 2 && p[v.at] == '"') {
+			cJSON *s;
+
+			if (!memchr(p + v.at, '\\', v.n) &&
+			    (key = malloc(v.n + 1)) != NULL) { /* as it is */
+				memcpy(key, "t:", 2);
+				memcpy(key + 2, p + v.at + 1, v.n - 2);
+				key[v.n] = 0;
+				return key;
+			}
+			s = cJSON_ParseWithLength(p + v.at, v.n);
+			key = NULL;
+			if (cJSON_IsString(s) && (key = malloc(strlen(
+					s->valuestring) + 3)) != NULL) {
+				memcpy(key, "t:", 2);
+				strcpy(key + 2, s->valuestring);
+			}
+			cJSON_Delete(s);
+			return key;
+		}
+	return NULL;
 }
 
-/* This open file now reads c (a reference taken over), and c is the
- * latest call of the writing process. */
-static void attach(struct callfile *cf, mcp_call *c)
+/* c (a reference taken over) was sent, or refused, by this open file for
+ * key (taken over): record it for its writer (cf->closer when w, else the
+ * caller of the current write) and queue it for reading. */
+static void attach(struct callfile *cf, mcp_call *c, char *key, int w)
 {
-	writers_record(owner(cf), cf->writer, c);
-	if (cf->rreq) { /* cannot happen: reads and writes are serialised */
-		fuse_reply_err(cf->rreq, EINTR);
-		cf->rreq = NULL;
+	unsigned long long image = cf->closer_image;
+	struct wproc *mine = w ? NULL : writers_proc(cf->writer, &image);
+
+	writers_record(owner(cf), key, w ? cf->closer : mine, image, c);
+	writers_proc_unref(mine);
+	free(key);
+	cf->sent = cf->attached = 1;
+	if (cf->write_only) {
+		mcp_call_unref(c);
+		return;
 	}
-	mcp_listener_remove(&cf->lis);
-	mcp_call_unref(cf->call);
-	cf->call = c;
-	cf->pos = 0;
-	cf->streamed = 0;
-	cf->wrote = cf->attached = 1;
+	/* a reply read to its last byte is over, its read of 0 or not */
+	while (cf->nreps && cf->kind != K_TOOLS &&
+	       mcp_call_is_done(cf->reps[0].call) &&
+	       cf->reps[0].pos >= mcp_call_reply(cf->reps[0].call)->len &&
+	       !cf->nparked)
+		pop(cf);
+	if (push(cf, c) == 0)
+		pump(cf);
 }
 
 /* A request refused before it was sent: log why, and make the refusal the
  * latest reply (of this open file and of the session), so that a shell
  * user whose redirect dropped the error reads it with cat. */
-static void refuse(struct callfile *cf, const char *why)
+static void refuse(struct callfile *cf, const char *why, int w)
 {
 	mcp_server *srv;
 	mcp_session *s;
@@ -259,17 +415,21 @@ static void refuse(struct callfile *cf, const char *why)
 	mlog(MLOG_INFO, "call refused: %s", why);
 	if (resolve(cf, &srv, &s) == 0 &&
 	    mcp_call_refused(srv, s, why, &c) == 0)
-		attach(cf, c);
+		attach(cf, c, cf->key ? strdup(cf->key) : NULL, w);
 }
 
-int callfile_target(struct callfile *cf, const char *name, int write_only)
+int callfile_target(struct callfile *cf, const char *name)
 {
 	cJSON *j = cJSON_CreateString(name); /* a NUL is C0 80 (jsent.h) */
 
 	cf->target = j ? jsent_print(j, 0, NULL) : NULL;
 	cJSON_Delete(j);
-	cf->write_only = write_only;
-	return cf->target ? 0 : -ENOMEM;
+	cf->key = malloc(strlen(name) + 3);
+	if (cf->key) {
+		memcpy(cf->key, cf->kind == K_PROMPT ? "p:" : "t:", 2);
+		strcpy(cf->key + 2, name);
+	}
+	return cf->target && cf->key ? 0 : -ENOMEM;
 }
 
 /* tools/x, prompts/x: the arguments object args, as the request of x. */
@@ -300,41 +460,45 @@ static char *wrap(const struct callfile *cf, const char *args, size_t len,
 	return gbuf_take(&b);
 }
 
-/* A complete request: send it. */
-static int dispatch(struct callfile *cf)
+/* A complete request (or the empty one) in cf->in: send it, for cf->closer
+ * when w, else for the caller of the current write. */
+static int dispatch(struct callfile *cf, int w)
 {
+	const char *p = cf->in.buf.p ? cf->in.buf.p : "";
+	size_t len = cf->in.buf.len;
 	mcp_server *srv;
 	mcp_session *s;
 	mcp_call *c;
 	const char *why = NULL;
 	int r = resolve(cf, &srv, &s);
 
-	if (r == 0 && cf->target) {
+	if (r == 0 && writers_full(owner(cf))) {
+		mlog(MLOG_WARN, "call not sent: too many processes alive that "
+		     "wrote calls of their own on this thread");
+		r = -EAGAIN;
+	} else if (r == 0 && cf->target) {
 		size_t n;
-		char *req = wrap(cf, cf->req.p ? cf->req.p : "", cf->req.len,
-				 &n, &why);
+		char *req = wrap(cf, p, len, &n, &why);
 
 		r = req ? mcp_call_start(srv, s, req, n, &c, &why) : -EINVAL;
 		if (!req && !why)
 			r = -ENOMEM;
 		free(req);
 	} else if (r == 0) {
-		r = mcp_call_start(srv, s, cf->req.p, cf->req.len, &c, &why);
+		r = mcp_call_start(srv, s, p, len, &c, &why);
 	}
-	reset_request(cf);
-	if (r < 0) {
-		if (why)
-			refuse(cf, why);
-		return r;
-	}
-	attach(cf, c);
-	return 0;
+	if (r == 0)
+		attach(cf, c, request_key(cf, p, len), w);
+	jsonwrite_clear(&cf->in);
+	if (r < 0 && why)
+		refuse(cf, why, w);
+	return r;
 }
 
-/* NAME=VALUE lines (SPEC 9), at close: made into the arguments object
- * by the tool's schema (lib/kvargs.c) and sent, or refused naming
- * the line. */
-static int lines_dispatch(struct callfile *cf)
+/* NAME=VALUE lines (SPEC 9), at close: made into the arguments object by
+ * the tool's schema (lib/kvargs.c through mcp_args_lines) and sent like a
+ * JSON request, or refused naming the line. */
+static int lines_dispatch(struct callfile *cf, int w)
 {
 	mcp_server *srv;
 	mcp_session *s;
@@ -342,17 +506,18 @@ static int lines_dispatch(struct callfile *cf)
 	cJSON *t = cJSON_Parse(cf->target);
 	int r = resolve(cf, &srv, &s);
 
-	cf->lines = 0;
+	cf->in_lines = 0;
 	if (r == 0 && cJSON_IsString(t))
 		r = mcp_args_lines(srv, s, cf->kind == K_PROMPT,
-				   t->valuestring, cf->req.p, cf->req.len,
+				   t->valuestring, cf->lines.p, cf->lines.len,
 				   &json, &why);
 	cJSON_Delete(t);
-	reset_request(cf);
-	if (r == 0 && gbuf_puts(&cf->req, json) == 0)
-		r = dispatch(cf);
+	gbuf_free(&cf->lines);
+	jsonwrite_clear(&cf->in);
+	if (r == 0 && gbuf_puts(&cf->in.buf, json) == 0)
+		r = dispatch(cf, w);
 	else if (why)
-		refuse(cf, why);
+		refuse(cf, why, w);
 	free(json);
 	free(why);
 	return r;
@@ -361,8 +526,7 @@ static int lines_dispatch(struct callfile *cf)
 void callfile_write(struct callfile *cf, fuse_req_t req, const char *buf,
 		    size_t size)
 {
-	size_t used = 0;
-	int r;
+	int was_big = cf->in.too_big, r;
 
 	if (cf->kind == K_TOOLS) {
 		fuse_reply_err(req, EBADF);
@@ -370,97 +534,82 @@ void callfile_write(struct callfile *cf, fuse_req_t req, const char *buf,
 	}
 	cf->interrupted = 0; /* alive after the signal: the call goes on */
 	cf->writer = fuse_req_ctx(req)->pid;
-	if (!size) {
-		fuse_reply_write(req, 0);
-		return;
-	}
-	if (cf->req.len == 0 && !cf->too_big) {
-		if (jscan_blank(buf, size)) {
-			fuse_reply_write(req, size);
-			return;
-		}
-		jscan_init(&cf->scan);
-		cf->lines = cf->target && kvargs_is_lines(buf, size);
-	}
-	if (cf->lines && !cf->too_big && cf->req.len + size <= MAX_REQUEST) {
-		if (gbuf_add(&cf->req, buf, size) < 0)
-			fuse_reply_err(req, ENOMEM);
+	if (!cf->in_lines && cf->target && !jsonwrite_pending(&cf->in) &&
+	    kvargs_is_lines(buf, size))
+		cf->in_lines = 1;
+	if (cf->in_lines) { /* gathered, sent at close */
+		if (cf->lines.len + size > MAX_REQUEST)
+			r = -EFBIG;
 		else
-			fuse_reply_write(req, size); /* sent at close */
+			r = gbuf_add(&cf->lines, buf, size) < 0 ? -ENOMEM : 0;
+		if (r < 0) {
+			if (r == -EFBIG)
+				refuse(cf, "request over " MAX_REQUEST_TEXT, 0);
+			gbuf_free(&cf->lines);
+			cf->in_lines = 0;
+			fuse_reply_err(req, -r);
+		} else {
+			fuse_reply_write(req, size);
+		}
 		return;
 	}
-	if (cf->too_big || cf->req.len + size > MAX_REQUEST) {
-		if (!cf->too_big)
-			refuse(cf, "request over " MAX_REQUEST_TEXT);
-		cf->too_big = 1;
-		reset_request(cf);
-		fuse_reply_err(req, EFBIG);
-		return;
-	}
-	r = jscan_feed(&cf->scan, buf, size, &used);
-	if (r == JSCAN_ERROR ||
-	    (r == JSCAN_DONE && !jscan_blank(buf + used, size - used))) {
-		char why[160];
-
-		snprintf(why, sizeof why, "invalid JSON (%s)",
-			 r == JSCAN_ERROR && cf->scan.error ? cf->scan.error
-							    : "trailing data");
-		refuse(cf, why);
-		reset_request(cf);
-		fuse_reply_err(req, EINVAL);
-		return;
-	}
-	if (gbuf_add(&cf->req, buf, r == JSCAN_DONE ? used : size) < 0) {
-		reset_request(cf);
-		fuse_reply_err(req, ENOMEM);
-		return;
-	}
-	if (r == JSCAN_DONE && (r = dispatch(cf)) < 0) {
+	r = jsonwrite_feed(&cf->in, buf, size, MAX_REQUEST);
+	if (r == -EFBIG && !was_big)
+		refuse(cf, "request over " MAX_REQUEST_TEXT, 0);
+	else if (r == -EINVAL)
+		refuse(cf, cf->in.why, 0);
+	if (r == JW_DONE)
+		r = dispatch(cf, 0);
+	if (r < 0)
 		fuse_reply_err(req, -r);
-		return;
-	}
-	fuse_reply_write(req, size);
+	else
+		fuse_reply_write(req, size);
 }
 
 void callfile_flush(struct callfile *cf, fuse_req_t req)
 {
-	cf->writer = fuse_req_ctx(req)->pid;
-	if (cf->target && cf->write_only && !cf->wrote && !cf->req.len &&
-	    !cf->too_big) { /* ": > tools/x": the empty request is {} */
-		int r = dispatch(cf);
+	int r = 0;
 
-		fuse_reply_err(req, r < 0 ? -r : 0);
-		return;
+	if (cf->kind != K_TOOLS) {
+		cf->writer = fuse_req_ctx(req)->pid;
+		if (cf->target && cf->write_only && !cf->sent && !cf->closer &&
+		    !jsonwrite_pending(&cf->in) && !cf->in_lines)
+			cf->closer = writers_proc(cf->writer,
+						  &cf->closer_image);
+		if (cf->in_lines) {
+			r = lines_dispatch(cf, 0);
+			fuse_reply_err(req, r < 0 ? -r : 0);
+			return;
+		}
+		r = jsonwrite_finish(&cf->in);
+		if (r == JW_DONE)
+			r = dispatch(cf, 0);
+		else if (r < 0)
+			refuse(cf, cf->in.why, 0);
 	}
-	if (cf->lines && cf->req.len) {
-		int r = lines_dispatch(cf);
-
-		fuse_reply_err(req, r < 0 ? -r : 0);
-		return;
-	}
-	if (cf->kind != K_TOOLS && cf->req.len) {
-		/* a pending top-level number completes at end of input */
-		int done = jscan_finish(&cf->scan) == JSCAN_DONE;
-		int r = done ? dispatch(cf) : -EINVAL;
-
-		if (!done)
-			refuse(cf, "incomplete JSON at close");
-		reset_request(cf);
-		fuse_reply_err(req, r < 0 ? -r : 0);
-		return;
-	}
-	fuse_reply_err(req, 0);
+	fuse_reply_err(req, r < 0 ? -r : 0);
 }
 
 void callfile_free(struct callfile *cf)
 {
-	if (cf->rreq)
-		fuse_reply_err(cf->rreq, EINTR);
+	size_t i;
+
+	if (cf->target && cf->write_only && !cf->sent && cf->closer &&
+	    !jsonwrite_pending(&cf->in)) /* ": > tools/x": {} at last close */
+		dispatch(cf, 1);
+	for (i = 0; i < cf->nparked; i++)
+		fuse_reply_err(cf->parked[i].req, EINTR);
 	mcp_listener_remove(&cf->lis);
-	if (cf->interrupted && cf->call)
-		mcp_call_cancel(cf->call); /* no-op if it finished meanwhile */
-	mcp_call_unref(cf->call);
-	gbuf_free(&cf->req);
+	if (cf->interrupted && cf->nreps)
+		mcp_call_cancel(cf->reps[0].call); /* no-op if done */
+	while (cf->nreps)
+		pop(cf);
+	writers_proc_unref(cf->closer);
+	jsonwrite_free(&cf->in);
 	free(cf->target);
+	gbuf_free(&cf->lines);
+	free(cf->key);
+	free(cf->reps);
+	free(cf->parked);
 	free(cf);
 }

@@ -334,7 +334,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		h->snap = mcp_session_stderr(n.s);
 	else if (n.kind == K_CALL || n.kind == K_TOOLS)
 		h->cf = callfile_new(n.kind, mcp_server_id(n.srv),
-				     h->session_id);
+				     h->session_id, acc == O_WRONLY);
 	if ((n.kind == K_CALL || n.kind == K_TOOLS) && !h->dotstatus &&
 	    !h->cf) {
 		free(h);

@@ -122,17 +122,20 @@ void listing_open(fuse_req_t req, fuse_ino_t ino, struct fh *h,
 /* Per-open state of call and tools.json (fi->fh). */
 struct callfile;
 
+/* write_only: opened O_WRONLY (nothing to queue for reading; for tools/x
+ * and prompts/x, a last close with nothing written sends {}). */
 struct callfile *callfile_new(enum kind kind, uint64_t server_id,
-			      uint64_t session_id);
+			      uint64_t session_id, int write_only);
 /* tools/<tool> and prompts/<prompt>: the request is the arguments object,
- * sent as a tools/call or prompts/get of name; write_only: opened O_WRONLY,
- * so that a close with nothing written sends {} (": > tools/x"). */
-int callfile_target(struct callfile *cf, const char *name, int write_only);
+ * sent as a tools/call or prompts/get of name. */
+int callfile_target(struct callfile *cf, const char *name);
 void callfile_write(struct callfile *cf, fuse_req_t req, const char *buf,
 		    size_t size);
 void callfile_read(struct callfile *cf, fuse_req_t req, size_t size,
 		   off_t off);
 void callfile_flush(struct callfile *cf, fuse_req_t req);
+/* The last close (release), or a failed open: for tools/x opened O_WRONLY,
+ * closed with nothing written, sends {} first. */
 void callfile_free(struct callfile *cf);
 
 /* Per-open state of requests/<n> (askfile.c): the answer being written. */

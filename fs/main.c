@@ -147,7 +147,7 @@ static void usage(const char *prog)
 	       "0 = never)\n"
 	       "  --call-timeout SEC    per-call timeout (default 60, "
 	       "0 = unlimited)\n"
-	       "  --max-sessions N      soft cap on sessions (default 32)\n"
+	       "  --max-sessions N      cap on sessions (default 32)\n"
 	       "  -o OPT                FUSE mount options, and every option "
 	       "above as\n"
 	       "                        -o idle_timeout=S,call_timeout=S,"

@@ -1,10 +1,15 @@
 /*
- * writers.h - the latest call each writing process sent, per thread (or
- * per server, for the one-shot call), so that a fresh open of call reads
- * the reply of its own writer (SPEC 4): writers.c.
+ * writers.h - which call a fresh read of a transaction file reads (SPEC 4):
+ * every call sent through call, tools/<tool> or prompts/<prompt> is
+ * recorded with the process that wrote it and that process's ancestry, and
+ * a read on an open file that sent nothing takes the newest call written
+ * from within the reader's nearest enclosing process subtree that wrote
+ * any. writers.c.
  *
- * An owner is a session id or a server id (one counter, never reused).
- * Every function runs on the loop thread.
+ * An owner is a session id or a server id (one counter, never reused). A
+ * key names what a call was for ("t:<name>" a tool, "p:<name>" a prompt,
+ * NULL anything else): a fresh read of tools/<tool> looks only at calls of
+ * its key. Every function runs on the loop thread.
  */
 #ifndef MCPFS_WRITERS_H
 #define MCPFS_WRITERS_H
@@ -14,15 +19,35 @@
 
 #include "sessions.h"
 
-/* Process pid (a FUSE caller: any thread id of it) sent c on owner's call.
- * Takes a reference of its own; a later call of the same process replaces
- * it. Quietly does nothing when pid is 0 or already gone, or on ENOMEM. */
-void writers_record(uint64_t owner, pid_t pid, mcp_call *c);
+/* A process as writers.c knows it (its identity and lineage, cached). */
+struct wproc;
 
-/* The latest call on owner sent by pid's process or, failing that, by its
- * nearest ancestor (a few levels up) that sent one; NULL if none.
- * Borrowed: take a reference to keep it. */
-mcp_call *writers_find(uint64_t owner, pid_t pid);
+/* The process of thread id pid (a FUSE caller), a reference; NULL when it
+ * is gone or /proc cannot tell (or on ENOMEM). *image: an id of the
+ * program it runs now (exec changes it; 0 when procfs hides it). */
+struct wproc *writers_proc(pid_t pid, unsigned long long *image);
+void writers_proc_unref(struct wproc *p);
+
+/* 1 when owner already holds the most calls it may remember, all of
+ * writers still alive: a new call there would not be found again by its
+ * writer, so it must not be sent. */
+int writers_full(uint64_t owner);
+
+/* Process w (borrowed), running image, sent c (a reference of its own is
+ * taken) on owner, for key (NULL or a string, copied). Replaces w's
+ * previous call of the same key. Quietly does nothing when w is NULL or
+ * on ENOMEM. */
+void writers_record(uint64_t owner, const char *key, struct wproc *w,
+		    unsigned long long image, mcp_call *c);
+
+/* The call a fresh read by thread pid reads on owner: the newest call of
+ * key (any key when key is NULL) written by the reader's process (running
+ * the program it runs now), else by its own subtree (what it wrote before
+ * an exec, and its children: `sh -c '... ; exec cat call'`), else by its
+ * parent's subtree, else its grandparent's, and so on; when no subtree
+ * of its lineage wrote one, the newest call of key (NULL when key is NULL:
+ * the caller falls back to the session's latest). Borrowed. */
+mcp_call *writers_find(uint64_t owner, const char *key, pid_t pid);
 
 /* Drop the tables of owners that no longer resolve (thread closed, server
  * removed), with their references. */

@@ -149,6 +149,9 @@ void sessions_link(mcp_session *s);   /* a new session, a thread if named */
 void sessions_unlink(mcp_session *s);
 mcp_session *sessions_any(void);      /* some live session, or NULL */
 unsigned session_live_count(void);
+/* warm.c: the last mkdir refused at the cap (every session busy), with
+ * its time, for .status; NULL if none. */
+const char *session_cap_refusal(void);
 int session_idle(const mcp_session *s);
 mcp_session *sessions_lru_idle(void); /* the idle thread used longest ago */
 void sessions_adopt(mcp_session *s, const char *name); /* spare -> thread */

@@ -403,6 +403,11 @@ mcp_buf *mcp_status_json(void)
 		cJSON_AddItemToArray(w, cJSON_CreateString(warnings[i]));
 	cJSON_AddNumberToObject(o, "sessions", session_live_count());
 	cJSON_AddNumberToObject(o, "max_sessions", mcp_opts.max_sessions);
+	if (session_cap_refusal())
+		cJSON_AddStringToObject(o, "cap_refusal",
+					session_cap_refusal());
+	else
+		cJSON_AddNullToObject(o, "cap_refusal");
 	cJSON_AddNumberToObject(o, "idle_timeout", mcp_opts.idle_timeout);
 	cJSON_AddNumberToObject(o, "call_timeout", mcp_opts.call_timeout);
 	cJSON_AddItemToObject(o, "closed", sessions_closed_json());

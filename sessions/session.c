@@ -2,13 +2,13 @@
  * session.c - the session core, the same for every transport: starting a
  * server and its initialize handshake, sending calls (queued until the
  * handshake is done), and the lifecycle around them: crash, timeout,
- * cancel, restart, idle, the cap, close. It reaches the server only
- * through the transport ops table of transport.h, chosen at each start
- * from the config entry, and hears back through session_up; it never names
- * a transport. What the server sends is sorted by inbound.c; call objects
- * are call.c's, the index of sessions threads.c's, the messages built
- * message.c's; none of them calls back into this file except through the
- * hooks it gives them in sessions_init.
+ * cancel, restart, idle, close (the cap is warm.c's). It reaches the
+ * server only through the transport ops table of transport.h, chosen at
+ * each start from the config entry, and hears back through session_up; it
+ * never names a transport. What the server sends is sorted by inbound.c;
+ * call objects are call.c's, the index of sessions threads.c's, the
+ * messages built message.c's; none of them calls back into this file
+ * except through the hooks it gives them in sessions_init.
  *
  * Ownership. A session owns at most one attached transport. One that is
  * closed or lost is detached: it finishes closing on its own (for a process:
@@ -29,7 +29,6 @@
 
 static void call_send(mcp_session *s, mcp_call *c);
 static int task_check(mcp_session *s, mcp_call *c);
-static void session_trim(void);
 static void session_lost(mcp_session *s, int code, const char *what);
 static void session_ready(mcp_session *s);
 
@@ -129,7 +128,6 @@ static void call_completed(mcp_session *s)
 		else
 			session_idle_check(s);
 	}
-	session_trim();
 }
 
 static const struct call_hooks session_call_hooks = {
@@ -827,22 +825,6 @@ void sessions_fini(void)
 	threads_fini();
 }
 
-/* ---- the cap ---- */
-
-static void session_trim(void)
-{
-	static int trimming;
-	mcp_session *s;
-
-	if (trimming || !mcp_opts.max_sessions)
-		return;
-	trimming = 1;
-	while (session_live_count() > mcp_opts.max_sessions &&
-	       (s = sessions_lru_idle()) != NULL)
-		session_close_notify(s, "session cap");
-	trimming = 0;
-}
-
 /* ---- for fs/ ---- */
 
 void mcp_session_hold(mcp_session *s)
@@ -855,10 +837,8 @@ void mcp_session_release(mcp_session *s)
 {
 	if (s->holds > 0)
 		s->holds--;
-	if (!s->closed) {
+	if (!s->closed)
 		session_idle_check(s);
-		session_trim();
-	}
 }
 
 int mcp_session_ctl(mcp_session *s, const char *verb, size_t len)

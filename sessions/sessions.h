@@ -47,7 +47,7 @@ void mcp_buf_unref(mcp_buf *b);
 struct mcp_options {
 	double idle_timeout;    /* seconds, 0 = never */
 	double call_timeout;    /* seconds, 0 = unlimited */
-	unsigned max_sessions;  /* soft cap on live sessions */
+	unsigned max_sessions;  /* cap on live threads (mkdir: EAGAIN) */
 	size_t max_line;        /* longest stdout line accepted from a server */
 	const char *self_exe;   /* path of the mcpfs binary (exec helper) */
 	const char *start_dir;  /* where mcpfs was started: servers' cwd */
@@ -120,8 +120,9 @@ mcp_server *mcp_session_server(const mcp_session *s);
 double mcp_session_created(const mcp_session *s);   /* unix time */
 double mcp_session_last_used(const mcp_session *s); /* unix time */
 
-/* mkdir: -EINVAL bad name, -EEXIST exists. Starts the process and the
- * handshake in the background. */
+/* mkdir: -EINVAL bad name, -EEXIST exists, -EAGAIN at the cap with no
+ * idle thread to close (logged, and in .status). Starts the process and
+ * the handshake in the background. */
 int mcp_session_create(mcp_server *srv, const char *name, mcp_session **out);
 /* rmdir / ctl close: the session leaves every lookup at once; its process is
  * closed in the background. Calls in flight fail. */

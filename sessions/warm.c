@@ -1,6 +1,9 @@
 /*
- * warm.c - creating thread sessions (mkdir), and the spare sessions of a
- * server whose config entry says "warm": N. A spare is a started session
+ * warm.c - creating thread sessions (mkdir) under the session cap (SPEC 5:
+ * at --max-sessions, mkdir closes the least recently used idle thread, or
+ * fails with EAGAIN when every thread is busy; nothing else closes a
+ * thread for the cap), and the spare sessions of a server whose config
+ * entry says "warm": N. A spare is a started session
  * with no name: its server runs and its handshake is done (or under way)
  * before anyone asks, so mkdir adopts one at once, names it and starts
  * another in the background. Spares are not threads: they are not in the
@@ -13,7 +16,9 @@
  * just adopted.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "internal.h"
 
@@ -108,6 +113,30 @@ void session_spares_close(mcp_server *srv, const char *why)
 		session_close(LIST_FIRST(&srv->spares), why);
 }
 
+static char cap_refusal[300]; /* the last mkdir refused at the cap */
+
+/* mkdir of thread name of server srv refused at the cap: log it and keep
+ * it for .status. */
+static void cap_refused(const char *srv, const char *name)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	char when[32] = "";
+
+	if (gmtime_r(&now, &tm))
+		strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	snprintf(cap_refusal, sizeof cap_refusal, "%s: mkdir %s/%s refused "
+		 "(EAGAIN): the session cap (--max-sessions %u) is reached "
+		 "and every session is busy (a call in flight or an open "
+		 "file)", when, srv, name, mcp_opts.max_sessions);
+	mlog(MLOG_WARN, "%s", cap_refusal + strlen(when) + 2);
+}
+
+const char *session_cap_refusal(void)
+{
+	return cap_refusal[0] ? cap_refusal : NULL;
+}
+
 int mcp_session_create(mcp_server *srv, const char *name, mcp_session **out)
 {
 	mcp_session *s;
@@ -117,10 +146,14 @@ int mcp_session_create(mcp_server *srv, const char *name, mcp_session **out)
 	if (mcp_session_find(srv, name) || !strcmp(name, "call") ||
 	    !strcmp(name, "tools.json"))
 		return -EEXIST;
-	if (mcp_opts.max_sessions) {
+	if (mcp_opts.max_sessions) { /* the cap: make room, or refuse */
 		while (session_live_count() >= mcp_opts.max_sessions &&
 		       (s = sessions_lru_idle()) != NULL)
 			session_close_notify(s, "session cap");
+		if (session_live_count() >= mcp_opts.max_sessions) {
+			cap_refused(srv->conf->name, name);
+			return -EAGAIN;
+		}
 	}
 	if ((s = pick(srv)) != NULL) {
 		sessions_adopt(s, name);

@@ -664,10 +664,11 @@ def test_small_buffer_reads_whole_reply(mcpfs_mount):
     assert_alive(t, pid)
 
 
-def test_new_write_after_partial_read_starts_fresh(mcpfs_mount):
+def test_new_write_after_partial_read_keeps_both(mcpfs_mount):
     """Reading part of a reply and then writing the next request on the
-    same open file: the next read is the new reply from its first byte,
-    not the rest of the old one."""
+    same open file: the rest of the old reply is read first, then its read
+    of 0, then the new reply (SPEC 4: pipelined replies are none dropped);
+    a reply read to its last byte is over even before its read of 0."""
     m = mcpfs_mount({'a': fake()})
     t, pid = ready_thread(m)
     fd = os.open(t / 'call', os.O_RDWR)
@@ -676,10 +677,19 @@ def test_new_write_after_partial_read_starts_fresh(mcpfs_mount):
         assert run_with_deadline(lambda: os.read(fd, 10), 10, 'read') == \
             b'{"content"'
         write_all(fd, b'{"name":"echo","arguments":{"text":"next"}}')
+        rest = run_with_deadline(lambda: read_all(fd), 10, 'read')
         reply = run_with_deadline(lambda: read_all(fd), 10, 'read')
+        assert len(text(json.loads(b'{"content"' + rest))) == 100000
+        assert text(json.loads(reply)) == 'next'
+        # read up to its newline only, then write: the new reply follows
+        write_all(fd, b'{"name":"echo","arguments":{"text":"a"}}')
+        first = run_with_deadline(lambda: os.read(fd, 1 << 16), 10, 'read')
+        write_all(fd, b'{"name":"echo","arguments":{"text":"b"}}')
+        second = run_with_deadline(lambda: read_all(fd), 10, 'read')
     finally:
         os.close(fd)
-    assert text(json.loads(reply)) == 'next'
+    assert text(json.loads(first)) == 'a' and first.endswith(b'\n')
+    assert text(json.loads(second)) == 'b'
     assert_alive(t, pid)
 
 
@@ -708,9 +718,9 @@ def test_close_early_one_shot_and_in_flight(mcpfs_mount):
 # --- two requests / two readers on one open file
 
 def test_second_request_while_first_in_flight(mcpfs_mount):
-    """The second write on the same open file is accepted and the file
-    then reads the second reply; the first call is not cancelled and still
-    runs to its end."""
+    """The second write on the same open file is accepted; the file then
+    reads the first reply, its read of 0, then the second (SPEC 4:
+    pipelining); the first call is not cancelled."""
     m = mcpfs_mount({'a': fake()})
     t, pid = ready_thread(m)
     fd = os.open(t / 'call', os.O_RDWR)
@@ -720,12 +730,13 @@ def test_second_request_while_first_in_flight(mcpfs_mount):
             fd, b'{"name":"echo","arguments":{"text":"second"}}')) == 'ok'
         assert status(t)['in_flight'] in (1, 2)   # the sleep goes on
         reply = run_with_deadline(lambda: read_all(fd), 10, 'read')
+        assert text(json.loads(reply)) == 'slept 1000'
+        reply = run_with_deadline(lambda: read_all(fd), 10, 'read')
         assert text(json.loads(reply)) == 'second'
     finally:
         os.close(fd)
     wait_until(lambda: status(t)['in_flight'] == 0, 5, 'the first to end')
-    # a fresh open reads this process's own latest call (SPEC 4), not the
-    # session's latest (the sleep, which ended last)
+    # a fresh open reads this process's own latest call (SPEC 4)
     assert text(json.loads(read_file(t / 'call'))) == 'second'
     assert cancelled_ids(t) == []
     assert_alive(t, pid)

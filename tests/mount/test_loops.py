@@ -1,7 +1,7 @@
-"""Shell loops that share a thread read their own replies (SPEC 4, issue 19
-item 5): a fresh open of call that sent nothing reads the latest call sent
-by the reading process or its nearest ancestor that sent one, else the
-session's latest reply.
+"""Shell loops that share a thread read their own replies (SPEC 4, issues 19
+and 25): a fresh open of call that sent nothing reads the newest call
+written by the reading process, else within its parent's subtree, else its
+grandparent's, and so on, else the session's latest reply.
 
 `echo "$req" > call; cat call`: the echo builtin writes from the shell,
 cat (its child) reads. Each loop here sends requests no other loop sends
@@ -119,10 +119,14 @@ def test_own_write_beats_a_later_one_of_another_process(mcpfs_mount):
     assert text(json.loads(sh('echo "$2" > "$1"; cat "$1"', t / 'call',
                               echo_req('theirs')))) == 'theirs'
     assert text(json.loads(read_file(t / 'call'))) == 'mine'
-    # a child of this process that wrote nothing reads this process's call
-    assert text(json.loads(sh('cat "$1"', t / 'call'))) == 'mine'
+    # a child of this process that wrote nothing reads the newest call of
+    # its parent's subtree: the one the other child wrote (SPEC 4)
+    assert text(json.loads(sh('cat "$1"', t / 'call'))) == 'theirs'
     # a grandchild too: cat in a subshell of a shell that wrote nothing
-    assert text(json.loads(sh('(cat "$1"; true)', t / 'call'))) == 'mine'
+    assert text(json.loads(sh('(cat "$1"; true)', t / 'call'))) == 'theirs'
+    # and when this process writes again, its children read that
+    write_file(t / 'call', echo_req('mine again'))
+    assert text(json.loads(sh('cat "$1"', t / 'call'))) == 'mine again'
 
 
 def test_writer_waits_for_its_own_call_in_flight(mcpfs_mount):
@@ -171,18 +175,18 @@ def spawn_as(pid, argv, tries=30):
 
 
 def test_a_reused_pid_is_not_the_writer(mcpfs_mount):
-    # This process writes X; its child A writes Y and exits; a new child
-    # B that gets A's pid reads: it has not written, so it reads its
-    # parent's X, not Y (which is also the session's latest)
+    # A child A of this process writes Y and exits; then this process
+    # writes X; a new child B that gets A's pid reads: it has not written,
+    # so it reads the newest call of its parent's subtree, X, not A's Y
     if not os.access(NS_LAST_PID, os.W_OK):
         pytest.skip(f'{NS_LAST_PID} not writable: cannot reuse a pid')
     m = mcpfs_mount({'a': fake()})
     t = m.path / 'a' / 't'
     os.mkdir(t)
-    write_file(t / 'call', echo_req('X'))
     a = subprocess.Popen(['bash', '-c', 'echo "$2" > "$1"', 'sh',
                           str(t / 'call'), echo_req('Y')])
     assert a.wait(30) == 0
+    write_file(t / 'call', echo_req('X'))
     b = spawn_as(a.pid, ['bash', '-c', 'read x; exec cat "$1"', 'sh',
                          str(t / 'call')])
     if b is None:

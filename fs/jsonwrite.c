@@ -1,0 +1,78 @@
+/*
+ * jsonwrite.c - one accumulator for every file a user writes one JSON value
+ * into: call, tools/<tool> and prompts/<prompt> (callfile.c), requests/<id>
+ * (askfile.c). It only gathers and checks; what a complete value means,
+ * and what a failure is logged as, is the caller's.
+ */
+#include <errno.h>
+#include <stdio.h>
+
+#include "jsonwrite.h"
+
+int jsonwrite_pending(const struct jsonwrite *w)
+{
+	return w->buf.len > 0;
+}
+
+void jsonwrite_clear(struct jsonwrite *w)
+{
+	gbuf_clear(&w->buf);
+}
+
+void jsonwrite_reset(struct jsonwrite *w)
+{
+	gbuf_clear(&w->buf);
+	w->too_big = 0;
+}
+
+void jsonwrite_free(struct jsonwrite *w)
+{
+	gbuf_free(&w->buf);
+}
+
+int jsonwrite_feed(struct jsonwrite *w, const char *p, size_t size,
+		   size_t limit)
+{
+	size_t used = 0;
+	int r;
+
+	if (w->too_big)
+		return -EFBIG;
+	if (w->buf.len == 0) {
+		if (jscan_blank(p, size))
+			return JW_MORE;
+		jscan_init(&w->scan);
+	}
+	if (w->buf.len + size > limit) {
+		snprintf(w->why, sizeof w->why, "over %zu MiB", limit >> 20);
+		w->too_big = 1;
+		gbuf_clear(&w->buf);
+		return -EFBIG;
+	}
+	r = jscan_feed(&w->scan, p, size, &used);
+	if (r == JSCAN_ERROR ||
+	    (r == JSCAN_DONE && !jscan_blank(p + used, size - used))) {
+		snprintf(w->why, sizeof w->why, "invalid JSON (%s)",
+			 r == JSCAN_ERROR && w->scan.error ? w->scan.error
+							   : "trailing data");
+		gbuf_clear(&w->buf);
+		return -EINVAL;
+	}
+	if (gbuf_add(&w->buf, p, r == JSCAN_DONE ? used : size) < 0) {
+		snprintf(w->why, sizeof w->why, "out of memory");
+		gbuf_clear(&w->buf);
+		return -ENOMEM;
+	}
+	return r == JSCAN_DONE ? JW_DONE : JW_MORE;
+}
+
+int jsonwrite_finish(struct jsonwrite *w)
+{
+	if (!w->buf.len)
+		return 0;
+	if (jscan_finish(&w->scan) == JSCAN_DONE)
+		return JW_DONE;
+	snprintf(w->why, sizeof w->why, "incomplete JSON at close");
+	gbuf_clear(&w->buf);
+	return -EINVAL;
+}

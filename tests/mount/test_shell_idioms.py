@@ -1,0 +1,346 @@
+"""How real programs write a transaction file (SPEC 4 and 9, issue 25
+items 1-5): every way of writing a request sends it exactly once, and the
+reader (`cat`) reads its own reply.
+
+* The idiom matrix: bash, dash, busybox sh and zsh, each writing with `>`,
+  `printf >`, `>>`, a heredoc, `exec 3>`, `dd of=`, `tee`,
+  `/usr/bin/printf`, `cp`, Python and Node, on `call` and on
+  `tools/incr` of the demo server, after the shell itself wrote an earlier
+  call with its builtin echo. The demo's counter and the thread's `calls`
+  show how many calls the server saw: exactly two (the shell's, then the
+  idiom's), and cat reads the idiom's reply (1000 + 7), not the shell's.
+* Concurrent shell loops (8, 24, 64) on one thread, each writing its own
+  call (builtin echo or /usr/bin/printf, on call or tools/echo) and
+  reading it back: no loop reads another loop's reply.
+* Pipelining: several requests on one open file before reading keep every
+  reply, in order, each ending in a read of 0.
+* The session cap with held files: mkdir fails with EAGAIN instead of
+  closing a busy session, and a new session is not closed right after its
+  first call.
+"""
+
+import concurrent.futures
+import errno
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import (demo, fake, read_all, run_with_deadline, status, text,
+                      wait_until, write_all)
+
+PY = sys.executable
+
+SHELLS = {
+    'bash': ['bash', '-c'],
+    'dash': ['dash', '-c'],
+    'busybox': ['busybox', 'sh', '-c'],
+    'zsh': ['zsh', '-c'],
+}
+
+# $F: the file, $R: the request, $T: a scratch file, $PY: python
+IDIOMS = {
+    'echo >': 'echo "$R" > "$F"',
+    'printf >': 'printf "%s\\n" "$R" > "$F"',
+    '>>': 'echo "$R" >> "$F"',
+    'heredoc': 'cat > "$F" <<EOF\n$R\nEOF',
+    'exec 3>': 'exec 3> "$F"\necho "$R" >&3\nexec 3>&-',
+    'dd of=': 'printf %s "$R" | dd of="$F" 2>/dev/null',
+    'tee': 'printf "%s\\n" "$R" | tee "$F" > /dev/null',
+    '/usr/bin/printf': '/usr/bin/printf %s "$R" > "$F"',
+    'cp': 'printf %s "$R" > "$T"; cp "$T" "$F"',
+    'python': '"$PY" -c "import sys; open(sys.argv[1], \'w\')'
+              '.write(sys.argv[2])" "$F" "$R"',
+    'node': 'node -e "require(\'fs\').writeFileSync(process.argv[1], '
+            'process.argv[2])" "$F" "$R"',
+}
+
+CASE = '''F=$1 R0=$2 R=$3 T=$4 PY=$5
+echo "$R0" > "$F"
+{idiom}
+cat "$F"
+'''
+
+
+def requests(target):
+    """(file, the shell's own earlier request, the idiom's request)."""
+    if target == 'call':
+        return ('call', json.dumps({'name': 'incr',
+                                    'arguments': {'by': 1000}}),
+                json.dumps({'name': 'incr', 'arguments': {'by': 7}}))
+    return ('tools/incr', '{"by":1000}', '{"by":7}')
+
+
+def run_case(shell, idiom, t, target, tmp):
+    fname, r0, r = requests(target)
+    script = CASE.format(idiom=IDIOMS[idiom])
+    p = run_with_deadline(lambda: subprocess.run(
+        SHELLS[shell] + [script, 'sh', str(t / fname), r0, r,
+                         str(tmp / 'req.json'), PY],
+        capture_output=True, text=True, timeout=30), 40,
+        f'{shell} {idiom} on {fname}')
+    try:
+        got = text(json.loads(p.stdout))
+    except (ValueError, AssertionError):
+        got = f'rc {p.returncode} out {p.stdout!r} err {p.stderr!r}'
+    return got, status(t)['calls']
+
+
+@pytest.mark.parametrize('shell', list(SHELLS))
+def test_idiom_matrix(mcpfs_mount, tmp_path, shell):
+    if not shutil.which(SHELLS[shell][0]):
+        pytest.skip(f'{SHELLS[shell][0]} is not installed')
+    idioms = list(IDIOMS)
+    if not shutil.which('node'):
+        idioms.remove('node')
+    m = mcpfs_mount({'demo': demo()})
+    rows, bad = [], []
+    for target in ('call', 'tools'):
+        for i, idiom in enumerate(idioms):
+            t = m.path / 'demo' / f'{target}{i}'
+            os.mkdir(t)
+            got, calls = run_case(shell, idiom, t, target, tmp_path)
+            rows.append(f'{shell:8} {target:5} {idiom:16} read {got!r:8} '
+                        f'server saw {calls - 1} call(s) after the '
+                        "shell's own")
+            if got != '1007' or calls != 2:
+                bad.append(rows[-1])
+            os.rmdir(t)
+    print('\n' + '\n'.join(rows))
+    assert bad == [], '\n'.join(bad)
+
+
+def test_empty_request_at_last_close_only(mcpfs_mount):
+    # ": > tools/incr" sends {} once; "echo > tools/incr" (whitespace)
+    # too; each shell's dup2-and-close flush sends nothing more
+    m = mcpfs_mount({'demo': demo()})
+    t = m.path / 'demo' / 't'
+    os.mkdir(t)
+    for shell in SHELLS:
+        if not shutil.which(SHELLS[shell][0]):
+            continue
+        before = status(t)['calls']
+        out = subprocess.run(SHELLS[shell] + [
+            ': > "$1/tools/incr"; cat "$1/tools/incr"; '
+            'echo > "$1/tools/incr"; cat "$1/tools/incr"', 'sh', str(t)],
+            capture_output=True, text=True, timeout=30)
+        assert out.returncode == 0, out.stderr
+        replies = [text(json.loads(line)) for line in
+                   out.stdout.splitlines()]
+        assert status(t)['calls'] - before == 2, (shell, replies)
+        assert int(replies[1]) == int(replies[0]) + 1, (shell, replies)
+
+
+def test_fresh_read_of_a_tool_never_reads_another_tools_reply(mcpfs_mount):
+    m = mcpfs_mount({'demo': demo()})
+    t = m.path / 'demo' / 't'
+    os.mkdir(t)
+    sh = ['bash', '-c']
+    # a tool never called reads as empty, even after another tool's call
+    out = subprocess.run(sh + ['echo "{\\"by\\":5}" > "$1/tools/incr"; '
+                               'cat "$1/tools/get_count"; echo END',
+                               'sh', str(t)],
+                         capture_output=True, text=True, timeout=30)
+    assert out.stdout == 'END\n', out
+    # and once called, its own reply, not the newer incr
+    out = subprocess.run(sh + [': > "$1/tools/get_count"; '
+                               'echo "{\\"by\\":1}" > "$1/tools/incr"; '
+                               'cat "$1/tools/get_count"; '
+                               'cat "$1/tools/incr"', 'sh', str(t)],
+                         capture_output=True, text=True, timeout=30)
+    lines = out.stdout.splitlines()
+    assert [text(json.loads(x)) for x in lines] == ['5', '6'], out
+
+
+# ---------------------------------------------------------------- loops
+
+LOOP = r'''
+dir=$1 loop=$2 n=$3 out=$4 how=$5
+i=1
+while [ $i -le $n ]; do
+	case $how in
+	echo-call)
+		echo "{\"name\":\"echo\",\"arguments\":{\"text\":\"L$loop-$i\"}}" \
+			> "$dir/call"
+		cat "$dir/call" >> "$out" ;;
+	printf-call)
+		/usr/bin/printf '{"name":"echo","arguments":{"text":"L%s-%s"}}' \
+			"$loop" "$i" > "$dir/call"
+		cat "$dir/call" >> "$out" ;;
+	echo-tool)
+		echo "{\"text\":\"L$loop-$i\"}" > "$dir/tools/echo"
+		cat "$dir/tools/echo" >> "$out" ;;
+	printf-tool)
+		/usr/bin/printf '{"text":"L%s-%s"}' "$loop" "$i" \
+			> "$dir/tools/echo"
+		cat "$dir/tools/echo" >> "$out" ;;
+	esac
+	i=$((i + 1))
+done
+'''
+HOWS = ['echo-call', 'printf-call', 'echo-tool', 'printf-tool']
+
+
+@pytest.mark.parametrize('loops,n', [(8, 40), (24, 25), (64, 10)])
+def test_concurrent_loops_read_their_own(mcpfs_mount, tmp_path, loops, n):
+    m = mcpfs_mount({'a': fake()})
+    t = m.path / 'a' / 't'
+    os.mkdir(t)
+    procs, outs = [], {}
+    for k in range(loops):
+        outs[k] = tmp_path / f'loop{k}.out'
+        outs[k].write_text('')
+        procs.append(subprocess.Popen(
+            ['bash', '-c', LOOP, 'loop', str(t), str(k), str(n),
+             str(outs[k]), HOWS[k % len(HOWS)]], stdin=subprocess.DEVNULL,
+            stderr=subprocess.PIPE, text=True))
+    try:
+        for p in procs:
+            _, err = p.communicate(timeout=80)
+            assert p.returncode == 0, err
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    foreign, missing = [], []
+    for k, path in outs.items():
+        lines = path.read_text().splitlines()
+        if len(lines) != n:
+            missing.append((k, len(lines)))
+        for i, line in enumerate(lines):
+            got = text(json.loads(line))
+            if got != f'L{k}-{i + 1}':
+                foreign.append((k, i + 1, got))
+    print(f'\n{loops} loops x {n} calls: {len(foreign)} foreign replies')
+    assert foreign == [] and missing == [], \
+        f'{len(foreign)} foreign replies, e.g. {foreign[:5]}; {missing}'
+    assert status(t)['calls'] == loops * n
+
+
+# ---------------------------------------------------------------- pipelining
+
+def echo(s):
+    return json.dumps({'name': 'echo', 'arguments': {'text': s}}).encode()
+
+
+def test_two_requests_then_reads_keep_both_replies(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    t = m.path / 'a' / 't'
+    os.mkdir(t)
+    fd = os.open(t / 'call', os.O_RDWR)
+    try:
+        slow = json.dumps({'name': 'sleep', 'arguments': {'ms': 300}})
+        write_all(fd, slow.encode())
+        write_all(fd, echo('second'))
+        first = run_with_deadline(lambda: read_all(fd), 20, 'first reply')
+        second = run_with_deadline(lambda: read_all(fd), 20, 'second')
+        assert text(json.loads(first)) == 'slept 300'
+        assert text(json.loads(second)) == 'second'
+        assert os.read(fd, 100) == b''
+        # then the file goes on as usual: write, read
+        write_all(fd, echo('third'))
+        assert text(json.loads(read_all(fd))) == 'third'
+    finally:
+        os.close(fd)
+
+
+def test_threads_sharing_one_fd_lose_no_reply(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    t = m.path / 'a' / 't'
+    os.mkdir(t)
+    fd = os.open(t / 'call', os.O_RDWR)
+
+    def one(i):
+        write_all(fd, echo(f'T{i}'))
+        return read_all(fd)
+
+    try:
+        with concurrent.futures.ThreadPoolExecutor(64) as ex:
+            got = run_with_deadline(
+                lambda: list(ex.map(one, range(64))), 60, '64 threads')
+        while True:  # what no thread read is still there
+            more = run_with_deadline(lambda: read_all(fd), 20, 'drain')
+            if not more:
+                break
+            got.append(more)
+    finally:
+        os.close(fd)
+    texts = sorted(text(json.loads(line)) for chunk in got
+                   for line in chunk.splitlines())
+    assert texts == sorted(f'T{i}' for i in range(64))
+
+
+def test_write_only_file_sends_each_request(mcpfs_mount):
+    m = mcpfs_mount({'demo': demo()})
+    t = m.path / 'demo' / 't'
+    os.mkdir(t)
+    fd = os.open(t / 'tools' / 'incr', os.O_WRONLY)
+    try:
+        for _ in range(3):
+            write_all(fd, b'{"by":2}')
+    finally:
+        os.close(fd)
+    wait_until(lambda: status(t)['calls'] == 3 and
+               not status(t)['in_flight'], 10, 'three calls')
+    out = subprocess.run(['cat', str(t / 'tools' / 'incr')],
+                         capture_output=True, text=True, timeout=30)
+    assert text(json.loads(out.stdout)) == '6'
+
+
+# ---------------------------------------------------------------- the cap
+
+def test_cap_with_held_files(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()}, args=['--max-sessions', '2'])
+    a = m.path / 'a'
+    os.mkdir(a / 's1')
+    os.mkdir(a / 's2')
+    held = [os.open(a / 's1' / 'call', os.O_RDWR),
+            os.open(a / 's2' / 'status', os.O_RDONLY)]
+    try:
+        with pytest.raises(OSError) as e:
+            os.mkdir(a / 's3')
+        assert e.value.errno == errno.EAGAIN
+        assert not (a / 's3').exists()
+        assert 'max-sessions' in json.dumps(m.status())
+        assert 'max-sessions' in m.output()
+        # s2 let go: it is idle, the LRU, and makes room for s3
+        os.close(held.pop())
+        os.mkdir(a / 's3')
+        write_all(held[0], echo('s1'))
+        assert text(json.loads(read_all(held[0]))) == 's1'
+        fd = os.open(a / 's3' / 'call', os.O_RDWR)
+        write_all(fd, echo('s3'))
+        assert text(json.loads(read_all(fd))) == 's3'
+        os.close(fd)
+        time.sleep(0.5)  # the closes reach mcpfs; nothing may follow
+        assert sorted(d for d in os.listdir(a)
+                      if d not in ('call', 'tools.json')) == ['s1', 's3']
+        assert 'thread s3: closing' not in m.output()
+        assert status(a / 's3')['state'] == 'ready'
+    finally:
+        for fd in held:
+            os.close(fd)
+
+
+def test_records_of_gone_writers_are_pruned(mcpfs_mount, tmp_path):
+    # 4 loops x 80 calls, each written by a new /usr/bin/printf: the
+    # writers are gone at once and each loop's next call supersedes its
+    # last, so what is remembered stays at about one call per loop
+    m = mcpfs_mount({'a': fake()})
+    t = m.path / 'a' / 't'
+    os.mkdir(t)
+    procs = [subprocess.Popen(['bash', '-c', LOOP, 'loop', str(t), str(k),
+                               '80', str(tmp_path / f'l{k}'),
+                               'printf-call'], stdin=subprocess.DEVNULL)
+             for k in range(4)]
+    for p in procs:
+        assert p.wait(120) == 0
+    kept = [int(line.split('writers: ')[1].split()[0])
+            for line in m.output().splitlines() if 'writers: ' in line]
+    assert len(kept) >= 4, kept   # 320 records: pruned at 65, 65, ...
+    assert max(kept) <= 8, kept
