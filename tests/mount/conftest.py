@@ -790,10 +790,11 @@ def mcpfs_mount(tmp_path, request):
 
 
 def run_mcpfs_expect_exit(tmp, config_text, args=(), timeout=10, env=None,
-                          use_config=True):
-    """Start mcpfs with this config text expecting it to refuse to start.
-    Returns (returncode, stderr + log text). If it mounted instead, it is
-    unmounted and the test fails."""
+                          use_config=True, expect_rc=1):
+    """Start mcpfs with this config text expecting it to refuse to start:
+    exit status expect_rc (1, a clean refusal; a crash after the message
+    is not one). Returns (returncode, stderr + log text). If it mounted
+    instead, it is unmounted and the test fails."""
     tmp = Path(tmp)
     cfg = tmp / 'bad.json'
     cfg.write_text(config_text)
@@ -829,4 +830,7 @@ def run_mcpfs_expect_exit(tmp, config_text, args=(), timeout=10, env=None,
         pass
     if is_mounted(mnt):
         fusermount('-uz', str(mnt))
+    if expect_rc is not None:
+        assert p.returncode == expect_rc, \
+            f'mcpfs exited {p.returncode}, not {expect_rc}:\n{text_out}'
     return p.returncode, text_out

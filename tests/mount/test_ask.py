@@ -152,7 +152,7 @@ def test_config_keys_must_be_booleans(tmp_path):
     for key in ('elicitation', 'sampling'):
         rc, out = run_mcpfs_expect_exit(tmp_path, json.dumps(
             {'mcpServers': {'a': {'command': 'x', key: 'yes'}}}))
-        assert rc != 0
+        assert rc == 1
         assert f'mcpServers.a.{key}: must be true or false' in out, out
 
 

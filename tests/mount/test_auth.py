@@ -743,5 +743,5 @@ def test_unknown_oauth_key_is_a_config_error(tmp_path, oauth):
     doc = {'mcpServers': {'h': {'url': 'http://127.0.0.1:9/mcp',
                                 'oauth': oauth}}}
     rc, out = run_mcpfs_expect_exit(tmp_path, json.dumps(doc, indent=1))
-    assert rc != 0
+    assert rc == 1
     assert bad in out, out

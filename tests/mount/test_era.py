@@ -567,7 +567,7 @@ def test_era_must_be_one_of_three(tmp_path):
     from conftest import run_mcpfs_expect_exit
     rc, out = run_mcpfs_expect_exit(tmp_path, json.dumps(
         {'mcpServers': {'a': {'command': 'x', 'era': 'future'}}}))
-    assert rc != 0
+    assert rc == 1
     assert 'mcpServers.a.era' in out, out
 
 

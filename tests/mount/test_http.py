@@ -691,7 +691,7 @@ def test_missing_required_header_is_401(mcpfs_mount, fake_http):
 def test_bad_http_entry_refused(tmp_path, bad, field, problem):
     rc, out = run_mcpfs_expect_exit(tmp_path,
                                     json.dumps({'mcpServers': {'h': bad}}))
-    assert rc != 0
+    assert rc == 1
     assert str(tmp_path / 'bad.json') in out, out
     assert field in out and problem in out, out
 

@@ -362,7 +362,9 @@ def test_server_in_own_process_group(mcpfs_mount):
     assert lead != pid and supervisor_of(pid) == lead
     assert os.getpgid(pid) == lead == os.getpgid(lead)
     assert os.getpgid(pid) != os.getpgid(m.proc.pid)
-    assert os.getsid(pid) != os.getsid(0) or os.getpgid(pid) == lead
+    # and its own session, led by the supervisor: no terminal signal of
+    # mcpfs's session reaches it
+    assert os.getsid(pid) == lead != os.getsid(m.proc.pid)
 
 
 def test_close_sequence_kills_stubborn_server(mcpfs_mount):
@@ -508,13 +510,32 @@ def test_server_roots_list(mcpfs_mount):
     assert ask(thread(m, 'b'), 'roots/list') == {'result': {'roots': []}}
 
 
-@pytest.mark.parametrize('method', ['sampling/createMessage',
-                                    'elicitation/create', 'no/such/method'])
+# well-formed requests: the refusal is for the method, not its params
+ASK_UNSUPPORTED = {
+    'sampling/createMessage': (
+        {'messages': [{'role': 'user',
+                       'content': {'type': 'text', 'text': 'hi'}}],
+         'maxTokens': 10},
+        'sampling is off for server a'),
+    'elicitation/create': (
+        {'message': 'your name?',
+         'requestedSchema': {'type': 'object',
+                             'properties': {'n': {'type': 'string'}}}},
+        'elicitation is off for server a'),   # with "elicitation": false
+    'no/such/method': ({}, 'mcpfs does not support no/such/method'),
+}
+
+
+@pytest.mark.parametrize('method', sorted(ASK_UNSUPPORTED))
 def test_server_requests_unsupported(mcpfs_mount, method):
-    m = mcpfs_mount({'a': fake()})
+    entry = fake()
+    if method == 'elicitation/create':
+        entry['elicitation'] = False    # on by default
+    m = mcpfs_mount({'a': entry})
     t = thread(m)
-    got = ask(t, method, {'messages': [], 'maxTokens': 10})
+    params, why = ASK_UNSUPPORTED[method]
+    got = ask(t, method, params)
     assert set(got) == {'error'}
-    assert got['error']['message']
-    assert isinstance(got['error']['code'], int)
+    assert got['error']['code'] == -32601, got
+    assert why in got['error']['message'], got
     assert text(tool(t, 'echo', text='fine')) == 'fine'
