@@ -834,3 +834,11 @@ def run_mcpfs_expect_exit(tmp, config_text, args=(), timeout=10, env=None,
         assert p.returncode == expect_rc, \
             f'mcpfs exited {p.returncode}, not {expect_rc}:\n{text_out}'
     return p.returncode, text_out
+
+
+def thread(m, server='a', name='t'):
+    """mkdir MOUNT/server/name: a new thread (session) of server on mount
+    m; returns its path."""
+    t = m.path / server / name
+    os.mkdir(t)
+    return t

@@ -17,12 +17,7 @@ from conftest import (call, call_raw, demo, error_text, fake,
                       interrupted_read, pid_gone, proc_stat, read_all, read_file, run_with_deadline,
                       status, supervisor_of, text, tool, wait_until,
                       write_all, write_file)
-
-
-def thread(m, server='a', name='t'):
-    t = m.path / server / name
-    os.mkdir(t)
-    return t
+from conftest import thread
 
 
 def open_call(d, flags=os.O_RDWR):
@@ -83,7 +78,7 @@ def test_fake_counter_same_pid(mcpfs_mount):
 
 def test_threads_isolated(mcpfs_mount):
     m = mcpfs_mount({'a': fake(), 'demo': demo()})
-    t1, t2 = thread(m, name='t1'), thread(m, name='t2')
+    t1, t2 = thread(m, 'a', 't1'), thread(m, 'a', 't2')
     assert text(tool(t1, 'counter')) == '1'
     assert text(tool(t1, 'counter')) == '2'
     assert text(tool(t2, 'counter')) == '1'
@@ -116,7 +111,7 @@ def test_server_level_call_is_one_shot(mcpfs_mount):
 def test_unmount_leaves_no_process(mcpfs_mount):
     m = mcpfs_mount({'a': fake(), 'demo': demo()})
     for n in ('t1', 't2', 't3'):
-        tool(thread(m, name=n), 'counter')
+        tool(thread(m, 'a', n), 'counter')
     tool(thread(m, 'demo', 'd'), 'incr')
     pids = m.pids()
     assert len(m.server_pids()) == 4 and len(pids) == 8

@@ -22,12 +22,7 @@ import time
 
 from conftest import (call, fake, proc_stat, run_with_deadline, status,
                       text, tool, wait_until)
-
-
-def thread(m, server='a', name='t'):
-    t = m.path / server / name
-    os.mkdir(t)
-    return t
+from conftest import thread
 
 
 def cancelled_ids(t):

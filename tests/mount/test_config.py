@@ -11,12 +11,7 @@ import pytest
 from conftest import (BUILD, FAKESERVER, MCPFS, error_text, fake, pid_gone,
                       read_file, run_mcpfs_expect_exit, status, text, tool,
                       wait_until)
-
-
-def thread(m, server='a', name='t'):
-    t = m.path / server / name
-    os.mkdir(t)
-    return t
+from conftest import thread
 
 
 def servers_listed(m):
@@ -211,7 +206,7 @@ def test_reload_removes_server(mcpfs_mount, how):
     m = mcpfs_mount({'a': fake(), 'b': fake()})
     tb = thread(m, 'b')
     pb = int(text(tool(tb, 'pid')))
-    ta = thread(m, 'a')
+    ta = thread(m)
     pa = int(text(tool(ta, 'pid')))
     new = {'a': fake()}
     if how == 'disabled':
@@ -257,7 +252,7 @@ def test_reload_launch_change_closes_sessions(mcpfs_mount, change):
     wait_until(lambda: pid_gone(pid), 7, 'its process to end')
     assert servers_listed(m) == {'a', 'b'}
     assert int(text(tool(tb, 'pid'))) == pb   # other server untouched
-    t2 = thread(m, name='t2')
+    t2 = thread(m, 'a', 't2')
     if change == 'env':
         assert text(tool(t2, 'env', name='NEWVAR')) == 'nv'
     elif change == 'cwd':

@@ -34,6 +34,7 @@ import pytest
 from conftest import (BUILD, REPO, FakeProcess, call, fake_factory,
                       read_file, run_with_deadline, status, text, tool,
                       wait_until, write_file)
+from conftest import thread
 
 FAKE_BUILD = Path(os.environ.get('FAKE_BUILD', BUILD))
 FAKE = FAKE_BUILD / 'tests/fake/fakeserver'
@@ -80,12 +81,6 @@ def logged(path):
 
 def methods(msgs):
     return [m.get('method') for m in msgs if 'method' in m]
-
-
-def thread(m, server, name='t'):
-    t = m.path / server / name
-    os.mkdir(t)
-    return t
 
 
 def events(t):

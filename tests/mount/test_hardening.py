@@ -86,17 +86,12 @@ import pytest
 from conftest import (call, call_raw, error_text, fake, proc_stat, read_all,
                       read_file, run_with_deadline, status, text, tool,
                       wait_until, write_all, write_file)
+from conftest import thread
 from hardening_util import (UserMount, assert_alive, errno_of, isolate_mcpfs,
                             log_lines_since, log_mark, message_of, need_root,
                             other_user, read_everything, run_as)
 
 DENIED = ('EACCES', 'EPERM')
-
-
-def thread(m, server='a', name='t'):
-    t = m.path / server / name
-    os.mkdir(t)
-    return t
 
 
 def ready_thread(m, server='a', name='t'):

@@ -16,12 +16,7 @@ import pytest
 from conftest import (error_text, fake, pid_alive, pid_gone, supervisor_of,
                       read_all, read_file, run_with_deadline, status, text,
                       tool, wait_until, write_all)
-
-
-def thread(m, server='a', name='t'):
-    t = m.path / server / name
-    os.mkdir(t)
-    return t
+from conftest import thread
 
 
 def start(t, obj):
@@ -296,11 +291,11 @@ def test_per_server_idle_timeout(mcpfs_mount):
 
 def test_cap_closes_lru_idle(mcpfs_mount):
     m = mcpfs_mount({'a': fake()}, args=['--max-sessions', '2'])
-    a, b = thread(m, name='a1'), thread(m, name='b1')
+    a, b = thread(m, 'a', 'a1'), thread(m, 'a', 'b1')
     pa = int(text(tool(a, 'pid')))
     time.sleep(0.05)
     pb = int(text(tool(b, 'pid')))
-    c = thread(m, name='c1')
+    c = thread(m, 'a', 'c1')
     wait_until(lambda: not a.exists(), 5, 'the LRU session to be closed')
     assert b.exists() and c.exists()
     wait_until(lambda: pid_gone(pa), 7, 'its process to end')
@@ -322,12 +317,12 @@ def test_default_cap_32(mcpfs_mount):
 
 def test_cap_never_closes_busy_session(mcpfs_mount):
     m = mcpfs_mount({'a': fake()}, args=['--max-sessions', '2'])
-    a, b = thread(m, name='a1'), thread(m, name='b1')
+    a, b = thread(m, 'a', 'a1'), thread(m, 'a', 'b1')
     tool(a, 'pid')
     fa = start(a, {'name': 'sleep', 'arguments': {'ms': 1500}})  # a busy
     time.sleep(0.05)
     tool(b, 'pid')          # b used after a: a is the LRU, but busy
-    c = thread(m, name='c1')
+    c = thread(m, 'a', 'c1')
     wait_until(lambda: not b.exists(), 5, 'the idle session to be closed')
     assert a.exists() and c.exists()
     assert text(finish(fa)) == 'slept 1500'
@@ -335,14 +330,14 @@ def test_cap_never_closes_busy_session(mcpfs_mount):
 
 def test_cap_is_soft_and_trimmed(mcpfs_mount):
     m = mcpfs_mount({'a': fake()}, args=['--max-sessions', '2'])
-    a, b = thread(m, name='a1'), thread(m, name='b1')
+    a, b = thread(m, 'a', 'a1'), thread(m, 'a', 'b1')
     tool(a, 'pid')
     tool(b, 'pid')
     fa = start(a, {'name': 'sleep', 'arguments': {'ms': 1500}})
     fb = start(b, {'name': 'sleep', 'arguments': {'ms': 1500}})
     wait_until(lambda: status(a)['in_flight'] and status(b)['in_flight'], 5,
                'both busy')
-    c = thread(m, name='c1')
+    c = thread(m, 'a', 'c1')
     time.sleep(0.3)
     assert a.exists() and b.exists() and c.exists()   # overshoot
     assert text(finish(fa)) == 'slept 1500'
@@ -418,7 +413,7 @@ def test_unmount_with_stubborn_servers(mcpfs_mount):
 @pytest.mark.parametrize('sig', [signal.SIGTERM, signal.SIGINT])
 def test_signal_to_mcpfs_exits_clean(mcpfs_mount, sig):
     m = mcpfs_mount({'a': fake(), 'b': fake('--ignore-stdin-eof')})
-    tool(thread(m, 'a'), 'pid')
+    tool(thread(m), 'pid')
     tool(thread(m, 'b'), 'pid')
     fd = start(m.path / 'a' / 't', {'name': 'sleep',
                                     'arguments': {'ms': 600000}})
@@ -435,7 +430,7 @@ def test_signal_to_mcpfs_exits_clean(mcpfs_mount, sig):
 def test_sigkill_of_mcpfs_kills_children(mcpfs_mount):
     # --ignore-stdin-eof: only the parent-death signal can end the server
     m = mcpfs_mount({'a': fake('--ignore-stdin-eof')})
-    pids = [int(text(tool(thread(m, name=n), 'pid'))) for n in ('t1', 't2')]
+    pids = [int(text(tool(thread(m, 'a', n), 'pid'))) for n in ('t1', 't2')]
     kids = m.children()
     m.proc.kill()
     m.proc.wait(5)
@@ -504,7 +499,7 @@ def test_server_ping(mcpfs_mount):
 def test_server_roots_list(mcpfs_mount):
     m = mcpfs_mount({'a': dict(fake(), roots=['/tmp/r1', '/tmp/r2']),
                      'b': fake()})
-    got = ask(thread(m, 'a'), 'roots/list')
+    got = ask(thread(m), 'roots/list')
     uris = [r['uri'] for r in got['result']['roots']]
     assert uris == ['file:///tmp/r1', 'file:///tmp/r2']
     assert ask(thread(m, 'b'), 'roots/list') == {'result': {'roots': []}}

@@ -6,8 +6,8 @@ starts with a clear message and keeps serving stdio."""
 import shutil
 
 import conftest
-from conftest import fake, text, tool
-from test_http import entry, fake_http, thread  # noqa: F401 (fixture)
+from conftest import fake, text, thread, tool
+from test_http import entry, fake_http  # noqa: F401 (fixture)
 
 
 def mapped(m):

@@ -17,6 +17,7 @@ import pytest
 
 from conftest import (REPO, call, fake, read_file, run_with_deadline, status,
                       text, tool, wait_until, write_file)
+from conftest import thread
 
 EVERYTHING = REPO / \
     'node_modules/@modelcontextprotocol/server-everything/dist/index.js'
@@ -27,12 +28,6 @@ need_everything = pytest.mark.skipif(
 
 def everything():
     return {'command': 'node', 'args': [str(EVERYTHING), 'stdio']}
-
-
-def thread(m, server='a', name='t'):
-    t = m.path / server / name
-    os.mkdir(t)
-    return t
 
 
 def listdir(path, timeout=30):
