@@ -12,7 +12,7 @@
 # (CI_SERIAL=1 runs them one after the other). The Debian package test
 # installs and purges the package, so it runs alone at the end.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 sh tests/setup-deps.sh || exit 1
 [ -f package-lock.json ] && { npm ci --no-audit --no-fund >/dev/null || exit 1; }
 
