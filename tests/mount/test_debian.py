@@ -98,7 +98,9 @@ def test_install_mount_call_purge(deb, tmp_path):
     assert any(MODULE.match(p) for p in paths), listing
     # /usr/local/bin comes first on mount(8)'s PATH: it must not hide the
     # package's mcpfs
-    assert not os.path.exists('/usr/local/bin/mcpfs')
+    assert not os.path.lexists('/usr/local/bin/mcpfs'), \
+        '/usr/local/bin/mcpfs (meson install?) would run instead of the ' \
+        "package's /usr/bin/mcpfs"
     files = []
     try:
         run(['dpkg', '-i', str(deb)], 300)
