@@ -842,3 +842,39 @@ def thread(m, server='a', name='t'):
     t = m.path / server / name
     os.mkdir(t)
     return t
+
+
+def open_call(d, flags=os.O_RDWR):
+    """An open file on d/call (the caller closes it)."""
+    return os.open(d / 'call', flags)
+
+
+def send(fd, obj):
+    """Write one request on an open call file: bytes as they are, anything
+    else as json.dumps."""
+    data = obj if isinstance(obj, bytes) else json.dumps(obj).encode()
+    run_with_deadline(lambda: write_all(fd, data), 10, 'write to call')
+
+
+def recv(fd, timeout=20):
+    """Read one reply to EOF from an open call file, parsed."""
+    return json.loads(run_with_deadline(lambda: read_all(fd), timeout,
+                                        'read call'))
+
+
+def echo_req(s):
+    """The request text of the echo tool (fake and demo servers)."""
+    return json.dumps({'name': 'echo', 'arguments': {'text': s}})
+
+
+def cancelled_ids(t):
+    """The request ids the fake server saw in notifications/cancelled."""
+    return json.loads(text(tool(t, 'cancelled')))
+
+
+def events(t):
+    """The lines of a thread's events file, parsed (it ends with a whole
+    line)."""
+    raw = read_file(t / 'events').decode()
+    assert raw == '' or raw.endswith('\n'), f'events ends mid-line: {raw!r}'
+    return [json.loads(line) for line in raw.splitlines() if line]

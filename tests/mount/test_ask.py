@@ -37,9 +37,8 @@ import time
 
 import pytest
 
-from conftest import (REPO, call, fake, read_file, status, text, tool,
+from conftest import (call, fake, read_file, REPO, status, text, thread, tool,
                       wait_until, write_file)
-from conftest import thread
 from test_http import Everything, FakeHTTP, sid_of
 from test_sse import EverythingSSE
 

@@ -28,9 +28,8 @@ import pytest
 from auth_util import (authorize_redirect, authserver, mode_of,  # noqa: F401
                        open_callback, query_of, s256, store_dir, store_file,
                        store_name, with_query)
-from conftest import (REPO, call, fake, read_file, run_mcpfs_expect_exit,
-                      run_with_deadline, text, wait_until, write_file)
-from conftest import thread
+from conftest import (call, fake, read_file, REPO, run_mcpfs_expect_exit,
+                      run_with_deadline, text, thread, wait_until, write_file)
 
 REQUIRED = -32001
 WAITING = ('required', 'pending')

@@ -13,29 +13,11 @@ import time
 
 import pytest
 
-from conftest import (call, call_raw, demo, error_text, fake,
-                      interrupted_read, pid_gone, proc_stat, read_all, read_file, run_with_deadline,
-                      status, supervisor_of, text, tool, wait_until,
+from conftest import (call, call_raw, cancelled_ids, demo, error_text, fake,
+                      interrupted_read, open_call, pid_gone, proc_stat,
+                      read_all, read_file, recv, run_with_deadline, send,
+                      status, supervisor_of, text, thread, tool, wait_until,
                       write_all, write_file)
-from conftest import thread
-
-
-def open_call(d, flags=os.O_RDWR):
-    return os.open(d / 'call', flags)
-
-
-def send(fd, obj):
-    data = obj if isinstance(obj, bytes) else json.dumps(obj).encode()
-    run_with_deadline(lambda: write_all(fd, data), 10, 'write to call')
-
-
-def recv(fd, timeout=10):
-    raw = run_with_deadline(lambda: read_all(fd), timeout, 'read call')
-    return json.loads(raw)
-
-
-def cancelled_ids(t):
-    return json.loads(text(tool(t, 'cancelled')))
 
 
 # ---------------------------------------------------------------- basics

@@ -20,13 +20,8 @@ import subprocess
 import sys
 import time
 
-from conftest import (call, fake, proc_stat, run_with_deadline, status,
-                      text, tool, wait_until)
-from conftest import thread
-
-
-def cancelled_ids(t):
-    return json.loads(text(tool(t, 'cancelled')))
+from conftest import (call, cancelled_ids, fake, proc_stat, run_with_deadline,
+                      status, text, thread, wait_until)
 
 
 # The reader: a no-op SIGWINCH handler installed with SA_RESTART

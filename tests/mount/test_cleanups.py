@@ -6,9 +6,8 @@ import json
 import os
 import subprocess
 
-from conftest import (call, call_raw, demo, fake, pid_alive, pid_gone,
-                      status, text, tool, wait_until)
-from conftest import thread
+from conftest import (call, call_raw, demo, fake, pid_alive, pid_gone, status,
+                      text, thread, tool, wait_until)
 
 THREAD_FILES = {'call', 'status', 'tools.json', 'stderr', 'events', 'ctl'}
 

@@ -8,10 +8,9 @@ import subprocess
 
 import pytest
 
-from conftest import (BUILD, FAKESERVER, MCPFS, error_text, fake, pid_gone,
-                      read_file, run_mcpfs_expect_exit, status, text, tool,
-                      wait_until)
-from conftest import thread
+from conftest import (BUILD, error_text, fake, FAKESERVER, MCPFS, pid_gone,
+                      read_file, run_mcpfs_expect_exit, status, text, thread,
+                      tool, wait_until)
 
 
 def servers_listed(m):

@@ -31,10 +31,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import (BUILD, REPO, FakeProcess, call, fake_factory,
-                      read_file, run_with_deadline, status, text, tool,
-                      wait_until, write_file)
-from conftest import thread
+from conftest import (BUILD, call, events, fake_factory, FakeProcess,
+                      read_file, REPO, run_with_deadline, status, text, thread,
+                      tool, wait_until, write_file)
 
 FAKE_BUILD = Path(os.environ.get('FAKE_BUILD', BUILD))
 FAKE = FAKE_BUILD / 'tests/fake/fakeserver'
@@ -81,12 +80,6 @@ def logged(path):
 
 def methods(msgs):
     return [m.get('method') for m in msgs if 'method' in m]
-
-
-def events(t):
-    raw = read_file(t / 'events').decode()
-    assert raw == '' or raw.endswith('\n'), raw
-    return [json.loads(line) for line in raw.splitlines() if line]
 
 
 def wait_ready(t, timeout=30):

@@ -26,10 +26,10 @@ import uuid
 
 import pytest
 
-from conftest import (REPO, FakeProcess, call, fake_factory, interrupted_read, read_all, read_file,
-                      run_mcpfs_expect_exit, run_with_deadline, status, text,
-                      wait_until, write_all)
-from conftest import thread
+from conftest import (call, events, fake_factory, FakeProcess,
+                      interrupted_read, open_call, read_file, recv, REPO,
+                      run_mcpfs_expect_exit, send, status, text, thread,
+                      wait_until)
 
 FAKE_HTTP = REPO / 'tests/fake/mcp_http.py'
 EVERYTHING = REPO / \
@@ -105,26 +105,6 @@ def err(reply):
     """The error object of an {"error": ...} reply."""
     assert isinstance(reply, dict) and set(reply) == {'error'}, reply
     return reply['error']
-
-
-def events(t):
-    raw = read_file(t / 'events').decode()
-    assert raw == '' or raw.endswith('\n'), raw
-    return [json.loads(line) for line in raw.splitlines() if line]
-
-
-def open_call(t):
-    return os.open(t / 'call', os.O_RDWR)
-
-
-def send(fd, obj):
-    data = json.dumps(obj).encode()
-    run_with_deadline(lambda: write_all(fd, data), 10, 'write to call')
-
-
-def recv(fd, timeout=20):
-    return json.loads(run_with_deadline(lambda: read_all(fd), timeout,
-                                        'read call'))
 
 
 def sid_of(rec):

@@ -13,10 +13,9 @@ import time
 
 import pytest
 
-from conftest import (error_text, fake, pid_alive, pid_gone, supervisor_of,
-                      read_all, read_file, run_with_deadline, status, text,
-                      tool, wait_until, write_all)
-from conftest import thread
+from conftest import (cancelled_ids, error_text, fake, pid_alive, pid_gone,
+                      read_all, read_file, run_with_deadline, status,
+                      supervisor_of, text, thread, tool, wait_until, write_all)
 
 
 def start(t, obj):
@@ -33,10 +32,6 @@ def finish(fd, timeout=10):
                                             'read call'))
     finally:
         os.close(fd)
-
-
-def cancelled_ids(t):
-    return json.loads(text(tool(t, 'cancelled')))
 
 
 # ---------------------------------------------------------------- crashes

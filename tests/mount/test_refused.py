@@ -5,8 +5,7 @@ how a shell user learns why."""
 import json
 import subprocess
 
-from conftest import call, fake, read_file, status, text
-from conftest import thread
+from conftest import (call, fake, read_file, status, text, thread)
 
 
 def sh(cmd, timeout=20):

@@ -20,15 +20,11 @@ import json
 import os
 import subprocess
 
-from conftest import (fake, error_text, run_mcpfs_expect_exit,
+from conftest import (echo_req, error_text, fake, run_mcpfs_expect_exit,
                       status, text, thread, tool, wait_until)
 from test_ask import Background, answer, open_questions, wait_questions
 from test_auth import mount_files
 from test_http import entry, fake_http  # noqa: F401 - the fixture
-
-
-def echo_req(s):
-    return json.dumps({'name': 'echo', 'arguments': {'text': s}})
 
 
 def test_latest_reply_is_per_thread(mcpfs_mount):

@@ -15,9 +15,8 @@ import subprocess
 
 import pytest
 
-from conftest import (REPO, call, fake, read_file, run_with_deadline, status,
-                      text, tool, wait_until, write_file)
-from conftest import thread
+from conftest import (call, fake, read_file, REPO, run_with_deadline, status,
+                      text, thread, tool, wait_until, write_file)
 
 EVERYTHING = REPO / \
     'node_modules/@modelcontextprotocol/server-everything/dist/index.js'
