@@ -488,8 +488,10 @@ int main(int argc, char **argv)
 		fuse_opt_add_arg(&args, "default_permissions");
 	}
 	se = fuse_session_new(&args, &mcpfs_ops, sizeof mcpfs_ops, NULL);
-	if (!se)
-		return 1;
+	if (!se) {	/* an option FUSE does not know (it said which) */
+		free(start_dir);
+		return quit(&o, &args, cl.mountpoint, 2);
+	}
 	if (fuse_session_mount(se, cl.mountpoint) != 0)
 		return 1;
 	mlog_open(o.log, o.debug);

@@ -7,7 +7,8 @@ set -e
 BUILD_PKGS="meson ninja-build pkg-config gcc libfuse3-dev fuse3 libuv1-dev
 libcjson-dev libcurl4-openssl-dev libssl-dev libfyaml-dev"
 TEST_PKGS="libcmocka-dev python3 python3-pytest clang libclang-rt-14-dev
-valgrind chromium procps psmisc util-linux man-db groff-base git fiu-utils busybox zsh"
+valgrind chromium procps psmisc util-linux man-db groff-base git fiu-utils
+busybox zsh debhelper dpkg-dev fakeroot lintian"
 case "${1:-all}" in
 build) PKGS=$BUILD_PKGS ;;
 all|test) PKGS="$BUILD_PKGS $TEST_PKGS" ;;

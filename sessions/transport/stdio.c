@@ -433,18 +433,31 @@ static int stdin_pipe(uv_pipe_t *h, uv_file *child)
 }
 
 
-/* mcpfs-exec beside mcpfs if it is there, else mcpfs itself. */
+#ifndef MCPFS_HELPER_DIR
+#define MCPFS_HELPER_DIR "../libexec/mcpfs"
+#endif
+
+/* The supervisor: mcpfs-exec in the helper directory (where meson install
+ * puts it, MCPFS_HELPER_DIR from the directory of mcpfs), else beside mcpfs
+ * (the build tree), else mcpfs itself. */
 static int stdio_init(const struct transport_env *e)
 {
+	static const char *const where[] = {"/" MCPFS_HELPER_DIR, ""};
 	const char *slash = strrchr(e->self_exe, '/');
 	int dirlen = slash ? (int)(slash - e->self_exe) : 1;
+	size_t i;
 
 	tenv = *e;
-	if (asprintf(&helper, "%.*s/mcpfs-exec", dirlen,
-		     slash ? e->self_exe : ".") < 0)
-		return -ENOMEM;
-	if (access(helper, X_OK)) {
+	for (i = 0; i < sizeof where / sizeof where[0]; i++) {
+		if (asprintf(&helper, "%.*s%s/mcpfs-exec", dirlen,
+			     slash ? e->self_exe : ".", where[i]) < 0)
+			return -ENOMEM;
+		if (!access(helper, X_OK))
+			break;
 		free(helper);
+		helper = NULL;
+	}
+	if (!helper) {
 		helper = strdup(e->self_exe);
 		if (!helper)
 			return -ENOMEM;

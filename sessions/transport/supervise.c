@@ -189,12 +189,16 @@ static void mirror(int st)
 /*
  * A bare command is first looked for in mcpfs's own helper directory
  * (LIBEXECDIR/mcpfs, where the demo server is installed, found from this
- * binary's directory, which is mcpfs's), then in examples/ there (a build
- * tree); execs it if it is there.
+ * binary's directory: mcpfs-exec is installed there, mcpfs is in BINDIR),
+ * then in examples/ there (a build tree); execs it if it is there.
  */
 static void exec_own_helper(char **argv)
 {
+#ifdef MCPFS_SUPERVISE_MAIN
+	static const char *const dirs[] = {".", "examples"};
+#else
 	static const char *const dirs[] = {MCPFS_HELPER_DIR, "examples"};
+#endif
 	char self[4096], path[4096 + 512], *slash;
 	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
 	size_t i;

@@ -790,10 +790,11 @@ def mcpfs_mount(tmp_path, request):
 
 
 def run_mcpfs_expect_exit(tmp, config_text, args=(), timeout=10, env=None,
-                          use_config=True):
-    """Start mcpfs with this config text expecting it to refuse to start.
-    Returns (returncode, stderr + log text). If it mounted instead, it is
-    unmounted and the test fails."""
+                          use_config=True, expect_rc=1):
+    """Start mcpfs with this config text expecting it to refuse to start:
+    exit status expect_rc (1, a clean refusal; a crash after the message
+    is not one). Returns (returncode, stderr + log text). If it mounted
+    instead, it is unmounted and the test fails."""
     tmp = Path(tmp)
     cfg = tmp / 'bad.json'
     cfg.write_text(config_text)
@@ -829,4 +830,51 @@ def run_mcpfs_expect_exit(tmp, config_text, args=(), timeout=10, env=None,
         pass
     if is_mounted(mnt):
         fusermount('-uz', str(mnt))
+    if expect_rc is not None:
+        assert p.returncode == expect_rc, \
+            f'mcpfs exited {p.returncode}, not {expect_rc}:\n{text_out}'
     return p.returncode, text_out
+
+
+def thread(m, server='a', name='t'):
+    """mkdir MOUNT/server/name: a new thread (session) of server on mount
+    m; returns its path."""
+    t = m.path / server / name
+    os.mkdir(t)
+    return t
+
+
+def open_call(d, flags=os.O_RDWR):
+    """An open file on d/call (the caller closes it)."""
+    return os.open(d / 'call', flags)
+
+
+def send(fd, obj):
+    """Write one request on an open call file: bytes as they are, anything
+    else as json.dumps."""
+    data = obj if isinstance(obj, bytes) else json.dumps(obj).encode()
+    run_with_deadline(lambda: write_all(fd, data), 10, 'write to call')
+
+
+def recv(fd, timeout=20):
+    """Read one reply to EOF from an open call file, parsed."""
+    return json.loads(run_with_deadline(lambda: read_all(fd), timeout,
+                                        'read call'))
+
+
+def echo_req(s):
+    """The request text of the echo tool (fake and demo servers)."""
+    return json.dumps({'name': 'echo', 'arguments': {'text': s}})
+
+
+def cancelled_ids(t):
+    """The request ids the fake server saw in notifications/cancelled."""
+    return json.loads(text(tool(t, 'cancelled')))
+
+
+def events(t):
+    """The lines of a thread's events file, parsed (it ends with a whole
+    line)."""
+    raw = read_file(t / 'events').decode()
+    assert raw == '' or raw.endswith('\n'), f'events ends mid-line: {raw!r}'
+    return [json.loads(line) for line in raw.splitlines() if line]

@@ -37,7 +37,7 @@ import time
 
 import pytest
 
-from conftest import (REPO, call, fake, read_file, status, text, tool,
+from conftest import (call, fake, read_file, REPO, status, text, thread, tool,
                       wait_until, write_file)
 from test_http import Everything, FakeHTTP, sid_of
 from test_sse import EverythingSSE
@@ -84,12 +84,6 @@ class Background:
         if 'error' in self.box:
             raise self.box['error']
         return self.box['reply']
-
-
-def thread(m, server='ev', name='t'):
-    t = m.path / server / name
-    os.mkdir(t)
-    return t
 
 
 def open_questions(t):
@@ -152,7 +146,7 @@ def test_config_keys_must_be_booleans(tmp_path):
     for key in ('elicitation', 'sampling'):
         rc, out = run_mcpfs_expect_exit(tmp_path, json.dumps(
             {'mcpServers': {'a': {'command': 'x', key: 'yes'}}}))
-        assert rc != 0
+        assert rc == 1
         assert f'mcpServers.a.{key}: must be true or false' in out, out
 
 
@@ -161,7 +155,7 @@ def test_config_keys_must_be_booleans(tmp_path):
 @needs_everything
 def test_form_accept_gets_the_defaults(mcpfs_mount):
     m = mcpfs_mount({'ev': everything()})
-    t = thread(m)
+    t = thread(m, 'ev')
     bg = Background(t, ELICIT)
     assert wait_questions(t) == ['1']
     st = os.stat(t / 'requests' / '1')
@@ -240,7 +234,7 @@ BAD_ANSWERS = [
 @needs_everything
 def test_form_answers_that_do_not_fit_are_refused(mcpfs_mount):
     m = mcpfs_mount({'ev': everything()})
-    t = thread(m)
+    t = thread(m, 'ev')
     bg = Background(t, ELICIT)
     wait_questions(t)
     for bad, why in BAD_ANSWERS:
@@ -271,7 +265,7 @@ def test_form_answers_that_do_not_fit_are_refused(mcpfs_mount):
 @needs_everything
 def test_cancel_with_cat_and_echo(mcpfs_mount):
     m = mcpfs_mount({'ev': everything()})
-    t = thread(m)
+    t = thread(m, 'ev')
     bg = Background(t, ELICIT)
     wait_questions(t)
     r = subprocess.run(
@@ -292,7 +286,7 @@ def test_cancel_with_cat_and_echo(mcpfs_mount):
 @needs_everything
 def test_url_elicitation_shows_url_and_host(mcpfs_mount):
     m = mcpfs_mount({'ev': everything()})
-    t = thread(m)
+    t = thread(m, 'ev')
     url = 'https://someone@auth.example.org:8443/consent?next=%2Fhome'
     bg = Background(t, {'name': 'trigger-url-elicitation',
                         'arguments': {'url': url, 'elicitationId': 'e-42',
@@ -320,7 +314,7 @@ def test_url_elicitation_shows_url_and_host(mcpfs_mount):
 @needs_everything
 def test_sampling_answered_by_the_test_as_the_model(mcpfs_mount):
     m = mcpfs_mount({'ev': everything(sampling=True)})
-    t = thread(m)
+    t = thread(m, 'ev')
     bg = Background(t, {'name': 'trigger-sampling-request',
                         'arguments': {'prompt': 'capital of France?',
                                       'maxTokens': 50}})
@@ -361,7 +355,7 @@ def test_sampling_answered_by_the_test_as_the_model(mcpfs_mount):
 @pytest.mark.parametrize('key', ['sampling', 'elicitation'])
 def test_off_is_declined_with_an_error(mcpfs_mount, key):
     m = mcpfs_mount({'a': dict(fake(), **{key: False})})
-    t = thread(m, 'a')
+    t = thread(m)
     method = {'sampling': 'sampling/createMessage',
               'elicitation': 'elicitation/create'}[key]
     got = json.loads(text(tool(t, 'ask', method=method, params={
@@ -375,7 +369,7 @@ def test_off_is_declined_with_an_error(mcpfs_mount, key):
 
 def test_malformed_requests_and_one_shots_get_answered_at_once(mcpfs_mount):
     m = mcpfs_mount({'a': dict(fake(), sampling=True)})
-    t = thread(m, 'a')
+    t = thread(m)
 
     def ask(path, method, params):
         return json.loads(text(tool(path, 'ask', method=method,
@@ -405,7 +399,7 @@ def test_malformed_requests_and_one_shots_get_answered_at_once(mcpfs_mount):
 @needs_everything
 def test_two_questions_on_two_threads(mcpfs_mount):
     m = mcpfs_mount({'ev': everything()})
-    a, b = thread(m, name='a'), thread(m, name='b')
+    a, b = thread(m, 'ev', 'a'), thread(m, 'ev', 'b')
     bga = Background(a, ELICIT)
     bgb = Background(b, {'name': 'trigger-url-elicitation',
                          'arguments': {'url': 'https://b.example/'}})
@@ -431,7 +425,7 @@ def test_two_questions_on_two_threads(mcpfs_mount):
 
 def test_two_questions_at_once_on_one_thread(mcpfs_mount):
     m = mcpfs_mount({'a': fake()})
-    t = thread(m, 'a')
+    t = thread(m)
     form = {'message': 'Pick', 'requestedSchema': {
         'type': 'object', 'properties': {'n': {'type': 'integer',
                                                'default': 5}}}}
@@ -456,7 +450,7 @@ def test_two_questions_at_once_on_one_thread(mcpfs_mount):
 @needs_everything
 def test_unanswered_question_is_cancelled_at_the_timeout(mcpfs_mount):
     m = mcpfs_mount({'ev': everything(timeout=3)})
-    t = thread(m)
+    t = thread(m, 'ev')
     bg = Background(t, ELICIT)
     wait_questions(t)
     # the call keeps its own timeout while the question is open
@@ -473,7 +467,7 @@ def test_unanswered_question_is_cancelled_at_the_timeout(mcpfs_mount):
 
 def test_questions_are_dropped_with_the_server(mcpfs_mount):
     m = mcpfs_mount({'a': fake()})
-    t = thread(m, 'a')
+    t = thread(m)
     form = {'message': 'x', 'requestedSchema': {'type': 'object'}}
     bg = Background(t, {'name': 'ask', 'arguments': {
         'method': 'elicitation/create', 'params': form}})
@@ -564,7 +558,7 @@ def test_real_everything_over_streamable_http(mcpfs_mount, tmp_path):
     ev = Everything(tmp_path)
     try:
         m = mcpfs_mount({'ev': {'url': ev.url, 'sampling': True}})
-        t = thread(m)
+        t = thread(m, 'ev')
         bg = Background(t, ELICIT)
         assert wait_questions(t) == ['1']
         assert answer(t, '1', {'action': 'accept',
@@ -620,7 +614,7 @@ def test_real_everything_over_http_sse(mcpfs_mount, tmp_path):
     ev = EverythingSSE(tmp_path)
     try:
         m = mcpfs_mount({'ev': {'type': 'sse', 'url': ev.url}})
-        t = thread(m)
+        t = thread(m, 'ev')
         assert status(t)['transport'] == 'sse'
         bg = Background(t, {'name': 'trigger-url-elicitation',
                             'arguments': {'url': 'https://sse.example/go'}})

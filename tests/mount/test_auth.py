@@ -28,8 +28,8 @@ import pytest
 from auth_util import (authorize_redirect, authserver, mode_of,  # noqa: F401
                        open_callback, query_of, s256, store_dir, store_file,
                        store_name, with_query)
-from conftest import (REPO, call, fake, read_file, run_mcpfs_expect_exit,
-                      run_with_deadline, text, wait_until, write_file)
+from conftest import (call, fake, read_file, REPO, run_mcpfs_expect_exit,
+                      run_with_deadline, text, thread, wait_until, write_file)
 
 REQUIRED = -32001
 WAITING = ('required', 'pending')
@@ -48,12 +48,6 @@ def mount(mcpfs_mount, tmp_path, srv, oauth=None, extra=None, name='h'):
     servers.update(extra or {})
     return mcpfs_mount(servers, env={'XDG_STATE_HOME':
                                      str(tmp_path / 'state')})
-
-
-def thread(m, name='t', server='h'):
-    t = m.path / server / name
-    os.mkdir(t)
-    return t
 
 
 def auth(m, server='h'):
@@ -196,7 +190,7 @@ def test_call_before_sign_in_fails_at_once(mcpfs_mount, authserver,
     st = os.stat(m.path / 'h' / 'auth')
     assert st.st_mode & 0o777 == 0o600
     assert not (m.path / 's' / 'auth').exists()   # stdio: no auth file
-    t = thread(m)
+    t = thread(m, 'h')
     reply, took = timed(lambda: echo(t))
     e = assert_required(reply)
     assert took < 5, f'took {took:.1f} s (timeout is 30)'
@@ -226,7 +220,7 @@ def test_browser_sign_in_then_call_goes_through(mcpfs_mount, authserver,
                                                tmp_path):
     srv = authserver('--expires-in', 600)
     m = mount(mcpfs_mount, tmp_path, srv)
-    t = thread(m)
+    t = thread(m, 'h')
     before, loc, done = first_sign_in(m, srv, t)
     assert set(done) == {'state', 'scopes', 'expiresAt'}, done
     assert done['scopes'] == ['mcp:read'], done   # the challenge's scope
@@ -234,7 +228,7 @@ def test_browser_sign_in_then_call_goes_through(mcpfs_mount, authserver,
     exp = datetime.fromisoformat(done['expiresAt'].replace('Z', '+00:00'))
     assert abs(exp.timestamp() - (time.time() + 600)) < 60, done
     assert_ok(echo(t, 'after'), 'after')          # the same thread
-    assert_ok(echo(thread(m, 'u'), 'new'), 'new')  # and a new one
+    assert_ok(echo(thread(m, 'h', 'u'), 'new'), 'new')  # and a new one
     assert_ok(call(m.path / 'h', {'name': 'echo',
                                   'arguments': {'text': 'one'}}), 'one')
     tools = json.loads(read_file(m.path / 'h' / 'tools.json', 20))
@@ -284,9 +278,9 @@ def test_refresh_under_8_threads_shares_one_refresh(mcpfs_mount, authserver,
                        ['--expires-in', 3600, '--revoke-after', life,
                         '--delay-401', 200]))
     m = mount(mcpfs_mount, tmp_path, srv)
-    t0 = thread(m, 't0')
+    t0 = thread(m, 'h', 't0')
     first_sign_in(m, srv, t0)
-    threads = [t0] + [thread(m, f't{i}') for i in range(1, 8)]
+    threads = [t0] + [thread(m, 'h', f't{i}') for i in range(1, 8)]
     counts = {}
     for t in threads:
         assert_ok(counter(t, t.name), '1')
@@ -342,7 +336,7 @@ def test_refresh_under_8_threads_shares_one_refresh(mcpfs_mount, authserver,
 def test_forged_callback_refused(mcpfs_mount, authserver, tmp_path):
     srv = authserver()
     m = mount(mcpfs_mount, tmp_path, srv)
-    t = thread(m)
+    t = thread(m, 'h')
     assert_required(echo(t))
     a = wait_auth(m, WAITING)
     cb = a['redirectUri']
@@ -368,7 +362,7 @@ def test_forged_callback_refused(mcpfs_mount, authserver, tmp_path):
 def test_pasted_redirect_url(mcpfs_mount, authserver, tmp_path):
     srv = authserver()
     m = mount(mcpfs_mount, tmp_path, srv)
-    t = thread(m)
+    t = thread(m, 'h')
     assert_required(echo(t))
     a = wait_auth(m, WAITING)
     loc = authorize_redirect(a['authorizationUrl'])   # the "other browser"
@@ -393,7 +387,7 @@ def test_discovery_variants(mcpfs_mount, authserver, tmp_path, opts):
     # in the challenge); an issuer with a path (RFC 8414 path-aware URL)
     srv = authserver(*opts)
     m = mount(mcpfs_mount, tmp_path, srv)
-    t = thread(m)
+    t = thread(m, 'h')
     first_sign_in(m, srv, t)
     assert_ok(echo(t, 'found'), 'found')
     paths = [r['path'] for r in srv.log()]
@@ -411,7 +405,7 @@ def test_iss_in_the_authorization_response(mcpfs_mount, authserver, tmp_path,
     # RFC 9207: an iss in the response must be the issuer's
     srv = authserver(iss)
     m = mount(mcpfs_mount, tmp_path, srv)
-    t = thread(m)
+    t = thread(m, 'h')
     assert_required(echo(t))
     a = wait_auth(m, WAITING)
     loc = authorize_redirect(a['authorizationUrl'])
@@ -438,7 +432,7 @@ def test_login_logout_and_bad_verbs(mcpfs_mount, authserver, tmp_path):
         with pytest.raises(OSError) as ei:
             write_file(f, bad)
         assert ei.value.errno == errno.EINVAL, bad
-    t = thread(m)
+    t = thread(m, 'h')
     before, _, _ = first_sign_in(m, srv, t)
     assert_ok(echo(t), 'hi')
     store = store_file(tmp_path / 'state', srv.url)
@@ -481,7 +475,7 @@ def test_configured_client_scopes_and_redirect_port(mcpfs_mount, authserver,
     m = mount(mcpfs_mount, tmp_path, srv, oauth={
         'clientId': 'preset-client', 'redirectPort': port,
         'scopes': 'mcp:read mcp:write'})
-    t = thread(m)
+    t = thread(m, 'h')
     assert_required(echo(t))
     a = wait_auth(m, WAITING)
     assert a['redirectUri'] == f'http://127.0.0.1:{port}/callback', a
@@ -498,7 +492,7 @@ def test_configured_client_scopes_and_redirect_port(mcpfs_mount, authserver,
 def test_insufficient_scope_steps_up(mcpfs_mount, authserver, tmp_path):
     srv = authserver('--tool-scope', 'echo=mcp:write')
     m = mount(mcpfs_mount, tmp_path, srv)
-    t = thread(m)
+    t = thread(m, 'h')
     assert_required(counter(t, 't'))
     _, _, done = sign_in(m, srv)
     assert done['scopes'] == ['mcp:read'], done
@@ -524,7 +518,7 @@ def test_insufficient_scope_steps_up(mcpfs_mount, authserver, tmp_path):
 def test_remount_reuses_stored_tokens(mcpfs_mount, authserver, tmp_path):
     srv = authserver('--expires-in', 600)
     m = mount(mcpfs_mount, tmp_path, srv)
-    t = thread(m)
+    t = thread(m, 'h')
     first_sign_in(m, srv, t)
     assert_ok(echo(t, 'one'), 'one')
     m.unmount()
@@ -532,7 +526,7 @@ def test_remount_reuses_stored_tokens(mcpfs_mount, authserver, tmp_path):
     assert store.exists()
     n_log = len(srv.log())
     m2 = mount(mcpfs_mount, tmp_path, srv)
-    reply, took = timed(lambda: echo(thread(m2), 'two'))
+    reply, took = timed(lambda: echo(thread(m2, 'h'), 'two'))
     assert_ok(reply, 'two')
     assert took < 10
     assert len(srv.authorizes()) == 1, 'a new authorization after remount'
@@ -549,7 +543,7 @@ def test_store_file_with_wrong_permissions_refused(mcpfs_mount, authserver,
                                                    tmp_path, how):
     srv = authserver('--expires-in', 600)
     m = mount(mcpfs_mount, tmp_path, srv)
-    t = thread(m)
+    t = thread(m, 'h')
     first_sign_in(m, srv, t)
     assert_ok(echo(t), 'hi')
     m.unmount()
@@ -563,7 +557,7 @@ def test_store_file_with_wrong_permissions_refused(mcpfs_mount, authserver,
     before = (store.read_bytes(), os.stat(store))
     n_log = len(srv.log())
     m2 = mount(mcpfs_mount, tmp_path, srv)
-    t2 = thread(m2)
+    t2 = thread(m2, 'h')
     reply, took = timed(lambda: echo(t2))
     e = assert_refused(reply, 'permissions', store.name)
     assert took < 5
@@ -587,7 +581,7 @@ def test_store_layout_and_no_secret_anywhere(mcpfs_mount, authserver,
     srv = authserver('--expires-in', 2, '--auth-methods',
                      'client_secret_post client_secret_basic')
     m = mount(mcpfs_mount, tmp_path, srv)
-    t = thread(m)
+    t = thread(m, 'h')
     first_sign_in(m, srv, t)
     assert_ok(echo(t, 'a'), 'a')
     time.sleep(2.3)                                # the token expires
@@ -630,7 +624,7 @@ def test_insecure_endpoint_refused(mcpfs_mount, authserver, tmp_path,
               'token': 'token_endpoint'}[endpoint]]
     assert bad.startswith('http://') and not bad.startswith(srv.base)
     m = mount(mcpfs_mount, tmp_path, srv)
-    t = thread(m)
+    t = thread(m, 'h')
     reply, took = timed(lambda: echo(t))
     assert took < 5
     a = auth(m)
@@ -654,7 +648,7 @@ def test_insecure_endpoint_refused(mcpfs_mount, authserver, tmp_path,
 def test_issuer_mismatch_refused(mcpfs_mount, authserver, tmp_path):
     srv = authserver('--bad-issuer')
     m = mount(mcpfs_mount, tmp_path, srv)
-    t = thread(m)
+    t = thread(m, 'h')
     reply, took = timed(lambda: echo(t))
     assert took < 5
     assert_refused(reply, 'issuer mismatch')
@@ -681,7 +675,7 @@ def test_client_credentials(mcpfs_mount, authserver, tmp_path, method):
         m = mount(mcpfs_mount, tmp_path, srv, oauth=oauth)
     finally:
         del os.environ['MCPFS_TEST_CC_SECRET']
-    t = thread(m)
+    t = thread(m, 'h')
     reply, took = timed(lambda: echo(t, 'cc'))
     assert_ok(reply, 'cc')
     assert took < 10
@@ -705,7 +699,7 @@ def test_client_credentials(mcpfs_mount, authserver, tmp_path, method):
 def test_oauth_false_never_authorizes(mcpfs_mount, authserver, tmp_path):
     srv = authserver()
     m = mount(mcpfs_mount, tmp_path, srv, oauth=False)
-    t = thread(m)
+    t = thread(m, 'h')
     reply = echo(t, timeout=40)
     assert 'error' in reply and reply['error'].get('code') != REQUIRED, reply
     assert auth(m) == {'state': 'none'}
@@ -724,7 +718,7 @@ def test_unprotected_server_stays_none(mcpfs_mount, tmp_path):
             url = f'http://127.0.0.1:{port}/mcp'
         m = mount(mcpfs_mount, tmp_path, Srv)
         assert auth(m) == {'state': 'none'}
-        assert_ok(echo(thread(m), 'open'), 'open')
+        assert_ok(echo(thread(m, 'h'), 'open'), 'open')
         assert auth(m) == {'state': 'none'}
         with urllib.request.urlopen(f'http://127.0.0.1:{port}/log') as r:
             log = json.load(r)
@@ -743,5 +737,5 @@ def test_unknown_oauth_key_is_a_config_error(tmp_path, oauth):
     doc = {'mcpServers': {'h': {'url': 'http://127.0.0.1:9/mcp',
                                 'oauth': oauth}}}
     rc, out = run_mcpfs_expect_exit(tmp_path, json.dumps(doc, indent=1))
-    assert rc != 0
+    assert rc == 1
     assert bad in out, out

@@ -13,34 +13,11 @@ import time
 
 import pytest
 
-from conftest import (call, call_raw, demo, error_text, fake,
-                      interrupted_read, pid_gone, proc_stat, read_all, read_file, run_with_deadline,
-                      status, supervisor_of, text, tool, wait_until,
+from conftest import (call, call_raw, cancelled_ids, demo, error_text, fake,
+                      interrupted_read, open_call, pid_gone, proc_stat,
+                      read_all, read_file, recv, run_with_deadline, send,
+                      status, supervisor_of, text, thread, tool, wait_until,
                       write_all, write_file)
-
-
-def thread(m, server='a', name='t'):
-    t = m.path / server / name
-    os.mkdir(t)
-    return t
-
-
-def open_call(d, flags=os.O_RDWR):
-    return os.open(d / 'call', flags)
-
-
-def send(fd, obj):
-    data = obj if isinstance(obj, bytes) else json.dumps(obj).encode()
-    run_with_deadline(lambda: write_all(fd, data), 10, 'write to call')
-
-
-def recv(fd, timeout=10):
-    raw = run_with_deadline(lambda: read_all(fd), timeout, 'read call')
-    return json.loads(raw)
-
-
-def cancelled_ids(t):
-    return json.loads(text(tool(t, 'cancelled')))
 
 
 # ---------------------------------------------------------------- basics
@@ -83,7 +60,7 @@ def test_fake_counter_same_pid(mcpfs_mount):
 
 def test_threads_isolated(mcpfs_mount):
     m = mcpfs_mount({'a': fake(), 'demo': demo()})
-    t1, t2 = thread(m, name='t1'), thread(m, name='t2')
+    t1, t2 = thread(m, 'a', 't1'), thread(m, 'a', 't2')
     assert text(tool(t1, 'counter')) == '1'
     assert text(tool(t1, 'counter')) == '2'
     assert text(tool(t2, 'counter')) == '1'
@@ -116,7 +93,7 @@ def test_server_level_call_is_one_shot(mcpfs_mount):
 def test_unmount_leaves_no_process(mcpfs_mount):
     m = mcpfs_mount({'a': fake(), 'demo': demo()})
     for n in ('t1', 't2', 't3'):
-        tool(thread(m, name=n), 'counter')
+        tool(thread(m, 'a', n), 'counter')
     tool(thread(m, 'demo', 'd'), 'incr')
     pids = m.pids()
     assert len(m.server_pids()) == 4 and len(pids) == 8
@@ -450,7 +427,10 @@ def test_incomplete_request_close_einval(mcpfs_mount):
     with pytest.raises(OSError) as e:
         os.close(fd)
     assert e.value.errno == errno.EINVAL
-    assert status(t)['calls'] == 0 or status(t)['in_flight'] == 0
+    # nothing reached the server, and the thread says why
+    st = status(t)
+    assert (st['calls'], st['in_flight']) == (0, 0), st
+    assert 'incomplete' in st['last_error'], st
     assert text(tool(t, 'echo', text='fine')) == 'fine'
 
 

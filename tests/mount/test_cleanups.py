@@ -6,8 +6,8 @@ import json
 import os
 import subprocess
 
-from conftest import (call, call_raw, demo, fake, pid_alive, pid_gone,
-                      status, text, tool, wait_until)
+from conftest import (call, call_raw, demo, fake, pid_alive, pid_gone, status,
+                      text, thread, tool, wait_until)
 
 THREAD_FILES = {'call', 'status', 'tools.json', 'stderr', 'events', 'ctl'}
 
@@ -17,17 +17,11 @@ def rm(*args):
                           text=True, timeout=30, stdin=subprocess.DEVNULL)
 
 
-def thread(m, name, server='a'):
-    t = m.path / server / name
-    os.mkdir(t)
-    return t
-
-
 # ---------------------------------------------------------------- rm
 
 def test_rm_of_a_thread_file_succeeds_and_removes_nothing(mcpfs_mount):
     m = mcpfs_mount({'a': fake()})
-    t = thread(m, 't')
+    t = thread(m)
     pid = int(text(tool(t, 'pid')))
     before = set(os.listdir(t))
     assert THREAD_FILES <= before
@@ -48,7 +42,7 @@ def test_rm_of_a_thread_file_succeeds_and_removes_nothing(mcpfs_mount):
 
 def test_rm_r_of_a_thread_closes_it(mcpfs_mount):
     m = mcpfs_mount({'a': fake()})
-    t, u = thread(m, 't'), thread(m, 'u')
+    t, u = thread(m), thread(m, 'a', 'u')
     pt, pu = int(text(tool(t, 'pid'))), int(text(tool(u, 'pid')))
     r = rm('-r', t)
     assert r.returncode == 0, r.stderr
@@ -65,7 +59,7 @@ def test_rm_r_of_a_thread_closes_it(mcpfs_mount):
 def test_rm_r_of_a_server_closes_its_threads_and_says_eperm(mcpfs_mount):
     m = mcpfs_mount({'a': fake(), 'b': fake()})
     a = m.path / 'a'
-    t1, t2, other = thread(m, 't1'), thread(m, 't2'), thread(m, 'o', 'b')
+    t1, t2, other = thread(m, 'a', 't1'), thread(m, 'a', 't2'), thread(m, 'b', 'o')
     pids = [int(text(tool(d, 'pid'))) for d in (t1, t2)]
     po = int(text(tool(other, 'pid')))
     r = rm('-r', a)
@@ -82,7 +76,7 @@ def test_rm_r_of_a_server_closes_its_threads_and_says_eperm(mcpfs_mount):
     assert 'refused' in m.log.read_text()
     # another server is not touched, and the server still works
     assert int(text(tool(other, 'pid'))) == po
-    t3 = thread(m, 't1')
+    t3 = thread(m, 'a', 't1')
     assert text(tool(t3, 'echo', text='again')) == 'again'
     assert text(tool(a, 'echo', text='one-shot')) == 'one-shot'
 
@@ -91,7 +85,7 @@ def test_rm_r_of_a_server_closes_its_threads_and_says_eperm(mcpfs_mount):
 
 def test_demo_server_keeps_an_escaped_nul(mcpfs_mount):
     m = mcpfs_mount({'demo': demo()})
-    t = thread(m, 't', 'demo')
+    t = thread(m, 'demo')
     raw = call_raw(t, b'{"name":"echo","arguments":{"text":"a\\u0000b"}}')
     assert b'a\\u0000b' in raw, raw   # escaped again, never a raw NUL
     assert b'\0' not in raw and b'\xc0' not in raw

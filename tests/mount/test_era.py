@@ -31,9 +31,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import (BUILD, REPO, FakeProcess, call, fake_factory,
-                      read_file, run_with_deadline, status, text, tool,
-                      wait_until, write_file)
+from conftest import (BUILD, call, events, fake_factory, FakeProcess,
+                      read_file, REPO, run_with_deadline, status, text, thread,
+                      tool, wait_until, write_file)
 
 FAKE_BUILD = Path(os.environ.get('FAKE_BUILD', BUILD))
 FAKE = FAKE_BUILD / 'tests/fake/fakeserver'
@@ -80,18 +80,6 @@ def logged(path):
 
 def methods(msgs):
     return [m.get('method') for m in msgs if 'method' in m]
-
-
-def thread(m, server, name='t'):
-    t = m.path / server / name
-    os.mkdir(t)
-    return t
-
-
-def events(t):
-    raw = read_file(t / 'events').decode()
-    assert raw == '' or raw.endswith('\n'), raw
-    return [json.loads(line) for line in raw.splitlines() if line]
 
 
 def wait_ready(t, timeout=30):
@@ -567,7 +555,7 @@ def test_era_must_be_one_of_three(tmp_path):
     from conftest import run_mcpfs_expect_exit
     rc, out = run_mcpfs_expect_exit(tmp_path, json.dumps(
         {'mcpServers': {'a': {'command': 'x', 'era': 'future'}}}))
-    assert rc != 0
+    assert rc == 1
     assert 'mcpServers.a.era' in out, out
 
 

@@ -12,7 +12,8 @@ import os
 import re
 import threading
 
-from conftest import call, call_raw, fake, read_file, wait_until, write_file
+from conftest import (call, call_raw, fake, read_file, thread, wait_until,
+                      write_file)
 
 # the numbers and strings --exact sends, as their JSON text
 TOKENS = [b'9007199254740991', b'-9007199254740991', b'12345678901234567890',
@@ -25,12 +26,6 @@ EXACT_TOOLS = ['exact', 'a\x00b', 'e20', 'exact_error', 'exact_ask',
 def exact_json(raw):
     """raw parsed with every number kept as its text."""
     return json.loads(raw, parse_int=str, parse_float=str)
-
-
-def thread(m, name='t'):
-    t = m.path / 'a' / name
-    os.mkdir(t)
-    return t
 
 
 def test_tools_json_keeps_every_number_and_string_over_pages(mcpfs_mount):

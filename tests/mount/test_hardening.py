@@ -83,9 +83,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import (call, call_raw, error_text, fake, proc_stat, read_all,
-                      read_file, run_with_deadline, status, text, tool,
-                      wait_until, write_all, write_file)
+from conftest import (call, call_raw, cancelled_ids, error_text, fake,
+                      proc_stat, read_all, read_file, run_with_deadline,
+                      status, text, thread, tool, wait_until, write_all,
+                      write_file)
 from hardening_util import (UserMount, assert_alive, errno_of, isolate_mcpfs,
                             log_lines_since, log_mark, message_of, need_root,
                             other_user, read_everything, run_as)
@@ -93,20 +94,10 @@ from hardening_util import (UserMount, assert_alive, errno_of, isolate_mcpfs,
 DENIED = ('EACCES', 'EPERM')
 
 
-def thread(m, server='a', name='t'):
-    t = m.path / server / name
-    os.mkdir(t)
-    return t
-
-
 def ready_thread(m, server='a', name='t'):
     """A thread directory whose server answered once; returns (t, pid)."""
     t = thread(m, server, name)
     return t, int(text(tool(t, 'pid')))
-
-
-def cancelled_ids(t):
-    return json.loads(text(tool(t, 'cancelled')))
 
 
 def write_errno(path, data, flags=os.O_RDWR):

@@ -26,9 +26,10 @@ import uuid
 
 import pytest
 
-from conftest import (REPO, FakeProcess, call, fake_factory, interrupted_read, read_all, read_file,
-                      run_mcpfs_expect_exit, run_with_deadline, status, text,
-                      wait_until, write_all)
+from conftest import (call, events, fake_factory, FakeProcess,
+                      interrupted_read, open_call, read_file, recv, REPO,
+                      run_mcpfs_expect_exit, send, status, text, thread,
+                      wait_until)
 
 FAKE_HTTP = REPO / 'tests/fake/mcp_http.py'
 EVERYTHING = REPO / \
@@ -84,12 +85,6 @@ def entry(srv, **extra):
     return dict({'url': srv.url}, **extra)
 
 
-def thread(m, server='h', name='t'):
-    t = m.path / server / name
-    os.mkdir(t)
-    return t
-
-
 def wait_state(t, state, timeout=10):
     """Wait until t's status shows state; returns that status."""
     def shows():
@@ -112,26 +107,6 @@ def err(reply):
     return reply['error']
 
 
-def events(t):
-    raw = read_file(t / 'events').decode()
-    assert raw == '' or raw.endswith('\n'), raw
-    return [json.loads(line) for line in raw.splitlines() if line]
-
-
-def open_call(t):
-    return os.open(t / 'call', os.O_RDWR)
-
-
-def send(fd, obj):
-    data = json.dumps(obj).encode()
-    run_with_deadline(lambda: write_all(fd, data), 10, 'write to call')
-
-
-def recv(fd, timeout=20):
-    return json.loads(run_with_deadline(lambda: read_all(fd), timeout,
-                                        'read call'))
-
-
 def sid_of(rec):
     return rec['headers'].get('mcp-session-id')
 
@@ -150,7 +125,7 @@ def test_handshake_headers_and_status(mcpfs_mount, fake_http, protocol):
     srv = fake_http(*(['--protocol', protocol] if protocol else []))
     version = protocol or '2025-11-25'
     m = mcpfs_mount({'h': entry(srv, era='legacy')})  # the legacy wire
-    t = thread(m)
+    t = thread(m, 'h')
     st = wait_ready(t)
     assert st['transport'] == 'http' and st['pid'] is None, st
     assert 'command' not in st, st
@@ -218,7 +193,7 @@ def test_requests_wait_for_initialized(mcpfs_mount, fake_http):
 def test_initialize_answered_as_an_event_stream(mcpfs_mount, fake_http):
     srv = fake_http('--sse-init')
     m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m)
+    t = thread(m, 'h')
     assert text(tool(t, 'echo', text='x')) == 'x'
     assert wait_ready(t)['serverInfo']['name'] == 'mcp-http-fake'
     [sid] = srv.sessions()
@@ -230,7 +205,7 @@ def test_initialize_answered_as_an_event_stream(mcpfs_mount, fake_http):
 def test_sse_reply_and_its_notifications(mcpfs_mount, fake_http):
     srv = fake_http()
     m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m)
+    t = thread(m, 'h')
     reply = tool(t, 'sse_echo', text='over sse')
     assert reply == {'content': [{'type': 'text', 'text': 'over sse'}]}
     [req] = srv.posts(tool='sse_echo')
@@ -251,7 +226,7 @@ def test_stream_resumed_with_last_event_id(mcpfs_mount, fake_http, retry,
                                            delay):
     srv = fake_http()
     m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m)
+    t = thread(m, 'h')
     assert text(tool(t, 'sse_drop_resume', text='r1', retry=retry)) == \
         'resumed r1'
     [post] = srv.posts(tool='sse_drop_resume')
@@ -274,7 +249,7 @@ def test_stream_resumed_with_last_event_id(mcpfs_mount, fake_http, retry,
 def test_resumed_again_up_to_ten_times(mcpfs_mount, fake_http):
     srv = fake_http()
     m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m)
+    t = thread(m, 'h')
 
     def resumes():
         return [g for g in srv.requests('GET')
@@ -296,7 +271,7 @@ def test_resumed_again_up_to_ten_times(mcpfs_mount, fake_http):
 def test_stream_closed_without_event_ids(mcpfs_mount, fake_http):
     srv = fake_http()
     m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m)
+    t = thread(m, 'h')
     e = err(tool(t, 'sse_drop_noid'))
     assert e['code'] == -32002
     assert e['message'] == \
@@ -314,7 +289,7 @@ def test_stream_closed_without_event_ids(mcpfs_mount, fake_http):
 def test_dropped_connection_fails_that_call_only(mcpfs_mount, fake_http):
     srv = fake_http()
     m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m)
+    t = thread(m, 'h')
     assert text(tool(t, 'echo', text='before')) == 'before'
     e = err(tool(t, 'drop'))
     prefix = 'connection to the server failed: '
@@ -331,7 +306,7 @@ def test_dropped_connection_fails_that_call_only(mcpfs_mount, fake_http):
 def test_dropped_call_is_not_replayed(mcpfs_mount, fake_http):
     srv = fake_http()
     m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m)
+    t = thread(m, 'h')
     # the echo leaves an idle keep-alive connection, which the drop reuses
     assert text(tool(t, 'echo', text='before')) == 'before'
     assert err(tool(t, 'drop'))['code'] == -32002
@@ -341,7 +316,7 @@ def test_dropped_call_is_not_replayed(mcpfs_mount, fake_http):
 def test_http_500(mcpfs_mount, fake_http):
     srv = fake_http()
     m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m)
+    t = thread(m, 'h')
     e = err(tool(t, 'http500'))
     assert e['code'] == -32007
     assert e['message'] == \
@@ -361,7 +336,7 @@ def test_http_500(mcpfs_mount, fake_http):
 def test_large_replies_whole(mcpfs_mount, fake_http):
     srv = fake_http()
     m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m)
+    t = thread(m, 'h')
     n = 8 << 20
     for sse in (False, True):
         r = tool(t, 'big', timeout=60, bytes=n, sse=sse)
@@ -372,7 +347,7 @@ def test_large_replies_whole(mcpfs_mount, fake_http):
 def test_concurrent_calls_get_their_own_replies(mcpfs_mount, fake_http):
     srv = fake_http()
     m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m)
+    t = thread(m, 'h')
     wait_ready(t)
     reqs = [('sleep', {'ms': 900}, 'slept 900'),
             ('sleep', {'ms': 300}, 'slept 300'),
@@ -422,7 +397,7 @@ def test_404_loses_the_session_and_the_next_call_starts_one(mcpfs_mount,
                                                            fake_http):
     srv = fake_http()
     m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m)
+    t = thread(m, 'h')
     assert text(tool(t, 'echo', text='one')) == 'one'
     [sid1] = srv.sessions()
     fd = open_call(t)
@@ -454,7 +429,7 @@ def test_404_loses_the_session_and_the_next_call_starts_one(mcpfs_mount,
 def test_rmdir_and_unmount_delete_the_session(mcpfs_mount, fake_http):
     srv = fake_http()
     m = mcpfs_mount({'h': entry(srv, headers={'X-Api-Key': 'k-1'})})
-    a, b = thread(m, name='a'), thread(m, name='b')
+    a, b = thread(m, 'h', 'a'), thread(m, 'h', 'b')
     assert text(tool(a, 'echo', text='a')) == 'a'
     assert text(tool(b, 'echo', text='b')) == 'b'
     by_text = {r['json']['params']['arguments']['text']: sid_of(r)
@@ -478,7 +453,7 @@ def test_rmdir_and_unmount_delete_the_session(mcpfs_mount, fake_http):
 def test_delete_carries_the_protocol_version(mcpfs_mount, fake_http):
     srv = fake_http()
     m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m)
+    t = thread(m, 'h')
     assert text(tool(t, 'echo', text='a')) == 'a'
     os.rmdir(t)
     assert text(tool(m.path / 'h' / 'call', 'echo', text='b')) == 'b'
@@ -491,7 +466,7 @@ def test_delete_carries_the_protocol_version(mcpfs_mount, fake_http):
 def test_ctl_restart_starts_a_new_session(mcpfs_mount, fake_http):
     srv = fake_http()
     m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m)
+    t = thread(m, 'h')
     assert text(tool(t, 'echo', text='a')) == 'a'
     [sid1] = srv.sessions()
     with open(t / 'ctl', 'w') as f:
@@ -509,7 +484,7 @@ def test_ctl_restart_starts_a_new_session(mcpfs_mount, fake_http):
 def test_idle_session_closed_and_deleted(mcpfs_mount, fake_http):
     srv = fake_http()
     m = mcpfs_mount({'h': entry(srv, idleTimeout=1)})
-    t = thread(m)
+    t = thread(m, 'h')
     assert text(tool(t, 'echo', text='a')) == 'a'
     [sid] = srv.sessions()
     wait_until(lambda: not os.path.exists(t), 10, 'the idle close')
@@ -520,7 +495,7 @@ def test_idle_session_closed_and_deleted(mcpfs_mount, fake_http):
 def test_reload_with_new_headers_closes_sessions(mcpfs_mount, fake_http):
     srv = fake_http()
     m = mcpfs_mount({'h': entry(srv, headers={'X-V': '1'})})
-    t = thread(m)
+    t = thread(m, 'h')
     assert text(tool(t, 'echo', text='a')) == 'a'
     [sid1] = srv.sessions()
     # only the timeout changes: the session stays
@@ -533,7 +508,7 @@ def test_reload_with_new_headers_closes_sessions(mcpfs_mount, fake_http):
     wait_until(lambda: not os.path.exists(t), 10, 'the session closed')
     [d] = wait_until(lambda: srv.requests('DELETE'), 5, 'the DELETE')
     assert sid_of(d) == sid1 and d['headers']['x-v'] == '1'
-    t = thread(m)
+    t = thread(m, 'h')
     assert text(tool(t, 'echo', text='b')) == 'b'
     assert srv.posts(tool='echo')[-1]['headers']['x-v'] == '2'
     assert len(srv.sessions()) == 2
@@ -571,7 +546,7 @@ def test_tools_json_reads_every_page(mcpfs_mount, fake_http):
     assert {sid_of(r) for r in lists} == {sid}
     wait_until(lambda: [d for d in srv.requests('DELETE')
                         if sid_of(d) == sid], 5, 'DELETE of the lister')
-    t = thread(m)
+    t = thread(m, 'h')
     doc = json.loads(read_file(t / 'tools.json', 20))
     assert [x['name'] for x in doc['tools']] == list(fake_mod.TOOLS)
 
@@ -579,7 +554,7 @@ def test_tools_json_reads_every_page(mcpfs_mount, fake_http):
 def test_get_stream_reopened_with_last_event_id(mcpfs_mount, fake_http):
     srv = fake_http()
     m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m)
+    t = thread(m, 'h')
     assert text(tool(t, 'notify', params={'data': 1})) == 'notified'
     assert text(tool(t, 'end_get')) == 'ended'
     first = srv.requests('GET')[0]
@@ -596,7 +571,7 @@ def test_get_stream_reopened_with_last_event_id(mcpfs_mount, fake_http):
 def test_stateless_server(mcpfs_mount, fake_http):
     srv = fake_http('--stateless')
     m = mcpfs_mount({'h': entry(srv, era='legacy')})  # the legacy wire
-    t = thread(m)
+    t = thread(m, 'h')
     assert text(tool(t, 'echo', text='s')) == 's'
     assert text(tool(t, 'sse_echo', text='e')) == 'e'
     os.rmdir(t)
@@ -611,7 +586,7 @@ def test_stateless_server(mcpfs_mount, fake_http):
 def test_get_stream_refused_with_405_is_not_retried(mcpfs_mount, fake_http):
     srv = fake_http('--no-get')
     m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m)
+    t = thread(m, 'h')
     assert text(tool(t, 'echo', text='x')) == 'x'
     wait_until(lambda: srv.requests('GET'), 5, 'the GET')
     time.sleep(1.5)   # a retry would come after 1 s; nothing to wait for
@@ -627,7 +602,7 @@ def test_startup_401_backs_off(mcpfs_mount, fake_http):
     # tests/mount/test_auth.py)
     srv = fake_http('--init-status', 401)
     m = mcpfs_mount({'h': entry(srv, oauth=False)})
-    t = thread(m)
+    t = thread(m, 'h')
     why = 'startup failed: HTTP 401 from the server: initialize refused (401)'
     st = wait_state(t, 'exited')
     assert st['last_error'] == why and st['generation'] == 1, st
@@ -657,7 +632,7 @@ def test_startup_401_backs_off(mcpfs_mount, fake_http):
 def test_connection_refused_at_start(mcpfs_mount):
     m = mcpfs_mount({
         'h': {'url': f'http://127.0.0.1:{free_port()}/mcp'}})
-    t = thread(m)
+    t = thread(m, 'h')
     st = wait_state(t, 'exited')
     prefix = 'startup failed: connection to the server failed: '
     assert st['last_error'].startswith(prefix), st
@@ -670,7 +645,7 @@ def test_missing_required_header_is_401(mcpfs_mount, fake_http):
     srv = fake_http('--require-header', 'Authorization: Bearer right')
     m = mcpfs_mount({'h': entry(srv, headers={'Authorization':
                                               'Bearer wrong'})})
-    t = thread(m)
+    t = thread(m, 'h')
     st = wait_state(t, 'exited')
     assert st['last_error'] == \
         'startup failed: HTTP 401 from the server: unauthorized', st
@@ -691,7 +666,7 @@ def test_missing_required_header_is_401(mcpfs_mount, fake_http):
 def test_bad_http_entry_refused(tmp_path, bad, field, problem):
     rc, out = run_mcpfs_expect_exit(tmp_path,
                                     json.dumps({'mcpServers': {'h': bad}}))
-    assert rc != 0
+    assert rc == 1
     assert str(tmp_path / 'bad.json') in out, out
     assert field in out and problem in out, out
 
@@ -701,7 +676,7 @@ def test_bad_http_entry_refused(tmp_path, bad, field, problem):
 def test_timeout_sends_cancelled(mcpfs_mount, fake_http):
     srv = fake_http()
     m = mcpfs_mount({'h': entry(srv, timeout=1)})
-    t = thread(m)
+    t = thread(m, 'h')
     e = err(tool(t, 'sleep', ms=30000))
     assert e['code'] == -32001
     assert e['message'] == 'timeout: call timed out after 1 s', e
@@ -720,7 +695,7 @@ def test_timeout_sends_cancelled(mcpfs_mount, fake_http):
 def test_ctl_cancel_sends_cancelled(mcpfs_mount, fake_http):
     srv = fake_http()
     m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m)
+    t = thread(m, 'h')
     fd = open_call(t)
     try:
         send(fd, {'name': 'sleep', 'arguments': {'ms': 30000}})
@@ -743,7 +718,7 @@ def test_ctl_cancel_sends_cancelled(mcpfs_mount, fake_http):
 def test_interrupted_read_sends_cancelled(mcpfs_mount, fake_http):
     srv = fake_http()
     m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m)
+    t = thread(m, 'h')
     wait_ready(t)
     [sleep] = interrupted_read(
         t / 'call', '{"name": "sleep", "arguments": {"ms": 30000}}',
@@ -762,7 +737,7 @@ def test_server_requests_are_answered(mcpfs_mount, fake_http):
     srv = fake_http()
     m = mcpfs_mount({'h': entry(srv, roots=['/tmp/mcpfs-http-root'],
                                 elicitation=False)})
-    t = thread(m)
+    t = thread(m, 'h')
     # inside the POST's event stream
     assert json.loads(text(tool(t, 'ask_roots'))) == \
         {'result': {'roots': [{'uri': 'file:///tmp/mcpfs-http-root'}]}}
@@ -789,7 +764,7 @@ def test_server_requests_are_answered(mcpfs_mount, fake_http):
 def test_notification_on_the_get_stream(mcpfs_mount, fake_http):
     srv = fake_http()
     m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m)
+    t = thread(m, 'h')
     note = {'level': 'warning', 'logger': 'fake', 'data': 'from GET'}
     assert text(tool(t, 'notify', params=note)) == 'notified'
     wait_until(lambda: {'jsonrpc': '2.0', 'method': 'notifications/message',
@@ -807,7 +782,7 @@ def test_secrets_never_shown(mcpfs_mount, fake_http):
         'h': {'url': f'{srv.url}?k={in_url}',
               'headers': {'Authorization': 'Bearer ${MCPFS_HTTP_T}'}}},
         env={'MCPFS_HTTP_T': secret})
-    t = thread(m)
+    t = thread(m, 'h')
     shown = [tool(t, 'echo', text='x'), tool(t, 'sse_echo', text='y'),
              tool(t, 'http500'), tool(t, 'drop'), tool(t, 'sse_drop_noid'),
              tool(t, 'notify')]
@@ -914,7 +889,7 @@ def test_everything_state_isolation_oneshot_rmdir(mcpfs_mount, everything):
 
 def test_everything_echo_and_log_events(mcpfs_mount, everything):
     m = mcpfs_mount({'ev': {'url': everything.url}})
-    t = thread(m, 'ev', 't')
+    t = thread(m, 'ev')
     assert call(t, {'name': 'echo', 'arguments': {'message': 'hi there'}}) \
         == {'content': [{'type': 'text', 'text': 'Echo: hi there'}]}
     toggled(call(t, TOGGLE), 'Started')

@@ -7,6 +7,7 @@ mounting the way mount(8) and mount.fuse3 do it (CONFIG MOUNTPOINT -o ...,
 an fstab line)."""
 
 import contextlib
+import fcntl
 import json
 import os
 import re
@@ -38,7 +39,7 @@ def installed(tmp_path_factory):
         if p.is_file():
             rel = str(p.relative_to(dest))
             for key, pat in (('mcpfs', r'/bin/mcpfs$'),
-                             ('exec', r'/bin/mcpfs-exec$'),
+                             ('exec', r'/libexec/mcpfs/mcpfs-exec$'),
                              ('demo', r'/libexec/mcpfs/demo-server$'),
                              ('man', r'/share/man/man1/mcpfs\.1$'),
                              ('unit', r'/systemd/user/mcpfs\.service$')):
@@ -343,20 +344,41 @@ def test_mount_and_fstab_line(tmp_path):
         assert demo_counts(mnt).endswith('/demo-server')
 
 
-def test_mount_t_fuse_mcpfs_from_system_path(tmp_path):
-    """The real `mount -t fuse.mcpfs`, when an mcpfs is installed on the
-    system PATH that mount(8) uses."""
-    need_root_mount()
+@contextlib.contextmanager
+def on_system_path(mcpfs):
+    """mcpfs on mount(8)'s PATH: the system's own if it has one, else a
+    symlink /usr/local/bin/mcpfs to this one (root only) while the block
+    runs, under a lock (the plain and the ASan suites run side by side)."""
     sys_path = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
-    if not shutil.which('mcpfs', path=sys_path):
-        pytest.skip('no mcpfs on the system PATH (meson install puts one '
-                    'there); mount.fuse3 -t fuse.mcpfs is tested above')
+    link = Path('/usr/local/bin/mcpfs')
+    with open('/run/lock/mcpfs-test-system-path', 'w') as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if shutil.which('mcpfs', path=sys_path):
+            yield shutil.which('mcpfs', path=sys_path)
+            return
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(mcpfs)
+        try:
+            yield str(link)
+        finally:
+            link.unlink()
+
+
+def test_mount_t_fuse_mcpfs_from_system_path(installed, tmp_path):
+    """The real `mount -t fuse.mcpfs`, with an mcpfs on the system PATH that
+    mount(8) uses (this build's, installed into a DESTDIR)."""
+    need_root_mount()
     mnt = tmp_path / 'mnt'
     mnt.mkdir()
     cmd = ['mount', '-t', 'fuse.mcpfs', str(EXAMPLE), str(mnt)]
-    with mounted(cmd, mnt, env=plain_env(tmp_path), cwd=tmp_path,
-                 how='umount'):
-        assert (mnt / 'demo').is_dir()
+    with on_system_path(installed['mcpfs']) as exe:
+        with mounted(cmd, mnt, env=plain_env(tmp_path), cwd=tmp_path,
+                     how='umount'):
+            assert (mnt / 'demo').is_dir()
+            pids = mcpfs_pids_on(mnt)
+            assert [os.path.realpath(f'/proc/{p}/exe') for p in pids] == \
+                [os.path.realpath(exe)]
+            assert demo_counts(mnt) == str(installed['demo'])
 
 
 # ---------------------------------------------------------------- deps

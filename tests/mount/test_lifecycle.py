@@ -14,15 +14,9 @@ import time
 
 import pytest
 
-from conftest import (error_text, fake, pid_alive, pid_gone, supervisor_of,
-                      read_all, read_file, run_with_deadline, status, text,
-                      tool, wait_until, write_all)
-
-
-def thread(m, server='a', name='t'):
-    t = m.path / server / name
-    os.mkdir(t)
-    return t
+from conftest import (cancelled_ids, error_text, fake, pid_alive, pid_gone,
+                      read_all, read_file, run_with_deadline, status,
+                      supervisor_of, text, thread, tool, wait_until, write_all)
 
 
 def start(t, obj):
@@ -39,10 +33,6 @@ def finish(fd, timeout=10):
                                             'read call'))
     finally:
         os.close(fd)
-
-
-def cancelled_ids(t):
-    return json.loads(text(tool(t, 'cancelled')))
 
 
 # ---------------------------------------------------------------- crashes
@@ -297,11 +287,11 @@ def test_per_server_idle_timeout(mcpfs_mount):
 
 def test_cap_closes_lru_idle(mcpfs_mount):
     m = mcpfs_mount({'a': fake()}, args=['--max-sessions', '2'])
-    a, b = thread(m, name='a1'), thread(m, name='b1')
+    a, b = thread(m, 'a', 'a1'), thread(m, 'a', 'b1')
     pa = int(text(tool(a, 'pid')))
     time.sleep(0.05)
     pb = int(text(tool(b, 'pid')))
-    c = thread(m, name='c1')
+    c = thread(m, 'a', 'c1')
     wait_until(lambda: not a.exists(), 5, 'the LRU session to be closed')
     assert b.exists() and c.exists()
     wait_until(lambda: pid_gone(pa), 7, 'its process to end')
@@ -323,12 +313,12 @@ def test_default_cap_32(mcpfs_mount):
 
 def test_cap_never_closes_busy_session(mcpfs_mount):
     m = mcpfs_mount({'a': fake()}, args=['--max-sessions', '2'])
-    a, b = thread(m, name='a1'), thread(m, name='b1')
+    a, b = thread(m, 'a', 'a1'), thread(m, 'a', 'b1')
     tool(a, 'pid')
     fa = start(a, {'name': 'sleep', 'arguments': {'ms': 1500}})  # a busy
     time.sleep(0.05)
     tool(b, 'pid')          # b used after a: a is the LRU, but busy
-    c = thread(m, name='c1')
+    c = thread(m, 'a', 'c1')
     wait_until(lambda: not b.exists(), 5, 'the idle session to be closed')
     assert a.exists() and c.exists()
     assert text(finish(fa)) == 'slept 1500'
@@ -338,7 +328,7 @@ def test_cap_refuses_when_every_session_is_busy(mcpfs_mount):
     # SPEC 5: a session with a call in flight is never closed to make
     # room; mkdir fails with EAGAIN instead, and the busy ones go on
     m = mcpfs_mount({'a': fake()}, args=['--max-sessions', '2'])
-    a, b = thread(m, name='a1'), thread(m, name='b1')
+    a, b = thread(m, 'a', 'a1'), thread(m, 'a', 'b1')
     tool(a, 'pid')
     tool(b, 'pid')
     fa = start(a, {'name': 'sleep', 'arguments': {'ms': 1500}})
@@ -364,7 +354,9 @@ def test_server_in_own_process_group(mcpfs_mount):
     assert lead != pid and supervisor_of(pid) == lead
     assert os.getpgid(pid) == lead == os.getpgid(lead)
     assert os.getpgid(pid) != os.getpgid(m.proc.pid)
-    assert os.getsid(pid) != os.getsid(0) or os.getpgid(pid) == lead
+    # and its own session, led by the supervisor: no terminal signal of
+    # mcpfs's session reaches it
+    assert os.getsid(pid) == lead != os.getsid(m.proc.pid)
 
 
 def test_close_sequence_kills_stubborn_server(mcpfs_mount):
@@ -418,7 +410,7 @@ def test_unmount_with_stubborn_servers(mcpfs_mount):
 @pytest.mark.parametrize('sig', [signal.SIGTERM, signal.SIGINT])
 def test_signal_to_mcpfs_exits_clean(mcpfs_mount, sig):
     m = mcpfs_mount({'a': fake(), 'b': fake('--ignore-stdin-eof')})
-    tool(thread(m, 'a'), 'pid')
+    tool(thread(m), 'pid')
     tool(thread(m, 'b'), 'pid')
     fd = start(m.path / 'a' / 't', {'name': 'sleep',
                                     'arguments': {'ms': 600000}})
@@ -435,7 +427,7 @@ def test_signal_to_mcpfs_exits_clean(mcpfs_mount, sig):
 def test_sigkill_of_mcpfs_kills_children(mcpfs_mount):
     # --ignore-stdin-eof: only the parent-death signal can end the server
     m = mcpfs_mount({'a': fake('--ignore-stdin-eof')})
-    pids = [int(text(tool(thread(m, name=n), 'pid'))) for n in ('t1', 't2')]
+    pids = [int(text(tool(thread(m, 'a', n), 'pid'))) for n in ('t1', 't2')]
     kids = m.children()
     m.proc.kill()
     m.proc.wait(5)
@@ -504,19 +496,38 @@ def test_server_ping(mcpfs_mount):
 def test_server_roots_list(mcpfs_mount):
     m = mcpfs_mount({'a': dict(fake(), roots=['/tmp/r1', '/tmp/r2']),
                      'b': fake()})
-    got = ask(thread(m, 'a'), 'roots/list')
+    got = ask(thread(m), 'roots/list')
     uris = [r['uri'] for r in got['result']['roots']]
     assert uris == ['file:///tmp/r1', 'file:///tmp/r2']
     assert ask(thread(m, 'b'), 'roots/list') == {'result': {'roots': []}}
 
 
-@pytest.mark.parametrize('method', ['sampling/createMessage',
-                                    'elicitation/create', 'no/such/method'])
+# well-formed requests: the refusal is for the method, not its params
+ASK_UNSUPPORTED = {
+    'sampling/createMessage': (
+        {'messages': [{'role': 'user',
+                       'content': {'type': 'text', 'text': 'hi'}}],
+         'maxTokens': 10},
+        'sampling is off for server a'),
+    'elicitation/create': (
+        {'message': 'your name?',
+         'requestedSchema': {'type': 'object',
+                             'properties': {'n': {'type': 'string'}}}},
+        'elicitation is off for server a'),   # with "elicitation": false
+    'no/such/method': ({}, 'mcpfs does not support no/such/method'),
+}
+
+
+@pytest.mark.parametrize('method', sorted(ASK_UNSUPPORTED))
 def test_server_requests_unsupported(mcpfs_mount, method):
-    m = mcpfs_mount({'a': fake()})
+    entry = fake()
+    if method == 'elicitation/create':
+        entry['elicitation'] = False    # on by default
+    m = mcpfs_mount({'a': entry})
     t = thread(m)
-    got = ask(t, method, {'messages': [], 'maxTokens': 10})
+    params, why = ASK_UNSUPPORTED[method]
+    got = ask(t, method, params)
     assert set(got) == {'error'}
-    assert got['error']['message']
-    assert isinstance(got['error']['code'], int)
+    assert got['error']['code'] == -32601, got
+    assert why in got['error']['message'], got
     assert text(tool(t, 'echo', text='fine')) == 'fine'

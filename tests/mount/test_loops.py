@@ -14,8 +14,8 @@ import subprocess
 
 import pytest
 
-from conftest import (fake, read_file, run_with_deadline, status, text,
-                      wait_until, write_file)
+from conftest import (echo_req, fake, read_file, run_with_deadline, status,
+                      text, wait_until, write_file)
 
 LOOP = r'''
 call=$1 loop=$2 n=$3 out=$4
@@ -27,10 +27,6 @@ while [ $i -le $n ]; do
 	i=$((i + 1))
 done
 '''
-
-
-def echo_req(t):
-    return json.dumps({'name': 'echo', 'arguments': {'text': t}})
 
 
 def run_loops(call_path, tmp, loops, n, timeout):

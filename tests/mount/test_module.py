@@ -9,8 +9,8 @@ import subprocess
 import pytest
 
 import conftest
-from conftest import fake, text, tool
-from test_http import entry, fake_http, thread  # noqa: F401 (fixture)
+from conftest import fake, text, thread, tool
+from test_http import entry, fake_http  # noqa: F401 (fixture)
 
 
 def mapped(m):

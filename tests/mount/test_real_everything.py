@@ -66,8 +66,8 @@ import time
 
 import pytest
 
-from conftest import (REPO, call, read_file, status, text, wait_until,
-                      pid_gone, pid_alive, write_file)
+from conftest import (call, events, pid_alive, pid_gone, read_file, REPO,
+                      status, text, wait_until, write_file)
 from test_real_playwright import decode_png
 
 EVERYTHING = REPO / \
@@ -98,13 +98,6 @@ def ok(reply):
     assert isinstance(reply, dict) and 'content' in reply, reply
     assert reply.get('isError') is not True, reply
     return reply
-
-
-def events(thread):
-    """The lines of a thread's events file, parsed."""
-    raw = read_file(thread / 'events').decode()
-    assert raw == '' or raw.endswith('\n'), f'events ends mid-line: {raw!r}'
-    return [json.loads(line) for line in raw.splitlines() if line]
 
 
 def tool_list(doc):

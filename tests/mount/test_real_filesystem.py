@@ -28,7 +28,7 @@ import shutil
 
 import pytest
 
-from conftest import (REPO, call, read_file, status, text, wait_until,
+from conftest import (REPO, call, read_file, status, text, thread, wait_until,
                       write_file)
 
 FILESYSTEM = REPO / \
@@ -61,18 +61,12 @@ def updates(t, n):
     return read_file(t / 'stderr').decode().count(UPDATED.format(n))
 
 
-def thread(m, name):
-    t = m.path / 'fs' / name
-    os.mkdir(t)
-    return t
-
-
 def test_files_through_its_tools(mcpfs_mount, tmp_path):
     root = tmp_path / 'root'
     root.mkdir()
     (root / 'old.txt').write_text('one\ntwo\nthree\n')
     m = mcpfs_mount({'fs': entry([root])})
-    t = thread(m, 't')
+    t = thread(m, 'fs', 't')
     wait_until(lambda: updates(t, 1), 20, 'the roots to reach the server')
     names = set(os.listdir(t / 'tools'))
     assert {'read_text_file', 'write_file', 'edit_file', 'list_directory',
@@ -117,7 +111,7 @@ def test_removed_root_is_gone_from_live_sessions(mcpfs_mount, tmp_path, how):
     (a / 'a.txt').write_text('in A')
     (b / 'b.txt').write_text('in B')
     m = mcpfs_mount({'fs': entry([a, b])})
-    t1, t2 = thread(m, 't1'), thread(m, 't2')
+    t1, t2 = thread(m, 'fs', 't1'), thread(m, 'fs', 't2')
     for t in (t1, t2):
         wait_until(lambda: updates(t, 2), 20, f'{t}: its two roots')
         assert text(ok(tool(t, 'read_text_file', path=str(b / 'b.txt')))) \

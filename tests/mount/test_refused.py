@@ -3,16 +3,9 @@ item 4; SPEC 4: a refused or incomplete request counts as a call whose reply
 is the error naming why). The shell drops close's error, so `cat call` is
 how a shell user learns why."""
 import json
-import os
 import subprocess
 
-from conftest import call, fake, read_file, status, text
-
-
-def thread(m, name='t'):
-    t = m.path / 'a' / name
-    os.mkdir(t)
-    return t
+from conftest import (call, fake, read_file, status, text, thread)
 
 
 def sh(cmd, timeout=20):

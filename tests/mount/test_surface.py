@@ -15,8 +15,8 @@ import subprocess
 
 import pytest
 
-from conftest import (REPO, call, fake, read_file, run_with_deadline, status,
-                      text, tool, wait_until, write_file)
+from conftest import (call, fake, read_file, REPO, run_with_deadline, status,
+                      text, thread, tool, wait_until, write_file)
 
 EVERYTHING = REPO / \
     'node_modules/@modelcontextprotocol/server-everything/dist/index.js'
@@ -27,12 +27,6 @@ need_everything = pytest.mark.skipif(
 
 def everything():
     return {'command': 'node', 'args': [str(EVERYTHING), 'stdio']}
-
-
-def thread(m, server='a', name='t'):
-    t = m.path / server / name
-    os.mkdir(t)
-    return t
 
 
 def listdir(path, timeout=30):

@@ -120,5 +120,5 @@ def test_a_spare_that_cannot_start_is_not_restarted(mcpfs_mount):
 def test_bad_warm_value_is_refused(tmp_path, bad):
     doc = {'mcpServers': {'a': fake(warm=bad)}}
     rc, out = run_mcpfs_expect_exit(tmp_path, json.dumps(doc))
-    assert rc != 0
+    assert rc == 1
     assert 'warm' in out and 'from 0 to 16' in out, out
