@@ -559,17 +559,63 @@ static size_t skip_ws(const char *p, size_t i, size_t n)
 	return i;
 }
 
-void jscan_members_init(struct jscan_members *m, const char *p, size_t at,
-			size_t end)
+/* Opens the cursor m on the container at p[at] that begins with open and
+ * ends with close (an object or an array); bad when p[at] is not open. */
+static void cursor_init(struct jscan_members *m, const char *p, size_t at,
+			size_t end, char open, char close)
 {
 	m->p = p;
 	m->end = end;
-	m->bad = at >= end || p[at] != '{';
+	m->bad = at >= end || p[at] != open;
 	m->i = m->bad ? end : skip_ws(p, at + 1, end);
-	if (!m->bad && m->i < end && p[m->i] == '}') {
+	if (!m->bad && m->i < end && p[m->i] == close) {
 		m->i++;
 		m->bad = -1; /* empty: closed at the first next */
 	}
+}
+
+/* Whether m is spent (closed or bad); a close seen last time is spent now,
+ * and the cursor reads bad until the next entry proves whole. */
+static int cursor_spent(struct jscan_members *m)
+{
+	if (m->bad) {
+		if (m->bad < 0)
+			m->bad = 0;
+		return 1;
+	}
+	m->bad = 1;
+	return 0;
+}
+
+/* Reads the value at p[i] into val and steps m past it and the comma or
+ * the close after it; 0 when no whole value stands at i. */
+static int cursor_value(struct jscan_members *m, size_t i,
+			struct jscan_span *val, char close)
+{
+	const char *p = m->p;
+	size_t e = i < m->end ? jscan_value_end(p, i, m->end) : 0;
+
+	if (e <= i)
+		return 0;
+	val->at = i;
+	val->n = e - i;
+	i = skip_ws(p, e, m->end);
+	if (i < m->end && p[i] == ',') {
+		m->i = skip_ws(p, i + 1, m->end);
+		m->bad = 0;
+	} else if (i < m->end && p[i] == close) {
+		m->i = i + 1;
+		m->bad = -1; /* the last entry */
+	} else {
+		m->i = m->end;
+	}
+	return 1;
+}
+
+void jscan_members_init(struct jscan_members *m, const char *p, size_t at,
+			size_t end)
+{
+	cursor_init(m, p, at, end, '{', '}');
 }
 
 int jscan_members_next(struct jscan_members *m, struct jscan_span *key,
@@ -578,12 +624,8 @@ int jscan_members_next(struct jscan_members *m, struct jscan_span *key,
 	const char *p = m->p;
 	size_t i = m->i, e;
 
-	if (m->bad) {
-		if (m->bad < 0)
-			m->bad = 0;
+	if (cursor_spent(m))
 		return 0;
-	}
-	m->bad = 1; /* until this member proves whole */
 	if (i >= m->end || p[i] != '"' || !(e = jscan_string_end(p, i, m->end)))
 		return 0;
 	key->at = i;
@@ -591,65 +633,20 @@ int jscan_members_next(struct jscan_members *m, struct jscan_span *key,
 	i = skip_ws(p, e, m->end);
 	if (i >= m->end || p[i] != ':')
 		return 0;
-	i = skip_ws(p, i + 1, m->end);
-	e = jscan_value_end(p, i, m->end);
-	if (e <= i)
-		return 0;
-	val->at = i;
-	val->n = e - i;
-	i = skip_ws(p, e, m->end);
-	if (i < m->end && p[i] == ',') {
-		m->i = skip_ws(p, i + 1, m->end);
-		m->bad = 0;
-	} else if (i < m->end && p[i] == '}') {
-		m->i = i + 1;
-		m->bad = -1; /* the last member */
-	} else {
-		m->i = m->end;
-	}
-	return 1;
+	return cursor_value(m, skip_ws(p, i + 1, m->end), val, '}');
 }
 
 void jscan_items_init(struct jscan_members *m, const char *p, size_t at,
 		      size_t end)
 {
-	m->p = p;
-	m->end = end;
-	m->bad = at >= end || p[at] != '[';
-	m->i = m->bad ? end : skip_ws(p, at + 1, end);
-	if (!m->bad && m->i < end && p[m->i] == ']') {
-		m->i++;
-		m->bad = -1; /* empty: closed at the first next */
-	}
+	cursor_init(m, p, at, end, '[', ']');
 }
 
 int jscan_items_next(struct jscan_members *m, struct jscan_span *val)
 {
-	const char *p = m->p;
-	size_t i = m->i, e;
-
-	if (m->bad) {
-		if (m->bad < 0)
-			m->bad = 0;
+	if (cursor_spent(m))
 		return 0;
-	}
-	m->bad = 1; /* until this element proves whole */
-	e = i < m->end ? jscan_value_end(p, i, m->end) : 0;
-	if (e <= i)
-		return 0;
-	val->at = i;
-	val->n = e - i;
-	i = skip_ws(p, e, m->end);
-	if (i < m->end && p[i] == ',') {
-		m->i = skip_ws(p, i + 1, m->end);
-		m->bad = 0;
-	} else if (i < m->end && p[i] == ']') {
-		m->i = i + 1;
-		m->bad = -1; /* the last element */
-	} else {
-		m->i = m->end;
-	}
-	return 1;
+	return cursor_value(m, m->i, val, ']');
 }
 
 /* The UTF-8 form of code point cp in out (1 to 4 bytes); its length. */
