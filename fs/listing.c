@@ -341,6 +341,20 @@ static int listing_errno(const struct node *n, mcp_call *c)
 	return err;
 }
 
+/* Refuses the opendir of req with the errno of a listing that could not
+ * be had: -r when r < 0, else that of the failed listing c (whose
+ * reference is dropped); frees h. */
+static void refuse_listing(fuse_req_t req, const struct node *n,
+			   struct fh *h, int r, mcp_call *c)
+{
+	int err = r < 0 ? -r : listing_errno(n, c);
+
+	if (r > 0)
+		mcp_call_unref(c);
+	fs_fh_free(h);
+	fuse_reply_err(req, err);
+}
+
 /* help/ of a server or thread: a file per tool, and per prompt as
  * prompt:<name>. Waits for the tools listing, then the prompts one (have
  * is the one waited for last; a failed one: the tools' is an error, the
@@ -366,12 +380,7 @@ static void help_dir(fuse_req_t req, const struct node *n, struct fh *h,
 			return;
 		}
 		if (r < 0 || listing_failed(c)) {
-			int err = r < 0 ? -r : listing_errno(n, c);
-
-			if (r > 0)
-				mcp_call_unref(c);
-			fs_fh_free(h);
-			fuse_reply_err(req, err);
+			refuse_listing(req, n, h, r, c);
 			return;
 		}
 		mcp_call_unref(c);
@@ -455,12 +464,7 @@ static void opendir_(fuse_req_t req, fuse_ino_t ino, struct fh *h,
 		return;
 	}
 	if (r < 0 || !(names = names_of(c, fs_kinds[n.kind].list))) {
-		int err = r < 0 ? -r : listing_errno(&n, c);
-
-		if (r > 0)
-			mcp_call_unref(c);
-		fs_fh_free(h);
-		fuse_reply_err(req, err);
+		refuse_listing(req, &n, h, r, c);
 		return;
 	}
 	mcp_call_unref(c);
