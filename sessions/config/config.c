@@ -21,7 +21,6 @@
  * launch comparison do not depend on their order in the file.
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,20 +102,6 @@ static void path_index(struct path *dst, const struct path *base, size_t i)
 	path_cat(dst, &n, idx, strlen(idx));
 }
 
-static char *format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static char *format(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	int r;
-
-	va_start(ap, fmt);
-	r = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	return r < 0 ? NULL : s;
-}
-
 /* ---- parse state ---- */
 
 struct parse {
@@ -134,7 +119,7 @@ static int field_error(struct parse *ps, const struct path *field,
 		       const char *problem)
 {
 	if (!ps->err)
-		ps->err = format("%s: %s: %s", ps->file, field->s, problem);
+		ps->err = cfmt_str("%s: %s: %s", ps->file, field->s, problem);
 	return -1;
 }
 
@@ -143,7 +128,7 @@ static int add_warning(struct parse *ps, char *w);
 static int oom(struct parse *ps)
 {
 	if (!ps->err)
-		ps->err = format("%s: out of memory", ps->file);
+		ps->err = cfmt_str("%s: out of memory", ps->file);
 	return -1;
 }
 
@@ -160,9 +145,9 @@ static int get_string(struct parse *ps, const cJSON *v, const struct path *at,
 		return field_error(ps, at, "must be a string");
 	*out = cfmt_expand_note(v->valuestring, ps->ctx, &why, &unset);
 	if (unset && ps->server &&
-	    add_warning(ps, format("server %s: %s: ${%s} is not set and has "
-				   "no default: it is empty (%s)", ps->server,
-				   at->s, unset, ps->file)) < 0) {
+	    add_warning(ps, cfmt_str("server %s: %s: ${%s} is not set and has "
+				     "no default: it is empty (%s)", ps->server,
+				     at->s, unset, ps->file)) < 0) {
 		free(unset);
 		free(*out);
 		*out = NULL;
@@ -343,7 +328,7 @@ static int get_map(struct parse *ps, const cJSON *obj,
 			return field_error(ps, &el,
 					   "header value must not hold CR or LF");
 		}
-		(*out)[*n] = format("%s%s%s", e->string, sep, val);
+		(*out)[*n] = cfmt_str("%s%s%s", e->string, sep, val);
 		free(val);
 		if (!(*out)[*n])
 			return oom(ps);
@@ -747,9 +732,9 @@ static int parse_entry(struct parse *ps, const cJSON *e,
 	for (v = e->child; v; v = v->next) {
 		path_key(&f, &at, v->string);
 		if (!cfmt_known_key(v->string) &&
-		    add_warning(ps, format("server %s: %s: unknown key, "
-					   "ignored (%s)", name, f.s,
-					   ps->file)) < 0)
+		    add_warning(ps, cfmt_str("server %s: %s: unknown key, "
+					     "ignored (%s)", name, f.s,
+					     ps->file)) < 0)
 			return -1;
 	}
 	transport = transport_of(ps, e, &at);
@@ -773,8 +758,8 @@ static int parse_entry(struct parse *ps, const cJSON *e,
 	}
 	ps->server = NULL;
 	if (ps->left_out) {
-		char *w = format("server %s left out: %s (%s)", name,
-				 ps->left_out, ps->file);
+		char *w = cfmt_str("server %s left out: %s (%s)", name,
+				   ps->left_out, ps->file);
 
 		free(ps->left_out);
 		ps->left_out = NULL;
@@ -807,17 +792,17 @@ static int parse_tree(struct parse *ps, const cJSON *root)
 	const char *note;
 
 	if (!cJSON_IsObject(root)) {
-		ps->err = format("%s: the top level must be an object",
-				 ps->file);
+		ps->err = cfmt_str("%s: the top level must be an object",
+				   ps->file);
 		return -1;
 	}
 	servers = cfmt_servers(root, ps->ctx, top.s, sizeof(top.s), &note);
 	if (!servers && note)
-		return *note ? add_warning(ps, format("%s: %s", ps->file,
-						      note)) : 0;
+		return *note ? add_warning(ps, cfmt_str("%s: %s", ps->file,
+							note)) : 0;
 	if (!servers) {
-		ps->err = format("%s: mcpServers: missing (the object of "
-				 "servers)", ps->file);
+		ps->err = cfmt_str("%s: mcpServers: missing (the object of "
+				   "servers)", ps->file);
 		return -1;
 	}
 	if (*ps->at)
@@ -860,13 +845,13 @@ int mcp_config_parse_ctx(const char *text, size_t len, const char *path,
 	ps.tail = &ps.cfg->servers;
 	if (dialect_normalize(root, syntax, ps.file, ps.at, sizeof ps.at,
 			      warns, &why) < 0) {
-		ps.err = format("%s: %s", ps.file, why);
+		ps.err = cfmt_str("%s: %s", ps.file, why);
 		goto done;
 	}
 	cJSON_ArrayForEach(w, warns) /* once, not again in the project pass */
 		if (!(ctx && ctx->project_pass) &&
-		    add_warning(&ps, format("%s: %s", ps.file,
-					    w->valuestring)) < 0)
+		    add_warning(&ps, cfmt_str("%s: %s", ps.file,
+					      w->valuestring)) < 0)
 			goto done;
 	rc = parse_tree(&ps, root);
 done:
