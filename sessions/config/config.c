@@ -221,6 +221,30 @@ static int get_warm(struct parse *ps, const cJSON *obj,
 	return 0;
 }
 
+/*
+ * obj[key] (into *v), a list of strings (object 0: an array; 1: an
+ * object), at its path *at, with *out a zeroed vector with room for its
+ * entries and a NULL after them. 1 when there, 0 when absent, -1 when it
+ * is not a list of that kind or memory is short (with ps->err).
+ */
+static int get_vector(struct parse *ps, const cJSON *obj,
+		      const struct path *base, const char *key, int object,
+		      struct path *at, const cJSON **v, char ***out)
+{
+	*v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	if (!*v)
+		return 0;
+	path_key(at, base, key);
+	if (object ? !cJSON_IsObject(*v) : !cJSON_IsArray(*v))
+		return field_error(ps, at, object ?
+				   "must be an object of strings" :
+				   "must be an array of strings");
+	*out = calloc((size_t)cJSON_GetArraySize(*v) + 1, sizeof(char *));
+	if (!*out)
+		return oom(ps);
+	return 1;
+}
+
 /* obj[key], if there: an array of strings, each through get (which sets
  * the string or fails with a message), into *out (NULL-terminated), *n. */
 static int get_strings(struct parse *ps, const cJSON *obj,
@@ -229,17 +253,12 @@ static int get_strings(struct parse *ps, const cJSON *obj,
 		       int (*get)(struct parse *, const cJSON *,
 				  const struct path *, char **))
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key), *a;
+	const cJSON *v, *a;
 	struct path at, el;
+	int r = get_vector(ps, obj, base, key, 0, &at, &v, out);
 
-	if (!v)
-		return 0;
-	path_key(&at, base, key);
-	if (!cJSON_IsArray(v))
-		return field_error(ps, &at, "must be an array of strings");
-	*out = calloc((size_t)cJSON_GetArraySize(v) + 1, sizeof(char *));
-	if (!*out)
-		return oom(ps);
+	if (r <= 0)
+		return r;
 	cJSON_ArrayForEach(a, v) {
 		path_index(&el, &at, *n);
 		if (get(ps, a, &el, &(*out)[*n]) < 0)
@@ -299,21 +318,16 @@ static int get_map(struct parse *ps, const cJSON *obj,
 		   const struct path *base, const char *key, const char *sep,
 		   char ***out, size_t *n)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key), *e;
+	const cJSON *v, *e;
 	int hdr = *sep == ':';
 	int (*cmp)(const void *, const void *) = hdr ? header_cmp : env_cmp;
 	struct path at, el;
 	char *val, *name;
 	size_t i;
+	int r = get_vector(ps, obj, base, key, 1, &at, &v, out);
 
-	if (!v)
-		return 0;
-	path_key(&at, base, key);
-	if (!cJSON_IsObject(v))
-		return field_error(ps, &at, "must be an object of strings");
-	*out = calloc((size_t)cJSON_GetArraySize(v) + 1, sizeof(char *));
-	if (!*out)
-		return oom(ps);
+	if (r <= 0)
+		return r;
 	cJSON_ArrayForEach(e, v) {
 		path_key(&el, &at, e->string);
 		if (hdr ? !header_name_ok(e->string)
