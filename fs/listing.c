@@ -46,16 +46,10 @@ struct park {
  * for printing again as it is. */
 static cJSON *parse_nul(const mcp_buf *b, int keep)
 {
-	char *copy = malloc(b->len + 1);
-	cJSON *j;
+	cJSON *j = jsent_parse(b->data, b->len);
 
-	if (!copy)
-		return NULL;
-	memcpy(copy, b->data, b->len);
-	j = cJSON_ParseWithLength(copy, jsent_hide_nul(copy, b->len));
 	if (keep)
 		jsent_keep(j, b->data, b->len);
-	free(copy);
 	return j;
 }
 
