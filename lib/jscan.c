@@ -98,12 +98,15 @@ static int push(struct jscan *j, int object)
 	return STEP_MORE;
 }
 
-/* A value just ended (its last byte consumed). */
-static int value_end(struct jscan *j)
+/* A value just ended: at the top level the scan is done and step says
+ * done (STEP_DONE when the value's last byte was consumed,
+ * STEP_DONE_UNUSED when the byte that ended it was not); inside a
+ * container what follows a value comes next. */
+static int ended(struct jscan *j, int done)
 {
 	if (j->depth == 0) {
 		j->state = ST_DONE;
-		return STEP_DONE;
+		return done;
 	}
 	j->state = ST_AFTER;
 	return STEP_MORE;
@@ -114,7 +117,7 @@ static int close_container(struct jscan *j, unsigned char c)
 	if ((c == '}') != top_is_object(j))
 		return fail(j, "mismatched bracket");
 	j->depth--;
-	return value_end(j);
+	return ended(j, STEP_DONE);
 }
 
 static int value_start(struct jscan *j, unsigned char c)
@@ -156,17 +159,6 @@ static int value_start(struct jscan *j, unsigned char c)
 	return STEP_MORE;
 }
 
-/* A number ended before c, which belongs to what follows. */
-static int number_end(struct jscan *j)
-{
-	if (j->depth == 0) {
-		j->state = ST_DONE;
-		return STEP_DONE_UNUSED;
-	}
-	j->state = ST_AFTER;
-	return STEP_MORE;
-}
-
 /* The byte after a string's closing quote. */
 static int string_end(struct jscan *j, int key)
 {
@@ -174,7 +166,7 @@ static int string_end(struct jscan *j, int key)
 		j->state = ST_COLON;
 		return STEP_MORE;
 	}
-	return value_end(j);
+	return ended(j, STEP_DONE);
 }
 
 /* One byte of string content that is not '"' or '\'. */
@@ -321,7 +313,7 @@ static int step_number(struct jscan *j, unsigned char c)
 			j->state = ST_EXP;
 			return STEP_MORE;
 		}
-		return number_end(j);
+		return ended(j, STEP_DONE_UNUSED);
 	case ST_DOT:
 		if (!digit)
 			return fail(j, "invalid number");
@@ -334,7 +326,7 @@ static int step_number(struct jscan *j, unsigned char c)
 			j->state = ST_EXP;
 			return STEP_MORE;
 		}
-		return number_end(j);
+		return ended(j, STEP_DONE_UNUSED);
 	case ST_EXP:
 		if (c == '+' || c == '-') {
 			j->state = ST_EXP_SIGN;
@@ -352,7 +344,7 @@ static int step_number(struct jscan *j, unsigned char c)
 	default: /* ST_EXP_DIG */
 		if (digit)
 			return STEP_MORE;
-		return number_end(j);
+		return ended(j, STEP_DONE_UNUSED);
 	}
 }
 
@@ -416,7 +408,7 @@ static int step(struct jscan *j, unsigned char c)
 		if (c != (unsigned char)j->lit[j->lit_pos])
 			return fail(j, c ? "invalid literal" : "NUL byte");
 		if (j->lit[++j->lit_pos] == '\0')
-			return value_end(j);
+			return ended(j, STEP_DONE);
 		return STEP_MORE;
 	case ST_DONE:
 		if (is_ws(c))
