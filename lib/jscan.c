@@ -309,6 +309,11 @@ static int step_number(struct jscan *j, unsigned char c)
 			j->state = ST_DOT;
 			return STEP_MORE;
 		}
+		/* an exponent or the end, as after a fraction */
+		/* fall through */
+	case ST_FRAC:
+		if (digit)
+			return STEP_MORE;
 		if (c == 'e' || c == 'E') {
 			j->state = ST_EXP;
 			return STEP_MORE;
@@ -319,14 +324,6 @@ static int step_number(struct jscan *j, unsigned char c)
 			return fail(j, "invalid number");
 		j->state = ST_FRAC;
 		return STEP_MORE;
-	case ST_FRAC:
-		if (digit)
-			return STEP_MORE;
-		if (c == 'e' || c == 'E') {
-			j->state = ST_EXP;
-			return STEP_MORE;
-		}
-		return ended(j, STEP_DONE_UNUSED);
 	case ST_EXP:
 		if (c == '+' || c == '-') {
 			j->state = ST_EXP_SIGN;
