@@ -12,11 +12,14 @@
  * An escaped NUL ("\u0000") would end a cJSON string (a C string) there:
  * the escape is turned into the two bytes C0 80 before parsing (NUL as
  * "modified UTF-8" writes it) and back into "\u0000" when a message is
- * written. So strings hold NULs as C0 80 and keep their whole length
- * through strcmp, strdup and the rest. The pair never appears in JSON
- * text otherwise: JSON is UTF-8, where the byte C0 is invalid.
+ * written (jsent_hide_nul and jsent_print of lib/jsent.c). So strings
+ * hold NULs as C0 80 and keep their whole length through strcmp, strdup
+ * and the rest. The pair never appears in JSON text otherwise: JSON is
+ * UTF-8, where the byte C0 is invalid.
  */
 #include "mini_mcp.h"
+
+#include "jsent.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -103,31 +106,7 @@ static void write_json(const char *t, size_t n)
 
 char *mm_print(const cJSON *j)
 {
-	char *t = cJSON_PrintUnformatted(j), *out, *w;
-	size_t n, pairs = 0, i;
-
-	if (!t)
-		return NULL;
-	n = strlen(t);
-	for (i = 0; i + 1 < n; i++)
-		if ((unsigned char)t[i] == 0xc0 && (unsigned char)t[i + 1] == 0x80)
-			pairs++;
-	out = malloc(n + 4 * pairs + 1);
-	if (out) {
-		for (i = 0, w = out; i < n; i++) {
-			if ((unsigned char)t[i] == 0xc0 && i + 1 < n &&
-			    (unsigned char)t[i + 1] == 0x80) {
-				memcpy(w, "\\u0000", 6);
-				w += 6;
-				i++;
-			} else {
-				*w++ = t[i];
-			}
-		}
-		*w = 0;
-	}
-	cJSON_free(t);
-	return out;
+	return jsent_print(j, 0, NULL);
 }
 
 void mm_send(cJSON *msg)
@@ -263,29 +242,6 @@ int mm_int(const cJSON *obj, const char *key, long long *out)
 	return 1;
 }
 
-/* Every "\u0000" escape of line (n bytes) into C0 80, in place; returns
- * the new length. Outside strings JSON has no backslash, so every
- * backslash starts an escape of two characters or more. */
-static size_t nul_escapes(char *line, size_t n)
-{
-	size_t r = 0, w = 0;
-
-	while (r < n) {
-		if (line[r] != '\\') {
-			line[w++] = line[r++];
-		} else if (n - r >= 6 && !memcmp(line + r + 1, "u0000", 5)) {
-			line[w++] = (char)0xc0;
-			line[w++] = (char)0x80;
-			r += 6;
-		} else {
-			line[w++] = line[r++];
-			if (r < n)
-				line[w++] = line[r++];
-		}
-	}
-	return w;
-}
-
 /* One input line, without its newline, NUL-terminated in place. */
 static void dispatch(const struct mm_loop *loop, char *line, size_t n)
 {
@@ -297,7 +253,7 @@ static void dispatch(const struct mm_loop *loop, char *line, size_t n)
 		;
 	if (i == n)
 		return;
-	n = nul_escapes(line, n);
+	n = jsent_hide_nul(line, n);
 	line[n] = '\0';
 	/* n + 1 with require_null_terminated: trailing junk after the value
 	 * is an error, trailing whitespace is not. */

@@ -46,16 +46,10 @@ struct park {
  * for printing again as it is. */
 static cJSON *parse_nul(const mcp_buf *b, int keep)
 {
-	char *copy = malloc(b->len + 1);
-	cJSON *j;
+	cJSON *j = jsent_parse(b->data, b->len);
 
-	if (!copy)
-		return NULL;
-	memcpy(copy, b->data, b->len);
-	j = cJSON_ParseWithLength(copy, jsent_hide_nul(copy, b->len));
 	if (keep)
 		jsent_keep(j, b->data, b->len);
-	free(copy);
 	return j;
 }
 
@@ -341,6 +335,20 @@ static int listing_errno(const struct node *n, mcp_call *c)
 	return err;
 }
 
+/* Refuses the opendir of req with the errno of a listing that could not
+ * be had: -r when r < 0, else that of the failed listing c (whose
+ * reference is dropped); frees h. */
+static void refuse_listing(fuse_req_t req, const struct node *n,
+			   struct fh *h, int r, mcp_call *c)
+{
+	int err = r < 0 ? -r : listing_errno(n, c);
+
+	if (r > 0)
+		mcp_call_unref(c);
+	fs_fh_free(h);
+	fuse_reply_err(req, err);
+}
+
 /* help/ of a server or thread: a file per tool, and per prompt as
  * prompt:<name>. Waits for the tools listing, then the prompts one (have
  * is the one waited for last; a failed one: the tools' is an error, the
@@ -366,12 +374,7 @@ static void help_dir(fuse_req_t req, const struct node *n, struct fh *h,
 			return;
 		}
 		if (r < 0 || listing_failed(c)) {
-			int err = r < 0 ? -r : listing_errno(n, c);
-
-			if (r > 0)
-				mcp_call_unref(c);
-			fs_fh_free(h);
-			fuse_reply_err(req, err);
+			refuse_listing(req, n, h, r, c);
 			return;
 		}
 		mcp_call_unref(c);
@@ -455,12 +458,7 @@ static void opendir_(fuse_req_t req, fuse_ino_t ino, struct fh *h,
 		return;
 	}
 	if (r < 0 || !(names = names_of(c, fs_kinds[n.kind].list))) {
-		int err = r < 0 ? -r : listing_errno(&n, c);
-
-		if (r > 0)
-			mcp_call_unref(c);
-		fs_fh_free(h);
-		fuse_reply_err(req, err);
+		refuse_listing(req, &n, h, r, c);
 		return;
 	}
 	mcp_call_unref(c);

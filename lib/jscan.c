@@ -98,12 +98,15 @@ static int push(struct jscan *j, int object)
 	return STEP_MORE;
 }
 
-/* A value just ended (its last byte consumed). */
-static int value_end(struct jscan *j)
+/* A value just ended: at the top level the scan is done and step says
+ * done (STEP_DONE when the value's last byte was consumed,
+ * STEP_DONE_UNUSED when the byte that ended it was not); inside a
+ * container what follows a value comes next. */
+static int ended(struct jscan *j, int done)
 {
 	if (j->depth == 0) {
 		j->state = ST_DONE;
-		return STEP_DONE;
+		return done;
 	}
 	j->state = ST_AFTER;
 	return STEP_MORE;
@@ -114,7 +117,7 @@ static int close_container(struct jscan *j, unsigned char c)
 	if ((c == '}') != top_is_object(j))
 		return fail(j, "mismatched bracket");
 	j->depth--;
-	return value_end(j);
+	return ended(j, STEP_DONE);
 }
 
 static int value_start(struct jscan *j, unsigned char c)
@@ -156,17 +159,6 @@ static int value_start(struct jscan *j, unsigned char c)
 	return STEP_MORE;
 }
 
-/* A number ended before c, which belongs to what follows. */
-static int number_end(struct jscan *j)
-{
-	if (j->depth == 0) {
-		j->state = ST_DONE;
-		return STEP_DONE_UNUSED;
-	}
-	j->state = ST_AFTER;
-	return STEP_MORE;
-}
-
 /* The byte after a string's closing quote. */
 static int string_end(struct jscan *j, int key)
 {
@@ -174,7 +166,7 @@ static int string_end(struct jscan *j, int key)
 		j->state = ST_COLON;
 		return STEP_MORE;
 	}
-	return value_end(j);
+	return ended(j, STEP_DONE);
 }
 
 /* One byte of string content that is not '"' or '\'. */
@@ -317,16 +309,8 @@ static int step_number(struct jscan *j, unsigned char c)
 			j->state = ST_DOT;
 			return STEP_MORE;
 		}
-		if (c == 'e' || c == 'E') {
-			j->state = ST_EXP;
-			return STEP_MORE;
-		}
-		return number_end(j);
-	case ST_DOT:
-		if (!digit)
-			return fail(j, "invalid number");
-		j->state = ST_FRAC;
-		return STEP_MORE;
+		/* an exponent or the end, as after a fraction */
+		/* fall through */
 	case ST_FRAC:
 		if (digit)
 			return STEP_MORE;
@@ -334,7 +318,12 @@ static int step_number(struct jscan *j, unsigned char c)
 			j->state = ST_EXP;
 			return STEP_MORE;
 		}
-		return number_end(j);
+		return ended(j, STEP_DONE_UNUSED);
+	case ST_DOT:
+		if (!digit)
+			return fail(j, "invalid number");
+		j->state = ST_FRAC;
+		return STEP_MORE;
 	case ST_EXP:
 		if (c == '+' || c == '-') {
 			j->state = ST_EXP_SIGN;
@@ -352,7 +341,7 @@ static int step_number(struct jscan *j, unsigned char c)
 	default: /* ST_EXP_DIG */
 		if (digit)
 			return STEP_MORE;
-		return number_end(j);
+		return ended(j, STEP_DONE_UNUSED);
 	}
 }
 
@@ -416,7 +405,7 @@ static int step(struct jscan *j, unsigned char c)
 		if (c != (unsigned char)j->lit[j->lit_pos])
 			return fail(j, c ? "invalid literal" : "NUL byte");
 		if (j->lit[++j->lit_pos] == '\0')
-			return value_end(j);
+			return ended(j, STEP_DONE);
 		return STEP_MORE;
 	case ST_DONE:
 		if (is_ws(c))
@@ -559,17 +548,63 @@ static size_t skip_ws(const char *p, size_t i, size_t n)
 	return i;
 }
 
-void jscan_members_init(struct jscan_members *m, const char *p, size_t at,
-			size_t end)
+/* Opens the cursor m on the container at p[at] that begins with open and
+ * ends with close (an object or an array); bad when p[at] is not open. */
+static void cursor_init(struct jscan_members *m, const char *p, size_t at,
+			size_t end, char open, char close)
 {
 	m->p = p;
 	m->end = end;
-	m->bad = at >= end || p[at] != '{';
+	m->bad = at >= end || p[at] != open;
 	m->i = m->bad ? end : skip_ws(p, at + 1, end);
-	if (!m->bad && m->i < end && p[m->i] == '}') {
+	if (!m->bad && m->i < end && p[m->i] == close) {
 		m->i++;
 		m->bad = -1; /* empty: closed at the first next */
 	}
+}
+
+/* Whether m is spent (closed or bad); a close seen last time is spent now,
+ * and the cursor reads bad until the next entry proves whole. */
+static int cursor_spent(struct jscan_members *m)
+{
+	if (m->bad) {
+		if (m->bad < 0)
+			m->bad = 0;
+		return 1;
+	}
+	m->bad = 1;
+	return 0;
+}
+
+/* Reads the value at p[i] into val and steps m past it and the comma or
+ * the close after it; 0 when no whole value stands at i. */
+static int cursor_value(struct jscan_members *m, size_t i,
+			struct jscan_span *val, char close)
+{
+	const char *p = m->p;
+	size_t e = i < m->end ? jscan_value_end(p, i, m->end) : 0;
+
+	if (e <= i)
+		return 0;
+	val->at = i;
+	val->n = e - i;
+	i = skip_ws(p, e, m->end);
+	if (i < m->end && p[i] == ',') {
+		m->i = skip_ws(p, i + 1, m->end);
+		m->bad = 0;
+	} else if (i < m->end && p[i] == close) {
+		m->i = i + 1;
+		m->bad = -1; /* the last entry */
+	} else {
+		m->i = m->end;
+	}
+	return 1;
+}
+
+void jscan_members_init(struct jscan_members *m, const char *p, size_t at,
+			size_t end)
+{
+	cursor_init(m, p, at, end, '{', '}');
 }
 
 int jscan_members_next(struct jscan_members *m, struct jscan_span *key,
@@ -578,12 +613,8 @@ int jscan_members_next(struct jscan_members *m, struct jscan_span *key,
 	const char *p = m->p;
 	size_t i = m->i, e;
 
-	if (m->bad) {
-		if (m->bad < 0)
-			m->bad = 0;
+	if (cursor_spent(m))
 		return 0;
-	}
-	m->bad = 1; /* until this member proves whole */
 	if (i >= m->end || p[i] != '"' || !(e = jscan_string_end(p, i, m->end)))
 		return 0;
 	key->at = i;
@@ -591,65 +622,20 @@ int jscan_members_next(struct jscan_members *m, struct jscan_span *key,
 	i = skip_ws(p, e, m->end);
 	if (i >= m->end || p[i] != ':')
 		return 0;
-	i = skip_ws(p, i + 1, m->end);
-	e = jscan_value_end(p, i, m->end);
-	if (e <= i)
-		return 0;
-	val->at = i;
-	val->n = e - i;
-	i = skip_ws(p, e, m->end);
-	if (i < m->end && p[i] == ',') {
-		m->i = skip_ws(p, i + 1, m->end);
-		m->bad = 0;
-	} else if (i < m->end && p[i] == '}') {
-		m->i = i + 1;
-		m->bad = -1; /* the last member */
-	} else {
-		m->i = m->end;
-	}
-	return 1;
+	return cursor_value(m, skip_ws(p, i + 1, m->end), val, '}');
 }
 
 void jscan_items_init(struct jscan_members *m, const char *p, size_t at,
 		      size_t end)
 {
-	m->p = p;
-	m->end = end;
-	m->bad = at >= end || p[at] != '[';
-	m->i = m->bad ? end : skip_ws(p, at + 1, end);
-	if (!m->bad && m->i < end && p[m->i] == ']') {
-		m->i++;
-		m->bad = -1; /* empty: closed at the first next */
-	}
+	cursor_init(m, p, at, end, '[', ']');
 }
 
 int jscan_items_next(struct jscan_members *m, struct jscan_span *val)
 {
-	const char *p = m->p;
-	size_t i = m->i, e;
-
-	if (m->bad) {
-		if (m->bad < 0)
-			m->bad = 0;
+	if (cursor_spent(m))
 		return 0;
-	}
-	m->bad = 1; /* until this element proves whole */
-	e = i < m->end ? jscan_value_end(p, i, m->end) : 0;
-	if (e <= i)
-		return 0;
-	val->at = i;
-	val->n = e - i;
-	i = skip_ws(p, e, m->end);
-	if (i < m->end && p[i] == ',') {
-		m->i = skip_ws(p, i + 1, m->end);
-		m->bad = 0;
-	} else if (i < m->end && p[i] == ']') {
-		m->i = i + 1;
-		m->bad = -1; /* the last element */
-	} else {
-		m->i = m->end;
-	}
-	return 1;
+	return cursor_value(m, m->i, val, ']');
 }
 
 /* The UTF-8 form of code point cp in out (1 to 4 bytes); its length. */

@@ -52,6 +52,21 @@ int jsent_has_nul(const char *p, size_t n)
 	return 0;
 }
 
+cJSON *jsent_parse(const char *p, size_t n)
+{
+	char *copy;
+	cJSON *j;
+
+	if (!jsent_has_nul(p, n))
+		return cJSON_ParseWithLength(p, n);
+	if (!(copy = malloc(n + 1)))
+		return NULL;
+	memcpy(copy, p, n);
+	j = cJSON_ParseWithLength(copy, jsent_hide_nul(copy, n));
+	free(copy);
+	return j;
+}
+
 char *jsent_print(const cJSON *j, int pretty, size_t *len)
 {
 	char *t = pretty ? cJSON_Print(j) : cJSON_PrintUnformatted(j);

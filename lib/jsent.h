@@ -25,6 +25,11 @@ size_t jsent_hide_nul(char *p, size_t n);
 /* 1 when the n bytes at p hold an escaped NUL. */
 int jsent_has_nul(const char *p, size_t n);
 
+/* The n bytes of JSON text at p parsed, each escaped NUL as C0 80 (as
+ * jsent_hide_nul, on a copy: p is left as it is); NULL when it is not
+ * JSON or memory is short. */
+cJSON *jsent_parse(const char *p, size_t n);
+
 /* j printed (pretty or not), C0 80 written as "\u0000"; malloc'd (free
  * with free), *len its length when len is not NULL; NULL on ENOMEM. */
 char *jsent_print(const cJSON *j, int pretty, size_t *len);

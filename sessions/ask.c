@@ -498,25 +498,12 @@ mcp_buf *mcp_ask_json(mcp_ask *q)
 	return b;
 }
 
-/* The answer text parsed, an escaped NUL as C0 80 (jsent.h): a string
- * keeps its real length for the checks and reaches the server whole. */
-static cJSON *parse_answer(const char *json, size_t len)
-{
-	char *copy = malloc(len + 1);
-	cJSON *a;
-
-	if (!copy)
-		return NULL;
-	memcpy(copy, json, len);
-	a = cJSON_ParseWithLength(copy, jsent_hide_nul(copy, len));
-	free(copy);
-	return a;
-}
-
 int mcp_ask_answer(mcp_ask *q, const char *json, size_t len)
 {
 	mcp_session *s = q->s;
-	cJSON *a = parse_answer(json, len), *res = NULL, *err = NULL;
+	/* an escaped NUL as C0 80 (jsent.h): a string keeps its real length
+	 * for the checks and reaches the server whole */
+	cJSON *a = jsent_parse(json, len), *res = NULL, *err = NULL;
 	cJSON *x;
 	char why[200];
 	const char *act;

@@ -502,21 +502,6 @@ static int fast_reply(mcp_session *s, struct frame *f, char *line,
 	return 0;
 }
 
-/* line parsed, an escaped NUL in a string as C0 80 (jsent.h), so that
- * what is printed again from it keeps the NUL. */
-static cJSON *parse_nul(const char *line, size_t len)
-{
-	char *copy;
-	cJSON *msg;
-
-	if (!jsent_has_nul(line, len) || !(copy = malloc(len + 1)))
-		return cJSON_ParseWithLength(line, len);
-	memcpy(copy, line, len);
-	msg = cJSON_ParseWithLength(copy, jsent_hide_nul(copy, len));
-	free(copy);
-	return msg;
-}
-
 static void inbound_line(mcp_session *s, struct frame *f, char *line,
 			 size_t len, mcp_call *sc)
 {
@@ -530,7 +515,7 @@ static void inbound_line(mcp_session *s, struct frame *f, char *line,
 	}
 	if (!len || fast_reply(s, f, line, len, sc, soff) == 0)
 		return;
-	msg = parse_nul(line, len);
+	msg = jsent_parse(line, len); /* a NUL kept (jsent.h) */
 	if (!cJSON_IsObject(msg)) {
 		mlog(MLOG_WARN, "server %s: skipped a non-JSON %s (%zu bytes)",
 		     s->srv->conf->name, strcmp(s->ops->name, "stdio") ?

@@ -281,6 +281,10 @@ void mcp_auth_note(const char *server, const char *state,
 char *session_reason(const mcp_session *s, const char *msg);
 /* data.authorizationUrl and data.auth of a call failed for authorization */
 void session_auth_data(const mcp_session *s, cJSON *data);
+/* The data of a failure with error code *code: session_failure_data, and
+ * when *code is ERR_AUTH_UP (the transport's "sign in first") the sign-in
+ * data too, *code becoming ERR_AUTH, the code callers see. */
+cJSON *session_failure_data_for(const mcp_session *s, int *code);
 
 /* session.c */
 mcp_session *session_new(mcp_server *srv, const char *name, int oneshot,

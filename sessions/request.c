@@ -369,6 +369,32 @@ static void put_value(struct gbuf *o, const char *json, struct jscan_span s,
 	put_min(o, json + cut, s.at + s.n - cut);
 }
 
+/*
+ * ,"name":VALUE: the member s of the request as sent (the token put in
+ * by put_value), or when it has none and the token goes at how
+ * (TOK_META, TOK_PARAMS) a member made for the token alone:
+ * {"progressToken":T}, inside {"_meta":...} for params. Nothing else.
+ */
+static void put_member(struct gbuf *o, const char *name, const char *json,
+		       struct jscan_span s, const struct mcp_request *r,
+		       const char *token, int how)
+{
+	if (!s.n && !(token && r->tok_how == how))
+		return;
+	puts_(o, ",\"");
+	puts_(o, name);
+	puts_(o, "\":");
+	if (s.n) {
+		put_value(o, json, s, r, token);
+		return;
+	}
+	if (how == TOK_PARAMS)
+		puts_(o, "{\"_meta\":");
+	put_token_meta(o, token);
+	if (how == TOK_PARAMS)
+		puts_(o, "}");
+}
+
 size_t mcp_u64_str(char *buf, uint64_t v)
 {
 	char tmp[20];
@@ -405,13 +431,7 @@ char *mcp_request_line(const char *json, const struct mcp_request *r,
 			put_min(&o, json + r->args.at, r->args.n);
 		else
 			puts_(&o, "{}");
-		if (r->meta.n) {
-			puts_(&o, ",\"_meta\":");
-			put_value(&o, json, r->meta, r, token);
-		} else if (token && r->tok_how == TOK_META) {
-			puts_(&o, ",\"_meta\":");
-			put_token_meta(&o, token);
-		}
+		put_member(&o, "_meta", json, r->meta, r, token, TOK_META);
 		if (r->task.n) {
 			puts_(&o, ",\"task\":");
 			put_min(&o, json + r->task.at, r->task.n);
@@ -419,14 +439,8 @@ char *mcp_request_line(const char *json, const struct mcp_request *r,
 		puts_(&o, "}");
 	} else {
 		put_min(&o, json + r->head.at, r->head.n);
-		if (r->params.n) {
-			puts_(&o, ",\"params\":");
-			put_value(&o, json, r->params, r, token);
-		} else if (token && r->tok_how == TOK_PARAMS) {
-			puts_(&o, ",\"params\":{\"_meta\":");
-			put_token_meta(&o, token);
-			puts_(&o, "}");
-		}
+		put_member(&o, "params", json, r->params, r, token,
+			   TOK_PARAMS);
 	}
 	puts_(&o, "}\n");
 	if (outlen)

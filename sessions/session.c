@@ -266,11 +266,7 @@ static void session_lost(mcp_session *s, int code, const char *what)
 	s->last_error = session_reason(s, msg); /* and its last stderr line */
 	s->state = S_EXITED;
 	session_detach(s);
-	data = session_failure_data(s);
-	if (code == ERR_AUTH_UP) {
-		session_auth_data(s, data);
-		code = ERR_AUTH;
-	}
+	data = session_failure_data_for(s, &code);
 	session_fail_all(s, code, msg, data);
 	cJSON_Delete(data);
 	if (!s->closed)
@@ -313,11 +309,7 @@ static void session_call_error(mcp_session *s, uint64_t rpc_id, int code,
 	     msg);
 	free(s->last_error); /* "HTTP 502 from the server: what it said" */
 	s->last_error = strdup(msg);
-	d = session_failure_data(s);
-	if (code == ERR_AUTH_UP) {
-		session_auth_data(s, d);
-		code = ERR_AUTH;
-	}
+	d = session_failure_data_for(s, &code);
 	call_fail(c, code, msg, d);
 	cJSON_Delete(d);
 }

@@ -85,6 +85,17 @@ void session_auth_data(const mcp_session *s, cJSON *data)
 	cJSON_AddStringToObject(data, "auth", path);
 }
 
+cJSON *session_failure_data_for(const mcp_session *s, int *code)
+{
+	cJSON *d = session_failure_data(s);
+
+	if (*code == ERR_AUTH_UP) {
+		session_auth_data(s, d);
+		*code = ERR_AUTH;
+	}
+	return d;
+}
+
 static const char *state_name(enum sstate st)
 {
 	switch (st) {

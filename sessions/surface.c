@@ -245,20 +245,6 @@ static mcp_buf *str_buf(const char *s)
 	return out;
 }
 
-/* The reply text parsed, an escaped NUL as C0 80 (jsent.h). */
-static cJSON *parse_nul(const mcp_buf *reply)
-{
-	char *copy = malloc(reply->len + 1);
-	cJSON *r;
-
-	if (!copy)
-		return NULL;
-	memcpy(copy, reply->data, reply->len);
-	r = cJSON_ParseWithLength(copy, jsent_hide_nul(copy, reply->len));
-	free(copy);
-	return r;
-}
-
 /* The member key of the reply object, made to print as sent. */
 static void keep_member(cJSON *j, const mcp_buf *reply, const char *key)
 {
@@ -326,7 +312,7 @@ static void add_block(struct unpack *u, size_t i, const cJSON *blk)
 
 static void unpack(struct unpack *u, const mcp_buf *reply)
 {
-	cJSON *r = parse_nul(reply);
+	cJSON *r = jsent_parse(reply->data, reply->len);
 	cJSON *err = cJSON_GetObjectItemCaseSensitive(r, "error");
 	const cJSON *list, *it;
 	size_t i = 0;
@@ -419,7 +405,7 @@ void surface_free(mcp_session *s)
 
 mcp_buf *mcp_resource_bytes(const mcp_buf *reply, int *err)
 {
-	cJSON *r = parse_nul(reply);
+	cJSON *r = jsent_parse(reply->data, reply->len);
 	cJSON *e = cJSON_GetObjectItemCaseSensitive(r, "error");
 	const cJSON *it;
 	struct gbuf b = {0};

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The layout rules of the source tree, as TAP (README, Architecture):
+"""The layout rules of the source tree, as TAP (doc/architecture.md,
+"Rules the tree keeps"):
 
 1. no call cycle between the .c files of lib/, sessions/ and fs/ (a file
    calls a function, or names a const ops table, that another defines);

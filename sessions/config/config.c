@@ -21,7 +21,6 @@
  * launch comparison do not depend on their order in the file.
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,20 +102,6 @@ static void path_index(struct path *dst, const struct path *base, size_t i)
 	path_cat(dst, &n, idx, strlen(idx));
 }
 
-static char *format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static char *format(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	int r;
-
-	va_start(ap, fmt);
-	r = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	return r < 0 ? NULL : s;
-}
-
 /* ---- parse state ---- */
 
 struct parse {
@@ -134,7 +119,7 @@ static int field_error(struct parse *ps, const struct path *field,
 		       const char *problem)
 {
 	if (!ps->err)
-		ps->err = format("%s: %s: %s", ps->file, field->s, problem);
+		ps->err = cfmt_str("%s: %s: %s", ps->file, field->s, problem);
 	return -1;
 }
 
@@ -143,7 +128,7 @@ static int add_warning(struct parse *ps, char *w);
 static int oom(struct parse *ps)
 {
 	if (!ps->err)
-		ps->err = format("%s: out of memory", ps->file);
+		ps->err = cfmt_str("%s: out of memory", ps->file);
 	return -1;
 }
 
@@ -160,9 +145,9 @@ static int get_string(struct parse *ps, const cJSON *v, const struct path *at,
 		return field_error(ps, at, "must be a string");
 	*out = cfmt_expand_note(v->valuestring, ps->ctx, &why, &unset);
 	if (unset && ps->server &&
-	    add_warning(ps, format("server %s: %s: ${%s} is not set and has "
-				   "no default: it is empty (%s)", ps->server,
-				   at->s, unset, ps->file)) < 0) {
+	    add_warning(ps, cfmt_str("server %s: %s: ${%s} is not set and has "
+				     "no default: it is empty (%s)", ps->server,
+				     at->s, unset, ps->file)) < 0) {
 		free(unset);
 		free(*out);
 		*out = NULL;
@@ -236,6 +221,30 @@ static int get_warm(struct parse *ps, const cJSON *obj,
 	return 0;
 }
 
+/*
+ * obj[key] (into *v), a list of strings (object 0: an array; 1: an
+ * object), at its path *at, with *out a zeroed vector with room for its
+ * entries and a NULL after them. 1 when there, 0 when absent, -1 when it
+ * is not a list of that kind or memory is short (with ps->err).
+ */
+static int get_vector(struct parse *ps, const cJSON *obj,
+		      const struct path *base, const char *key, int object,
+		      struct path *at, const cJSON **v, char ***out)
+{
+	*v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	if (!*v)
+		return 0;
+	path_key(at, base, key);
+	if (object ? !cJSON_IsObject(*v) : !cJSON_IsArray(*v))
+		return field_error(ps, at, object ?
+				   "must be an object of strings" :
+				   "must be an array of strings");
+	*out = calloc((size_t)cJSON_GetArraySize(*v) + 1, sizeof(char *));
+	if (!*out)
+		return oom(ps);
+	return 1;
+}
+
 /* obj[key], if there: an array of strings, each through get (which sets
  * the string or fails with a message), into *out (NULL-terminated), *n. */
 static int get_strings(struct parse *ps, const cJSON *obj,
@@ -244,17 +253,12 @@ static int get_strings(struct parse *ps, const cJSON *obj,
 		       int (*get)(struct parse *, const cJSON *,
 				  const struct path *, char **))
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key), *a;
+	const cJSON *v, *a;
 	struct path at, el;
+	int r = get_vector(ps, obj, base, key, 0, &at, &v, out);
 
-	if (!v)
-		return 0;
-	path_key(&at, base, key);
-	if (!cJSON_IsArray(v))
-		return field_error(ps, &at, "must be an array of strings");
-	*out = calloc((size_t)cJSON_GetArraySize(v) + 1, sizeof(char *));
-	if (!*out)
-		return oom(ps);
+	if (r <= 0)
+		return r;
 	cJSON_ArrayForEach(a, v) {
 		path_index(&el, &at, *n);
 		if (get(ps, a, &el, &(*out)[*n]) < 0)
@@ -314,21 +318,16 @@ static int get_map(struct parse *ps, const cJSON *obj,
 		   const struct path *base, const char *key, const char *sep,
 		   char ***out, size_t *n)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key), *e;
+	const cJSON *v, *e;
 	int hdr = *sep == ':';
 	int (*cmp)(const void *, const void *) = hdr ? header_cmp : env_cmp;
 	struct path at, el;
 	char *val, *name;
 	size_t i;
+	int r = get_vector(ps, obj, base, key, 1, &at, &v, out);
 
-	if (!v)
-		return 0;
-	path_key(&at, base, key);
-	if (!cJSON_IsObject(v))
-		return field_error(ps, &at, "must be an object of strings");
-	*out = calloc((size_t)cJSON_GetArraySize(v) + 1, sizeof(char *));
-	if (!*out)
-		return oom(ps);
+	if (r <= 0)
+		return r;
 	cJSON_ArrayForEach(e, v) {
 		path_key(&el, &at, e->string);
 		if (hdr ? !header_name_ok(e->string)
@@ -343,7 +342,7 @@ static int get_map(struct parse *ps, const cJSON *obj,
 			return field_error(ps, &el,
 					   "header value must not hold CR or LF");
 		}
-		(*out)[*n] = format("%s%s%s", e->string, sep, val);
+		(*out)[*n] = cfmt_str("%s%s%s", e->string, sep, val);
 		free(val);
 		if (!(*out)[*n])
 			return oom(ps);
@@ -747,9 +746,9 @@ static int parse_entry(struct parse *ps, const cJSON *e,
 	for (v = e->child; v; v = v->next) {
 		path_key(&f, &at, v->string);
 		if (!cfmt_known_key(v->string) &&
-		    add_warning(ps, format("server %s: %s: unknown key, "
-					   "ignored (%s)", name, f.s,
-					   ps->file)) < 0)
+		    add_warning(ps, cfmt_str("server %s: %s: unknown key, "
+					     "ignored (%s)", name, f.s,
+					     ps->file)) < 0)
 			return -1;
 	}
 	transport = transport_of(ps, e, &at);
@@ -773,8 +772,8 @@ static int parse_entry(struct parse *ps, const cJSON *e,
 	}
 	ps->server = NULL;
 	if (ps->left_out) {
-		char *w = format("server %s left out: %s (%s)", name,
-				 ps->left_out, ps->file);
+		char *w = cfmt_str("server %s left out: %s (%s)", name,
+				   ps->left_out, ps->file);
 
 		free(ps->left_out);
 		ps->left_out = NULL;
@@ -807,17 +806,17 @@ static int parse_tree(struct parse *ps, const cJSON *root)
 	const char *note;
 
 	if (!cJSON_IsObject(root)) {
-		ps->err = format("%s: the top level must be an object",
-				 ps->file);
+		ps->err = cfmt_str("%s: the top level must be an object",
+				   ps->file);
 		return -1;
 	}
 	servers = cfmt_servers(root, ps->ctx, top.s, sizeof(top.s), &note);
 	if (!servers && note)
-		return *note ? add_warning(ps, format("%s: %s", ps->file,
-						      note)) : 0;
+		return *note ? add_warning(ps, cfmt_str("%s: %s", ps->file,
+							note)) : 0;
 	if (!servers) {
-		ps->err = format("%s: mcpServers: missing (the object of "
-				 "servers)", ps->file);
+		ps->err = cfmt_str("%s: mcpServers: missing (the object of "
+				   "servers)", ps->file);
 		return -1;
 	}
 	if (*ps->at)
@@ -860,13 +859,13 @@ int mcp_config_parse_ctx(const char *text, size_t len, const char *path,
 	ps.tail = &ps.cfg->servers;
 	if (dialect_normalize(root, syntax, ps.file, ps.at, sizeof ps.at,
 			      warns, &why) < 0) {
-		ps.err = format("%s: %s", ps.file, why);
+		ps.err = cfmt_str("%s: %s", ps.file, why);
 		goto done;
 	}
 	cJSON_ArrayForEach(w, warns) /* once, not again in the project pass */
 		if (!(ctx && ctx->project_pass) &&
-		    add_warning(&ps, format("%s: %s", ps.file,
-					    w->valuestring)) < 0)
+		    add_warning(&ps, cfmt_str("%s: %s", ps.file,
+					      w->valuestring)) < 0)
 			goto done;
 	rc = parse_tree(&ps, root);
 done:

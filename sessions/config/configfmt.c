@@ -22,9 +22,7 @@
 #include "configfmt.h"
 #include "gbuf.h"
 
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-
-static char *fmt(const char *f, ...)
+char *cfmt_str(const char *f, ...)
 {
 	va_list ap;
 	char *s;
@@ -84,17 +82,19 @@ static int expand_ref(struct gbuf *b, const char *r, size_t n,
 			n -= 4;
 			k = n;
 		} else if (k == 5 && !strncmp(r, "input", 5)) {
-			*err = fmt("${input:%.*s}: VS Code asks the user for "
-				   "this input and mcpfs cannot; write the "
-				   "value in the file or take it from the "
-				   "environment with ${env:NAME}",
-				   (int)(n - 6 > 64 ? 64 : n - 6), r + 6);
+			*err = cfmt_str("${input:%.*s}: VS Code asks the "
+					"user for this input and mcpfs "
+					"cannot; write the value in the file "
+					"or take it from the environment "
+					"with ${env:NAME}",
+					(int)(n - 6 > 64 ? 64 : n - 6), r + 6);
 			return -1;
 		} else {
-			*err = fmt("${%.*s:...}: variables of this kind are not "
-				   "supported (only ${env:NAME}, "
-				   "${workspaceFolder} and ${userHome})",
-				   (int)(k > 32 ? 32 : k), r);
+			*err = cfmt_str("${%.*s:...}: variables of this "
+					"kind are not supported (only "
+					"${env:NAME}, ${workspaceFolder} and "
+					"${userHome})",
+					(int)(k > 32 ? 32 : k), r);
 			return -1;
 		}
 	}
@@ -245,7 +245,7 @@ static int env_line(char *line, char ***env, size_t *n, size_t *cap)
 	val = env_value(eq + 1);
 	if (!val)
 		return -1;
-	kv = fmt("%.*s=%s", (int)k, key, val);
+	kv = cfmt_str("%.*s=%s", (int)k, key, val);
 	free(val);
 	if (!kv)
 		return -2;
@@ -278,11 +278,11 @@ int cfmt_env_file(const char *path, const struct mcp_config_ctx *ctx,
 	int r = 0;
 
 	if (path[0] != '/' && ctx && ctx->workspace)
-		full = fmt("%s/%s", ctx->workspace, path);
+		full = cfmt_str("%s/%s", ctx->workspace, path);
 	f = fopen(full ? full : path, "r");
 	free(full);
 	if (!f) {
-		*err = fmt("env file %s: %s", shown, strerror(errno));
+		*err = cfmt_str("env file %s: %s", shown, strerror(errno));
 		return -1;
 	}
 	while (r == 0 && (got = getline(&line, &lcap, f)) >= 0) {
@@ -294,8 +294,8 @@ int cfmt_env_file(const char *path, const struct mcp_config_ctx *ctx,
 	free(line);
 	fclose(f);
 	if (r == -1)
-		*err = fmt("env file %s:%zu: expected NAME=VALUE", shown,
-			   lineno);
+		*err = cfmt_str("env file %s:%zu: expected NAME=VALUE", shown,
+				lineno);
 	else if (r < 0)
 		*err = strdup("out of memory");
 	if (r < 0)

@@ -12,6 +12,9 @@
 
 #include <cjson/cJSON.h>
 
+/* printf into a malloc'd string; NULL on ENOMEM. */
+char *cfmt_str(const char *f, ...) __attribute__((format(printf, 1, 2)));
+
 /* How one file is read. */
 struct mcp_config_ctx {
 	const char *project;    /* --project DIR (absolute), or NULL */

@@ -99,6 +99,24 @@ static int take(struct norm *n, cJSON *src, const char *skey, cJSON *dst,
 	return 1;
 }
 
+/* One key a dialect renames: src[from] becomes dst[to] (see take). */
+struct move {
+	const char *from, *to;
+	enum want w;
+	double scale;
+};
+
+/* take() for each move of the table ms (ended by a NULL from), in order;
+ * -1 at the first type error, else 0. */
+static int take_all(struct norm *n, cJSON *src, cJSON *dst,
+		    const struct move *ms)
+{
+	for (; ms->from; ms++)
+		if (take(n, src, ms->from, dst, ms->to, ms->w, ms->scale) < 0)
+			return -1;
+	return 0;
+}
+
 /* Drop src[key] silently (what only the client's own UI means). */
 static void drop(cJSON *src, const char *key)
 {
@@ -151,20 +169,24 @@ static void header(cJSON *dst, const char *name, const char *value)
 
 /* ---- Codex ---- */
 
+static const struct move codex_keys[] = {
+	{"command", "command", W_STR, 1},
+	{"args", "args", W_ARR, 1},
+	{"env", "env", W_OBJ, 1},
+	{"cwd", "cwd", W_STR, 1},
+	{"url", "url", W_STR, 1},
+	{"http_headers", "headers", W_OBJ, 1},
+	{"tool_timeout_sec", "timeout", W_NUM, 1},
+	{"enabled_tools", "allowTools", W_ARR, 1},
+	{"disabled_tools", "denyTools", W_ARR, 1},
+	{NULL, NULL, W_STR, 1}};
+
 static cJSON *codex(struct norm *n, cJSON *e)
 {
 	cJSON *d = cJSON_CreateObject(), *v, *h;
 	char buf[320];
 
-	if (take(n, e, "command", d, "command", W_STR, 1) < 0 ||
-	    take(n, e, "args", d, "args", W_ARR, 1) < 0 ||
-	    take(n, e, "env", d, "env", W_OBJ, 1) < 0 ||
-	    take(n, e, "cwd", d, "cwd", W_STR, 1) < 0 ||
-	    take(n, e, "url", d, "url", W_STR, 1) < 0 ||
-	    take(n, e, "http_headers", d, "headers", W_OBJ, 1) < 0 ||
-	    take(n, e, "tool_timeout_sec", d, "timeout", W_NUM, 1) < 0 ||
-	    take(n, e, "enabled_tools", d, "allowTools", W_ARR, 1) < 0 ||
-	    take(n, e, "disabled_tools", d, "denyTools", W_ARR, 1) < 0 ||
+	if (take_all(n, e, d, codex_keys) < 0 ||
 	    enabled(n, e, d, "enabled") < 0)
 		goto bad;
 	h = cJSON_GetObjectItemCaseSensitive(e, "env_http_headers");
@@ -239,6 +261,13 @@ static void opencode_vars(cJSON *v)
 		opencode_vars(c);
 }
 
+static const struct move opencode_keys[] = {
+	{"environment", "env", W_OBJ, 1},
+	{"url", "url", W_STR, 1},
+	{"headers", "headers", W_OBJ, 1},
+	{"timeout", "timeout", W_NUM, 0.001},
+	{NULL, NULL, W_STR, 1}};
+
 static cJSON *opencode(struct norm *n, cJSON *e)
 {
 	cJSON *d = cJSON_CreateObject(), *cmd, *a, *args;
@@ -265,10 +294,7 @@ static cJSON *opencode(struct norm *n, cJSON *e)
 		}
 		drop(e, "command");
 	}
-	if (take(n, e, "environment", d, "env", W_OBJ, 1) < 0 ||
-	    take(n, e, "url", d, "url", W_STR, 1) < 0 ||
-	    take(n, e, "headers", d, "headers", W_OBJ, 1) < 0 ||
-	    take(n, e, "timeout", d, "timeout", W_NUM, 0.001) < 0 ||
+	if (take_all(n, e, d, opencode_keys) < 0 ||
 	    enabled(n, e, d, "enabled") < 0)
 		goto bad;
 	a = cJSON_GetObjectItemCaseSensitive(e, "type");
@@ -295,23 +321,32 @@ bad:
 
 /* ---- Zed ---- */
 
+/* The older form: command {path, args, env}. */
+static const struct move zed_command_keys[] = {
+	{"path", "command", W_STR, 1},
+	{"args", "args", W_ARR, 1},
+	{"env", "env", W_OBJ, 1},
+	{NULL, NULL, W_STR, 1}};
+
+static const struct move zed_keys[] = {
+	{"command", "command", W_STR, 1},
+	{"args", "args", W_ARR, 1},
+	{"env", "env", W_OBJ, 1},
+	{"url", "url", W_STR, 1},
+	{"headers", "headers", W_OBJ, 1},
+	{NULL, NULL, W_STR, 1}};
+
 static cJSON *zed(struct norm *n, cJSON *e)
 {
 	cJSON *d = cJSON_CreateObject(), *cmd;
 
 	cmd = cJSON_GetObjectItemCaseSensitive(e, "command");
 	if (cJSON_IsObject(cmd)) { /* the older form: command {path, ...} */
-		if (take(n, cmd, "path", d, "command", W_STR, 1) < 0 ||
-		    take(n, cmd, "args", d, "args", W_ARR, 1) < 0 ||
-		    take(n, cmd, "env", d, "env", W_OBJ, 1) < 0)
+		if (take_all(n, cmd, d, zed_command_keys) < 0)
 			goto bad;
 		drop(e, "command");
 	}
-	if (take(n, e, "command", d, "command", W_STR, 1) < 0 ||
-	    take(n, e, "args", d, "args", W_ARR, 1) < 0 ||
-	    take(n, e, "env", d, "env", W_OBJ, 1) < 0 ||
-	    take(n, e, "url", d, "url", W_STR, 1) < 0 ||
-	    take(n, e, "headers", d, "headers", W_OBJ, 1) < 0 ||
+	if (take_all(n, e, d, zed_keys) < 0 ||
 	    enabled(n, e, d, "enabled") < 0)
 		goto bad;
 	drop(e, "source");
@@ -332,6 +367,16 @@ bad:
 
 /* ---- Goose ---- */
 
+static const struct move goose_keys[] = {
+	{"cmd", "command", W_STR, 1},
+	{"args", "args", W_ARR, 1},
+	{"envs", "env", W_OBJ, 1},
+	{"cwd", "cwd", W_STR, 1},
+	{"uri", "url", W_STR, 1},
+	{"headers", "headers", W_OBJ, 1},
+	{"timeout", "timeout", W_NUM, 1},
+	{NULL, NULL, W_STR, 1}};
+
 static cJSON *goose(struct norm *n, cJSON *e)
 {
 	cJSON *d = cJSON_CreateObject(), *t, *tools;
@@ -348,13 +393,7 @@ static cJSON *goose(struct norm *n, cJSON *e)
 		return cJSON_CreateNull();
 	}
 	drop(e, "type");
-	if (take(n, e, "cmd", d, "command", W_STR, 1) < 0 ||
-	    take(n, e, "args", d, "args", W_ARR, 1) < 0 ||
-	    take(n, e, "envs", d, "env", W_OBJ, 1) < 0 ||
-	    take(n, e, "cwd", d, "cwd", W_STR, 1) < 0 ||
-	    take(n, e, "uri", d, "url", W_STR, 1) < 0 ||
-	    take(n, e, "headers", d, "headers", W_OBJ, 1) < 0 ||
-	    take(n, e, "timeout", d, "timeout", W_NUM, 1) < 0 ||
+	if (take_all(n, e, d, goose_keys) < 0 ||
 	    enabled(n, e, d, "enabled") < 0)
 		goto bad;
 	if (strcmp(type, "stdio"))
@@ -381,6 +420,12 @@ bad:
 /* ---- the mcpServers family: Claude, Cursor, VS Code, Gemini, Windsurf,
  * Cline, in place ---- */
 
+static const struct move gemini_keys[] = {
+	{"timeout", "timeout", W_NUM, 0.001},
+	{"includeTools", "allowTools", W_ARR, 1},
+	{"excludeTools", "denyTools", W_ARR, 1},
+	{NULL, NULL, W_STR, 1}};
+
 static int family(struct norm *n, cJSON *e, int gemini)
 {
 	cJSON *v;
@@ -403,9 +448,7 @@ static int family(struct norm *n, cJSON *e, int gemini)
 		   !cJSON_GetObjectItemCaseSensitive(e, "type")) {
 		cJSON_AddStringToObject(e, "type", "sse");
 	}
-	if (take(n, e, "timeout", e, "timeout", W_NUM, 0.001) < 0 ||
-	    take(n, e, "includeTools", e, "allowTools", W_ARR, 1) < 0 ||
-	    take(n, e, "excludeTools", e, "denyTools", W_ARR, 1) < 0)
+	if (take_all(n, e, e, gemini_keys) < 0)
 		return -1;
 	drop_warn(n, e, "trust", "ignored (mcpfs asks no confirmation)");
 	drop(e, "description");

@@ -8,6 +8,7 @@
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,18 +16,39 @@
 #include "config.h"
 #include "configfmt.h"
 
+/* The string members of struct mcp_oauth_conf, by their key in the file:
+ * what is freed, copied and read as a string. */
+static const struct {
+	const char *key;
+	size_t off;
+} strs[] = {
+	{"clientId", offsetof(struct mcp_oauth_conf, client_id)},
+	{"clientSecret", offsetof(struct mcp_oauth_conf, client_secret)},
+	{"clientMetadataUrl",
+	 offsetof(struct mcp_oauth_conf, client_metadata_url)},
+	{"scopes", offsetof(struct mcp_oauth_conf, scopes)},
+	{"privateKeyFile", offsetof(struct mcp_oauth_conf, private_key_file)},
+	{"idpTokenEndpoint",
+	 offsetof(struct mcp_oauth_conf, idp_token_endpoint)},
+	{"idpIdToken", offsetof(struct mcp_oauth_conf, idp_id_token)},
+	{"idpClientId", offsetof(struct mcp_oauth_conf, idp_client_id)},
+};
+#define NSTRS (sizeof strs / sizeof strs[0])
+
+/* The member of c that strs[i] names. */
+static char **str_of(const struct mcp_oauth_conf *c, size_t i)
+{
+	return (char **)((char *)c + strs[i].off);
+}
+
 void mcp_oauth_conf_free(struct mcp_oauth_conf *c)
 {
+	size_t i;
+
 	if (!c)
 		return;
-	free(c->client_id);
-	free(c->client_secret);
-	free(c->client_metadata_url);
-	free(c->scopes);
-	free(c->private_key_file);
-	free(c->idp_token_endpoint);
-	free(c->idp_id_token);
-	free(c->idp_client_id);
+	for (i = 0; i < NSTRS; i++)
+		free(*str_of(c, i));
 	free(c);
 }
 
@@ -39,6 +61,7 @@ static int dup_str(char **dst, const char *src)
 struct mcp_oauth_conf *mcp_oauth_conf_dup(const struct mcp_oauth_conf *c)
 {
 	struct mcp_oauth_conf *d;
+	size_t i;
 
 	if (!c)
 		return NULL;
@@ -46,20 +69,13 @@ struct mcp_oauth_conf *mcp_oauth_conf_dup(const struct mcp_oauth_conf *c)
 	if (!d)
 		return NULL;
 	*d = *c;
-	d->client_id = d->client_secret = d->client_metadata_url = NULL;
-	d->scopes = d->private_key_file = NULL;
-	d->idp_token_endpoint = d->idp_id_token = d->idp_client_id = NULL;
-	if (dup_str(&d->idp_token_endpoint, c->idp_token_endpoint) ||
-	    dup_str(&d->idp_id_token, c->idp_id_token) ||
-	    dup_str(&d->idp_client_id, c->idp_client_id) ||
-	    dup_str(&d->client_id, c->client_id) ||
-	    dup_str(&d->client_secret, c->client_secret) ||
-	    dup_str(&d->client_metadata_url, c->client_metadata_url) ||
-	    dup_str(&d->scopes, c->scopes) ||
-	    dup_str(&d->private_key_file, c->private_key_file)) {
-		mcp_oauth_conf_free(d);
-		return NULL;
-	}
+	for (i = 0; i < NSTRS; i++)
+		*str_of(d, i) = NULL;
+	for (i = 0; i < NSTRS; i++)
+		if (dup_str(str_of(d, i), *str_of(c, i))) {
+			mcp_oauth_conf_free(d);
+			return NULL;
+		}
 	return d;
 }
 
@@ -151,23 +167,14 @@ int mcp_oauth_conf_parse(const void *val, const struct mcp_config_ctx *ctx,
 	c->enabled = 1;
 	for (e = v->child; e && !r; e = e->next) {
 		const char *k = e->string;
+		size_t i;
 
-		if (!strcmp(k, "clientId"))
-			r = get_str(e, ctx, &c->client_id, why);
-		else if (!strcmp(k, "clientSecret"))
-			r = get_str(e, ctx, &c->client_secret, why);
-		else if (!strcmp(k, "clientMetadataUrl"))
-			r = get_str(e, ctx, &c->client_metadata_url, why);
-		else if (!strcmp(k, "privateKeyFile"))
-			r = get_str(e, ctx, &c->private_key_file, why);
-		else if (!strcmp(k, "idpTokenEndpoint"))
-			r = get_str(e, ctx, &c->idp_token_endpoint, why);
-		else if (!strcmp(k, "idpIdToken"))
-			r = get_str(e, ctx, &c->idp_id_token, why);
-		else if (!strcmp(k, "idpClientId"))
-			r = get_str(e, ctx, &c->idp_client_id, why);
-		else if (!strcmp(k, "scopes"))
-			r = get_scopes(e, ctx, &c->scopes, why);
+		for (i = 0; i < NSTRS && strcmp(k, strs[i].key); i++)
+			;
+		if (i < NSTRS && !strcmp(k, "scopes"))
+			r = get_scopes(e, ctx, str_of(c, i), why);
+		else if (i < NSTRS)
+			r = get_str(e, ctx, str_of(c, i), why);
 		else if (!strcmp(k, "grant")) {
 			r = get_str(e, ctx, &grant, why);
 			if (!r && !strcmp(grant, "client_credentials"))

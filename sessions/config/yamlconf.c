@@ -140,15 +140,11 @@ static cJSON *node(struct yconv *y, struct fy_node *fyn)
 		y->depth++;
 		while (out && (el = fy_node_sequence_iterate(fyn, &it))) {
 			v = node(y, el);
-			if (!v) {
-				cJSON_Delete(out);
-				out = NULL;
-				break;
-			}
+			if (!v)
+				goto bad;
 			cJSON_AddItemToArray(out, v);
 		}
-		y->depth--;
-		return out;
+		break;
 	}
 	case FYNT_MAPPING: {
 		struct fy_node_pair *p;
@@ -177,16 +173,17 @@ static cJSON *node(struct yconv *y, struct fy_node *fyn)
 			cJSON_AddItemToObject(out, ks, v);
 			free(ks);
 		}
-		y->depth--;
-		return out;
-bad:
-		y->depth--;
-		cJSON_Delete(out);
-		return NULL;
+		break;
 	}
 	default:
 		return yfail(y, fyn, "unknown node");
 	}
+	y->depth--; /* a sequence or a mapping read */
+	return out;
+bad:
+	y->depth--;
+	cJSON_Delete(out);
+	return NULL;
 }
 
 /* The length of the UTF-8 sequence at p (n bytes left), 0 if invalid. */

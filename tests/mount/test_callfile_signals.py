@@ -9,7 +9,7 @@ never sees notifications/cancelled. Only a reader that dies of the signal
 
 call is seekable: lseek(fd, 0, SEEK_CUR) answers, so `head -n1 call`,
 bash's `read` and Python's open(path, "r+") work. Seeks are accepted and
-ignored (README, Decisions): reads return the transaction's reply from
+ignored (doc/decisions.md): reads return the transaction's reply from
 where they left off whatever the offset.
 """
 

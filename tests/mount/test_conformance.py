@@ -6,7 +6,8 @@ through requests/ with an empty accepted form, and mcpfs fills in the
 defaults), and every auth/* scenario of 0.1.16 (client.py plays the browser:
 it reads the server's auth file, GETs the authorization URL without following
 the redirect, then the Location, mcpfs's loopback callback).
-tests/conformance/run.sh lists them all with their results; see the README.
+tests/conformance/run.sh lists them all with their results; see doc/eras.md
+("Conformance").
 The prerelease 0.2.0-alpha.12 (CONFORMANCE=next) adds the 2026-07-28 client
 scenarios, run in the modern era (client.py reads
 MCP_CONFORMANCE_PROTOCOL_VERSION).

@@ -1,4 +1,4 @@
-r"""Hardening (SPEC sections 3 and 6, README "Decisions"): who may use the
+r"""Hardening (SPEC sections 3 and 6, doc/decisions.md): who may use the
 mount, secrets never shown, and bad input of every kind: each gets its
 errno, a clear message in the log, and leaves every session intact (the
 same server process answers afterwards).
@@ -66,7 +66,7 @@ server nor the thread of the refused call):
   second request on one fd while one is in      accepted: the fd reads the second reply; the first
     flight                                      call goes on (not cancelled), becomes the latest
   second read on one fd while one waits         the kernel serialises read() on one open file (f_pos
-                                                lock): it waits, then reads 0 (README says EBUSY)
+                                                lock): it waits, then reads 0 (doc/decisions.md says EBUSY)
 """
 
 import contextlib

@@ -7,9 +7,9 @@ which records every request it gets, so the tests check what mcpfs sent
 last ones run the real @modelcontextprotocol/server-everything in its
 streamableHttp mode.
 
-Failure codes (README): -32001 timeout, -32002 exited or connection lost,
--32003 cancelled, -32004 startup failed, -32005 protocol error, -32006
-closed, -32007 HTTP error.
+Failure codes (doc/decisions.md): -32001 timeout, -32002 exited or
+connection lost, -32003 cancelled, -32004 startup failed, -32005 protocol
+error, -32006 closed, -32007 HTTP error.
 """
 
 import concurrent.futures
@@ -776,7 +776,7 @@ def test_notification_on_the_get_stream(mcpfs_mount, fake_http):
 
 def test_secrets_never_shown(mcpfs_mount, fake_http):
     secret = 'tok-' + uuid.uuid4().hex       # a header value, from ${VAR}
-    in_url = 'key-' + uuid.uuid4().hex       # a URL (README: never shown)
+    in_url = 'key-' + uuid.uuid4().hex       # a URL (never shown: doc/decisions.md)
     srv = fake_http('--require-header', f'Authorization: Bearer {secret}')
     m = mcpfs_mount({
         'h': {'url': f'{srv.url}?k={in_url}',

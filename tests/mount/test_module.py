@@ -1,4 +1,4 @@
-"""The HTTP transports are a module (mcpfs-http.so, README Architecture):
+"""The HTTP transports are a module (mcpfs-http.so, doc/architecture.md):
 an mcpfs that has run no HTTP session has not loaded it, nor libcurl; the
 first HTTP session loads it; an mcpfs that cannot find it fails HTTP
 starts with a clear message and keeps serving stdio."""

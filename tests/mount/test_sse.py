@@ -17,8 +17,8 @@ another origin, messages waiting for a late endpoint, an HTTP error on one
 POST, server requests on the stream, a stream the server closes, timeouts
 and Ctrl-C as notifications/cancelled, a fallback that fails too.
 
-Failure codes (README): -32002 exited or connection lost, -32004 startup
-failed, -32005 protocol error, -32007 HTTP error.
+Failure codes (doc/decisions.md): -32002 exited or connection lost, -32004
+startup failed, -32005 protocol error, -32007 HTTP error.
 """
 
 import os
