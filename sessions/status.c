@@ -41,8 +41,9 @@ char *session_reason(const mcp_session *s, const char *msg)
 	n = strlen(t);
 	while (n && (t[n - 1] == '\n' || t[n - 1] == '\r'))
 		t[--n] = 0;
-	line = strrchr(t, '\n');
-	line = line ? line + 1 : t;
+	line = t + n;
+	while (line > t && line[-1] != '\n')
+		line--; /* the last line */
 	if (!strncmp(line, "mcpfs: ", 7)) /* the supervisor's exec failure */
 		line += 7;
 	if (!*line || strstr(msg, line) ||

@@ -439,7 +439,7 @@ def test_cap_and_unmount_reasons(mcpfs_mount):
                                          for c in m.status()['closed']},
                what='c1 closed for the cap')
     m.unmount()
-    assert re.search(r'thread c[23]: session closed \(shutting down\)',
+    assert re.search(r'thread c[23]: session closed \(shutting down[:)]',
                      m.log.read_text()), 'unmount closes and says why'
 
 
