@@ -315,7 +315,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, EACCES);
 		return;
 	}
-	h = calloc(1, sizeof *h);
+	h = fs_fh_new();
 	if (!h) {
 		fuse_reply_err(req, ENOMEM);
 		return;
@@ -337,7 +337,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 				     h->session_id, acc == O_WRONLY);
 	if ((n.kind == K_CALL || n.kind == K_TOOLS) && !h->dotstatus &&
 	    !h->cf) {
-		free(h);
+		fs_fh_free(h);
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
@@ -480,7 +480,7 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino,
 		fuse_reply_err(req, ENOTDIR);
 		return;
 	}
-	h = calloc(1, sizeof *h);
+	h = fs_fh_new();
 	if (!h) {
 		fuse_reply_err(req, ENOMEM);
 		return;

@@ -102,9 +102,16 @@ struct fh {
 	struct askfile *af;      /* requests/<n> */
 	struct gbuf dir;         /* readdir snapshot */
 	uint64_t ev_shift;       /* events: stream offset - file offset */
+	LIST_ENTRY(fh) link;     /* every open one (fs_fh_new) */
 };
 
-void fs_fh_free(struct fh *h);  /* node.c, as the two below */
+/* A new per-open state, zeroed and listed (node.c, as the three below);
+ * NULL when out of memory. */
+struct fh *fs_fh_new(void);
+void fs_fh_free(struct fh *h);
+/* At exit: free what is still open (the kernel sends no release for a
+ * file open when the mount goes away with mcpfs). */
+void fs_fh_free_all(void);
 /* Fail an open that holds its session: free h, release, reply err. */
 void fs_open_fail(fuse_req_t req, struct fh *h, int err);
 /* A directory being listed: add one entry (fuse_add_direntry). */

@@ -527,6 +527,7 @@ int main(int argc, char **argv)
 	uv_signal_start(&sig_hup, signal_cb, SIGHUP);
 	mlog(MLOG_INFO, "mcpfs %s mounted on %s", MCPFS_VERSION, mountpoint);
 	uv_run(loop, UV_RUN_DEFAULT);
+	fs_fh_free_all();
 	uv_close((uv_handle_t *)&fuse_poll, NULL);
 	uv_close((uv_handle_t *)&sig_int, NULL);
 	uv_close((uv_handle_t *)&sig_term, NULL);

@@ -266,8 +266,26 @@ void fs_reply_entry(fuse_req_t req, fuse_ino_t ino, const struct node *n)
 	reply_entry(req, ino, n);
 }
 
+static LIST_HEAD(, fh) open_fhs = LIST_HEAD_INITIALIZER(open_fhs);
+
+struct fh *fs_fh_new(void)
+{
+	struct fh *h = calloc(1, sizeof *h);
+
+	if (h)
+		LIST_INSERT_HEAD(&open_fhs, h, link);
+	return h;
+}
+
+void fs_fh_free_all(void)
+{
+	while (!LIST_EMPTY(&open_fhs))
+		fs_fh_free(LIST_FIRST(&open_fhs));
+}
+
 void fs_fh_free(struct fh *h)
 {
+	LIST_REMOVE(h, link);
 	if (h->cf)
 		callfile_free(h->cf);
 	askfile_free(h->af);

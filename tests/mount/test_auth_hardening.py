@@ -37,7 +37,7 @@ def test_token_with_crlf_refused_no_header_injected(mcpfs_mount, authserver,
                                                     tmp_path):
     srv = authserver('--token-value', 'tok\r\nX-Injected: yes')
     m = mount(mcpfs_mount, tmp_path, srv)
-    t = thread(m)
+    t = thread(m, 'h')
     reply = echo(t)
     assert reply['error']['code'] == REQUIRED, reply
     a = wait_auth(m, ('pending', 'required'), srv=srv)
@@ -62,7 +62,7 @@ def test_expires_in_clamped(mcpfs_mount, authserver, tmp_path, value, low,
                             high):
     srv = authserver('--expires-in-json', value)
     m = mount(mcpfs_mount, tmp_path, srv)
-    t = thread(m)
+    t = thread(m, 'h')
     _, _, done = first_sign_in(m, srv, t)
     assert done.get('expiresAt'), done
     left = expires_in_seconds(done)
@@ -80,7 +80,7 @@ def test_fifo_at_store_path_refused_mount_answers(mcpfs_mount, authserver,
     os.mkfifo(fifo, 0o600)
     m = mount(mcpfs_mount, tmp_path, srv,
               extra={'a': {'command': 'true'}})
-    t = thread(m)
+    t = thread(m, 'h')
     reply = run_with_deadline(lambda: echo(t), 20, 'a call with a FIFO store')
     assert reply['error']['code'] == REQUIRED, reply
     assert 'regular file' in reply['error']['message'], reply
@@ -105,7 +105,7 @@ def test_symlinked_store_directory_not_followed(mcpfs_mount, authserver,
         state.mkdir()
         os.symlink(target, state / 'mcpfs')
     m = mount(mcpfs_mount, tmp_path, srv)
-    t = thread(m)
+    t = thread(m, 'h')
     reply = echo(t)
     assert reply['error']['code'] == REQUIRED, reply
     assert 'symbolic link' in reply['error']['message'], reply
@@ -126,7 +126,7 @@ def test_store_over_64k_refused_not_overwritten(mcpfs_mount, authserver,
     f.write_bytes(big)
     os.chmod(f, 0o600)
     m = mount(mcpfs_mount, tmp_path, srv)
-    t = thread(m)
+    t = thread(m, 'h')
     reply = echo(t)
     assert reply['error']['code'] == REQUIRED, reply
     assert '64 KiB' in reply['error']['message'], reply
@@ -183,7 +183,7 @@ def test_discovery_into_loopback_refused(mcpfs_mount, authserver, tmp_path,
         e = {'url': f'http://{ip}:{srv.port}/mcp', 'timeout': 30}
         m = mcpfs_mount({'h': e}, env={'XDG_STATE_HOME':
                                        str(tmp_path / 'state')})
-        t = thread(m)
+        t = thread(m, 'h')
         reply = echo(t)
         assert reply['error']['code'] == REQUIRED, reply
         a = wait_auth(m, 'failed', srv=srv)
@@ -201,7 +201,7 @@ def test_discovery_on_loopback_server_still_works(mcpfs_mount, authserver,
     metadata on loopback is used as before."""
     srv = authserver('--expires-in', 600)
     m = mount(mcpfs_mount, tmp_path, srv)
-    t = thread(m)
+    t = thread(m, 'h')
     first_sign_in(m, srv, t)
     assert_ok(echo(t), 'hi')
 
@@ -232,7 +232,7 @@ def test_loopback_listener_bounded(mcpfs_mount, authserver, tmp_path):
     from test_auth import sign_in
     srv = authserver('--expires-in', 600)
     m = mount(mcpfs_mount, tmp_path, srv)
-    t = thread(m)
+    t = thread(m, 'h')
     assert echo(t)['error']['code'] == REQUIRED
     a = wait_auth(m, ('pending', 'required'), srv=srv)
     port = urlsplit(a['redirectUri']).port
@@ -296,7 +296,7 @@ def test_store_on_a_full_disk_names_enospc(mcpfs_mount, authserver,
             os.close(fd)
         srv = authserver('--expires-in', 600)
         m = mount(mcpfs_mount, tmp_path, srv)
-        t = thread(m)
+        t = thread(m, 'h')
         first_sign_in(m, srv, t)
         assert_ok(echo(t), 'hi')
         log = m.log.read_text()
@@ -318,7 +318,7 @@ def test_store_token_with_crlf_not_used(mcpfs_mount, authserver, tmp_path):
                              'access_token': 'tok\r\nX-Injected: yes'}))
     os.chmod(f, 0o600)
     m = mount(mcpfs_mount, tmp_path, srv)
-    t = thread(m)
+    t = thread(m, 'h')
     reply = echo(t)
     assert reply['error']['code'] == REQUIRED, reply
     for r in srv.log():

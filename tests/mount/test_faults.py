@@ -33,6 +33,17 @@ from test_http import fake_http  # noqa: F401 - a fixture
 
 FIU_LIB = Path('/usr/lib/fiu')
 SHIM = BUILD / 'tests/fake/fiushim.so'
+
+
+def asan_runtime():
+    """The ASan runtime mcpfs links, when it is a sanitized build: it must
+    come first in LD_PRELOAD, before libfiu's libraries."""
+    out = subprocess.run(['ldd', str(conftest.MCPFS)], capture_output=True,
+                         text=True).stdout
+    for line in out.splitlines():
+        if 'libasan' in line and '=>' in line:
+            return [line.split('=>')[1].split()[0]]
+    return []
 SECONDS = float(os.environ.get('MCPFS_FAULT_SECONDS', 60))
 
 # (failure point, probability, errno given): out of fds, memory,
@@ -159,8 +170,9 @@ def test_faults_injected_mcpfs_stays_up(mcpfs_mount, monkeypatch, tmp_path,
     srv = fake_http()
     prefix = tmp_path / 'fiu' / 'ctl'
     prefix.parent.mkdir()
-    preload = ' '.join([str(FIU_LIB / 'fiu_run_preload.so'),
-                        str(FIU_LIB / 'fiu_posix_preload.so'), str(SHIM)])
+    preload = ' '.join(asan_runtime() + [
+        str(FIU_LIB / 'fiu_run_preload.so'),
+        str(FIU_LIB / 'fiu_posix_preload.so'), str(SHIM)])
     m = mcpfs_mount({'a': fake(), 'h': {'url': srv.url}},
                     args=('--max-sessions', 64, '--call-timeout', 10),
                     env={'LD_PRELOAD': preload, 'FIU_ENABLE': '',

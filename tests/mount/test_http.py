@@ -909,7 +909,7 @@ def test_json_reply_that_is_not_json_fails_at_once(mcpfs_mount, fake_http):
     # timeout 0: no timer would ever end a call that waits on this reply
     srv = fake_http()
     m = mcpfs_mount({'h': entry(srv, timeout=0)})
-    t = thread(m)
+    t = thread(m, 'h')
     e = err(tool(t, 'not_json', timeout=10))
     assert e['code'] == -32007, e
     assert e['message'] == NOT_JSON + '<html>oops: not json</html>', e
@@ -926,7 +926,7 @@ def test_initialize_answered_not_json_fails_the_start(mcpfs_mount,
                                                       fake_http):
     srv = fake_http('--init-not-json')
     m = mcpfs_mount({'h': entry(srv, timeout=0)})
-    t = thread(m)
+    t = thread(m, 'h')
     st = wait_state(t, 'exited')
     why = 'startup failed: ' + NOT_JSON + '<html>not json</html>'
     assert st['last_error'] == why, st
@@ -938,7 +938,7 @@ def test_initialize_answered_not_json_fails_the_start(mcpfs_mount,
 def test_batch_answer_messages_as_sent(mcpfs_mount, fake_http):
     srv = fake_http()
     m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m)
+    t = thread(m, 'h')
     assert text(tool(t, 'batch')) == 'batched'
     lines = read_file(t / 'events').splitlines()
     assert [x for x in lines if b'"logger":"batch"' in x] == [

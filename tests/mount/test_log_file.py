@@ -40,7 +40,7 @@ def test_log_symlink_not_followed(mcpfs_mount, tmp_path):
 def test_log_names_urls_by_origin(mcpfs_mount, authserver, tmp_path):
     srv = authserver('--expires-in', 600)
     m = mount(mcpfs_mount, tmp_path, srv)
-    t = thread(m)
+    t = thread(m, 'h')
     first_sign_in(m, srv, t)
     echo(t)
     log = m.log.read_text()

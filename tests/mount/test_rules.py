@@ -31,7 +31,8 @@ def test_latest_reply_is_per_thread(mcpfs_mount):
     m = mcpfs_mount({'a': fake()})
     a, b = thread(m, 'a', 'A'), thread(m, 'a', 'B')
     assert text(tool(b, 'echo', text='from B')) == 'from B'
-    assert sorted(os.listdir(a.parent)) == ['A', 'B', 'call', 'tools.json']
+    assert sorted(os.listdir(a.parent)) == ['A', 'B', 'call', 'help',
+                                          'tools.json']
     # the shell wrote on A; cat reads B on a fresh open: B's reply
     r = subprocess.run(['sh', '-c', 'echo "$1" > A/call && cat B/call && '
                         'cat A/call', 'sh', echo_req('from A')],
