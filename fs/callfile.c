@@ -119,19 +119,27 @@ static int resolve(struct callfile *cf, mcp_server **srv, mcp_session **s)
 	return *srv ? 0 : -ENOENT;
 }
 
-/* Queue c (a reference taken over) for reading. */
-static int push(struct callfile *cf, mcp_call *c)
+/* Room for one more reply in the queue: 0 or -ENOMEM. */
+static int reserve(struct callfile *cf)
 {
 	if (cf->nreps == cf->capreps) {
 		size_t cap = cf->capreps ? cf->capreps * 2 : 2;
 		struct rep *r = realloc(cf->reps, cap * sizeof *r);
 
-		if (!r) {
-			mcp_call_unref(c);
+		if (!r)
 			return -ENOMEM;
-		}
 		cf->reps = r;
 		cf->capreps = cap;
+	}
+	return 0;
+}
+
+/* Queue c (a reference taken over) for reading. */
+static int push(struct callfile *cf, mcp_call *c)
+{
+	if (reserve(cf) < 0) {
+		mcp_call_unref(c);
+		return -ENOMEM;
 	}
 	cf->reps[cf->nreps].call = c;
 	cf->reps[cf->nreps].pos = 0;
@@ -162,9 +170,15 @@ struct callfile *callfile_new(enum kind kind, uint64_t server_id,
 		mcp_session *s;
 		mcp_call *c;
 
-		if (resolve(cf, &srv, &s) < 0 || mcp_tools(srv, s, &c) ||
-		    push(cf, c) < 0) {
+		int r = resolve(cf, &srv, &s);
+
+		if (r == 0)
+			r = mcp_tools(srv, s, &c);
+		if (r == 0)
+			r = push(cf, c);
+		if (r < 0) {
 			free(cf);
+			errno = -r;
 			return NULL;
 		}
 		cf->attached = 1;
@@ -300,16 +314,18 @@ void callfile_read(struct callfile *cf, fuse_req_t req, size_t size,
 		mcp_server *srv;
 		mcp_session *s;
 		mcp_call *c = NULL;
+		int r = 0;
 
-		cf->attached = 1;
 		if (resolve(cf, &srv, &s) == 0 &&
-		    !(c = writers_find(owner(cf), cf->key,
-				       fuse_req_ctx(req)->pid)) && !cf->key)
+		    (r = writers_find(owner(cf), cf->key,
+				      fuse_req_ctx(req)->pid, &c)) == 0 &&
+		    !c && !cf->key)
 			c = mcp_latest(srv, s);
-		if (c && push(cf, mcp_call_ref(c)) < 0) {
-			fuse_reply_err(req, ENOMEM);
+		if (r < 0 || (c && push(cf, mcp_call_ref(c)) < 0)) {
+			fuse_reply_err(req, ENOMEM); /* a later read tries again */
 			return;
 		}
+		cf->attached = 1;
 	}
 	if (cf->nparked == cf->capparked) {
 		size_t cap = cf->capparked ? cf->capparked * 2 : 2;
@@ -334,60 +350,101 @@ void callfile_read(struct callfile *cf, fuse_req_t req, size_t size,
 		}
 }
 
-/* What a request of this open file is for (writers.h), malloc'd or NULL:
- * tools/x and prompts/x know; a request written to call is a tool's when
- * it is {"name": ...}. */
-static char *request_key(const struct callfile *cf, const char *p,
-			 size_t n)
+/* What a request of this open file is for (writers.h), in *key, malloc'd
+ * or NULL: tools/x and prompts/x know; a request written to call is a
+ * tool's when it is {"name": ...}. 0 or -ENOMEM. */
+static int request_key(const struct callfile *cf, const char *p, size_t n,
+		       char **key)
 {
 	struct jscan_members m;
 	struct jscan_span k, v;
 	size_t i = 0;
-	char *key;
 
+	*key = NULL;
 	if (cf->key)
-		return strdup(cf->key);
+		return (*key = strdup(cf->key)) ? 0 : -ENOMEM;
 	while (i < n && p[i] != '{')
 		i++;
 	if (i == n)
-		return NULL;
+		return 0;
 	jscan_members_init(&m, p, i, n);
 	while (jscan_members_next(&m, &k, &v))
 		if (k.n == 6 && !memcmp(p + k.at, "\"name\"", 6) &&
 		    v.n > 2 && p[v.at] == '"') {
 			cJSON *s;
+			char *t;
 
-			if (!memchr(p + v.at, '\\', v.n) &&
-			    (key = malloc(v.n + 1)) != NULL) { /* as it is */
-				memcpy(key, "t:", 2);
-				memcpy(key + 2, p + v.at + 1, v.n - 2);
-				key[v.n] = 0;
-				return key;
+			if (!memchr(p + v.at, '\\', v.n)) { /* as it is */
+				if (!(t = malloc(v.n + 1)))
+					return -ENOMEM;
+				memcpy(t, "t:", 2);
+				memcpy(t + 2, p + v.at + 1, v.n - 2);
+				t[v.n] = 0;
+				*key = t;
+				return 0;
 			}
 			s = cJSON_ParseWithLength(p + v.at, v.n);
-			key = NULL;
-			if (cJSON_IsString(s) && (key = malloc(strlen(
-					s->valuestring) + 3)) != NULL) {
-				memcpy(key, "t:", 2);
-				strcpy(key + 2, s->valuestring);
+			if (!s) /* no memory: the span is a JSON string */
+				return -ENOMEM;
+			if (cJSON_IsString(s)) {
+				t = malloc(strlen(s->valuestring) + 3);
+				if (!t) {
+					cJSON_Delete(s);
+					return -ENOMEM;
+				}
+				memcpy(t, "t:", 2);
+				strcpy(t + 2, s->valuestring);
+				*key = t;
 			}
 			cJSON_Delete(s);
-			return key;
+			return 0;
 		}
-	return NULL;
+	return 0;
 }
 
-/* c (a reference taken over) was sent, or refused, by this open file for
- * key (taken over): record it for its writer (cf->closer when w, else the
- * caller of the current write) and queue it for reading. */
-static void attach(struct callfile *cf, mcp_call *c, char *key, int w)
+/* Make ready, before a request of this open file is sent, all a reply
+ * needs to reach its reader, so that nothing can fail once it is sent:
+ * the writer's record (*rec, for cf->closer when w, else the caller of the
+ * current write) and room in the reply queue. 0, -EAGAIN or -ENOMEM. */
+static int ready(struct callfile *cf, const char *p, size_t len, int w,
+		 struct wrec **rec)
 {
 	unsigned long long image = cf->closer_image;
-	struct wproc *mine = w ? NULL : writers_proc(cf->writer, &image);
+	struct wproc *mine = NULL;
+	char *key;
+	int r = request_key(cf, p, len, &key);
 
-	writers_record(owner(cf), key, w ? cf->closer : mine, image, c);
+	*rec = NULL;
+	if (r < 0)
+		return r;
+	if (!w) {
+		mine = writers_proc(cf->writer, &image);
+		if (!mine && errno == ENOMEM) {
+			free(key);
+			return -ENOMEM;
+		}
+	}
+	r = writers_prepare(owner(cf), key, w ? cf->closer : mine, image,
+			    rec);
 	writers_proc_unref(mine);
 	free(key);
+	if (r == -EAGAIN)
+		mlog(MLOG_WARN, "call not sent: too many processes alive "
+		     "that wrote calls of their own on this thread");
+	if (r == 0 && !cf->write_only && reserve(cf) < 0) {
+		writers_commit(owner(cf), *rec, NULL);
+		*rec = NULL;
+		r = -ENOMEM;
+	}
+	return r;
+}
+
+/* c (a reference taken over) was sent, or refused, by this open file,
+ * after ready() gave rec: record it for its writer and queue it for
+ * reading. */
+static void attach(struct callfile *cf, mcp_call *c, struct wrec *rec)
+{
+	writers_commit(owner(cf), rec, c);
 	cf->sent = cf->attached = 1;
 	if (cf->write_only) {
 		mcp_call_unref(c);
@@ -399,8 +456,8 @@ static void attach(struct callfile *cf, mcp_call *c, char *key, int w)
 	       cf->reps[0].pos >= mcp_call_reply(cf->reps[0].call)->len &&
 	       !cf->nparked)
 		pop(cf);
-	if (push(cf, c) == 0)
-		pump(cf);
+	push(cf, c); /* room was reserved (ready) */
+	pump(cf);
 }
 
 /* A request refused before it was sent: log why, and make the refusal the
@@ -411,11 +468,15 @@ static void refuse(struct callfile *cf, const char *why, int w)
 	mcp_server *srv;
 	mcp_session *s;
 	mcp_call *c;
+	struct wrec *rec;
 
 	mlog(MLOG_INFO, "call refused: %s", why);
-	if (resolve(cf, &srv, &s) == 0 &&
-	    mcp_call_refused(srv, s, why, &c) == 0)
-		attach(cf, c, cf->key ? strdup(cf->key) : NULL, w);
+	if (resolve(cf, &srv, &s) < 0 || ready(cf, NULL, 0, w, &rec) < 0)
+		return;
+	if (mcp_call_refused(srv, s, why, &c) == 0)
+		attach(cf, c, rec);
+	else
+		writers_commit(owner(cf), rec, NULL);
 }
 
 int callfile_target(struct callfile *cf, const char *name)
@@ -470,13 +531,12 @@ static int dispatch(struct callfile *cf, int w)
 	mcp_session *s;
 	mcp_call *c;
 	const char *why = NULL;
+	struct wrec *rec = NULL;
 	int r = resolve(cf, &srv, &s);
 
-	if (r == 0 && writers_full(owner(cf))) {
-		mlog(MLOG_WARN, "call not sent: too many processes alive that "
-		     "wrote calls of their own on this thread");
-		r = -EAGAIN;
-	} else if (r == 0 && cf->target) {
+	if (r == 0)
+		r = ready(cf, p, len, w, &rec);
+	if (r == 0 && cf->target) {
 		size_t n;
 		char *req = wrap(cf, p, len, &n, &why);
 
@@ -488,7 +548,9 @@ static int dispatch(struct callfile *cf, int w)
 		r = mcp_call_start(srv, s, p, len, &c, &why);
 	}
 	if (r == 0)
-		attach(cf, c, request_key(cf, p, len), w);
+		attach(cf, c, rec);
+	else
+		writers_commit(owner(cf), rec, NULL);
 	jsonwrite_clear(&cf->in);
 	if (r < 0 && why)
 		refuse(cf, why, w);
@@ -573,9 +635,13 @@ void callfile_flush(struct callfile *cf, fuse_req_t req)
 	if (cf->kind != K_TOOLS) {
 		cf->writer = fuse_req_ctx(req)->pid;
 		if (cf->target && cf->write_only && !cf->sent && !cf->closer &&
-		    !jsonwrite_pending(&cf->in) && !cf->in_lines)
-			cf->closer = writers_proc(cf->writer,
-						  &cf->closer_image);
+		    !jsonwrite_pending(&cf->in) && !cf->in_lines &&
+		    !(cf->closer = writers_proc(cf->writer,
+						&cf->closer_image)) &&
+		    errno == ENOMEM) {
+			fuse_reply_err(req, ENOMEM); /* {} could not be sent */
+			return;
+		}
 		if (cf->in_lines) {
 			r = lines_dispatch(cf, 0);
 			fuse_reply_err(req, r < 0 ? -r : 0);

@@ -337,8 +337,16 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 				     h->session_id, acc == O_WRONLY);
 	if ((n.kind == K_CALL || n.kind == K_TOOLS) && !h->dotstatus &&
 	    !h->cf) {
+		int e = errno;
+
 		fs_fh_free(h);
-		fuse_reply_err(req, ENOENT);
+		fuse_reply_err(req, e);
+		return;
+	}
+	if (!h->snap && (n.type == N_DOTSTATUS || n.type == N_README ||
+			 n.kind == K_STATUS || n.kind == K_STDERR)) {
+		fs_fh_free(h); /* an empty file would be a silent error */
+		fuse_reply_err(req, ENOMEM);
 		return;
 	}
 	if (n.kind == K_AUTH && authfile_open(h, n.srv) < 0) {
@@ -402,7 +410,10 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			n = mcp_session_events_read(s, pos, buf, size);
 		}
 
-		fuse_reply_buf(req, buf, n);
+		if (s && !buf)
+			fuse_reply_err(req, ENOMEM); /* not an EOF */
+		else
+			fuse_reply_buf(req, buf, n);
 		free(buf);
 	} else {
 		fuse_reply_buf(req, NULL, 0);

@@ -130,7 +130,8 @@ void listing_open(fuse_req_t req, fuse_ino_t ino, struct fh *h,
 struct callfile;
 
 /* write_only: opened O_WRONLY (nothing to queue for reading; for tools/x
- * and prompts/x, a last close with nothing written sends {}). */
+ * and prompts/x, a last close with nothing written sends {}). NULL with
+ * errno set (ENOENT: the thread or server is gone; ENOMEM). */
 struct callfile *callfile_new(enum kind kind, uint64_t server_id,
 			      uint64_t session_id, int write_only);
 /* tools/<tool> and prompts/<prompt>: the request is the arguments object,

@@ -582,7 +582,11 @@ static void open_(fuse_req_t req, fuse_ino_t ino, struct fh *h,
 		h->cf = callfile_new(n.kind, mcp_server_id(n.srv),
 				     mcp_session_id(n.s), (fi->flags &
 					O_ACCMODE) == O_WRONLY);
-		if (!h->cf || callfile_target(h->cf, mcp_name_at(n.s,
+		if (!h->cf) {
+			fs_open_fail(req, h, errno);
+			return;
+		}
+		if (callfile_target(h->cf, mcp_name_at(n.s,
 				n.kind == K_TOOL ? MCP_TOOLS : MCP_PROMPTS,
 				n.idx)) < 0) {
 			fs_open_fail(req, h, ENOMEM);

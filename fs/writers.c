@@ -249,8 +249,10 @@ static struct wproc *lookup(pid_t pid, int depth, unsigned long long *image)
 	long nthreads;
 	pid_t ppid, tgid;
 
-	if (pid <= 0 || read_stat(pid, &ppid, &nthreads, &start, image) < 0)
+	if (pid <= 0 || read_stat(pid, &ppid, &nthreads, &start, image) < 0) {
+		errno = ESRCH;
 		return NULL;
+	}
 	p = hash_get(pid, start);
 	if (p) {
 		keep(p);
@@ -258,8 +260,11 @@ static struct wproc *lookup(pid_t pid, int depth, unsigned long long *image)
 	}
 	if (nthreads > 1 && (tgid = read_tgid(pid)) > 0 && tgid != pid) {
 		proc = lookup(tgid, depth, NULL);
-		if (!proc || !(p = node_new(pid, start))) {
+		if (!proc)
+			return NULL;
+		if (!(p = node_new(pid, start))) {
 			writers_proc_unref(proc);
+			errno = ENOMEM;
 			return NULL;
 		}
 		p->canon = proc;            /* the lookup's reference */
@@ -269,11 +274,17 @@ static struct wproc *lookup(pid_t pid, int depth, unsigned long long *image)
 		return ref(proc);
 	}
 	p = node_new(pid, start);
-	if (!p)
+	if (!p) {
+		errno = ENOMEM;
 		return NULL;
+	}
 	p->refs = 1;
-	if (ppid > 0 && depth < MAX_DEPTH)
-		p->parent = lookup(ppid, depth + 1, NULL);
+	if (ppid > 0 && depth < MAX_DEPTH &&
+	    !(p->parent = lookup(ppid, depth + 1, NULL)) && errno == ENOMEM) {
+		writers_proc_unref(p); /* a lineage cut short would misread */
+		errno = ENOMEM;
+		return NULL;
+	}
 	keep(p);
 	return p;
 }
@@ -369,54 +380,69 @@ static void prune(struct wtable *t)
 	}
 }
 
-int writers_full(uint64_t owner)
+static void rec_free(struct wrec *r)
 {
-	struct wtable *t = table_of(owner);
-
-	if (!t || t->n < MAX_RECORDS)
-		return 0;
-	prune(t);
-	t->prune_at = t->n * 2 > PRUNE_MIN ? t->n * 2 : PRUNE_MIN;
-	return t->n >= MAX_RECORDS;
+	writers_proc_unref(r->w);
+	free(r->key);
+	free(r);
 }
 
-void writers_record(uint64_t owner, const char *key, struct wproc *w,
-		    unsigned long long image, mcp_call *c)
+int writers_prepare(uint64_t owner, const char *key, struct wproc *w,
+		    unsigned long long image, struct wrec **rec)
 {
-	struct wtable *t;
+	struct wtable *t = table_of(owner);
 	struct wrec *r;
 
-	if (!c || !w)
-		return;
-	t = table_of(owner);
+	*rec = NULL;
+	if (t && t->n >= MAX_RECORDS) {
+		prune(t);
+		t->prune_at = t->n * 2 > PRUNE_MIN ? t->n * 2 : PRUNE_MIN;
+		if (t->n >= MAX_RECORDS)
+			return -EAGAIN;
+	}
+	if (!w)
+		return 0;
 	if (!t) {
 		writers_sweep(); /* a new owner: forget the ones that went */
 		t = calloc(1, sizeof *t);
 		if (!t)
-			return;
+			return -ENOMEM;
 		t->owner = owner;
 		t->prune_at = PRUNE_MIN;
 		TAILQ_INIT(&t->recs);
 		LIST_INSERT_HEAD(&tables, t, link);
 	}
-	TAILQ_FOREACH(r, &t->recs, link)
-		if (r->w == w && same_key(r->key, key))
-			break;
-	if (r) {
-		TAILQ_REMOVE(&t->recs, r, link);
-		mcp_call_unref(r->call);
-	} else {
-		r = calloc(1, sizeof *r);
-		if (!r || (key && !(r->key = strdup(key)))) {
-			free(r);
-			return;
-		}
-		r->w = ref(w);
-		t->n++;
+	r = calloc(1, sizeof *r);
+	if (!r || (key && !(r->key = strdup(key)))) {
+		free(r);
+		return -ENOMEM;
 	}
-	r->call = mcp_call_ref(c);
+	r->w = ref(w);
 	r->image = image;
-	TAILQ_INSERT_HEAD(&t->recs, r, link);
+	*rec = r;
+	return 0;
+}
+
+void writers_commit(uint64_t owner, struct wrec *rec, mcp_call *c)
+{
+	struct wtable *t;
+	struct wrec *r;
+
+	if (!rec)
+		return;
+	t = table_of(owner);
+	if (!c || !t) { /* not sent, or the owner went meanwhile */
+		rec_free(rec);
+		return;
+	}
+	TAILQ_FOREACH(r, &t->recs, link)
+		if (r->w == rec->w && same_key(r->key, rec->key))
+			break;
+	if (r)
+		drop(t, r); /* the writer's previous call of this key */
+	rec->call = mcp_call_ref(c);
+	TAILQ_INSERT_HEAD(&t->recs, rec, link);
+	t->n++;
 	if (t->n > t->prune_at) {
 		unsigned before = t->n;
 
@@ -427,7 +453,8 @@ void writers_record(uint64_t owner, const char *key, struct wproc *w,
 	}
 }
 
-mcp_call *writers_find(uint64_t owner, const char *key, pid_t pid)
+int writers_find(uint64_t owner, const char *key, pid_t pid,
+		 mcp_call **found)
 {
 	struct wtable *t = table_of(owner);
 	struct wrec *r, *best = NULL, *newest = NULL;
@@ -435,9 +462,12 @@ mcp_call *writers_find(uint64_t owner, const char *key, pid_t pid)
 	unsigned long long image;
 	int level, best_level = MAX_DEPTH + 3;
 
+	*found = NULL;
 	if (!t || TAILQ_EMPTY(&t->recs))
-		return NULL;
+		return 0;
 	reader = writers_proc(pid, &image);
+	if (!reader && errno == ENOMEM)
+		return -ENOMEM; /* not someone else's reply */
 	marks++;
 	for (p = reader, level = 1; p; p = p->parent, level++) {
 		p->mark = marks;
@@ -463,8 +493,10 @@ mcp_call *writers_find(uint64_t owner, const char *key, pid_t pid)
 	}
 	writers_proc_unref(reader);
 	if (best)
-		return best->call;
-	return key && newest ? newest->call : NULL;
+		*found = best->call;
+	else if (key && newest)
+		*found = newest->call;
+	return 0;
 }
 
 void writers_sweep(void)

@@ -23,32 +23,37 @@
 struct wproc;
 
 /* The process of thread id pid (a FUSE caller), a reference; NULL when it
- * is gone or /proc cannot tell (or on ENOMEM). *image: an id of the
- * program it runs now (exec changes it; 0 when procfs hides it). */
+ * is gone or /proc cannot tell, or with errno ENOMEM when out of memory.
+ * *image: an id of the program it runs now (exec changes it; 0 when
+ * procfs hides it). */
 struct wproc *writers_proc(pid_t pid, unsigned long long *image);
 void writers_proc_unref(struct wproc *p);
-
-/* 1 when owner already holds the most calls it may remember, all of
- * writers still alive: a new call there would not be found again by its
- * writer, so it must not be sent. */
-int writers_full(uint64_t owner);
-
-/* Process w (borrowed), running image, sent c (a reference of its own is
- * taken) on owner, for key (NULL or a string, copied). Replaces w's
- * previous call of the same key. Quietly does nothing when w is NULL or
- * on ENOMEM. */
-void writers_record(uint64_t owner, const char *key, struct wproc *w,
-		    unsigned long long image, mcp_call *c);
-
-/* The call a fresh read by thread pid reads on owner: the newest call of
- * key (any key when key is NULL) written by the reader's process (running
- * the program it runs now), else by its own subtree (what it wrote before
- * an exec, and its children: `sh -c '... ; exec cat call'`), else by its
- * parent's subtree, else its grandparent's, and so on; when no subtree
- * of its lineage wrote one, the newest call of key (NULL when key is NULL:
- * the caller falls back to the session's latest). Borrowed. */
-mcp_call *writers_find(uint64_t owner, const char *key, pid_t pid);
-
+/* A call's record, made ready before the call is sent (writers_prepare)
+ * so that nothing can fail once it is (writers_commit). */
+struct wrec;
+/* Make ready the record of a call that process w (borrowed), running
+ * image, is about to send on owner for key (NULL or a string, copied):
+ * 0 with *rec set (NULL when w is NULL: nothing is recorded); -EAGAIN
+ * when owner already holds the most calls it may remember, all of
+ * writers still alive (a new call there would not be found again by its
+ * writer, so it must not be sent); -ENOMEM. */
+int writers_prepare(uint64_t owner, const char *key, struct wproc *w,
+		    unsigned long long image, struct wrec **rec);
+/* rec's call was sent as c (a reference of its own is taken; it replaces
+ * the writer's previous call of the same key), or was not (c NULL: rec is
+ * dropped). rec may be NULL. */
+void writers_commit(uint64_t owner, struct wrec *rec, mcp_call *c);
+/* The call a fresh read by thread pid reads on owner, in *found
+ * (borrowed): the newest call of key (any key when key is NULL) written
+ * by the reader's process (running the program it runs now), else by its
+ * own subtree (what it wrote before an exec, and its children:
+ * `sh -c '... ; exec cat call'`), else by its parent's subtree, else its
+ * grandparent's, and so on; when no subtree of its lineage wrote one, the
+ * newest call of key (NULL when key is NULL: the caller falls back to the
+ * session's latest). 0, or -ENOMEM when the reader's lineage could not be
+ * learnt (then no reply is handed out rather than someone else's). */
+int writers_find(uint64_t owner, const char *key, pid_t pid,
+		 mcp_call **found);
 /* Drop the tables of owners that no longer resolve (thread closed, server
  * removed), with their references. */
 void writers_sweep(void);

@@ -26,6 +26,19 @@ mcp_buf *mcp_buf_new(const char *data, size_t len)
 	return b;
 }
 
+/* The reply of a call whose own reply could not be kept: static, so it is
+ * there when nothing can be allocated; its first reference is never
+ * dropped. */
+static char oom_text[] =
+	"{\"error\":{\"code\":-32603,\"message\":\"out of memory\"}}\n";
+static mcp_buf oom = { .refs = 1, .len = sizeof oom_text - 1,
+		       .data = oom_text };
+
+mcp_buf *mcp_buf_oom(void)
+{
+	return mcp_buf_ref(&oom);
+}
+
 mcp_buf *mcp_buf_wrap(char *mem, int big, size_t off, size_t len)
 {
 	mcp_buf *b = malloc(sizeof *b);

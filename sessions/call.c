@@ -212,8 +212,7 @@ void call_complete(mcp_call *c, mcp_buf *reply)
 		return;
 	}
 	if (!reply)
-		reply = mcp_buf_new("{\"error\":{\"code\":-32603,\"message\":"
-				    "\"out of memory\"}}\n", 53);
+		reply = mcp_buf_oom();
 	c->done = 1;
 	c->reply = reply;
 	c->s = NULL;

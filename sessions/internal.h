@@ -299,5 +299,6 @@ void sessions_fini(void);   /* after every session was freed */
 
 /* buf.c */
 mcp_buf *mcp_buf_json(cJSON *j, int pretty); /* + newline; NULL on ENOMEM */
+mcp_buf *mcp_buf_oom(void);  /* the out-of-memory error reply; never NULL */
 
 #endif

@@ -12,9 +12,16 @@
  *   fiushim/dup        dup, dup2, dup3
  * and fails with the point's failinfo as errno (EMFILE when 0), as if the
  * process were out of descriptors. Points are switched on with fiu-ctrl.
+ *
+ * A crash (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) prints its backtrace
+ * to stderr before the default action, so a fault the test provokes
+ * names where it happened.
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <execinfo.h>
+#include <signal.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -37,6 +44,32 @@ static int failing(const char *name)
 	errno = fiu_failinfo_p && fiu_failinfo_p() ?
 		(int)(long)fiu_failinfo_p() : EMFILE;
 	return 1;
+}
+
+static void crashed(int sig)
+{
+	void *pc[64];
+	int n = backtrace(pc, 64);
+	const char *m = "\nfiushim: crash, backtrace:\n";
+
+	(void)!write(2, m, strlen(m));
+	backtrace_symbols_fd(pc, n, 2);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+__attribute__((constructor)) static void shim_init(void)
+{
+	void *pc[2];
+	struct sigaction sa;
+	const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+
+	backtrace(pc, 2);	/* loads libgcc_s now, not in the handler */
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = crashed;
+	sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+		sigaction(sigs[i], &sa, NULL);
 }
 
 /* The real function: next, of type fn_t, found once. */
