@@ -25,31 +25,45 @@
 #include "era.h"
 #include "internal.h"
 
-void hs_initialize(mcp_session *s)
+/* c, a new handshake request of s, awaits its reply (s->init): 0, or
+ * -ENOMEM when it cannot be kept (then c is dropped). */
+static int hs_register(mcp_session *s, mcp_call *c)
+{
+	c->rpc_id = s->next_id++;
+	if (idtab_put(&s->pending, c->rpc_id, c) < 0) {
+		c->done = 1;
+		c->s = NULL;
+		uv_timer_stop(&c->timer);
+		mcp_call_unref(c);
+		return -ENOMEM;
+	}
+	s->init = c;
+	return 0;
+}
+
+int hs_initialize(mcp_session *s)
 {
 	mcp_call *c = call_new(CALL_INIT, s->srv, s);
 	cJSON *m;
 
-	if (!c)
-		return;
+	if (!c || hs_register(s, c) < 0)
+		return -ENOMEM;
 	s->era = MCP_ERA_LEGACY;
-	c->rpc_id = s->next_id++;
-	idtab_put(&s->pending, c->rpc_id, c);
-	s->init = c;
 	s->ask_caps = ask_caps_of(s->srv->conf);
 	m = msg_initialize(c->rpc_id, s->srv->conf);
 	session_send_json(s, m, c->rpc_id);
 	cJSON_Delete(m);
+	return 0;
 }
 
-static void send_probe(mcp_session *s)
+static int send_probe(mcp_session *s)
 {
 	const struct mcp_server_conf *conf = s->srv->conf;
 	mcp_call *c = call_new(CALL_INIT, s->srv, s);
 	cJSON *m;
 
-	if (!c)
-		return;
+	if (!c || hs_register(s, c) < 0)
+		return -ENOMEM;
 	c->probe = 1;
 	s->probing = 1;
 	s->probes++;
@@ -62,16 +76,14 @@ static void send_probe(mcp_session *s)
 		c->timeout = ERA_PROBE_SECS;
 		call_progress(c); /* restarts its timer at that */
 	}
-	c->rpc_id = s->next_id++;
-	idtab_put(&s->pending, c->rpc_id, c);
-	s->init = c;
 	s->ask_caps = ask_caps_of(conf);
 	m = msg_request(c->rpc_id, "server/discover");
 	session_send_json(s, m, c->rpc_id); /* with the modern _meta */
 	cJSON_Delete(m);
+	return 0;
 }
 
-void hs_start(mcp_session *s)
+int hs_start(mcp_session *s)
 {
 	int e = era_first(s);
 
@@ -79,10 +91,7 @@ void hs_start(mcp_session *s)
 	s->probing = 0;
 	s->probes = 0;
 	s->protocol[0] = 0;
-	if (e == MCP_ERA_LEGACY)
-		hs_initialize(s);
-	else
-		send_probe(s);
+	return e == MCP_ERA_LEGACY ? hs_initialize(s) : send_probe(s);
 }
 
 int hs_probe_done(mcp_session *s, mcp_call *c, cJSON *msg, char *why,
@@ -110,16 +119,20 @@ int hs_probe_done(mcp_session *s, mcp_call *c, cJSON *msg, char *why,
 		mlog(MLOG_INFO, "server %s thread %s: %s; retrying with %s",
 		     conf->name, s->oneshot ? "(one-shot)" : s->name, why,
 		     ERA_VERSION);
-		send_probe(s);
-		return 0;
+		if (send_probe(s) == 0)
+			return 0;
+		snprintf(why, n, "out of memory");
+		return -1;
 	}
 	if (v == ERA_FALLBACK) {
 		mlog(MLOG_INFO, "server %s thread %s: legacy server (%s); "
 		     "sending initialize", conf->name,
 		     s->oneshot ? "(one-shot)" : s->name, why);
 		era_learned(s, MCP_ERA_LEGACY);
-		hs_initialize(s);
-		return 0;
+		if (hs_initialize(s) == 0)
+			return 0;
+		snprintf(why, n, "out of memory");
+		return -1;
 	}
 	if (v != ERA_OK)
 		return -1;

@@ -163,7 +163,8 @@ static void list_page(mcp_session *s, mcp_call *c, cJSON *res,
 
 		idtab_del(&s->pending, c->rpc_id);
 		c->rpc_id = s->next_id++;
-		idtab_put(&s->pending, c->rpc_id, c);
+		if (session_pending(s, c) < 0)
+			return;
 		m = msg_list(c->rpc_id, c->list, next->valuestring);
 		session_send_json(s, m, c->rpc_id);
 		cJSON_Delete(m);
@@ -502,6 +503,43 @@ static int fast_reply(mcp_session *s, struct frame *f, char *line,
 	return 0;
 }
 
+/*
+ * A message that is valid JSON but could not be parsed: cJSON ran out of
+ * memory. A reply to a pending call completes it with the out of memory
+ * error at once (rather than at its timeout; initialize is left to its
+ * own); anything else is dropped and logged as such. 0 if line is not valid JSON after all.
+ */
+static int unparsed(mcp_session *s, const char *line, size_t len)
+{
+	struct jscan j;
+	struct jscan_span obj = {0, len}, v;
+	size_t used;
+	int r;
+	mcp_call *c = NULL;
+
+	jscan_init(&j);
+	r = jscan_feed(&j, line, len, &used);
+	if (r == JSCAN_MORE)
+		r = jscan_finish(&j);
+	if (r != JSCAN_DONE || line[0] != '{')
+		return 0;
+	if (jscan_member(line, obj, "id", &v) && v.n < 21 &&
+	    line[v.at] >= '1' && line[v.at] <= '9') {
+		char num[24];
+
+		memcpy(num, line + v.at, v.n);
+		num[v.n] = 0;
+		c = idtab_get(&s->pending, strtoull(num, NULL, 10));
+		if (c && c->kind == CALL_INIT)
+			c = NULL; /* the handshake fails at its timeout */
+	}
+	mlog(MLOG_WARN, "server %s: dropped a message (%zu bytes): out of "
+	     "memory%s", s->srv->conf->name, len, c ? "; its call fails" : "");
+	if (c)
+		call_complete(c, NULL);
+	return 1;
+}
+
 static void inbound_line(mcp_session *s, struct frame *f, char *line,
 			 size_t len, mcp_call *sc)
 {
@@ -516,6 +554,8 @@ static void inbound_line(mcp_session *s, struct frame *f, char *line,
 	if (!len || fast_reply(s, f, line, len, sc, soff) == 0)
 		return;
 	msg = jsent_parse(line, len); /* a NUL kept (jsent.h) */
+	if (!msg && unparsed(s, line, len))
+		return;
 	if (!cJSON_IsObject(msg)) {
 		mlog(MLOG_WARN, "server %s: skipped a non-JSON %s (%zu bytes)",
 		     s->srv->conf->name, strcmp(s->ops->name, "stdio") ?

@@ -145,7 +145,7 @@ extern struct mcp_options mcp_opts;
 extern const struct mcp_hooks *mcp_hooks_p;
 double mcp_now(void);
 uint64_t mcp_new_id(void);
-void sessions_link(mcp_session *s);   /* a new session, a thread if named */
+int sessions_link(mcp_session *s);    /* a new session: 0 or -ENOMEM */
 void sessions_unlink(mcp_session *s);
 mcp_session *sessions_any(void);      /* some live session, or NULL */
 unsigned session_live_count(void);
@@ -154,7 +154,8 @@ unsigned session_live_count(void);
 const char *session_cap_refusal(void);
 int session_idle(const mcp_session *s);
 mcp_session *sessions_lru_idle(void); /* the idle thread used longest ago */
-void sessions_adopt(mcp_session *s, const char *name); /* spare -> thread */
+int sessions_adopt(mcp_session *s, const char *name); /* spare -> thread;
+							  0 or -ENOMEM */
 void session_obj_hold(void);
 void session_obj_drop(void);
 void sessions_when_reaped(void (*cb)(void)); /* once no object is left */
@@ -216,6 +217,9 @@ cJSON *msg_list(uint64_t id, enum mcp_list what, const char *cursor);
 const char *msg_list_capability(enum mcp_list what);
 int msg_version_known(const char *v);
 void session_send(mcp_session *s, char *line, size_t len, uint64_t rpc_id);
+/* c awaits the reply to its request c->rpc_id on s: 0, or -ENOMEM after c
+ * failed with the out of memory error (then its request is not sent). */
+int session_pending(mcp_session *s, mcp_call *c);
 void session_send_json(mcp_session *s, cJSON *msg, uint64_t rpc_id);
 void session_answer(mcp_session *s, cJSON *id, cJSON *result, cJSON *err);
 
@@ -226,8 +230,9 @@ void inbound_message(mcp_session *s, struct frame *f, char *line,
 void inbound_partial(mcp_session *s, const char *p, size_t n);
 
 /* handshake.c: starting the protocol (initialize, or the modern probe) */
-void hs_start(mcp_session *s);      /* by the era known or configured */
-void hs_initialize(mcp_session *s); /* send initialize (s->init) */
+/* by the era known or configured; 0 or -ENOMEM (nothing sent) */
+int hs_start(mcp_session *s);
+int hs_initialize(mcp_session *s); /* send initialize (s->init); as above */
 void hs_listen(mcp_session *s);     /* modern: subscriptions/listen */
 /* The probe c was answered by msg (NULL: no answer in time, or the HTTP
  * status why): retry or fall back to initialize (returns 0), the session

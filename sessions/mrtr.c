@@ -97,7 +97,10 @@ static void retry(mcp_call *c)
 	     s->oneshot ? "(one-shot)" : s->name,
 	     (unsigned long long)c->rpc_id, (unsigned long long)id);
 	c->rpc_id = id;
-	idtab_put(&s->pending, id, c);
+	if (session_pending(s, c) < 0) {
+		gbuf_free(&o);
+		return;
+	}
 	n = o.len;
 	session_send(s, gbuf_take(&o), n, id);
 }

@@ -130,9 +130,12 @@ static mcp_server *server_new(struct mcp_server_conf *conf,
 		return NULL;
 	srv->id = mcp_new_id();
 	srv->conf = conf;
+	if (idtab_put(&server_ids, srv->id, srv) < 0) {
+		free(srv);
+		return NULL;
+	}
 	srv->cref = cref;
 	cref->refs++;
-	idtab_put(&server_ids, srv->id, srv);
 	return srv;
 }
 

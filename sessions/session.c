@@ -197,7 +197,8 @@ static int session_spawn(mcp_session *s)
 		mlog(MLOG_INFO, "server %s thread %s: connecting over %s [%s] "
 		     "gen %u", conf->name, s->oneshot ? "(one-shot)" : s->name,
 		     s->ops->name, conf->digest, s->generation);
-	hs_start(s);
+	if (hs_start(s) < 0)
+		session_lost(s, ERR_STARTUP, "out of memory");
 	return 0;
 }
 
@@ -469,8 +470,8 @@ static void call_send(mcp_session *s, mcp_call *c)
 			return;
 		}
 		m = msg_list(c->rpc_id, c->list, NULL);
-		idtab_put(&s->pending, c->rpc_id, c);
-		session_send_json(s, m, c->rpc_id);
+		if (session_pending(s, c) == 0)
+			session_send_json(s, m, c->rpc_id);
 		cJSON_Delete(m);
 		return;
 	}
@@ -489,8 +490,21 @@ static void call_send(mcp_session *s, mcp_call *c)
 		call_fail(c, -32603, "cannot build the request", NULL);
 		return;
 	}
-	idtab_put(&s->pending, c->rpc_id, c);
+	if (session_pending(s, c) < 0) {
+		free(line);
+		return;
+	}
 	session_send(s, line, n, c->rpc_id);
+}
+
+int session_pending(mcp_session *s, mcp_call *c)
+{
+	if (idtab_put(&s->pending, c->rpc_id, c) == 0)
+		return 0;
+	mlog(MLOG_WARN, "server %s thread %s: request not sent: out of memory",
+	     s->srv->conf->name, s->oneshot ? "(one-shot)" : s->name);
+	call_fail(c, -32603, "out of memory", NULL);
+	return -ENOMEM;
 }
 
 /* The tools listing a call of s decides its taskSupport by. */
@@ -726,9 +740,12 @@ mcp_session *session_new(mcp_server *srv, const char *name, int oneshot,
 	TAILQ_INIT(&s->queue);
 	s->err.cap = STDERR_KEEP;
 	s->events.cap = EVENTS_KEEP;
+	if (sessions_link(s) < 0) {
+		free(s);
+		return NULL;
+	}
 	uv_timer_init(mcp_loop, &s->idle_timer);
 	s->idle_timer.data = s;
-	sessions_link(s);
 	session_obj_hold();
 	return s;
 }

@@ -68,21 +68,24 @@ void sessions_when_reaped(void (*cb)(void))
 
 /* ---- membership ---- */
 
-void sessions_link(mcp_session *s)
+int sessions_link(mcp_session *s)
 {
 	mcp_server *srv = s->srv;
 
+	if (!s->oneshot && !s->spare &&
+	    idtab_put(&session_ids, s->id, s) < 0)
+		return -ENOMEM; /* a thread no lookup would find */
 	LIST_INSERT_HEAD(&all_sessions, s, link);
 	if (s->oneshot)
-		return;
+		return 0;
 	if (s->spare) {
 		LIST_INSERT_HEAD(&srv->spares, s, srv_link);
 		srv->nspares++;
-		return;
+		return 0;
 	}
 	LIST_INSERT_HEAD(&srv->sessions, s, srv_link);
 	srv->nsessions++;
-	idtab_put(&session_ids, s->id, s);
+	return 0;
 }
 
 void sessions_unlink(mcp_session *s)
@@ -99,17 +102,19 @@ void sessions_unlink(mcp_session *s)
 	idtab_del(&session_ids, s->id);
 }
 
-void sessions_adopt(mcp_session *s, const char *name)
+int sessions_adopt(mcp_session *s, const char *name)
 {
 	mcp_server *srv = s->srv;
 
+	if (idtab_put(&session_ids, s->id, s) < 0)
+		return -ENOMEM; /* it stays a spare */
 	LIST_REMOVE(s, srv_link);
 	srv->nspares--;
 	s->spare = 0;
 	snprintf(s->name, sizeof s->name, "%s", name);
 	LIST_INSERT_HEAD(&srv->sessions, s, srv_link);
 	srv->nsessions++;
-	idtab_put(&session_ids, s->id, s);
+	return 0;
 }
 
 mcp_session *sessions_any(void)

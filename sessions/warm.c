@@ -155,8 +155,7 @@ int mcp_session_create(mcp_server *srv, const char *name, mcp_session **out)
 			return -EAGAIN;
 		}
 	}
-	if ((s = pick(srv)) != NULL) {
-		sessions_adopt(s, name);
+	if ((s = pick(srv)) != NULL && sessions_adopt(s, name) == 0) {
 		session_idle_check(s);
 		mlog(MLOG_INFO, "server %s thread %s: adopted a spare session "
 		     "(gen %u)", srv->conf->name, name, s->generation);

@@ -23,7 +23,8 @@ static uv_timer_t multi_timer;
 static LIST_HEAD(, sock) socks = LIST_HEAD_INITIALIZER(socks);
 static uv_loop_t *loop;
 static TAILQ_HEAD(, cu_xfer) dead = TAILQ_HEAD_INITIALIZER(dead),
-	starting = TAILQ_HEAD_INITIALIZER(starting);
+	starting = TAILQ_HEAD_INITIALIZER(starting),
+	nomem = TAILQ_HEAD_INITIALIZER(nomem);
 static int in_curl;
 
 static void check_done(void);
@@ -71,6 +72,21 @@ static void start_waiting(void)
 	}
 }
 
+/* The transfers whose socket could not be watched for want of memory
+ * (socket_cb) end with CURLE_OUT_OF_MEMORY, as finished ones do. */
+static void fail_nomem(void)
+{
+	struct cu_xfer *x;
+
+	while ((x = TAILQ_FIRST(&nomem)) != NULL) {
+		TAILQ_REMOVE(&nomem, x, qlink);
+		x->nomem = 0;
+		in_curl++;
+		x->done(x, CURLE_OUT_OF_MEMORY);
+		in_curl--;
+	}
+}
+
 static void socket_action(curl_socket_t fd, int flags)
 {
 	int running;
@@ -79,6 +95,7 @@ static void socket_action(curl_socket_t fd, int flags)
 	curl_multi_socket_action(multi, fd, flags, &running);
 	in_curl--;
 	check_done();
+	fail_nomem();
 	reap();
 	start_waiting();
 }
@@ -114,8 +131,17 @@ static int socket_cb(CURL *e, curl_socket_t fd, int what, void *userp,
 	if (!k) {
 		k = calloc(1, sizeof *k);
 		if (!k || uv_poll_init_socket(loop, &k->poll, fd) < 0) {
+			struct cu_xfer *x = NULL;
+
+			/* not -1, which would make curl fail every transfer:
+			 * this one fails once curl returns (fail_nomem) */
 			free(k);
-			return -1;
+			curl_easy_getinfo(e, CURLINFO_PRIVATE, &x);
+			if (x && !x->dead && !x->nomem) {
+				x->nomem = 1;
+				TAILQ_INSERT_TAIL(&nomem, x, qlink);
+			}
+			return 0;
 		}
 		k->fd = fd;
 		k->poll.data = k;
@@ -194,6 +220,10 @@ void cu_kill(struct cu_xfer *x)
 	if (x->waiting) {
 		TAILQ_REMOVE(&starting, x, qlink);
 		x->waiting = 0;
+	}
+	if (x->nomem) {
+		TAILQ_REMOVE(&nomem, x, qlink);
+		x->nomem = 0;
 	}
 	TAILQ_INSERT_TAIL(&dead, x, qlink);
 	reap();

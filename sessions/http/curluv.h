@@ -26,7 +26,8 @@ struct cu_xfer {
 	void (*release)(struct cu_xfer *x);
 	int dead;       /* killed; release comes */
 	int waiting;    /* in the starting list */
-	TAILQ_ENTRY(cu_xfer) qlink; /* the dead or the starting list */
+	int nomem;      /* in the list of those failed for want of memory */
+	TAILQ_ENTRY(cu_xfer) qlink; /* the dead, starting or nomem list */
 };
 
 int cu_init(uv_loop_t *loop);      /* 0 or -ENOMEM; once per process */

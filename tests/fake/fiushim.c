@@ -13,6 +13,16 @@
  * and fails with the point's failinfo as errno (EMFILE when 0), as if the
  * process were out of descriptors. Points are switched on with fiu-ctrl.
  *
+ * Memory has a point of its own, fiushim/malloc, for malloc, calloc,
+ * realloc, strdup and strndup called from mcpfs's own code (the mcpfs
+ * binary, the HTTP module mcpfs-http.so) and from cJSON, whose failures
+ * mcpfs's code sees: the allocations mcpfs must survive. Not those of
+ * libuv (which aborts by design when its own bookkeeping cannot grow),
+ * libcurl (7.88 divides by zero in a hash whose allocation failed, inside
+ * curl_multi_socket_action) or libc: libfiu's libc/mm points fail every
+ * caller's. The shim must come before libfiu's libraries in LD_PRELOAD,
+ * and has no effect under ASan, whose allocator comes first.
+ *
  * A crash (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) prints its backtrace
  * to stderr before the default action, so a fault the test provokes
  * names where it happened.
@@ -21,6 +31,7 @@
 #include <errno.h>
 #include <execinfo.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -71,6 +82,76 @@ __attribute__((constructor)) static void shim_init(void)
 	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
 		sigaction(sigs[i], &sa, NULL);
 }
+
+/* ---- memory ---- */
+
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+
+static __thread int inside; /* libfiu or dladdr allocating */
+
+/* 1 (errno ENOMEM) when an allocation called from pc fails now. */
+static int oom(const void *pc)
+{
+	Dl_info di;
+	const char *b;
+	int r = 0;
+
+	if (inside)
+		return 0;
+	inside = 1;
+	if (dladdr(pc, &di) && di.dli_fname) {
+		b = strrchr(di.dli_fname, '/');
+		b = b ? b + 1 : di.dli_fname;
+		if ((!strncmp(b, "mcpfs", 5) || !strncmp(b, "libcjson", 8)) &&
+		    failing("fiushim/malloc"))
+			r = 1;
+	}
+	inside = 0;
+	if (r)
+		errno = ENOMEM;
+	return r;
+}
+
+void *malloc(size_t n)
+{
+	return oom(__builtin_return_address(0)) ? NULL : __libc_malloc(n);
+}
+
+void *calloc(size_t k, size_t n)
+{
+	return oom(__builtin_return_address(0)) ? NULL : __libc_calloc(k, n);
+}
+
+void *realloc(void *p, size_t n)
+{
+	return oom(__builtin_return_address(0)) ? NULL : __libc_realloc(p, n);
+}
+
+char *strdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d;
+
+	if (oom(__builtin_return_address(0)) || !(d = __libc_malloc(n)))
+		return NULL;
+	return memcpy(d, s, n);
+}
+
+char *strndup(const char *s, size_t max)
+{
+	size_t n = strnlen(s, max);
+	char *d;
+
+	if (oom(__builtin_return_address(0)) || !(d = __libc_malloc(n + 1)))
+		return NULL;
+	memcpy(d, s, n);
+	d[n] = 0;
+	return d;
+}
+
+/* ---- descriptors ---- */
 
 /* The real function: next, of type fn_t, found once. */
 #define NEXT(name) \

@@ -3,7 +3,7 @@ that hit it; mcpfs never aborts). mcpfs runs with Debian's libfiu preloaded
 (what fiu-run -x sets up: fiu_run_preload.so with its control FIFO and
 fiu_posix_preload.so) plus tests/fake/fiushim.so, which adds failure
 points for the calls libfiu does not wrap (pipe, socketpair, socket,
-accept, dup). Once mounted, fiu-ctrl switches failure points on in the
+accept, dup) and for the allocations of mcpfs's own code. Once mounted, fiu-ctrl switches failure points on in the
 mcpfs process alone, each at a small probability with the errno that
 exhaustion gives (EMFILE, ENOMEM, EAGAIN, ENOSPC), while a workload of
 core operations runs: mkdir, calls on stdio and HTTP sessions, .status,
@@ -61,10 +61,13 @@ POINTS = [
     # loop), which exhaustion never gives there
     ('posix/io/rw/write', 0.02, errno.EINTR),
     ('posix/io/rw/read', 0.02, errno.EINTR),
+    # memory: the allocations of mcpfs's own code and of cJSON
+    # (fiushim.c says which, and why not libuv's or libcurl's); in the
+    # plain build only, ASan's allocator comes first
+    ('fiushim/malloc', 0.002, errno.ENOMEM),
 ]
-# Memory: libc/mm/* at 0.001 crashes inside libcurl (SIGFPE in
-# curl_multi_socket_action, a hash left with no slots) and elsewhere;
-# MCPFS_FAULT_MALLOC=P turns it on to hunt those down.
+# libfiu's libc/mm points fail every caller's allocations, libcurl's and
+# libuv's too: MCPFS_FAULT_MALLOC=P adds them to hunt in those.
 if os.environ.get('MCPFS_FAULT_MALLOC'):
     POINTS += [(f'libc/mm/{f}', float(os.environ['MCPFS_FAULT_MALLOC']),
                 errno.ENOMEM) for f in ('malloc', 'calloc', 'realloc')]
@@ -140,7 +143,8 @@ class Tally:
             msg = str(e)
             for cause in ('Too many open files', 'Resource temporarily '
                           'unavailable', 'Interrupted system call',
-                          'timed out', 'Cannot allocate memory'):
+                          'timed out', 'Cannot allocate memory',
+                          'out of memory'):
                 if cause in msg:
                     self.causes[cause] = self.causes.get(cause, 0) + 1
 
@@ -165,14 +169,25 @@ def answered(reply):
     return reply
 
 
+def stacks(m):
+    """On a failure with mcpfs still running (a hang): where it is."""
+    if m.proc.poll() is not None or not shutil.which('gdb'):
+        return
+    r = subprocess.run(['gdb', '-p', str(m.proc.pid), '-batch', '-ex',
+                        'thread apply all bt'], capture_output=True,
+                       text=True, timeout=60)
+    print('\nmcpfs stacks:\n' + r.stdout[-6000:])
+
+
 def test_faults_injected_mcpfs_stays_up(mcpfs_mount, monkeypatch, tmp_path,
                                         fake_http):
     srv = fake_http()
     prefix = tmp_path / 'fiu' / 'ctl'
     prefix.parent.mkdir()
     preload = ' '.join(asan_runtime() + [
+        str(SHIM),  # its malloc before libfiu's
         str(FIU_LIB / 'fiu_run_preload.so'),
-        str(FIU_LIB / 'fiu_posix_preload.so'), str(SHIM)])
+        str(FIU_LIB / 'fiu_posix_preload.so')])
     m = mcpfs_mount({'a': fake(), 'h': {'url': srv.url}},
                     args=('--max-sessions', 64, '--call-timeout', 10),
                     env={'LD_PRELOAD': preload, 'FIU_ENABLE': '',
@@ -197,86 +212,90 @@ def test_faults_injected_mcpfs_stays_up(mcpfs_mount, monkeypatch, tmp_path,
     time.sleep(0.5)
     base_fds = fds_of(pid, srv.port)
 
-    fiu_ctrl(prefix, pid, *[f'enable_random name={n},probability={p},'
-                            f'failinfo={e}' for n, p, e in POINTS])
-    tally = Tally()
-    live = []
-    end = time.monotonic() + SECONDS
-    i = 0
-    while time.monotonic() < end:
-        i += 1
-        server = 'h' if i % 4 == 0 else 'a'
-        op = rnd.choice(['mkdir', 'mkdir', 'call', 'call', 'call', 'status',
-                         'tools', 'thread-status', 'restart', 'rmdir'])
-        if op == 'mkdir' or not live:
-            t = m.path / server / f't{i}'
-            tally.run('mkdir', lambda: os.mkdir(t))
-            if present(t):
-                live.append(t)
-        elif op == 'call':
-            t = rnd.choice(live)
-            tally.run('call', lambda: answered(tool(t, 'echo', text='x',
-                                                    timeout=30)))
-        elif op == 'status':
-            tally.run('.status', lambda: json.loads(
-                read_file(m.path / '.status')))
-        elif op == 'tools':
-            tally.run('tools.json', lambda: json.loads(
-                read_file(m.path / 'a' / 'tools.json', timeout=30)))
-        elif op == 'thread-status':
-            t = rnd.choice(live)
-            tally.run('status', lambda: json.loads(read_file(t / 'status')))
-        elif op == 'restart':
-            t = rnd.choice(live)
-            tally.run('ctl', lambda: conftest.write_file(t / 'ctl',
-                                                         b'restart'))
-        else:
-            t = live.pop(rnd.randrange(len(live)))
-            tally.run('rmdir', lambda: os.rmdir(t))
-            if present(t):
-                live.append(t)
-        assert m.proc.poll() is None, \
-            f'mcpfs ended ({m.proc.returncode}) after {tally.ops} ' \
-            f'operations:\n{m.output()[-3000:]}'
-        if len(live) > 24:
-            t = live.pop(0)
-            tally.run('rmdir', lambda: os.rmdir(t))
-    fiu_ctrl(prefix, pid, *[f'disable name={n}' for n, _, _ in POINTS])
-
-    # faults off: mcpfs answers, closes everything, and leaks nothing
-    assert m.proc.poll() is None, m.output()[-3000:]
-    st = m.status()
-    for t in list(live):
-        for _ in range(3):
-            try:
-                os.rmdir(t)
-                break
-            except FileNotFoundError:
-                break
-            except OSError:
-                time.sleep(0.2)
-    wait_until(lambda: status(m.path / '.status')['sessions'] == 0, 20,
-               'every session to close')
-    wait_until(lambda: not m.pids(), 15, 'every server process to end')
-    cycle('after')
-    cycle('afterh', 'h')
-    wait_until(lambda: status(m.path / '.status')['sessions'] == 0, 15,
-               'the last sessions to close')
     try:
-        wait_until(lambda: fds_of(pid, srv.port) <= base_fds, 10,
-                   f'mcpfs to hold no more fds than before ({base_fds})')
+        fiu_ctrl(prefix, pid, *[f'enable_random name={n},probability={p},'
+                                f'failinfo={e}' for n, p, e in POINTS])
+        tally = Tally()
+        live = []
+        end = time.monotonic() + SECONDS
+        i = 0
+        while time.monotonic() < end:
+            i += 1
+            server = 'h' if i % 4 == 0 else 'a'
+            op = rnd.choice(['mkdir', 'mkdir', 'call', 'call', 'call', 'status',
+                             'tools', 'thread-status', 'restart', 'rmdir'])
+            if op == 'mkdir' or not live:
+                t = m.path / server / f't{i}'
+                tally.run('mkdir', lambda: os.mkdir(t))
+                if present(t):
+                    live.append(t)
+            elif op == 'call':
+                t = rnd.choice(live)
+                tally.run('call', lambda: answered(tool(t, 'echo', text='x',
+                                                        timeout=30)))
+            elif op == 'status':
+                tally.run('.status', lambda: json.loads(
+                    read_file(m.path / '.status')))
+            elif op == 'tools':
+                tally.run('tools.json', lambda: json.loads(
+                    read_file(m.path / 'a' / 'tools.json', timeout=30)))
+            elif op == 'thread-status':
+                t = rnd.choice(live)
+                tally.run('status', lambda: json.loads(read_file(t / 'status')))
+            elif op == 'restart':
+                t = rnd.choice(live)
+                tally.run('ctl', lambda: conftest.write_file(t / 'ctl',
+                                                             b'restart'))
+            else:
+                t = live.pop(rnd.randrange(len(live)))
+                tally.run('rmdir', lambda: os.rmdir(t))
+                if present(t):
+                    live.append(t)
+            assert m.proc.poll() is None, \
+                f'mcpfs ended ({m.proc.returncode}) after {tally.ops} ' \
+                f'operations:\n{m.output()[-3000:]}'
+            if len(live) > 24:
+                t = live.pop(0)
+                tally.run('rmdir', lambda: os.rmdir(t))
+        fiu_ctrl(prefix, pid, *[f'disable name={n}' for n, _, _ in POINTS])
+
+        # faults off: mcpfs answers, closes everything, and leaks nothing
+        assert m.proc.poll() is None, m.output()[-3000:]
+        st = m.status()
+        for t in list(live):
+            for _ in range(3):
+                try:
+                    os.rmdir(t)
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.2)
+        wait_until(lambda: status(m.path / '.status')['sessions'] == 0, 20,
+                   'every session to close')
+        wait_until(lambda: not m.pids(), 15, 'every server process to end')
+        cycle('after')
+        cycle('afterh', 'h')
+        wait_until(lambda: status(m.path / '.status')['sessions'] == 0, 15,
+                   'the last sessions to close')
+        try:
+            wait_until(lambda: fds_of(pid, srv.port) <= base_fds, 10,
+                       f'mcpfs to hold no more fds than before ({base_fds})')
+        except BaseException:
+            os.system(f'ls -l /proc/{pid}/fd; cat /proc/{pid}/net/tcp')
+            raise
+        leaked_fds = max(0, fds_of(pid, srv.port) - base_fds)
+        leaked_procs = len(m.pids()) + len(m.children())
+        print(f'\nfault injection: {tally.ops} operations under injection '
+              f'({len(POINTS)} failure points), {tally.failed} failed with an '
+              f'error, {tally.ok} succeeded, aborts 0, hangs 0, fds leaked '
+              f'{leaked_fds}, processes leaked {leaked_procs}; '
+              f'failures by kind: {tally.kinds}; causes named: {tally.causes}; '
+              f'.status sessions at the end '
+              f'of the faults {st["sessions"]}')
+        assert tally.failed > 0, 'no injected failure reached an operation'
+        assert tally.ok > 0
+        assert leaked_fds == 0 and leaked_procs == 0
     except BaseException:
-        os.system(f'ls -l /proc/{pid}/fd; cat /proc/{pid}/net/tcp')
+        stacks(m)
         raise
-    leaked_fds = max(0, fds_of(pid, srv.port) - base_fds)
-    leaked_procs = len(m.pids()) + len(m.children())
-    print(f'\nfault injection: {tally.ops} operations under injection '
-          f'({len(POINTS)} failure points), {tally.failed} failed with an '
-          f'error, {tally.ok} succeeded, aborts 0, hangs 0, fds leaked '
-          f'{leaked_fds}, processes leaked {leaked_procs}; '
-          f'failures by kind: {tally.kinds}; causes named: {tally.causes}; '
-          f'.status sessions at the end '
-          f'of the faults {st["sessions"]}')
-    assert tally.failed > 0, 'no injected failure reached an operation'
-    assert tally.ok > 0
-    assert leaked_fds == 0 and leaked_procs == 0
