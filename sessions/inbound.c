@@ -506,8 +506,8 @@ static int fast_reply(mcp_session *s, struct frame *f, char *line,
 /*
  * A message that is valid JSON but could not be parsed: cJSON ran out of
  * memory. A reply to a pending call completes it with the out of memory
- * error at once (rather than at its timeout; initialize is left to its
- * own); anything else is dropped and logged as such. 0 if line is not valid JSON after all.
+ * error at once (rather than at its timeout; the handshake's ends the
+ * start); anything else is dropped and logged as such. 0 if line is not valid JSON after all.
  */
 static int unparsed(mcp_session *s, const char *line, size_t len)
 {
@@ -530,12 +530,12 @@ static int unparsed(mcp_session *s, const char *line, size_t len)
 		memcpy(num, line + v.at, v.n);
 		num[v.n] = 0;
 		c = idtab_get(&s->pending, strtoull(num, NULL, 10));
-		if (c && c->kind == CALL_INIT)
-			c = NULL; /* the handshake fails at its timeout */
 	}
 	mlog(MLOG_WARN, "server %s: dropped a message (%zu bytes): out of "
 	     "memory%s", s->srv->conf->name, len, c ? "; its call fails" : "");
-	if (c)
+	if (c && c->kind == CALL_INIT)
+		handshake(s, c, NULL); /* the start fails */
+	else if (c)
 		call_complete(c, NULL);
 	return 1;
 }

@@ -220,10 +220,15 @@ void session_send(mcp_session *s, char *line, size_t len, uint64_t rpc_id);
 /* c awaits the reply to its request c->rpc_id on s: 0, or -ENOMEM after c
  * failed with the out of memory error (then its request is not sent). */
 int session_pending(mcp_session *s, mcp_call *c);
+/* Request rpc_id of s failed before its reply (status: the HTTP status, or
+ * 0): its call fails with msg, or the start when it was the handshake. */
+void session_call_error(mcp_session *s, uint64_t rpc_id, int code,
+			long status, const char *msg);
 void session_send_json(mcp_session *s, cJSON *msg, uint64_t rpc_id);
 void session_answer(mcp_session *s, cJSON *id, cJSON *result, cJSON *err);
 
-/* inbound.c: a message from the server; its handshake reply goes to h */
+/* inbound.c: a message from the server; its handshake reply goes to h
+ * (msg NULL: a reply that could not be parsed for want of memory) */
 void inbound_setup(void (*h)(mcp_session *s, mcp_call *c, cJSON *msg));
 void inbound_message(mcp_session *s, struct frame *f, char *line,
 		     size_t len);

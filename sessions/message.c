@@ -179,17 +179,17 @@ void session_send(mcp_session *s, char *line, size_t len, uint64_t rpc_id)
 void session_send_json(mcp_session *s, cJSON *msg, uint64_t rpc_id)
 {
 	size_t n;
-	char *txt = jsent_print(msg, 0, &n);
-	char *line;
+	char *txt = msg ? jsent_print(msg, 0, &n) : NULL;
+	char *line = txt ? malloc(n + 2) : NULL;
 
-	if (!txt)
-		return;
-	line = malloc(n + 2);
 	if (line) {
 		memcpy(line, txt, n);
 		line[n] = '\n';
 		line[n + 1] = 0;
 		session_send(s, line, n + 1, rpc_id);
+	} else if (rpc_id) { /* its call would wait for nothing */
+		session_call_error(s, rpc_id, -32603, 0,
+				   "request not sent: out of memory");
 	}
 	free(txt);
 }

@@ -284,8 +284,8 @@ static void session_lost(mcp_session *s, int code, const char *what)
  * closed stream: no recognized modern error, which comes as a message)
  * means the handshake era (SPEC 5), unless the era is forced.
  */
-static void session_call_error(mcp_session *s, uint64_t rpc_id, int code,
-			       long status, const char *msg)
+void session_call_error(mcp_session *s, uint64_t rpc_id, int code,
+			long status, const char *msg)
 {
 	mcp_call *c = idtab_get(&s->pending, rpc_id);
 	cJSON *d;
@@ -323,6 +323,10 @@ static void init_reply(mcp_session *s, mcp_call *c, cJSON *msg)
 	char why[300];
 	cJSON *m;
 
+	if (!msg) { /* its reply could not be parsed (inbound.c) */
+		session_lost(s, ERR_STARTUP, "out of memory");
+		return;
+	}
 	if (c->probe) {
 		probe_done(s, c, msg, NULL);
 		return;

@@ -298,6 +298,23 @@ static void delay_cb(uv_timer_t *t)
 }
 
 /* Build and hand x to curl now, or after delay_ms. */
+/* x cannot go out (why): killed, and a request's call fails now rather
+ * than wait for an answer that cannot come. */
+static void xfer_unsent(struct xfer *x, const char *why)
+{
+	struct http *h = x->h;
+	const struct transport_up *up = h->up;
+	void *ctx = h->ctx;     /* alive: h is not freed by the kill */
+	uint64_t id = x->kind == X_POST ? x->rpc_id : 0;
+	char msg[96];
+
+	mod_log(MLOG_WARN, "server %s: %s", h->sv.name, why);
+	xfer_kill(x);
+	snprintf(msg, sizeof msg, "request not sent: %s", why);
+	if (id && ctx)
+		up->call_error(ctx, id, -32603, 0, msg);
+}
+
 static void xfer_launch(struct xfer *x, uint64_t delay_ms)
 {
 	CURL *e = curl_easy_init();
@@ -322,9 +339,7 @@ static void xfer_launch(struct xfer *x, uint64_t delay_ms)
 		break;
 	}
 	if (r) {
-		mod_log(MLOG_WARN, "server %s: out of memory for an HTTP request",
-		        x->h->sv.name);
-		xfer_kill(x);
+		xfer_unsent(x, "out of memory for an HTTP request");
 		return;
 	}
 	hc_easy(&x->cu, x->h->sv.url, &x->q, write_cb, header_cb, x);
@@ -345,11 +360,8 @@ static void xfer_launch(struct xfer *x, uint64_t delay_ms)
 /* Hand x to curl (the engine defers it while inside curl's callbacks). */
 static void xfer_start(struct xfer *x)
 {
-	if (cu_start(&x->cu) < 0) {
-		mod_log(MLOG_WARN, "server %s: cannot start an HTTP request",
-		        x->h->sv.name);
-		xfer_kill(x);
-	}
+	if (cu_start(&x->cu) < 0)
+		xfer_unsent(x, "cannot start an HTTP request");
 }
 
 /* ---- what a finished transfer means ---- */

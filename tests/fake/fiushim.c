@@ -10,6 +10,7 @@
  *   fiushim/socket     socket
  *   fiushim/accept     accept, accept4
  *   fiushim/dup        dup, dup2, dup3
+ *   fiushim/rw         read, write (EINTR; see below)
  * and fails with the point's failinfo as errno (EMFILE when 0), as if the
  * process were out of descriptors. Points are switched on with fiu-ctrl.
  *
@@ -34,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static int (*fiu_fail_p)(const char *);
@@ -91,6 +93,58 @@ extern void *__libc_realloc(void *, size_t);
 
 static __thread int inside; /* libfiu or dladdr allocating */
 
+/*
+ * read and write: EINTR at a rate in millionths, rw_ppm, which the point
+ * fiushim/rw (enabled with probability 1, failinfo the rate) sets. Its
+ * state is polled from mcpfs's allocations, never from read or write
+ * themselves: libuv's signal handler writes to its signal pipe, and
+ * libfiu allocates in fiu_fail, which would deadlock on the malloc lock
+ * the signal interrupted. So these two wrappers come before libfiu's
+ * (which are never reached) and are async-signal-safe.
+ */
+static volatile sig_atomic_t rw_ppm, rw_pid;
+static volatile unsigned rw_seed = 2463534242u;
+
+static void rw_poll(void)
+{
+	int saved = errno;
+
+	rw_ppm = failing("fiushim/rw") ? (sig_atomic_t)errno : 0;
+	rw_pid = getpid();
+	errno = saved;
+}
+
+/* On mcpfs's main thread only: not libfiu's control thread (which gives
+ * up on an EINTR) nor a child between fork and exec. */
+static int rw_fails(void)
+{
+	unsigned x = rw_seed;
+
+	if (!rw_ppm || syscall(SYS_gettid) != rw_pid || getpid() != rw_pid)
+		return 0;
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	rw_seed = x;
+	if (x % 1000000 >= (unsigned)rw_ppm)
+		return 0;
+	errno = EINTR;
+	return 1;
+}
+
+extern ssize_t __read(int, void *, size_t);
+extern ssize_t __write(int, const void *, size_t);
+
+ssize_t read(int fd, void *p, size_t n)
+{
+	return rw_fails() ? -1 : __read(fd, p, n);
+}
+
+ssize_t write(int fd, const void *p, size_t n)
+{
+	return rw_fails() ? -1 : __write(fd, p, n);
+}
+
 /* 1 (errno ENOMEM) when an allocation called from pc fails now. */
 static int oom(const void *pc)
 {
@@ -104,9 +158,10 @@ static int oom(const void *pc)
 	if (dladdr(pc, &di) && di.dli_fname) {
 		b = strrchr(di.dli_fname, '/');
 		b = b ? b + 1 : di.dli_fname;
-		if ((!strncmp(b, "mcpfs", 5) || !strncmp(b, "libcjson", 8)) &&
-		    failing("fiushim/malloc"))
-			r = 1;
+		if (!strncmp(b, "mcpfs", 5) || !strncmp(b, "libcjson", 8)) {
+			r = failing("fiushim/malloc");
+			rw_poll();
+		}
 	}
 	inside = 0;
 	if (r)
