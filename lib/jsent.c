@@ -67,6 +67,29 @@ cJSON *jsent_parse(const char *p, size_t n)
 	return j;
 }
 
+static unsigned long failures;
+
+static void *counted_malloc(size_t n)
+{
+	void *p = malloc(n);
+
+	if (!p)
+		failures++;
+	return p;
+}
+
+void jsent_count_failures(void)
+{
+	cJSON_Hooks h = { counted_malloc, free };
+
+	cJSON_InitHooks(&h);
+}
+
+unsigned long jsent_failures(void)
+{
+	return failures;
+}
+
 char *jsent_print(const cJSON *j, int pretty, size_t *len)
 {
 	char *t = pretty ? cJSON_Print(j) : cJSON_PrintUnformatted(j);

@@ -18,6 +18,13 @@
 
 #include <cjson/cJSON.h>
 
+/* cJSON's allocations through a counter of those that failed: cJSON's
+ * builders (cJSON_Add*) leave a member out silently when memory is short,
+ * so a message built since the count last moved may lack one (its "id",
+ * making a request a notification). Once, before any other cJSON use. */
+void jsent_count_failures(void);
+unsigned long jsent_failures(void);
+
 /* Every "\u0000" escape of the n bytes at p as C0 80, in place; returns
  * the new length (a NUL is put there when it is shorter). */
 size_t jsent_hide_nul(char *p, size_t n);

@@ -178,19 +178,27 @@ void session_send(mcp_session *s, char *line, size_t len, uint64_t rpc_id)
 
 void session_send_json(mcp_session *s, cJSON *msg, uint64_t rpc_id)
 {
+	static unsigned long failures; /* of cJSON's allocations, seen */
 	size_t n;
 	char *txt = msg ? jsent_print(msg, 0, &n) : NULL;
 	char *line = txt ? malloc(n + 2) : NULL;
+	int whole = failures == jsent_failures(); /* no member left out */
 
-	if (line) {
+	failures = jsent_failures();
+	if (line && whole) {
 		memcpy(line, txt, n);
 		line[n] = '\n';
 		line[n + 1] = 0;
 		session_send(s, line, n + 1, rpc_id);
+		line = NULL;
 	} else if (rpc_id) { /* its call would wait for nothing */
 		session_call_error(s, rpc_id, -32603, 0,
 				   "request not sent: out of memory");
+	} else {
+		mlog(MLOG_WARN, "server %s: a message was not sent: out of "
+		     "memory", s->srv->conf->name);
 	}
+	free(line);
 	free(txt);
 }
 

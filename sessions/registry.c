@@ -22,6 +22,7 @@
 #include "buildconfig.h"
 #include "configset.h"
 #include "internal.h"
+#include "jsent.h"
 
 static mcp_server *servers, *dead_servers;
 static struct idtab server_ids;
@@ -41,6 +42,7 @@ int mcp_init(uv_loop_t *loop, const struct mcp_options *opts,
 	mcp_loop = loop;
 	mcp_opts = *opts;
 	mcp_hooks_p = hooks;
+	jsent_count_failures(); /* message.c: no request built short */
 	{
 		struct transport_env env = {
 			.loop = loop,
