@@ -153,6 +153,16 @@ void call_progress(mcp_call *c)
 	uv_timer_start(&c->timer, timer_cb, (uint64_t)(left * 1000), 0);
 }
 
+int call_track(mcp_session *s, mcp_call *c)
+{
+	if (idtab_put(&s->pending, c->rpc_id, c) == 0)
+		return 0;
+	mlog(MLOG_WARN, "server %s thread %s: request not sent: out of memory",
+	     s->srv->conf->name, s->oneshot ? "(one-shot)" : s->name);
+	call_fail(c, -32603, "out of memory", NULL);
+	return -ENOMEM;
+}
+
 /* ---- the handshake queue: calls waiting for a ready session ---- */
 
 void call_queue(mcp_session *s, mcp_call *c)

@@ -163,7 +163,7 @@ static void list_page(mcp_session *s, mcp_call *c, cJSON *res,
 
 		idtab_del(&s->pending, c->rpc_id);
 		c->rpc_id = s->next_id++;
-		if (session_pending(s, c) < 0)
+		if (call_track(s, c) < 0)
 			return;
 		m = msg_list(c->rpc_id, c->list, next->valuestring);
 		session_send_json(s, m, c->rpc_id);

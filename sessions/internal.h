@@ -176,6 +176,9 @@ void call_setup(const struct call_hooks *h);
 mcp_call *call_new(enum call_kind kind, mcp_server *srv, mcp_session *s);
 void call_set_ref(mcp_call **slot, mcp_call *c);
 void call_complete(mcp_call *c, mcp_buf *reply); /* reply taken; once */
+/* c awaits the reply to its request c->rpc_id on s: 0, or -ENOMEM after c
+ * failed with the out of memory error (then its request is not sent). */
+int call_track(mcp_session *s, mcp_call *c);
 void call_fail(mcp_call *c, int code, const char *msg, cJSON *data);
 
 /* The tool policy (policy.c, SPEC 13). */
@@ -217,13 +220,11 @@ cJSON *msg_list(uint64_t id, enum mcp_list what, const char *cursor);
 const char *msg_list_capability(enum mcp_list what);
 int msg_version_known(const char *v);
 void session_send(mcp_session *s, char *line, size_t len, uint64_t rpc_id);
-/* c awaits the reply to its request c->rpc_id on s: 0, or -ENOMEM after c
- * failed with the out of memory error (then its request is not sent). */
-int session_pending(mcp_session *s, mcp_call *c);
-/* Request rpc_id of s failed before its reply (status: the HTTP status, or
- * 0): its call fails with msg, or the start when it was the handshake. */
-void session_call_error(mcp_session *s, uint64_t rpc_id, int code,
-			long status, const char *msg);
+/* message.c: what fails request rpc_id of s that could not be sent (its
+ * call, or the start when it was the handshake; status 0); set once by
+ * the session core, as inbound_setup */
+void message_setup(void (*failed)(mcp_session *s, uint64_t rpc_id, int code,
+				  long status, const char *msg));
 void session_send_json(mcp_session *s, cJSON *msg, uint64_t rpc_id);
 void session_answer(mcp_session *s, cJSON *id, cJSON *result, cJSON *err);
 

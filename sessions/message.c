@@ -176,6 +176,15 @@ void session_send(mcp_session *s, char *line, size_t len, uint64_t rpc_id)
 	s->ops->send(s->t, line, len, rpc_id);
 }
 
+static void (*failed)(mcp_session *s, uint64_t rpc_id, int code,
+		       long status, const char *msg);
+
+void message_setup(void (*f)(mcp_session *s, uint64_t rpc_id, int code,
+			     long status, const char *msg))
+{
+	failed = f;
+}
+
 void session_send_json(mcp_session *s, cJSON *msg, uint64_t rpc_id)
 {
 	static unsigned long failures; /* of cJSON's allocations, seen */
@@ -192,8 +201,7 @@ void session_send_json(mcp_session *s, cJSON *msg, uint64_t rpc_id)
 		session_send(s, line, n + 1, rpc_id);
 		line = NULL;
 	} else if (rpc_id) { /* its call would wait for nothing */
-		session_call_error(s, rpc_id, -32603, 0,
-				   "request not sent: out of memory");
+		failed(s, rpc_id, -32603, 0, "request not sent: out of memory");
 	} else {
 		mlog(MLOG_WARN, "server %s: a message was not sent: out of "
 		     "memory", s->srv->conf->name);

@@ -97,7 +97,7 @@ static void retry(mcp_call *c)
 	     s->oneshot ? "(one-shot)" : s->name,
 	     (unsigned long long)c->rpc_id, (unsigned long long)id);
 	c->rpc_id = id;
-	if (session_pending(s, c) < 0) {
+	if (call_track(s, c) < 0) {
 		gbuf_free(&o);
 		return;
 	}

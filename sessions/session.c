@@ -284,8 +284,8 @@ static void session_lost(mcp_session *s, int code, const char *what)
  * closed stream: no recognized modern error, which comes as a message)
  * means the handshake era (SPEC 5), unless the era is forced.
  */
-void session_call_error(mcp_session *s, uint64_t rpc_id, int code,
-			long status, const char *msg)
+static void session_call_error(mcp_session *s, uint64_t rpc_id, int code,
+			       long status, const char *msg)
 {
 	mcp_call *c = idtab_get(&s->pending, rpc_id);
 	cJSON *d;
@@ -474,7 +474,7 @@ static void call_send(mcp_session *s, mcp_call *c)
 			return;
 		}
 		m = msg_list(c->rpc_id, c->list, NULL);
-		if (session_pending(s, c) == 0)
+		if (call_track(s, c) == 0)
 			session_send_json(s, m, c->rpc_id);
 		cJSON_Delete(m);
 		return;
@@ -494,21 +494,11 @@ static void call_send(mcp_session *s, mcp_call *c)
 		call_fail(c, -32603, "cannot build the request", NULL);
 		return;
 	}
-	if (session_pending(s, c) < 0) {
+	if (call_track(s, c) < 0) {
 		free(line);
 		return;
 	}
 	session_send(s, line, n, c->rpc_id);
-}
-
-int session_pending(mcp_session *s, mcp_call *c)
-{
-	if (idtab_put(&s->pending, c->rpc_id, c) == 0)
-		return 0;
-	mlog(MLOG_WARN, "server %s thread %s: request not sent: out of memory",
-	     s->srv->conf->name, s->oneshot ? "(one-shot)" : s->name);
-	call_fail(c, -32603, "out of memory", NULL);
-	return -ENOMEM;
 }
 
 /* The tools listing a call of s decides its taskSupport by. */
@@ -831,6 +821,7 @@ void sessions_init(void)
 	threads_init();
 	call_setup(&session_call_hooks);
 	inbound_setup(init_reply);
+	message_setup(session_call_error);
 }
 
 void sessions_fini(void)

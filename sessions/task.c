@@ -117,7 +117,7 @@ int task_created(mcp_session *s, mcp_call *c, cJSON *res)
 	     s->srv->conf->name, (unsigned long long)c->rpc_id, c->task_id);
 	idtab_del(&s->pending, c->rpc_id);
 	c->rpc_id = s->next_id++;
-	if (session_pending(s, c) < 0)
+	if (call_track(s, c) < 0)
 		return 1;
 	m = msg_request(c->rpc_id, "tasks/result");
 	cJSON_AddStringToObject(cJSON_AddObjectToObject(m, "params"),

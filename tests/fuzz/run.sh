@@ -64,7 +64,7 @@ sources_for() {
 		"$root/sessions/config/yamlconf.c $root/sessions/config/toml.c" \
 		"$root/lib/jscan.c $root/lib/gbuf.c $fyaml -lm" ;;
 	toml)    echo "$root/sessions/config/toml.c $root/lib/gbuf.c -lm" ;;
-	request) echo "$root/sessions/request.c $root/lib/jscan.c $root/lib/gbuf.c" ;;
+	request) echo "$root/sessions/request.c $root/lib/jscan.c $root/lib/gbuf.c $root/lib/jsent.c" ;;
 	sse)     echo "$root/lib/sse.c $root/lib/gbuf.c" ;;
 	askcheck) echo "$root/sessions/askcheck.c -lm" ;;
 	kvargs)  echo "$root/lib/kvargs.c $root/sessions/guide/help.c" \
