@@ -561,11 +561,16 @@ static void session_submit(mcp_session *s, mcp_call *c)
 	if (s->state == S_EXITED || s->state == S_IDLE) {
 		int r = session_spawn(s);
 
+		if (r == 0 && s->state == S_EXITED)
+			r = -EIO; /* its start failed at once (out of memory) */
 		if (r < 0) {
 			char msg[600];
 			cJSON *d = session_failure_data(s);
 
-			if (r == -EAGAIN)
+			if (r == -EIO)
+				snprintf(msg, sizeof msg, "%s", s->last_error ?
+					 s->last_error : "startup failed");
+			else if (r == -EAGAIN)
 				snprintf(msg, sizeof msg,
 					 "server keeps failing to start "
 					 "(attempt %u); next try in %.1f s; "
