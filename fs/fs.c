@@ -295,11 +295,29 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	op_refuse(req);
 }
 
+/* What a file kept in memory reads (.status, README.md, a thread's status
+ * and stderr), made at its open: NULL when out of memory; *is 0 when n is
+ * none of those. */
+static mcp_buf *snapshot(const struct node *n, int *is)
+{
+	*is = 1;
+	if (n->type == N_DOTSTATUS)
+		return mcp_status_json();
+	if (n->type == N_README)
+		return mcp_readme();
+	if (n->kind == K_STATUS)
+		return mcp_session_status_json(n->s);
+	if (n->kind == K_STDERR)
+		return mcp_session_stderr(n->s);
+	*is = 0;
+	return NULL;
+}
+
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct node n;
 	struct fh *h;
-	int acc = fi->flags & O_ACCMODE;
+	int acc = fi->flags & O_ACCMODE, snap;
 
 	if (fs_resolve(ino, &n) < 0) {
 		fuse_reply_err(req, ENOENT);
@@ -324,29 +342,19 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	h->dotstatus = n.type < N_SERVER;
 	if (n.s)
 		h->session_id = mcp_session_id(n.s);
-	if (n.type == N_DOTSTATUS)
-		h->snap = mcp_status_json();
-	else if (n.type == N_README)
-		h->snap = mcp_readme();
-	else if (n.kind == K_STATUS)
-		h->snap = mcp_session_status_json(n.s);
-	else if (n.kind == K_STDERR)
-		h->snap = mcp_session_stderr(n.s);
-	else if (n.kind == K_CALL || n.kind == K_TOOLS)
-		h->cf = callfile_new(n.kind, mcp_server_id(n.srv),
-				     h->session_id, acc == O_WRONLY);
-	if ((n.kind == K_CALL || n.kind == K_TOOLS) && !h->dotstatus &&
-	    !h->cf) {
+	h->snap = snapshot(&n, &snap);
+	if (snap && !h->snap) {
+		fs_fh_free(h); /* an empty file would be a silent error */
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	if (!snap && (n.kind == K_CALL || n.kind == K_TOOLS) &&
+	    !(h->cf = callfile_new(n.kind, mcp_server_id(n.srv),
+				   h->session_id, acc == O_WRONLY))) {
 		int e = errno;
 
 		fs_fh_free(h);
 		fuse_reply_err(req, e);
-		return;
-	}
-	if (!h->snap && (n.type == N_DOTSTATUS || n.type == N_README ||
-			 n.kind == K_STATUS || n.kind == K_STDERR)) {
-		fs_fh_free(h); /* an empty file would be a silent error */
-		fuse_reply_err(req, ENOMEM);
 		return;
 	}
 	if (n.kind == K_AUTH && authfile_open(h, n.srv) < 0) {

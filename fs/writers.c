@@ -323,14 +323,19 @@ static struct wtable *table_of(uint64_t owner)
 	return NULL;
 }
 
-static void drop(struct wtable *t, struct wrec *r)
+static void rec_free(struct wrec *r)
 {
-	TAILQ_REMOVE(&t->recs, r, link);
-	t->n--;
 	writers_proc_unref(r->w);
 	mcp_call_unref(r->call);
 	free(r->key);
 	free(r);
+}
+
+static void drop(struct wtable *t, struct wrec *r)
+{
+	TAILQ_REMOVE(&t->recs, r, link);
+	t->n--;
+	rec_free(r);
 }
 
 static void table_free(struct wtable *t)
@@ -378,13 +383,6 @@ static void prune(struct wtable *t)
 				p->cover = cover;
 		}
 	}
-}
-
-static void rec_free(struct wrec *r)
-{
-	writers_proc_unref(r->w);
-	free(r->key);
-	free(r);
 }
 
 int writers_prepare(uint64_t owner, const char *key, struct wproc *w,
