@@ -52,6 +52,8 @@ int jsent_has_nul(const char *p, size_t n)
 	return 0;
 }
 
+static unsigned long failures; /* of cJSON's and jsent_parse's mallocs */
+
 cJSON *jsent_parse(const char *p, size_t n)
 {
 	char *copy;
@@ -59,15 +61,15 @@ cJSON *jsent_parse(const char *p, size_t n)
 
 	if (!jsent_has_nul(p, n))
 		return cJSON_ParseWithLength(p, n);
-	if (!(copy = malloc(n + 1)))
+	if (!(copy = malloc(n + 1))) {
+		failures++;
 		return NULL;
+	}
 	memcpy(copy, p, n);
 	j = cJSON_ParseWithLength(copy, jsent_hide_nul(copy, n));
 	free(copy);
 	return j;
 }
-
-static unsigned long failures;
 
 static void *counted_malloc(size_t n)
 {

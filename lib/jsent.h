@@ -18,10 +18,12 @@
 
 #include <cjson/cJSON.h>
 
-/* cJSON's allocations through a counter of those that failed: cJSON's
- * builders (cJSON_Add*) leave a member out silently when memory is short,
- * so a message built since the count last moved may lack one (its "id",
- * making a request a notification). Once, before any other cJSON use. */
+/* cJSON's allocations through a counter of those that failed (with
+ * jsent_parse's own): cJSON's builders (cJSON_Add*) leave a member out
+ * silently when memory is short, so a message built since the count last
+ * moved may lack one (its "id", making a request a notification), and a
+ * parse that failed while it moved may have been of valid JSON. Once,
+ * before any other cJSON use. */
 void jsent_count_failures(void);
 unsigned long jsent_failures(void);
 

@@ -226,6 +226,20 @@ static void response(mcp_session *s, cJSON *msg, const char *line,
  * "error" or "method" member, an escaped key (which then takes the cJSON
  * path).
  */
+/* The id at span v of p, a JSON-RPC id of mcpfs's (a positive integer):
+ * 0, or -1 when it is not one. */
+static int id_at(const char *p, struct jscan_span v, uint64_t *id)
+{
+	char num[24], *end;
+
+	if (v.n >= sizeof num || p[v.at] < '1' || p[v.at] > '9')
+		return -1;
+	memcpy(num, p + v.at, v.n);
+	num[v.n] = 0;
+	*id = strtoull(num, &end, 10);
+	return *end ? -1 : 0;
+}
+
 static int raw_reply(const char *p, size_t n, uint64_t *id, size_t *rs,
 		     size_t *re)
 {
@@ -240,15 +254,9 @@ static int raw_reply(const char *p, size_t n, uint64_t *id, size_t *rs,
 	jscan_members_init(&m, p, i, n);
 	while (jscan_members_next(&m, &k, &v)) {
 		if (k.n == 4 && !memcmp(p + k.at, "\"id\"", 4)) {
-			char num[24], *end;
-			unsigned long long u;
+			uint64_t u;
 
-			if (v.n >= sizeof num || p[v.at] < '1' || p[v.at] > '9')
-				return -1;
-			memcpy(num, p + v.at, v.n);
-			num[v.n] = 0;
-			u = strtoull(num, &end, 10);
-			if (*end)
+			if (id_at(p, v, &u) < 0)
 				return -1;
 			if (!have_id++)
 				*id = u;
@@ -504,40 +512,25 @@ static int fast_reply(mcp_session *s, struct frame *f, char *line,
 }
 
 /*
- * A message that is valid JSON but could not be parsed: cJSON ran out of
- * memory. A reply to a pending call completes it with the out of memory
- * error at once (rather than at its timeout; the handshake's ends the
- * start); anything else is dropped and logged as such. 0 if line is not valid JSON after all.
+ * A message that could not be parsed for want of memory (cJSON's
+ * allocations failed, jsent.h): a reply to a pending call completes it
+ * with the out of memory error at once, rather than at its timeout (the
+ * handshake's ends the start); anything else is dropped, and logged.
  */
-static int unparsed(mcp_session *s, const char *line, size_t len)
+static void unparsed(mcp_session *s, const char *line, size_t len)
 {
-	struct jscan j;
 	struct jscan_span obj = {0, len}, v;
-	size_t used;
-	int r;
+	uint64_t id;
 	mcp_call *c = NULL;
 
-	jscan_init(&j);
-	r = jscan_feed(&j, line, len, &used);
-	if (r == JSCAN_MORE)
-		r = jscan_finish(&j);
-	if (r != JSCAN_DONE || line[0] != '{')
-		return 0;
-	if (jscan_member(line, obj, "id", &v) && v.n < 21 &&
-	    line[v.at] >= '1' && line[v.at] <= '9') {
-		char num[24];
-
-		memcpy(num, line + v.at, v.n);
-		num[v.n] = 0;
-		c = idtab_get(&s->pending, strtoull(num, NULL, 10));
-	}
+	if (jscan_member(line, obj, "id", &v) && id_at(line, v, &id) == 0)
+		c = idtab_get(&s->pending, id);
 	mlog(MLOG_WARN, "server %s: dropped a message (%zu bytes): out of "
 	     "memory%s", s->srv->conf->name, len, c ? "; its call fails" : "");
 	if (c && c->kind == CALL_INIT)
 		handshake(s, c, NULL); /* the start fails */
 	else if (c)
 		call_complete(c, NULL);
-	return 1;
 }
 
 static void inbound_line(mcp_session *s, struct frame *f, char *line,
@@ -545,6 +538,7 @@ static void inbound_line(mcp_session *s, struct frame *f, char *line,
 {
 	cJSON *msg, *method, *id;
 	size_t soff = 0;
+	unsigned long failures;
 
 	while (len && (*line == ' ' || *line == '\t')) {
 		line++;
@@ -553,9 +547,12 @@ static void inbound_line(mcp_session *s, struct frame *f, char *line,
 	}
 	if (!len || fast_reply(s, f, line, len, sc, soff) == 0)
 		return;
+	failures = jsent_failures();
 	msg = jsent_parse(line, len); /* a NUL kept (jsent.h) */
-	if (!msg && unparsed(s, line, len))
+	if (!msg && jsent_failures() != failures) {
+		unparsed(s, line, len);
 		return;
+	}
 	if (!cJSON_IsObject(msg)) {
 		mlog(MLOG_WARN, "server %s: skipped a non-JSON %s (%zu bytes)",
 		     s->srv->conf->name, strcmp(s->ops->name, "stdio") ?
