@@ -192,9 +192,10 @@ static void serve(struct callfile *cf, const struct parked *p)
 	struct rep *h = &cf->reps[0];
 	mcp_buf *b = mcp_call_reply(h->call);
 	size_t at = cf->kind == K_TOOLS ? (size_t)p->off : h->pos, n;
+	int e;
 
-	if (h->streamed && mcp_call_stream_broken(h->call)) {
-		fuse_reply_err(p->req, EIO); /* what was read was not the reply */
+	if (h->streamed && (e = mcp_call_stream_broken(h->call)) != 0) {
+		fuse_reply_err(p->req, e); /* what was read was not the reply */
 		pop(cf);
 		return;
 	}

@@ -36,6 +36,7 @@ struct opts {
 	char *idle_timeout;
 	char *call_timeout;
 	char *max_sessions;
+	char *max_message;
 };
 
 enum { KEY_CONFIG, KEY_CONFIG_EQ };
@@ -55,12 +56,15 @@ static const struct fuse_opt opt_spec[] = {
 	OPT("--call-timeout=%s", call_timeout),
 	OPT("--max-sessions %s", max_sessions),
 	OPT("--max-sessions=%s", max_sessions),
+	OPT("--max-message %s", max_message),
+	OPT("--max-message=%s", max_message),
 	/* every option as -o NAME=VALUE too, for mount -t fuse.mcpfs, fstab */
 	OPT("project=%s", project),
 	OPT("log=%s", log),
 	OPT("idle_timeout=%s", idle_timeout),
 	OPT("call_timeout=%s", call_timeout),
 	OPT("max_sessions=%s", max_sessions),
+	OPT("max_message=%s", max_message),
 	OPT("-d", debug),
 	OPT("--debug", debug),
 	OPT("-V", show_version),
@@ -148,11 +152,14 @@ static void usage(const char *prog)
 	       "  --call-timeout SEC    per-call timeout (default 60, "
 	       "0 = unlimited)\n"
 	       "  --max-sessions N      cap on sessions (default 32)\n"
+	       "  --max-message SIZE    longest message a server may send "
+	       "(default 64M;\n"
+	       "                        suffixes K, M, G)\n"
 	       "  -o OPT                FUSE mount options, and every option "
 	       "above as\n"
 	       "                        -o idle_timeout=S,call_timeout=S,"
 	       "max_sessions=N,\n"
-	       "                        log=FILE,project=DIR\n"
+	       "                        max_message=SIZE,log=FILE,project=DIR\n"
 	       "  -V, --version         print the version\n"
 	       "  -h, --help            this help\n\n"
 	       "Unmount with: fusermount3 -u MOUNTPOINT\n", prog, prog);
@@ -260,6 +267,38 @@ static int number_opt(const char *name, const char *text, double dflt,
 		return -1;
 	}
 	*out = v;
+	return 0;
+}
+
+/* --max-message SIZE: bytes, with a suffix K, M or G (powers of 1024),
+ * from 1K to 16G. */
+static int size_opt(const char *name, const char *text, size_t dflt,
+		    size_t *out)
+{
+	unsigned long long v, mul = 1;
+	char *end;
+
+	if (!text) {
+		*out = dflt;
+		return 0;
+	}
+	errno = 0;
+	v = strtoull(text, &end, 10);
+	if (*end && !end[1])
+		switch (*end++ | 0x20) {
+		case 'k': mul = 1ull << 10; break;
+		case 'm': mul = 1ull << 20; break;
+		case 'g': mul = 1ull << 30; break;
+		default: end--;
+		}
+	if (end == text || *end || errno || *text == '-' ||
+	    v > (16ull << 30) / mul || v * mul < 1024 ||
+	    v * mul > SIZE_MAX / 2) {
+		fprintf(stderr, "mcpfs: %s: '%s' is not a size from 1K to 16G "
+			"(bytes, or with a suffix K, M or G)\n", name, text);
+		return -1;
+	}
+	*out = (size_t)(v * mul);
 	return 0;
 }
 
@@ -419,6 +458,7 @@ static void free_opts(struct opts *o)
 	free(o->idle_timeout);
 	free(o->call_timeout);
 	free(o->max_sessions);
+	free(o->max_message);
 }
 
 /* Leave main with rc before mounting, freeing what the options hold. */
@@ -466,7 +506,9 @@ int main(int argc, char **argv)
 		       &mo.idle_timeout) < 0 ||
 	    number_opt("--call-timeout", o.call_timeout, 60, 0,
 		       &mo.call_timeout) < 0 ||
-	    number_opt("--max-sessions", o.max_sessions, 32, 1, &cap) < 0)
+	    number_opt("--max-sessions", o.max_sessions, 32, 1, &cap) < 0 ||
+	    size_opt("--max-message", o.max_message, (size_t)64 << 20,
+		     &mo.max_line) < 0)
 		return quit(&o, &args, cl.mountpoint, 2);
 	mo.max_sessions = (unsigned)cap;
 	if (check_config(&o) < 0 || check_mountpoint(cl.mountpoint) < 0)
@@ -503,7 +545,6 @@ int main(int argc, char **argv)
 	/* big replies grow by realloc: keep them out of the copying heap */
 	mallopt(M_MMAP_THRESHOLD, 1 << 20);
 	loop = uv_default_loop();
-	mo.max_line = 64u << 20;
 	mo.self_exe = self;
 	mo.start_dir = start_dir;
 	mcp_init(loop, &mo, &hooks);

@@ -17,8 +17,12 @@
  * A buffer grown past FRAME_KEEP by a long line is released once that line
  * is delivered.
  *
- * A frame whose partial line went past max is broken for good: f->len is
- * left above max + 1, and every later call returns -E2BIG.
+ * A line that goes past max is dropped: its bytes so far are released,
+ * and the rest is read into a buffer of at most max + 2 bytes and thrown
+ * away up to its '\n', each byte passing once through a small scanner
+ * that keeps only its top-level "id" and whether it has a "method" (struct
+ * frame_ids): which reply was too long is often written last (the
+ * TypeScript SDK prints "result" before "id").
  */
 #include <errno.h>
 #include <stdint.h>
@@ -54,15 +58,127 @@ void frame_free(struct frame *f)
 	f->cap = 0;
 }
 
-static int broken(const struct frame *f)
+/* One byte of a line being dropped, for frame_long_id. */
+static void ids_byte(struct frame_ids *s, unsigned char ch)
 {
-	return f->len > f->max + 1;
+	if (s->str) {
+		if (s->esc || ch == '\\') {
+			s->esc = !s->esc;
+			s->kn = s->key ? 8 : s->kn; /* an escaped key: no match */
+		} else if (ch == '"') {
+			s->str = 0;
+			if (s->key) {
+				s->key = 0;
+				s->val = s->kn == 2 && !memcmp(s->k, "id", 2) ? 1 :
+					 s->kn == 6 &&
+					 !memcmp(s->k, "method", 6) ? 3 : 0;
+			}
+		} else if (s->key) {
+			if (s->kn < 7)
+				s->k[s->kn++] = (char)ch;
+			else
+				s->kn = 8;
+		}
+		return;
+	}
+	switch (ch) {
+	case ' ': case '\t': case '\r': case '\n':
+		if (s->depth == 1 && s->val == 1 && s->dn)
+			s->val = 2;
+		return;
+	case '"':
+		s->str = 1;
+		if (s->depth == 1 && s->want) {
+			s->key = 1;
+			s->kn = 0;
+			s->want = 0;
+		} else if (s->depth == 1 && s->val == 1) {
+			s->bad = 1; /* a string id: not one of mcpfs's */
+		}
+		return;
+	case '{': case '[':
+		if (s->depth == 0 && ch != '{')
+			s->nonobj = 1;
+		if (s->depth == 1 && s->val == 1)
+			s->bad = 1;
+		if (++s->depth == 1)
+			s->want = 1;
+		return;
+	case '}': case ']':
+		if (s->depth > 0)
+			s->depth--;
+		return;
+	case ':':
+		if (s->depth == 1 && s->val == 1) {
+			s->ids++;
+			s->dn = 0;
+			s->id = 0;
+		} else if (s->depth == 1 && s->val == 3) {
+			s->method = 1;
+		}
+		return;
+	case ',':
+		if (s->depth == 1) {
+			s->want = 1;
+			s->val = 0;
+		}
+		return;
+	default:
+		if (s->depth == 1 && s->val == 1) {
+			if (ch >= '0' && ch <= '9' && s->dn < 19) {
+				s->id = s->id * 10 + (uint64_t)(ch - '0');
+				s->dn++;
+			} else {
+				s->bad = 1;
+			}
+		} else if (s->depth == 0) {
+			s->nonobj = 1;
+		}
+	}
 }
 
-static int set_broken(struct frame *f)
+static void ids_feed(struct frame *f, const char *p, size_t n)
 {
-	f->len = f->max + 2;
-	return -E2BIG;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		ids_byte(&f->ids, (unsigned char)p[i]);
+	f->skipped += n;
+	if (n)
+		f->last = p[n - 1];
+}
+
+int frame_long_id(const struct frame *f, uint64_t *id)
+{
+	const struct frame_ids *s = &f->ids;
+
+	if (s->nonobj || s->bad || s->method || s->ids != 1 || !s->dn)
+		return 0;
+	*id = s->id;
+	return 1;
+}
+
+/* The line being held passed max: say so, and drop what is held of it
+ * (n bytes at p, which the callback may no longer see). */
+static int drop_begin(struct frame *f, const char *p, size_t n,
+		      frame_line_cb cb, void *ctx)
+{
+	int rc = cb(ctx, NULL, 0);
+
+	memset(&f->ids, 0, sizeof f->ids);
+	f->skipped = 0;
+	f->last = 0;
+	ids_feed(f, p, n);
+	return rc;
+}
+
+/* The dropped line ended. */
+static int drop_end(struct frame *f, frame_line_cb cb, void *ctx)
+{
+	size_t len = f->skipped - (f->skipped && f->last == '\r');
+
+	f->skip = 0;
+	return cb(ctx, NULL, len);
 }
 
 int frame_space(struct frame *f, size_t want, char **room, size_t *n)
@@ -70,8 +186,6 @@ int frame_space(struct frame *f, size_t want, char **room, size_t *n)
 	size_t limit = f->max + 2, cap;
 	char *nb;
 
-	if (broken(f))
-		return -E2BIG;
 	if (want == 0)
 		want = 1;
 	if (f->cap - f->len < want && f->cap < limit) {
@@ -103,12 +217,23 @@ room:
 
 int frame_commit(struct frame *f, size_t n, frame_line_cb cb, void *ctx)
 {
-	size_t start = 0, scan = f->len, end, len;
+	size_t start = 0, scan, end, len;
 	char *nl;
 	int rc;
 
-	if (broken(f))
-		return -E2BIG;
+	if (f->skip) { /* f->len is 0: the n bytes are at the buffer's start */
+		nl = memchr(f->buf, '\n', n);
+		len = nl ? (size_t)(nl - f->buf) : n;
+		ids_feed(f, f->buf, len);
+		if (!nl)
+			return 0;
+		rc = drop_end(f, cb, ctx);
+		if (rc)
+			return rc;
+		memmove(f->buf, nl + 1, n - len - 1);
+		n -= len + 1;
+	}
+	scan = f->len;
 	f->len += n;
 	while (scan < f->len &&
 	       (nl = memchr(f->buf + scan, '\n', f->len - scan)) != NULL) {
@@ -116,8 +241,18 @@ int frame_commit(struct frame *f, size_t n, frame_line_cb cb, void *ctx)
 		len = end - start;
 		if (len > 0 && f->buf[end - 1] == '\r')
 			len--;
-		if (len > f->max)
-			return set_broken(f);
+		if (len > f->max) { /* it came whole, past max */
+			rc = drop_begin(f, f->buf + start, end - start, cb,
+					ctx);
+			if (!rc)
+				rc = drop_end(f, cb, ctx);
+			if (rc) {
+				f->len = 0;
+				return rc;
+			}
+			start = scan = end + 1;
+			continue;
+		}
 		f->buf[start + len] = '\0';
 		f->next = end + 1;
 		f->taken = 0;
@@ -132,15 +267,19 @@ int frame_commit(struct frame *f, size_t n, frame_line_cb cb, void *ctx)
 		memmove(f->buf, f->buf + start, f->len - start);
 		f->len -= start;
 	}
+	rc = 0;
 	if (f->len > f->max + 1 ||
-	    (f->len == f->max + 1 && f->buf[f->len - 1] != '\r'))
-		return set_broken(f);
+	    (f->len == f->max + 1 && f->buf[f->len - 1] != '\r')) {
+		rc = drop_begin(f, f->buf, f->len, cb, ctx);
+		f->len = 0;
+		f->skip = 1;
+	}
 	if (f->len == 0 && f->cap > FRAME_KEEP) {
 		/* Do not keep a huge buffer for the rest of the session
 		 * because one line was huge. */
 		frame_free(f);
 	}
-	return 0;
+	return rc;
 }
 
 int frame_feed(struct frame *f, const char *data, size_t n, frame_line_cb cb,
@@ -163,7 +302,7 @@ int frame_feed(struct frame *f, const char *data, size_t n, frame_line_cb cb,
 		data += k;
 		n -= k;
 	}
-	return broken(f) ? -E2BIG : 0;
+	return 0;
 }
 
 char *frame_take(struct frame *f, int *big)

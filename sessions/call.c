@@ -11,6 +11,7 @@
  * completion (closing a one-shot session, the idle timer, the cap); it
  * says so once, in call_setup, so that this file calls nothing of it.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,7 +73,9 @@ size_t mcp_call_partial(const mcp_call *c, const char **p)
 
 int mcp_call_stream_broken(const mcp_call *c)
 {
-	return c->done && c->streamed && !c->stream_ok;
+	if (!c->done || !c->streamed || c->stream_ok)
+		return 0;
+	return c->too_long ? EFBIG : EIO;
 }
 
 void call_more(mcp_call *c)

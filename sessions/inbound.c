@@ -593,3 +593,36 @@ void inbound_message(mcp_session *s, struct frame *f, char *line,
 			  "else", NULL);
 	mcp_call_unref(sc);
 }
+
+/* ---- a message over the limit (--max-message, spec 1) ---- */
+
+size_t inbound_too_long(mcp_session *s, size_t len, int has_id, uint64_t id,
+			uint64_t ids[2], char *msg, size_t n)
+{
+	size_t k = 0, mib = (len >> 20) + 1;
+
+	if (len == 0) { /* passed the limit: a reply read as it arrives ends */
+		s->long_stream = s->stream.state == 1 && s->stream.c ?
+				 s->stream.c->rpc_id : 0;
+		if (s->long_stream)
+			s->stream.c->too_long = 1;
+		memset(&s->stream, 0, sizeof s->stream);
+		return 0;
+	}
+	memset(&s->stream, 0, sizeof s->stream);
+	snprintf(msg, n, "the server sent a message of %zu bytes, over the "
+		 "limit of %zu bytes: raise it with --max-message %zuM "
+		 "(-o max_message=%zuM)", len, mcp_opts.max_line, mib, mib);
+	if (s->long_stream && (!has_id || id != s->long_stream))
+		ids[k++] = s->long_stream;
+	s->long_stream = 0;
+	if (has_id)
+		ids[k++] = id;
+	if (!k) {
+		mlog(MLOG_WARN, "server %s: skipped a message that is no "
+		     "reply: %s", s->srv->conf->name, msg);
+		ring_append(&s->err, msg, strlen(msg));
+		ring_append(&s->err, "\n", 1);
+	}
+	return k;
+}

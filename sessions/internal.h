@@ -89,6 +89,9 @@ struct mcp_session {
 		size_t end, scan;      /* result end (0: not yet); scanned */
 		int depth, in_str, esc;
 	} stream;
+	uint64_t long_stream;          /* inbound.c: the rpc id of a reply
+					  read as it arrived that went past
+					  --max-message, until it ends */
 	mcp_call *unpacked;            /* surface.c: the reply parts are of */
 	struct mcp_part *parts;
 	size_t nparts;
@@ -122,6 +125,7 @@ struct mcp_call {
 	int queued;              /* on its session's queue */
 	int streamed;            /* its reply was readable as it arrived */
 	int stream_ok;           /* ... and completed as the same bytes */
+	int too_long;            /* ... or went past --max-message */
 	size_t stream_at;        /* where in its line the result began */
 	uv_timer_t timer;
 	double timeout, started;
@@ -234,6 +238,12 @@ void inbound_setup(void (*h)(mcp_session *s, mcp_call *c, cJSON *msg));
 void inbound_message(mcp_session *s, struct frame *f, char *line,
 		     size_t len);
 void inbound_partial(mcp_session *s, const char *p, size_t n);
+/* A message longer than --max-message was dropped (transport.h,
+ * too_long): the calls to fail (up to 2, at ids) with the message msg,
+ * which names the option and the size needed; 0 when none (len 0: the
+ * line passed the limit; or it was no reply, which is logged). */
+size_t inbound_too_long(mcp_session *s, size_t len, int has_id, uint64_t id,
+			uint64_t ids[2], char *msg, size_t n);
 
 /* handshake.c: starting the protocol (initialize, or the modern probe) */
 /* by the era known or configured; 0 or -ENOMEM (nothing sent) */

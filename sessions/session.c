@@ -400,6 +400,17 @@ static void up_partial(void *ctx, const char *p, size_t n)
 	inbound_partial(ctx, p, n);
 }
 
+static void up_too_long(void *ctx, size_t len, int has_id, uint64_t id)
+{
+	uint64_t ids[2];
+	char msg[256];
+	size_t i, n = inbound_too_long(ctx, len, has_id, id, ids, msg,
+				       sizeof msg);
+
+	for (i = 0; i < n; i++)
+		session_call_error(ctx, ids[i], ERR_PROTOCOL, 0, msg);
+}
+
 static void up_lost(void *ctx, int code, const char *what)
 {
 	session_lost(ctx, code, what);
@@ -442,6 +453,7 @@ static const struct transport_up session_up = {
 	.diag = up_diag,
 	.exited = up_exited,
 	.partial = up_partial,
+	.too_long = up_too_long,
 };
 
 /* ---- sending calls ---- */

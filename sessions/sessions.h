@@ -253,8 +253,9 @@ mcp_call *mcp_latest(mcp_server *srv, mcp_session *s);
  * *p (borrowed until the loop runs again); 0 when none. */
 size_t mcp_call_partial(const mcp_call *c, const char **p);
 /* Done, but its reply is not the bytes that were readable while it
- * arrived (the server's line was not a reply after all): EIO for a reader
- * that read some. */
+ * arrived: the errno for a reader that read some, EIO (the server's line
+ * was not a reply after all) or EFBIG (it went past --max-message); else
+ * 0. */
 int mcp_call_stream_broken(const mcp_call *c);
 mcp_call *mcp_call_ref(mcp_call *c);
 void mcp_call_unref(mcp_call *c);

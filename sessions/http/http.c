@@ -220,10 +220,14 @@ static int buf_add(struct xfer *x, const char *p, size_t n, size_t max)
 
 static void too_long(struct xfer *x)
 {
-	char msg[160];
+	char msg[200];
 
 	hc_too_long(msg, sizeof msg);
-	x->h->up->lost(x->h->ctx, ERR_PROTOCOL, msg);
+	if (x->rpc_id && !x->probe) /* only its call fails (spec 1) */
+		x->h->up->call_error(x->h->ctx, x->rpc_id, ERR_PROTOCOL, 0,
+				     msg);
+	else
+		x->h->up->lost(x->h->ctx, ERR_PROTOCOL, msg);
 }
 
 static size_t write_cb(char *p, size_t size, size_t n, void *ud)

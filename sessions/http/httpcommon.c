@@ -194,8 +194,11 @@ size_t hc_trim(char *line, size_t len)
 
 void hc_too_long(char *msg, size_t n)
 {
-	snprintf(msg, n, "protocol error: server sent a message longer than "
-		 "%zu bytes", mod_env.max_line);
+	size_t mib = (mod_env.max_line >> 20) * 2;
+
+	snprintf(msg, n, "the server sent a message over the limit of %zu "
+		 "bytes: raise it with --max-message (-o max_message=SIZE, "
+		 "e.g. %zuM)", mod_env.max_line, mib ? mib : 1);
 }
 
 void hc_conn_msg(char *msg, size_t n, CURLcode res)

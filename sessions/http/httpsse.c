@@ -238,7 +238,7 @@ static size_t write_cb(char *p, size_t size, size_t n, void *ud)
 	struct hx *x = ud;
 	struct hsse *s = x->s;
 	size_t len = size * n;
-	char msg[160];
+	char msg[200];
 	int r;
 
 	if (x->cu.dead || !s->ctx)

@@ -216,6 +216,13 @@ static int line_cb(void *ctx, char *line, size_t len)
 
 	if (!p->ctx)
 		return 1;
+	if (!line) { /* longer than max_line: dropped (frame.h) */
+		uint64_t id = 0;
+		int has_id = len && frame_long_id(&p->frame, &id);
+
+		p->up->too_long(p->ctx, len, has_id, id);
+		return p->ctx ? 0 : 1;
+	}
 	p->up->message(p->ctx, &p->frame, line, len);
 	return p->ctx ? 0 : 1; /* closed by the message: stop */
 }
@@ -278,15 +285,9 @@ static void out_read_cb(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
 			return;
 		}
 		r = frame_commit(&p->frame, (size_t)n, line_cb, p);
-		if (r == -E2BIG && p->ctx) {
-			char msg[128];
-
-			snprintf(msg, sizeof msg,
-				 "protocol error: server sent a line longer "
-				 "than %zu bytes", tenv.max_line);
-			mlog(MLOG_WARN, "server %s: %s", p->name, msg);
-			p->up->lost(p->ctx, ERR_PROTOCOL, msg);
-		}
+		if (r == -ENOMEM && p->ctx)
+			p->up->lost(p->ctx, ERR_PROTOCOL, "out of memory for "
+				    "the server's output");
 		partial(p);
 		return;
 	}

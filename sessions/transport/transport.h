@@ -82,6 +82,12 @@ struct transport_up {
 	 * (called after every read while the line is that long), so that a
 	 * long reply can be read as it arrives. */
 	void (*partial)(void *ctx, const char *p, size_t n);
+	/* A message longer than max_line (stdio), dropped: len 0 when it
+	 * passes the limit (a line read as it arrives stops there), then its
+	 * whole length once it has ended, with the rpc id of the reply it
+	 * was (has_id 0: it was no reply, or which is not known). The
+	 * session stays. */
+	void (*too_long)(void *ctx, size_t len, int has_id, uint64_t rpc_id);
 };
 #define STREAM_MIN (256 * 1024)
 

@@ -1,7 +1,8 @@
 /*
  * test_frame.c - newline framing: lines split across feeds at every point,
  * CRLF, empty lines, the length limit (exactly max, max + 1, a "\r\n" right
- * at the limit), the broken state after -E2BIG, stopping from the callback,
+ * at the limit), a line past it dropped and the lines after it delivered,
+ * the id of a dropped reply (frame_long_id), stopping from the callback,
  * a 64 MiB line fed in 64 KiB chunks; reading straight into the buffer
  * (frame_space, frame_commit: geometric growth, the room bounded by max)
  * and a callback taking the buffer of its line (frame_take), short (a
@@ -32,12 +33,33 @@ struct got {
 	int stop_at;       /* return 7 on this line (1-based), 0 = never */
 	size_t big_len;    /* lines longer than 64 bytes: counted, not kept */
 	int big_ok;
+	int begins;        /* lines that passed max (line NULL, len 0) */
+	int drops;         /* ... and ended (line NULL, their length) */
+	size_t drop_len[8];
+	int drop_has_id[8];
+	uint64_t drop_id[8];
+	struct frame *f;   /* for frame_long_id */
 };
 
 static int collect_cb(void *ctx, char *line, size_t len)
 {
 	struct got *g = ctx;
 
+	if (!line) {
+		if (len == 0) {
+			assert_int_equal(g->begins, g->drops);
+			g->begins++;
+			return 0;
+		}
+		assert_int_equal(g->begins, g->drops + 1);
+		assert_true(g->drops < 8);
+		g->drop_len[g->drops] = len;
+		if (g->f)
+			g->drop_has_id[g->drops] =
+				frame_long_id(g->f, &g->drop_id[g->drops]);
+		g->drops++;
+		return 0;
+	}
 	assert_int_equal(line[len], '\0');
 	assert_int_equal(strlen(line), len);
 	if (len > 64) {
@@ -156,43 +178,116 @@ static void test_limit(void **state)
 	assert_int_equal(feed_str(&f, &g, "abcd\r"), 0);
 	assert_int_equal(feed_str(&f, &g, "\n"), 0);
 	assert_int_equal(g.n, 3);
-	/* max + 1 in one piece. */
-	assert_int_equal(feed_str(&f, &g, "abcde\n"), -E2BIG);
+	/* max + 1 in one piece: dropped, and the next line comes. */
+	assert_int_equal(feed_str(&f, &g, "abcde\n"), 0);
 	assert_int_equal(g.n, 3);
-	/* The frame stays broken. */
-	assert_int_equal(feed_str(&f, &g, "a\n"), -E2BIG);
-	assert_int_equal(g.n, 3);
+	assert_int_equal(g.drops, 1);
+	assert_int_equal(g.drop_len[0], 5);
+	assert_int_equal(feed_str(&f, &g, "a\n"), 0);
+	assert_int_equal(g.n, 4);
+	assert_string_equal(g.line[3], "a");
 	frame_free(&f);
+	got_free(&g);
 
-	/* A partial line fails as soon as it passes max, before any '\n'. */
+	/* A partial line is dropped as soon as it passes max, before any
+	 * '\n'; its length counts every byte up to the '\n'. */
 	frame_init(&f, 4);
 	assert_int_equal(feed_str(&f, &g, "abc"), 0);
-	assert_int_equal(feed_str(&f, &g, "de"), -E2BIG);
-	assert_int_equal(feed_str(&f, &g, "\n"), -E2BIG);
+	assert_int_equal(feed_str(&f, &g, "de"), 0);
+	assert_int_equal(g.begins, 1);
+	assert_int_equal(g.drops, 0);
+	assert_int_equal(f.len, 0);
+	assert_int_equal(feed_str(&f, &g, "fghij"), 0);
+	assert_int_equal(feed_str(&f, &g, "k\r\nok\n"), 0);
+	assert_int_equal(g.drops, 1);
+	assert_int_equal(g.drop_len[0], 11);
+	assert_int_equal(g.n, 1);
+	assert_string_equal(g.line[0], "ok");
 	frame_free(&f);
+	got_free(&g);
 
 	/* max + 1 bytes ending in '\r' may still be a "\r\n" line... */
 	frame_init(&f, 4);
 	assert_int_equal(feed_str(&f, &g, "abcd\r"), 0);
+	assert_int_equal(g.begins, 0);
 	/* ...but not when something else follows. */
-	assert_int_equal(feed_str(&f, &g, "x"), -E2BIG);
+	assert_int_equal(feed_str(&f, &g, "x"), 0);
+	assert_int_equal(g.begins, 1);
+	assert_int_equal(feed_str(&f, &g, "\n"), 0);
+	assert_int_equal(g.drop_len[0], 6);
 	frame_free(&f);
+	got_free(&g);
 
 	frame_init(&f, 4);
-	assert_int_equal(feed_str(&f, &g, "abcde"), -E2BIG);
+	assert_int_equal(feed_str(&f, &g, "abcd\r\r\n"), 0);
+	assert_int_equal(g.drops, 1);
+	assert_int_equal(g.drop_len[0], 5);
+	assert_int_equal(g.n, 0);
 	frame_free(&f);
-
-	frame_init(&f, 4);
-	assert_int_equal(feed_str(&f, &g, "abcd\r\r\n"), -E2BIG);
-	frame_free(&f);
+	got_free(&g);
 
 	/* max 0: only empty lines. */
 	frame_init(&f, 0);
 	assert_int_equal(feed_str(&f, &g, "\n\r\n"), 0);
-	assert_int_equal(g.n, 5);
-	assert_int_equal(feed_str(&f, &g, "a"), -E2BIG);
+	assert_int_equal(g.n, 2);
+	assert_int_equal(feed_str(&f, &g, "a\n\n"), 0);
+	assert_int_equal(g.drops, 1);
+	assert_int_equal(g.n, 3);
 	frame_free(&f);
 	got_free(&g);
+}
+
+/* Which reply a dropped line was: its top-level "id", wherever it is, when
+ * it has no "method"; nested ids, strings and escapes do not count. */
+static void test_long_id(void **state)
+{
+	static const struct {
+		const char *line;
+		int has;
+		uint64_t id;
+	} cases[] = {
+		{"{\"jsonrpc\":\"2.0\",\"id\":42,\"result\":{\"t\":\"xxxxxxxx\"}}",
+		 1, 42},
+		/* the TypeScript SDK: result first, id last */
+		{"{\"result\":{\"id\":7,\"t\":\"\\\"id\\\":9\"},\"jsonrpc\":"
+		 "\"2.0\",\"id\" : 12345678901}", 1, 12345678901ull},
+		{"{\"method\":\"x\",\"id\":3,\"params\":{\"p\":\"xxxxxxxxxx\"}}",
+		 0, 0},
+		{"{\"id\":\"a\",\"result\":{\"t\":\"xxxxxxxxxxxxxxxxxxxx\"}}", 0, 0},
+		{"{\"id\":-1,\"result\":{\"t\":\"xxxxxxxxxxxxxxxxxxxx\"}}", 0, 0},
+		{"{\"id\":1,\"id\":2,\"result\":{\"t\":\"xxxxxxxxxxxxxxxxx\"}}", 0, 0},
+		{"{\"i\\u0064\":5,\"result\":{\"t\":\"xxxxxxxxxxxxxxxxxxxx\"}}", 0, 0},
+		{"[{\"id\":5},{\"t\":\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}]", 0, 0},
+		{"{\"result\":{\"t\":\"xxxxxxxxxxxxxxxxxxxxxxxxxx\"},\"error\":1}", 0,
+		 0},
+	};
+	size_t i, cut, n;
+
+	for (i = 0; i < sizeof cases / sizeof *cases; i++) {
+		n = strlen(cases[i].line);
+		for (cut = 1; cut < n; cut += 7) {
+			struct frame f;
+			struct got g = {0};
+
+			frame_init(&f, 16);
+			g.f = &f;
+			assert_int_equal(frame_feed(&f, cases[i].line, cut,
+						    collect_cb, &g), 0);
+			assert_int_equal(frame_feed(&f, cases[i].line + cut,
+						    n - cut, collect_cb, &g),
+					 0);
+			assert_int_equal(frame_feed(&f, "\n{}\n", 4,
+						    collect_cb, &g), 0);
+			assert_int_equal(g.drops, 1);
+			assert_int_equal(g.drop_len[0], n);
+			assert_int_equal(g.drop_has_id[0], cases[i].has);
+			if (cases[i].has)
+				assert_true(g.drop_id[0] == cases[i].id);
+			assert_int_equal(g.n, 1);
+			frame_free(&f);
+			got_free(&g);
+		}
+	}
 }
 
 static void test_stop(void **state)
@@ -311,10 +406,13 @@ static void test_64mib(void **state)
 	assert_true(t < 30.0);
 	got_free(&g);
 
-	/* One byte over the limit. */
+	/* One byte over the limit: dropped, and the line after it comes. */
 	feed_big(mib64, mib64 + 1, 64 << 10, &rc, &g);
-	assert_int_equal(rc, -E2BIG);
-	assert_int_equal(g.n, 0);
+	assert_int_equal(rc, 0);
+	assert_int_equal(g.drops, 1);
+	assert_int_equal(g.drop_len[0], mib64 + 1);
+	assert_int_equal(g.n, 1);
+	assert_string_equal(g.line[0], "ok");
 	got_free(&g);
 }
 
@@ -583,6 +681,7 @@ int main(void)
 		cmocka_unit_test(test_crlf_and_empty),
 		cmocka_unit_test(test_every_split),
 		cmocka_unit_test(test_limit),
+		cmocka_unit_test(test_long_id),
 		cmocka_unit_test(test_stop),
 		cmocka_unit_test(test_free_reuse),
 		cmocka_unit_test(test_release),
