@@ -572,6 +572,55 @@ else
 	row "7c. SDK over Streamable HTTP" "skipped: node, the SDK or server-everything missing, or it did not start" "—" "—" "mcpfs ≤ 1x" "—"
 fi
 
+# ---- 8. a peer: mcporter's keep-alive daemon ----
+# A shell call as a person types it, whole processes on both sides: the
+# peer's `mcporter call demo.incr` (a node process that asks mcporter's
+# keep-alive daemon, which keeps one demo-server) against
+# `sh -c 'echo REQ > call; cat call'` on a thread of the same server.
+log "8. mcporter"
+MCPORTER=$ROOT/node_modules/mcporter/dist/cli.js
+NODE22=$ROOT/node_modules/.bin/node
+[ -x "$NODE22" ] || NODE22=node
+if [ "$HAVE_NODE" = yes ] && [ -f "$MCPORTER" ]; then
+	MPW=$WORK/mcporter
+	mkdir -p "$MPW/config"
+	printf '{"mcpServers": {"demo": {"command": "%s", "lifecycle": "keep-alive"}}, "imports": []}\n' \
+		"$DEMO" >"$MPW/config/mcporter.json"
+	mcporter() {
+		(cd "$MPW" && XDG_STATE_HOME=$MPW/state XDG_CONFIG_HOME=$MPW/xdg \
+			XDG_CACHE_HOME=$MPW/cache XDG_DATA_HOME=$MPW/data \
+			"$NODE22" "$MCPORTER" --config "$MPW/config/mcporter.json" "$@")
+	}
+	mcporter daemon start >"$MPW/daemon.log" 2>&1 || fail "line $LINENO"
+	mcporter call demo.incr >/dev/null 2>&1 || fail "line $LINENO"  # warm
+	: >"$WORK/m.peer"; : >"$WORK/m.fs"
+	mkdir "$MNT/demo/m1" || fail "line $LINENO"
+	IREQ='{"name":"incr","arguments":{}}'
+	sh -c "echo '$IREQ' > $MNT/demo/m1/call; cat $MNT/demo/m1/call" >/dev/null
+	for rep in 1 2 3 4 5; do
+		t0=$(now_ns)
+		mcporter call demo.incr >/dev/null 2>&1 || fail "line $LINENO"
+		t1=$(now_ns)
+		echo $((t1 - t0)) >>"$WORK/m.peer"
+		for k in 1 2 3 4 5; do
+			t0=$(now_ns)
+			sh -c "echo '$IREQ' > $MNT/demo/m1/call; cat $MNT/demo/m1/call" >/dev/null ||
+				fail "line $LINENO"
+			t1=$(now_ns)
+			echo $((t1 - t0)) >>"$WORK/m.fs"
+		done
+	done
+	mcporter daemon stop >/dev/null 2>&1
+	TP=$(median <"$WORK/m.peer"); TF=$(median <"$WORK/m.fs")
+	R=$(calc "a/b" a="$TP" b="$TF")
+	row "8. a shell call, whole processes: mcporter 0.12.3 call through its keep-alive daemon vs sh -c 'echo > call; cat call'" \
+		"mcpfs $(f2 "$(calc "x/1e6" x="$TF")") ms/call" \
+		"mcporter $(f0 "$(calc "x/1e6" x="$TP")") ms/call" \
+		"mcpfs is $(f0 "$R")x faster" "mcpfs faster" "$(yes_if "$R > 1")"
+else
+	row "8. a shell call through mcporter's keep-alive daemon" "skipped: node or mcporter missing (npm ci)" "—" "—" "mcpfs faster" "—"
+fi
+
 # ---- 6. memory: a fresh mount, idle demo sessions ----
 log "6. memory"
 fusermount3 -u "$MNT"
