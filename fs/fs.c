@@ -400,7 +400,8 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			fuse_reply_buf(req, h->snap->data + off,
 				       len - (size_t)off < size
 					   ? len - (size_t)off : size);
-	} else if (h->kind == K_EVENTS) {
+	} else if (h->kind == K_EVENTS || h->kind == K_TRACE) {
+		enum mcp_log which = h->kind == K_TRACE ? MCP_TRACE : MCP_EVENTS;
 		mcp_session *s = mcp_session_by_id(h->session_id);
 		char *buf = s ? malloc(size) : NULL;
 		uint64_t pos = (uint64_t)off + h->ev_shift, start;
@@ -410,12 +411,12 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		 * and this open file goes on from there: cat gives the
 		 * window once, then EOF */
 		if (buf) {
-			start = mcp_session_events_start(s);
+			start = mcp_session_log_start(s, which);
 			if (pos < start) {
 				h->ev_shift = start - (uint64_t)off;
 				pos = start;
 			}
-			n = mcp_session_events_read(s, pos, buf, size);
+			n = mcp_session_log_read(s, which, pos, buf, size);
 		}
 
 		if (s && !buf)

@@ -20,7 +20,7 @@
  * question or a help/ file. What each kind may do is fs_kinds[kind].
  */
 enum kind {
-	K_DIR, K_CALL, K_TOOLS, K_STATUS, K_STDERR, K_EVENTS, K_CTL,
+	K_DIR, K_CALL, K_TOOLS, K_STATUS, K_STDERR, K_EVENTS, K_TRACE, K_CTL,
 	/* SPEC 9, in a thread directory */
 	K_TOOLDIR, K_RESULTDIR, K_RESDIR, K_RESJSON, K_PROMPTDIR,
 	K_PROMPTSJSON,

@@ -37,6 +37,7 @@ struct opts {
 	char *call_timeout;
 	char *max_sessions;
 	char *max_message;
+	int notrace;
 };
 
 enum { KEY_CONFIG, KEY_CONFIG_EQ };
@@ -65,6 +66,7 @@ static const struct fuse_opt opt_spec[] = {
 	OPT("call_timeout=%s", call_timeout),
 	OPT("max_sessions=%s", max_sessions),
 	OPT("max_message=%s", max_message),
+	OPT("notrace", notrace),
 	OPT("-d", debug),
 	OPT("--debug", debug),
 	OPT("-V", show_version),
@@ -160,6 +162,8 @@ static void usage(const char *prog)
 	       "                        -o idle_timeout=S,call_timeout=S,"
 	       "max_sessions=N,\n"
 	       "                        max_message=SIZE,log=FILE,project=DIR\n"
+	       "  -o notrace            keep no trace file in thread "
+	       "directories\n"
 	       "  -V, --version         print the version\n"
 	       "  -h, --help            this help\n\n"
 	       "Unmount with: fusermount3 -u MOUNTPOINT\n", prog, prog);
@@ -545,6 +549,7 @@ int main(int argc, char **argv)
 	/* big replies grow by realloc: keep them out of the copying heap */
 	mallopt(M_MMAP_THRESHOLD, 1 << 20);
 	loop = uv_default_loop();
+	mo.notrace = o.notrace;
 	mo.self_exe = self;
 	mo.start_dir = start_dir;
 	mcp_init(loop, &mo, &hooks);

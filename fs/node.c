@@ -50,7 +50,12 @@ static off_t size_stderr(const struct node *n)
 
 static off_t size_events(const struct node *n)
 {
-	return (off_t)mcp_session_events_size(n->s);
+	return (off_t)mcp_session_log_size(n->s, MCP_EVENTS);
+}
+
+static off_t size_trace(const struct node *n)
+{
+	return (off_t)mcp_session_log_size(n->s, MCP_TRACE);
 }
 
 static off_t size_listing(const struct node *n, enum mcp_list what)
@@ -101,6 +106,7 @@ const struct kind_info fs_kinds[K_NKINDS] = {
 	[K_STATUS] = {"status", KF_THREAD, size_status},
 	[K_STDERR] = {"stderr", KF_THREAD, size_stderr},
 	[K_EVENTS] = {"events", KF_THREAD, size_events},
+	[K_TRACE] = {"trace", KF_THREAD, size_trace},
 	[K_CTL] = {"ctl", KF_THREAD | KF_WRITE, NULL},
 	[K_TOOLDIR] = {"tools", KF_THREAD | KF_DIR | KF_LISTING, NULL,
 		       K_TOOL, MCP_TOOLS},

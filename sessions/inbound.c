@@ -545,6 +545,8 @@ static void inbound_line(mcp_session *s, struct frame *f, char *line,
 		len--;
 		soff++;
 	}
+	if (len)
+		trace_msg(s, 1, line, len);
 	if (!len || fast_reply(s, f, line, len, sc, soff) == 0)
 		return;
 	failures = jsent_failures();

@@ -19,6 +19,7 @@
 
 #define STDERR_KEEP (64 * 1024)
 #define EVENTS_KEEP (1024 * 1024)
+#define TRACE_KEEP (1024 * 1024)   /* trace.c: the window of the trace */
 
 /* A kept configuration; servers point into it. */
 struct conf_ref {
@@ -78,7 +79,7 @@ struct mcp_session {
 	unsigned start_fails;
 	double next_start;
 	mcp_call *last_sent, *last_done, *lists[MCP_NLISTS];
-	struct ring err, events;
+	struct ring err, events, trace;
 	struct names names[MCP_NLISTS]; /* surface.c: names given out */
 	struct names help;             /* guide.c: help/ file names */
 	struct stream {                /* inbound.c: a long reply arriving */
@@ -224,6 +225,13 @@ cJSON *msg_list(uint64_t id, enum mcp_list what, const char *cursor);
 const char *msg_list_capability(enum mcp_list what);
 int msg_version_known(const char *v);
 void session_send(mcp_session *s, char *line, size_t len, uint64_t rpc_id);
+/* trace.c: one message of s, in (from the server) or out, into its trace
+ * (spec 15), unless -o notrace. */
+void trace_msg(mcp_session *s, int in, const char *line, size_t len);
+/* trace.c: the byte windows of a session (stderr, events, trace): their
+ * sizes, and their buffers freed. */
+void windows_init(mcp_session *s);
+void windows_free(mcp_session *s);
 /* message.c: what fails request rpc_id of s that could not be sent (its
  * call, or the start when it was the handshake; status 0); set once by
  * the session core, as inbound_setup */

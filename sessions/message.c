@@ -168,11 +168,13 @@ void session_send(mcp_session *s, char *line, size_t len, uint64_t rpc_id)
 			len = mn;
 		}
 		if (s->ops->send_hdrs) {
+			trace_msg(s, 0, line, len);
 			s->ops->send_hdrs(s->t, line, len, rpc_id,
 					  era_headers(s, line, len));
 			return;
 		}
 	}
+	trace_msg(s, 0, line, len);
 	s->ops->send(s->t, line, len, rpc_id);
 }
 

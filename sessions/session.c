@@ -749,8 +749,7 @@ mcp_session *session_new(mcp_server *srv, const char *name, int oneshot,
 	s->next_id = 1;
 	idtab_init(&s->pending);
 	TAILQ_INIT(&s->queue);
-	s->err.cap = STDERR_KEEP;
-	s->events.cap = EVENTS_KEEP;
+	windows_init(s);
 	if (sessions_link(s) < 0) {
 		free(s);
 		return NULL;
@@ -778,8 +777,7 @@ static void session_free_cb(uv_handle_t *h)
 	cJSON_Delete(s->server_info);
 	cJSON_Delete(s->capabilities);
 	free(s->last_error);
-	free(s->err.buf);
-	free(s->events.buf);
+	windows_free(s);
 	surface_free(s);
 	free(s);
 	session_obj_drop();

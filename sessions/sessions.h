@@ -51,6 +51,7 @@ struct mcp_options {
 	size_t max_line;        /* longest stdout line accepted from a server */
 	const char *self_exe;   /* path of the mcpfs binary (exec helper) */
 	const char *start_dir;  /* where mcpfs was started: servers' cwd */
+	int notrace;            /* -o notrace: no thread keeps a trace */
 };
 
 /* Notifications from sessions/ to fs/ (for kernel cache invalidation). */
@@ -137,16 +138,17 @@ int mcp_session_ctl(mcp_session *s, const char *verb, size_t len);
 mcp_buf *mcp_status_json(void);                 /* MOUNT/.status */
 mcp_buf *mcp_session_status_json(mcp_session *s); /* thread status */
 mcp_buf *mcp_session_stderr(mcp_session *s);     /* last 64 KiB */
-/* events: append-only log; size is all bytes ever appended (so tail -f
- * follows it), the last 1 MiB is kept. */
-uint64_t mcp_session_events_size(const mcp_session *s);
-/* The stream offset of the oldest line events still keeps (0 until the
+/* events and trace: append-only logs of a thread (which); size is all
+ * bytes ever appended (so tail -f follows it), the last 1 MiB is kept. */
+enum mcp_log { MCP_EVENTS, MCP_TRACE };
+uint64_t mcp_session_log_size(const mcp_session *s, enum mcp_log which);
+/* The stream offset of the oldest line the log still keeps (0 until the
  * window has dropped something). */
-uint64_t mcp_session_events_start(const mcp_session *s);
-/* Up to n bytes of events from stream offset off (off at or after the
+uint64_t mcp_session_log_start(const mcp_session *s, enum mcp_log which);
+/* Up to n bytes of the log from stream offset off (off at or after the
  * start above; earlier offsets read from the start). */
-size_t mcp_session_events_read(const mcp_session *s, uint64_t off, char *dst,
-			       size_t n);
+size_t mcp_session_log_read(const mcp_session *s, enum mcp_log which,
+			    uint64_t off, char *dst, size_t n);
 
 /* ---- questions from the server (requests/<id>) ---- */
 

@@ -177,9 +177,14 @@ mcp_buf *mcp_session_stderr(mcp_session *s)
 	return b;
 }
 
-uint64_t mcp_session_events_size(const mcp_session *s)
+static const struct ring *log_ring(const mcp_session *s, enum mcp_log which)
 {
-	return s->events.total;
+	return which == MCP_TRACE ? &s->trace : &s->events;
+}
+
+uint64_t mcp_session_log_size(const mcp_session *s, enum mcp_log which)
+{
+	return log_ring(s, which)->total;
 }
 
 /*
@@ -187,9 +192,9 @@ uint64_t mcp_session_events_size(const mcp_session *s)
  * line the window cut is not shown in part). The window is full once
  * anything was dropped, so it starts at first % cap and wraps.
  */
-uint64_t mcp_session_events_start(const mcp_session *s)
+uint64_t mcp_session_log_start(const mcp_session *s, enum mcp_log which)
 {
-	const struct ring *r = &s->events;
+	const struct ring *r = log_ring(s, which);
 	uint64_t first = r->total > r->cap ? r->total - r->cap : 0;
 	size_t at;
 	const char *nl;
@@ -206,11 +211,11 @@ uint64_t mcp_session_events_start(const mcp_session *s)
 	return r->total;
 }
 
-size_t mcp_session_events_read(const mcp_session *s, uint64_t off, char *dst,
-			       size_t n)
+size_t mcp_session_log_read(const mcp_session *s, enum mcp_log which,
+			    uint64_t off, char *dst, size_t n)
 {
-	const struct ring *r = &s->events;
-	uint64_t start = mcp_session_events_start(s);
+	const struct ring *r = log_ring(s, which);
+	uint64_t start = mcp_session_log_start(s, which);
 
 	if (!r->buf)
 		return 0;

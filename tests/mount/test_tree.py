@@ -13,7 +13,7 @@ import pytest
 from conftest import (MCPFS, call, fake, demo, pid_gone, read_file, status,
                       supervisor_of, text, tool, wait_until, write_file)
 
-THREAD_FILES = {'call', 'status', 'tools.json', 'stderr', 'events', 'ctl',
+THREAD_FILES = {'call', 'status', 'tools.json', 'stderr', 'events', 'trace', 'ctl',
                 'resources.json', 'prompts.json'}
 THREAD_DIRS = {'tools', 'result', 'resources', 'prompts',
                'requests',   # requests/: the server's questions (test_ask)

@@ -1,0 +1,87 @@
+/*
+ * trace.c - the trace of a thread (spec 15): every JSON-RPC message of the
+ * session, both ways, one JSON line each,
+ *
+ *     {"at":"2026-12-04T16:55:01.123Z","dir":"out","msg":{...}}
+ *
+ * in a window of the last TRACE_KEEP bytes of whole lines, read like
+ * events. msg is the message as it went or came, byte for byte. A message
+ * that is not JSON, or longer than TRACE_MSG_MAX (a long reply would push
+ * everything else out of the window), is a line without msg that says so:
+ * {"at":...,"dir":"in","bytes":N,"note":"not JSON"}. Nothing else is
+ * written: HTTP headers (where secrets live) are not messages.
+ * -o notrace (mcp_opts.notrace) turns it off. The session's other
+ * windows (stderr, events) are set up and freed here with it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+
+#include "internal.h"
+#include "jscan.h"
+
+#define TRACE_MSG_MAX (64 * 1024)
+
+void windows_init(mcp_session *s)
+{
+	s->err.cap = STDERR_KEEP;
+	s->events.cap = EVENTS_KEEP;
+	s->trace.cap = TRACE_KEEP;
+}
+
+void windows_free(mcp_session *s)
+{
+	free(s->err.buf);
+	free(s->events.buf);
+	free(s->trace.buf);
+}
+
+/* 1 when the n bytes at p are one whole JSON value. */
+static int whole_json(const char *p, size_t n)
+{
+	struct jscan j;
+	size_t used;
+	int r;
+
+	jscan_init(&j);
+	r = jscan_feed(&j, p, n, &used);
+	if (r == JSCAN_MORE)
+		r = jscan_finish(&j);
+	return r == JSCAN_DONE;
+}
+
+void trace_msg(mcp_session *s, int in, const char *line, size_t len)
+{
+	char head[160], at[40];
+	struct timeval tv;
+	struct tm tm;
+	time_t sec;
+	int k;
+
+	if (mcp_opts.notrace)
+		return;
+	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+		len--;
+	gettimeofday(&tv, NULL);
+	sec = tv.tv_sec;
+	gmtime_r(&sec, &tm);
+	strftime(at, sizeof at, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (len <= TRACE_MSG_MAX && whole_json(line, len)) {
+		k = snprintf(head, sizeof head,
+			     "{\"at\":\"%s.%03ldZ\",\"dir\":\"%s\",\"msg\":", at,
+			     (long)tv.tv_usec / 1000, in ? "in" : "out");
+		ring_append(&s->trace, head, (size_t)k);
+		ring_append(&s->trace, line, len);
+		ring_append(&s->trace, "}\n", 2);
+		return;
+	}
+	k = snprintf(head, sizeof head,
+		     "{\"at\":\"%s.%03ldZ\",\"dir\":\"%s\",\"bytes\":%zu,"
+		     "\"note\":\"%s\"}", at, (long)tv.tv_usec / 1000,
+		     in ? "in" : "out", len,
+		     len > TRACE_MSG_MAX ? "longer than 65536 bytes: not kept"
+					 : "not JSON");
+	ring_line(&s->trace, head, (size_t)k);
+}
