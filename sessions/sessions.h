@@ -292,6 +292,12 @@ mcp_buf *mcp_readme(void);
 int mcp_args_lines(mcp_server *srv, mcp_session *s, int prompt,
 		   const char *name, const char *text, size_t len, char **json,
 		   char **why);
+/* The check of whole lines as they arrive (kvargs_check): len bytes of
+ * lines numbered from *line + 1, typed by the same schema. 0, or -EINVAL
+ * with *why (malloc'd) naming the line, -ENOMEM. */
+int mcp_args_check(mcp_server *srv, mcp_session *s, int prompt,
+		   const char *name, const char *text, size_t len,
+		   unsigned *line, char **why);
 
 /* ---- logging ---- */
 enum { MLOG_ERR, MLOG_WARN, MLOG_INFO, MLOG_DEBUG };
