@@ -130,6 +130,10 @@ void mcp_session_close(mcp_session *s);
 /* Open files inside a thread directory hold the session (idle timer). */
 void mcp_session_hold(mcp_session *s);
 void mcp_session_release(mcp_session *s);
+/* A resources/read of uri failed with reply (an error, or no contents):
+ * the server's message becomes s's status.last_error (SPEC 9). */
+void mcp_resource_failed(mcp_session *s, const char *uri,
+			 const mcp_buf *reply);
 /* ctl verbs: "cancel", "restart", "close" (trailing whitespace ignored). */
 int mcp_session_ctl(mcp_session *s, const char *verb, size_t len);
 
