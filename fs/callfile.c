@@ -11,6 +11,10 @@
  *           EINVAL, more than 16 MiB with EFBIG (and every write till
  *           close), a complete value that is not a valid request with
  *           EINVAL; each such refusal is a call whose reply is the error.
+ *           NAME=VALUE lines (tools/x, prompts/x; SPEC 9) are gathered
+ *           till the close; each write checks the lines it completed and
+ *           fails with EINVAL at a bad one, and so does every later write
+ *           of that request, till the close.
  *           Every request sent is queued on this open file for reading
  *           (not on a write-only one) and recorded with its writer
  *           (writers.c).
