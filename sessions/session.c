@@ -893,15 +893,7 @@ int mcp_session_ctl(mcp_session *s, const char *verb, size_t len)
 		session_close_notify(s, "ctl close");
 		return 0;
 	}
-	{ /* where the user looks (SPEC 12): the verb and the valid ones */
-		char *msg;
-
-		if (asprintf(&msg, "ctl: unknown verb '%.*s' (the verbs are "
-			     "cancel, restart and close)",
-			     (int)(len < 64 ? len : 64), verb) < 0)
-			msg = NULL;
-		session_error(s, msg);
-	}
+	session_bad_verb(s, verb, len); /* where the user looks (SPEC 12) */
 	return -EINVAL;
 }
 
