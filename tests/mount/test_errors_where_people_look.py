@@ -37,14 +37,18 @@ def closed_port():
 
 def same_error(a, b):
     """Two {"error": ...} replies of a server that cannot start say the
-    same: the code, the data (exit status, stderr), and the startup
-    failure in the message (which is either the failure of this start or,
-    while mcpfs backs off, "server keeps failing to start (attempt N);
-    next try in T s; last error: ...", as time goes)."""
-    ea, eb = a['error'], b['error']
-    return (ea['code'], ea.get('data')) == (eb['code'], eb.get('data')) \
-        and 'startup failed' in ea['message'] \
-        and 'startup failed' in eb['message']
+    same: the code, the exit status, the last stderr line, and the
+    startup failure in the message. (The rest moves with time, not with
+    the file: while mcpfs backs off the message is "server keeps failing
+    to start (attempt N); next try in T s; last error: ...", and stderr
+    gathers a line per attempt.)"""
+    def gist(reply):
+        e = reply['error']
+        data = e.get('data') or {}
+        return (e['code'], data.get('exitStatus'),
+                (data.get('stderr') or '').splitlines()[-1:],
+                'startup failed' in e['message'])
+    return gist(a) == gist(b)
 
 
 def in_time(stamp, before):
