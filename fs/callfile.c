@@ -11,6 +11,10 @@
  *           EINVAL, more than 16 MiB with EFBIG (and every write till
  *           close), a complete value that is not a valid request with
  *           EINVAL; each such refusal is a call whose reply is the error.
+ *           NAME=VALUE lines (tools/x, prompts/x; SPEC 9) are gathered
+ *           till the close; each write checks the lines it completed and
+ *           fails with EINVAL at a bad one, and so does every later write
+ *           of that request, till the close.
  *           Every request sent is queued on this open file for reading
  *           (not on a write-only one) and recorded with its writer
  *           (writers.c).
@@ -88,6 +92,9 @@ struct callfile {
 	char *key;            /* ... "t:x" or "p:x" (writers.h) */
 	struct gbuf lines;    /* NAME=VALUE lines (SPEC 9), sent at close */
 	int in_lines;         /* this request is such lines */
+	int lines_bad;        /* ... one was refused: the rest fail too */
+	size_t lines_checked; /* the bytes of whole lines checked so far */
+	unsigned lines_line;  /* ... and how many lines they were */
 	pid_t writer;         /* the caller of the current write or flush */
 	struct wproc *closer; /* who closed it unwritten: for {} at release */
 	unsigned long long closer_image;
@@ -558,6 +565,46 @@ static int dispatch(struct callfile *cf, int w)
 	return r;
 }
 
+/* The NAME=VALUE request of this open file is over (sent or refused). */
+static void lines_reset(struct callfile *cf)
+{
+	gbuf_free(&cf->lines);
+	cf->in_lines = cf->lines_bad = 0;
+	cf->lines_checked = 0;
+	cf->lines_line = 0;
+}
+
+/* The lines that the last write completed, checked as they arrive (SPEC
+ * 9: a bad line fails the write that completes it, and is never sent):
+ * 0, or -EINVAL once refused (the refusal is the reply to read), -ENOMEM,
+ * -ENOENT. */
+static int lines_check(struct callfile *cf)
+{
+	const char *p = cf->lines.p + cf->lines_checked, *nl = NULL, *q;
+	size_t left = cf->lines.len - cf->lines_checked;
+	mcp_server *srv;
+	mcp_session *s;
+	char *why = NULL;
+	int r;
+
+	for (q = p; (q = memchr(q, '\n', left - (size_t)(q - p))) != NULL;
+	     q++)
+		nl = q;
+	if (!nl)
+		return 0;
+	r = resolve(cf, &srv, &s);
+	if (r == 0)
+		r = mcp_args_check(srv, s, cf->kind == K_PROMPT, cf->key + 2, p,
+				   (size_t)(nl + 1 - p), &cf->lines_line,
+				   &why);
+	if (r == 0)
+		cf->lines_checked += (size_t)(nl + 1 - p);
+	else if (why)
+		refuse(cf, why, 0);
+	free(why);
+	return r;
+}
+
 /* NAME=VALUE lines (SPEC 9), at close: made into the arguments object by
  * the tool's schema (lib/kvargs.c through mcp_args_lines) and sent like a
  * JSON request, or refused naming the line. */
@@ -575,7 +622,7 @@ static int lines_dispatch(struct callfile *cf, int w)
 				   t->valuestring, cf->lines.p, cf->lines.len,
 				   &json, &why);
 	cJSON_Delete(t);
-	gbuf_free(&cf->lines);
+	lines_reset(cf);
 	jsonwrite_clear(&cf->in);
 	if (r == 0 && gbuf_puts(&cf->in.buf, json) == 0)
 		r = dispatch(cf, w);
@@ -600,16 +647,22 @@ void callfile_write(struct callfile *cf, fuse_req_t req, const char *buf,
 	if (!cf->in_lines && cf->target && !jsonwrite_pending(&cf->in) &&
 	    kvargs_is_lines(buf, size))
 		cf->in_lines = 1;
-	if (cf->in_lines) { /* gathered, sent at close */
-		if (cf->lines.len + size > MAX_REQUEST)
+	if (cf->in_lines) { /* gathered, each line checked, sent at close */
+		if (cf->lines_bad)
+			r = -EINVAL; /* a line was refused: so is the rest */
+		else if (cf->lines.len + size > MAX_REQUEST)
 			r = -EFBIG;
 		else
 			r = gbuf_add(&cf->lines, buf, size) < 0 ? -ENOMEM : 0;
+		if (r == 0)
+			r = lines_check(cf);
 		if (r < 0) {
+			int bad = r == -EINVAL;
+
 			if (r == -EFBIG)
 				refuse(cf, "request over " MAX_REQUEST_TEXT, 0);
-			gbuf_free(&cf->lines);
-			cf->in_lines = 0;
+			lines_reset(cf);
+			cf->in_lines = cf->lines_bad = bad; /* till close */
 			fuse_reply_err(req, -r);
 		} else {
 			fuse_reply_write(req, size);
@@ -641,6 +694,11 @@ void callfile_flush(struct callfile *cf, fuse_req_t req)
 						&cf->closer_image)) &&
 		    errno == ENOMEM) {
 			fuse_reply_err(req, ENOMEM); /* {} could not be sent */
+			return;
+		}
+		if (cf->in_lines && cf->lines_bad) { /* refused at a write */
+			lines_reset(cf);
+			fuse_reply_err(req, EINVAL);
 			return;
 		}
 		if (cf->in_lines) {

@@ -444,7 +444,7 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 		mcp_session *s = mcp_session_by_id(h->session_id);
 		int r = s ? mcp_session_ctl(s, buf, size) : -ENOENT;
 
-		if (r == -EINVAL)
+		if (r == -EINVAL) /* and in status.last_error */
 			mlog(MLOG_INFO, "ctl: unknown verb (want cancel, "
 			     "restart or close)");
 		if (r < 0)

@@ -275,6 +275,18 @@ static void lookup(fuse_req_t req, fuse_ino_t parent, const char *name,
 			return;
 		}
 		names = names_of(c, what);
+		if (!names && listing_failed(c) && (what == MCP_TOOLS ||
+						    what == MCP_PROMPTS)) {
+			/* no listing (the server is down): the file is there
+			 * all the same, and a call of it reads back the
+			 * error as call does (SPEC 9) */
+			char *d = mcp_name_decode(name);
+
+			mcp_call_unref(c);
+			idx = d && *d ? mcp_name_intern(p.s, what, d) : -ENOENT;
+			free(d);
+			goto found;
+		}
 		mcp_call_unref(c);
 		if (!names) {
 			fuse_reply_err(req, EIO);
@@ -290,6 +302,7 @@ static void lookup(fuse_req_t req, fuse_ino_t parent, const char *name,
 		}
 		cJSON_Delete(names);
 	}
+found:
 	if (idx < 0) {
 		fuse_reply_err(req, idx == -1 ? ENOENT : (int)-idx);
 		return;
@@ -626,6 +639,10 @@ static void open_(fuse_req_t req, fuse_ino_t ino, struct fh *h,
 				     "%.200s", mcp_name_at(n.s, MCP_RESOURCES,
 							   n.idx),
 				     mcp_call_reply(have)->data);
+			if (err != -ENOMEM) /* where the user looks */
+				mcp_resource_failed(n.s, mcp_name_at(n.s,
+					MCP_RESOURCES, n.idx),
+					mcp_call_reply(have));
 			fs_open_fail(req, h, -err);
 			return;
 		}

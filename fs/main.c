@@ -21,7 +21,11 @@
 
 #include "buildconfig.h"
 #include "fs.h"
+#include "mimetab.h"
 #include "writers.h"
+
+/* The system's media types (Debian's media-types package). */
+#define MIME_TYPES "/etc/mime.types"
 
 struct opts {
 	char *configs[MCP_MAX_CONFIGS];
@@ -484,7 +488,7 @@ int main(int argc, char **argv)
 	double cap;
 	ssize_t n;
 	uv_loop_t *loop;
-	int fd;
+	int fd, rc;
 
 	if (argc > 1 && !strcmp(argv[1], "--mcpfs-exec"))
 		return mcp_supervise(argc, argv);
@@ -552,6 +556,10 @@ int main(int argc, char **argv)
 	mo.notrace = o.notrace;
 	mo.self_exe = self;
 	mo.start_dir = start_dir;
+	/* result/'s names (SPEC 9): read once; without it, the built-in ones */
+	if ((rc = mimetab_load(MIME_TYPES)) < 0)
+		mlog(MLOG_INFO, "%s: %s: result/ names only the types mcpfs "
+		     "knows itself", MIME_TYPES, strerror(-rc));
 	mcp_init(loop, &mo, &hooks);
 	if (mcp_load_configs((const char *const *)o.configs, o.nconfigs,
 			     o.project, &err) < 0) {
@@ -584,6 +592,7 @@ int main(int argc, char **argv)
 	free(cl.mountpoint);
 	free(start_dir);
 	free_opts(&o);
+	mimetab_free();
 	mlog(MLOG_INFO, "exit");
 	return 0;
 }

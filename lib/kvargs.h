@@ -21,12 +21,22 @@ const char *kvargs_type(const cJSON *prop);
 /*
  * The arguments object of the lines at text (len bytes, no NUL needed),
  * typed by schema (a tool's inputSchema: its "properties" give each name's
- * "type"; NULL or a name it does not list: a string). Returns 0 with *out a
- * JSON object text to free with cJSON_free (numbers and JSON values kept as written), or
+ * "type", bounds and enum; NULL or a name it does not list: a string).
+ * Returns 0 with *out a JSON object text to free with cJSON_free (numbers
+ * and JSON values kept as written), or
  * -EINVAL with *why a malloc'd message naming the line ("line 2: ..."),
  * -ENOMEM. Blank lines are skipped; a later NAME replaces an earlier one.
  */
 int kvargs_parse(const char *text, size_t len, const cJSON *schema,
 		 char **out, char **why);
+
+/*
+ * The check of whole lines as they arrive (SPEC 9: a bad line fails the
+ * write that completes it): the len bytes at text are lines, numbered
+ * from *line + 1 (*line is left at the last), checked as kvargs_parse
+ * would. 0, -EINVAL with *why (malloc'd, naming the line), -ENOMEM.
+ */
+int kvargs_check(const char *text, size_t len, const cJSON *schema,
+		 unsigned *line, char **why);
 
 #endif

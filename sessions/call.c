@@ -290,8 +290,7 @@ int mcp_call_refused(mcp_server *srv, mcp_session *s, const char *why,
 	call_complete(c, msg_error_reply(e));
 	cJSON_Delete(e);
 	if (s) {
-		free(s->last_error);
-		s->last_error = strdup(msg);
+		session_error(s, strdup(msg));
 		s->last_used = mcp_now();
 		if (!s->in_flight)
 			call_set_ref(&s->last_done, c);

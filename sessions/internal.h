@@ -75,6 +75,7 @@ struct mcp_session {
 	cJSON *server_info, *capabilities;
 	char protocol[32];
 	char *last_error;
+	double last_error_at;     /* when last_error was set (SPEC 9, 12) */
 	int exit_status, term_signal, has_exit;
 	unsigned start_fails;
 	double next_start;
@@ -308,6 +309,12 @@ void mcp_auth_note(const char *server, const char *state,
  * line of its stderr ("server exited with status 127: cannot run X: No
  * such file or directory"): malloc'd. */
 char *session_reason(const mcp_session *s, const char *msg);
+/* s's status.last_error is msg (taken over; NULL when out of memory), and
+ * last_error_at now: every failure the user should see goes here. */
+void session_error(mcp_session *s, char *msg);
+/* A ctl write of len bytes at verb that is no verb: last_error names it
+ * and the verbs there are. */
+void session_bad_verb(mcp_session *s, const char *verb, size_t len);
 /* data.authorizationUrl and data.auth of a call failed for authorization */
 void session_auth_data(const mcp_session *s, cJSON *data);
 /* The data of a failure with error code *code: session_failure_data, and

@@ -165,8 +165,7 @@ int policy_refuse(mcp_session *s, mcp_call *c, const mcp_call *listing,
 		 "of server %.150s (%s)", name, conf->name, rule);
 	mlog(MLOG_INFO, "server %s: %s", conf->name, msg);
 	free(name);
-	free(s->last_error); /* where the user looks (SPEC 12) */
-	s->last_error = strdup(msg);
+	session_error(s, strdup(msg)); /* where the user looks (SPEC 12) */
 	call_fail(c, -32602, msg, NULL);
 	return 1;
 }

@@ -62,11 +62,13 @@ static void call_abort(mcp_call *c, int code, const char *msg,
 			s->ops->forget(s->t, c->rpc_id);
 	}
 	if (s && c->kind == CALL_USER) { /* the whole reason, for status */
-		free(s->last_error);
-		if (asprintf(&s->last_error, "%s%s", msg, code == ERR_CANCELLED
+		char *e;
+
+		if (asprintf(&e, "%s%s", msg, code == ERR_CANCELLED
 			     ? " (ctl cancel, or its reader was interrupted)"
 			     : "") < 0)
-			s->last_error = NULL;
+			e = NULL;
+		session_error(s, e);
 	}
 	call_fail(c, code, msg, NULL);
 }
@@ -179,8 +181,7 @@ static int session_spawn(mcp_session *s)
 			    sizeof err);
 	if (r < 0) {
 		s->t = NULL;
-		free(s->last_error);
-		s->last_error = strdup(err);
+		session_error(s, strdup(err));
 		s->state = S_EXITED;
 		s->start_fails++;
 		s->next_start = mcp_now() + 0.5;
@@ -263,8 +264,7 @@ static void session_lost(mcp_session *s, int code, const char *what)
 	}
 	mlog(MLOG_WARN, "server %s thread %s: %s", s->srv->conf->name,
 	     s->oneshot ? "(one-shot)" : s->name, msg);
-	free(s->last_error);
-	s->last_error = session_reason(s, msg); /* and its last stderr line */
+	session_error(s, session_reason(s, msg)); /* and its stderr line */
 	s->state = S_EXITED;
 	session_detach(s);
 	data = session_failure_data_for(s, &code);
@@ -308,8 +308,7 @@ static void session_call_error(mcp_session *s, uint64_t rpc_id, int code,
 	mlog(MLOG_INFO, "server %s thread %s: request %" PRIu64 " failed: %s",
 	     s->srv->conf->name, s->oneshot ? "(one-shot)" : s->name, rpc_id,
 	     msg);
-	free(s->last_error); /* "HTTP 502 from the server: what it said" */
-	s->last_error = strdup(msg);
+	session_error(s, strdup(msg)); /* "HTTP 502 from the server: ..." */
 	d = session_failure_data_for(s, &code);
 	call_fail(c, code, msg, d);
 	cJSON_Delete(d);
@@ -892,6 +891,7 @@ int mcp_session_ctl(mcp_session *s, const char *verb, size_t len)
 		session_close_notify(s, "ctl close");
 		return 0;
 	}
+	session_bad_verb(s, verb, len); /* where the user looks (SPEC 12) */
 	return -EINVAL;
 }
 

@@ -131,6 +131,10 @@ void mcp_session_close(mcp_session *s);
 /* Open files inside a thread directory hold the session (idle timer). */
 void mcp_session_hold(mcp_session *s);
 void mcp_session_release(mcp_session *s);
+/* A resources/read of uri failed with reply (an error, or no contents):
+ * the server's message becomes s's status.last_error (SPEC 9). */
+void mcp_resource_failed(mcp_session *s, const char *uri,
+			 const mcp_buf *reply);
 /* ctl verbs: "cancel", "restart", "close" (trailing whitespace ignored). */
 int mcp_session_ctl(mcp_session *s, const char *verb, size_t len);
 
@@ -294,6 +298,12 @@ mcp_buf *mcp_readme(void);
 int mcp_args_lines(mcp_server *srv, mcp_session *s, int prompt,
 		   const char *name, const char *text, size_t len, char **json,
 		   char **why);
+/* The check of whole lines as they arrive (kvargs_check): len bytes of
+ * lines numbered from *line + 1, typed by the same schema. 0, or -EINVAL
+ * with *why (malloc'd) naming the line, -ENOMEM. */
+int mcp_args_check(mcp_server *srv, mcp_session *s, int prompt,
+		   const char *name, const char *text, size_t len,
+		   unsigned *line, char **why);
 
 /* ---- logging ---- */
 enum { MLOG_ERR, MLOG_WARN, MLOG_INFO, MLOG_DEBUG };

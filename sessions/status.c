@@ -141,10 +141,13 @@ mcp_buf *mcp_session_status_json(mcp_session *s)
 	cJSON_AddItemToObject(o, "capabilities", s->capabilities ?
 			      cJSON_Duplicate(s->capabilities, 1) :
 			      cJSON_CreateNull());
-	if (s->last_error)
+	if (s->last_error) {
 		cJSON_AddStringToObject(o, "last_error", s->last_error);
-	else
+		msg_add_time(o, "last_error_at", s->last_error_at);
+	} else {
 		cJSON_AddNullToObject(o, "last_error");
+		cJSON_AddNullToObject(o, "last_error_at");
+	}
 	if (s->has_exit) {
 		cJSON *e = cJSON_AddObjectToObject(o, "exit");
 

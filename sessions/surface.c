@@ -16,6 +16,7 @@
 #include "internal.h"
 #include "jscan.h"
 #include "jsent.h"
+#include "mimetab.h"
 
 /* ---- names ---- */
 
@@ -162,27 +163,11 @@ static mcp_buf *b64_decode(const char *in)
 	return b;
 }
 
+/* The extension of a block of type mime (lib/mimetab.c: the spec's names,
+ * then /etc/mime.types), else dflt. */
 static const char *ext_of(const char *mime, const char *dflt)
 {
-	static const char *const map[][2] = {
-		{"image/png", "png"}, {"image/jpeg", "jpg"},
-		{"image/jpg", "jpg"}, {"image/gif", "gif"},
-		{"image/webp", "webp"}, {"image/svg+xml", "svg"},
-		{"audio/wav", "wav"}, {"audio/x-wav", "wav"},
-		{"audio/wave", "wav"}, {"audio/mpeg", "mp3"},
-		{"audio/mp3", "mp3"}, {"text/plain", "txt"},
-		{"text/html", "html"}, {"text/markdown", "md"},
-		{"application/json", "json"}, {"application/pdf", "pdf"},
-	};
-	size_t i, n;
-
-	if (!mime)
-		return dflt;
-	n = strcspn(mime, "; ");
-	for (i = 0; i < sizeof map / sizeof map[0]; i++)
-		if (strlen(map[i][0]) == n && !strncasecmp(mime, map[i][0], n))
-			return map[i][1];
-	return dflt;
+	return mimetab_ext(mime, dflt);
 }
 
 struct unpack {

@@ -262,23 +262,40 @@ mcp_buf *mcp_readme(void)
 	return out;
 }
 
-int mcp_args_lines(mcp_server *srv, mcp_session *s, int prompt,
-		   const char *name, const char *text, size_t len, char **json,
-		   char **why)
+/* The inputSchema of tool name in the cached listing of s (of any thread
+ * of srv for a one-shot); NULL for a prompt or when none is cached. */
+static const cJSON *args_schema(mcp_server *srv, mcp_session *s, int prompt,
+				const char *name)
 {
 	const cJSON *e = prompt ? NULL : entry(srv, s, MCP_TOOLS, name);
-	char *out = NULL;
-	int r;
 
 	if (!prompt && !e && !s) /* a one-shot: any thread's listing */
 		for (s = mcp_session_first(srv); s && !e;
 		     s = mcp_session_next(s))
 			e = entry(srv, s, MCP_TOOLS, name);
-	r = kvargs_parse(text, len, cJSON_GetObjectItemCaseSensitive(
-					   e, "inputSchema"), &out, why);
+	return cJSON_GetObjectItemCaseSensitive(e, "inputSchema");
+}
+
+int mcp_args_lines(mcp_server *srv, mcp_session *s, int prompt,
+		   const char *name, const char *text, size_t len, char **json,
+		   char **why)
+{
+	char *out = NULL;
+	int r;
+
+	r = kvargs_parse(text, len, args_schema(srv, s, prompt, name), &out,
+			 why);
 	*json = out ? strdup(out) : NULL;
 	cJSON_free(out);
 	if (r == 0 && !*json)
 		r = -ENOMEM;
 	return r;
+}
+
+int mcp_args_check(mcp_server *srv, mcp_session *s, int prompt,
+		   const char *name, const char *text, size_t len,
+		   unsigned *line, char **why)
+{
+	return kvargs_check(text, len, args_schema(srv, s, prompt, name),
+			    line, why);
 }

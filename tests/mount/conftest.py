@@ -73,6 +73,15 @@ def demo():
     return {'command': str(DEMO)}
 
 
+def shapes(log=None):
+    """A config entry running tests/fake/mcp_shapes.py (bounded schemas,
+    blocks of any mimeType, a resource that fails), logging every message
+    it gets to log when given."""
+    return {'command': sys.executable,
+            'args': [str(REPO / 'tests/fake/mcp_shapes.py')] +
+            (['--log', str(log)] if log else [])}
+
+
 # ---------------------------------------------------------------- deadlines
 
 def run_with_deadline(fn, timeout, what='I/O on the mount'):

@@ -123,6 +123,80 @@ static void test_refused(void **state)
 	bad("v:=1 2", "line 1: v:=1 2: not one JSON value");
 }
 
+/* The schema's bounds and enum (SPEC 9), with a schema of its own. */
+static void test_bounds_and_enum(void **state)
+{
+	cJSON *schema = cJSON_Parse(
+		"{\"properties\":{"
+		"\"n\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":10},"
+		"\"x\":{\"type\":\"number\",\"exclusiveMinimum\":0,"
+		"\"exclusiveMaximum\":1},"
+		"\"d\":{\"type\":\"number\",\"minimum\":0,"
+		"\"exclusiveMinimum\":true},"
+		"\"e\":{\"type\":\"string\",\"enum\":[\"a\",\"b\"]},"
+		"\"k\":{\"type\":\"integer\",\"enum\":[2,4]},"
+		"\"u\":{\"enum\":[\"z\",3]}}}");
+	static const char *const good[][2] = {
+		{"n=1\nn=10", "{\"n\":10}"}, {"x=0.5", "{\"x\":0.5}"},
+		{"d=1e-3", "{\"d\":1e-3}"}, {"e=b", "{\"e\":\"b\"}"},
+		{"k=4", "{\"k\":4}"}, {"u=z", "{\"u\":\"z\"}"},
+		{"u=3", "{\"u\":3}"},
+	};
+	static const char *const badl[][2] = {
+		{"n=0", "line 1: n=0: n is at least 1"},
+		{"n=1\nn=11", "line 2: n=11: n is at most 10"},
+		{"x=0", "line 1: x=0: x is more than 0"},
+		{"x=1", "line 1: x=1: x is less than 1"},
+		{"d=0", "line 1: d=0: d is more than 0"},
+		{"x=true", "line 1: x=true: x is a number"},
+		{"x=01", "line 1: x=01: x is a number"},
+		{"x=1.", "line 1: x=1.: x is a number"},
+		{"e=c", "line 1: e=c: e is one of [\"a\",\"b\"]"},
+		{"k=3", "line 1: k=3: k is one of [2,4]"},
+		{"u=y", "line 1: u=y: u is one of [\"z\",3]"},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof good / sizeof good[0]; i++) {
+		char *out = NULL, *why = NULL;
+
+		assert_int_equal(kvargs_parse(good[i][0], strlen(good[i][0]),
+					      schema, &out, &why), 0);
+		assert_string_equal(out, good[i][1]);
+		cJSON_free(out);
+	}
+	for (i = 0; i < sizeof badl / sizeof badl[0]; i++) {
+		char *out = NULL, *why = NULL;
+		unsigned line = 0;
+
+		assert_int_equal(kvargs_parse(badl[i][0], strlen(badl[i][0]),
+					      schema, &out, &why), -EINVAL);
+		assert_string_equal(why, badl[i][1]);
+		free(why);
+		assert_int_equal(kvargs_check(badl[i][0], strlen(badl[i][0]),
+					      schema, &line, &why), -EINVAL);
+		assert_string_equal(why, badl[i][1]);
+		free(why);
+	}
+	cJSON_Delete(schema);
+}
+
+/* kvargs_check numbers the lines on from where the last check ended. */
+static void test_check_numbers_on(void **state)
+{
+	unsigned line = 0;
+	char *why = NULL;
+
+	assert_int_equal(kvargs_check("s=1\n\n", 5, NULL, &line, &why), 0);
+	assert_int_equal(line, 2);
+	assert_int_equal(kvargs_check("oops\n", 5, NULL, &line, &why),
+			 -EINVAL);
+	assert_string_equal(why, "line 3: 'oops' is not NAME=VALUE or "
+			    "NAME:=JSON (the arguments must be a JSON object "
+			    "or such lines)");
+	free(why);
+}
+
 static void test_nul(void **state)
 {
 	char *out = NULL, *why = NULL;
@@ -200,6 +274,8 @@ int main(void)
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_nul),
+		cmocka_unit_test(test_bounds_and_enum),
+		cmocka_unit_test(test_check_numbers_on),
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_help_prompt),
 	};
