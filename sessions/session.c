@@ -181,6 +181,7 @@ static int session_spawn(mcp_session *s)
 		s->t = NULL;
 		free(s->last_error);
 		s->last_error = strdup(err);
+		guide_start_failed(s->srv, s->last_error);
 		s->state = S_EXITED;
 		s->start_fails++;
 		s->next_start = mcp_now() + 0.5;
@@ -265,6 +266,8 @@ static void session_lost(mcp_session *s, int code, const char *what)
 	     s->oneshot ? "(one-shot)" : s->name, msg);
 	free(s->last_error);
 	s->last_error = session_reason(s, msg); /* and its last stderr line */
+	if (starting)
+		guide_start_failed(s->srv, s->last_error);
 	s->state = S_EXITED;
 	session_detach(s);
 	data = session_failure_data_for(s, &code);
