@@ -185,6 +185,10 @@ static void quote(struct gbuf *b, const char *text)
 	char *t = strdup(text), *p = t, *nl;
 	size_t used = 0;
 
+	if (!t) {
+		b->oom = 1;
+		return;
+	}
 	gbuf_puts(b, "\n");
 	while (*p) {
 		size_t n;
@@ -205,8 +209,6 @@ static void quote(struct gbuf *b, const char *text)
 			break;
 		p = nl + 1;
 	}
-	if (!t)
-		b->oom = 1;
 	free(t);
 }
 
