@@ -2,7 +2,8 @@
  * about.c - what each server said of itself at its latest handshake
  * (serverInfo, instructions), kept on the server for README.md (guide.c):
  * the one-shot session that listed its tools is gone by the time a user
- * reads the guide.
+ * reads the guide. A start that failed is kept too (guide_start_failed),
+ * until the next handshake: the guide says why the server cannot start.
  */
 #include <stdlib.h>
 
@@ -21,6 +22,16 @@ void guide_learn(mcp_server *srv, const cJSON *info, const cJSON *instr)
 		cJSON_AddStringToObject(a, "instructions", instr->valuestring);
 	cJSON_Delete(srv->about);
 	srv->about = a;
+}
+
+void guide_start_failed(mcp_server *srv, const char *why)
+{
+	if (!why)
+		return;
+	if (!srv->about && !(srv->about = cJSON_CreateObject()))
+		return;
+	cJSON_DeleteItemFromObjectCaseSensitive(srv->about, "startError");
+	cJSON_AddStringToObject(srv->about, "startError", why);
 }
 
 /* At the server's end: that, and its help/ names (guide.c). */

@@ -277,6 +277,8 @@ void names_free(struct names *t);
 /* about.c: a session of srv finished its handshake: keep what it said of
  * itself (serverInfo, instructions) for README.md. */
 void guide_learn(mcp_server *srv, const cJSON *info, const cJSON *instr);
+/* ... or failed to start, for why (its last_error): README.md says it. */
+void guide_start_failed(mcp_server *srv, const char *why);
 void guide_server_free(mcp_server *srv);
 
 /* task.c: tool calls run as tasks (SEP-1686) */
@@ -300,6 +302,9 @@ void session_warm_stop(void);         /* at shutdown: no more spares */
 
 /* status.c */
 cJSON *session_failure_data(const mcp_session *s); /* exit, stderr tail */
+/* status.c: JSON of a status file, pretty, DEL and C1 escaped (ctlesc.h),
+ * with a newline; NULL on ENOMEM. */
+mcp_buf *status_buf(const cJSON *o);
 /* auth.c: one auth state change of server, for the log and the events of
  * its threads (never a secret); the HTTP module's env.auth_note. */
 void mcp_auth_note(const char *server, const char *state,

@@ -373,7 +373,6 @@ mcp_buf *mcp_status_json(void)
 	cJSON *o = cJSON_CreateObject(), *a, *w;
 	mcp_server *srv;
 	size_t i;
-	char *txt;
 	mcp_buf *b;
 
 	cJSON_AddStringToObject(o, "version", MCPFS_VERSION);
@@ -416,16 +415,8 @@ mcp_buf *mcp_status_json(void)
 	cJSON_AddNumberToObject(o, "idle_timeout", mcp_opts.idle_timeout);
 	cJSON_AddNumberToObject(o, "call_timeout", mcp_opts.call_timeout);
 	cJSON_AddItemToObject(o, "closed", sessions_closed_json());
-	txt = cJSON_Print(o);
+	b = status_buf(o);
 	cJSON_Delete(o);
-	if (!txt)
-		return NULL;
-	b = mcp_buf_new(NULL, strlen(txt) + 1);
-	if (b) {
-		memcpy(b->data, txt, b->len - 1);
-		b->data[b->len - 1] = '\n';
-	}
-	cJSON_free(txt);
 	return b;
 }
 

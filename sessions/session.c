@@ -182,6 +182,7 @@ static int session_spawn(mcp_session *s)
 	if (r < 0) {
 		s->t = NULL;
 		session_error(s, strdup(err));
+		guide_start_failed(s->srv, s->last_error);
 		s->state = S_EXITED;
 		s->start_fails++;
 		s->next_start = mcp_now() + 0.5;
@@ -265,6 +266,8 @@ static void session_lost(mcp_session *s, int code, const char *what)
 	mlog(MLOG_WARN, "server %s thread %s: %s", s->srv->conf->name,
 	     s->oneshot ? "(one-shot)" : s->name, msg);
 	session_error(s, session_reason(s, msg)); /* and its stderr line */
+	if (starting)
+		guide_start_failed(s->srv, s->last_error);
 	s->state = S_EXITED;
 	session_detach(s);
 	data = session_failure_data_for(s, &code);

@@ -2,12 +2,16 @@
  * status.c - the read-only files of a thread rendered from its session:
  * status (JSON), stderr (the last 64 KiB) and events (the append-only log),
  * and the data a failed call carries (exit status, stderr tail). Reads
- * only; never changes a session.
+ * only; never changes a session. The status files show server text (its
+ * serverInfo, the stderr line in last_error) with DEL and the C1 controls
+ * escaped as well as C0 (status_buf), so cat cannot drive a terminal.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctlesc.h"
+#include "jsent.h"
 #include "internal.h"
 #include "transport.h"
 
@@ -97,6 +101,22 @@ cJSON *session_failure_data_for(const mcp_session *s, int *code)
 	return d;
 }
 
+mcp_buf *status_buf(const cJSON *o)
+{
+	size_t n;
+	char *t = jsent_print(o, 1, &n), *e;
+	mcp_buf *b = NULL;
+
+	e = t ? ctlesc_json(t, n, &n) : NULL;
+	if (e && (b = mcp_buf_new(NULL, n + 1)) != NULL) {
+		memcpy(b->data, e, n);
+		b->data[n] = '\n';
+	}
+	free(e);
+	free(t);
+	return b;
+}
+
 static const char *state_name(enum sstate st)
 {
 	switch (st) {
@@ -165,7 +185,7 @@ mcp_buf *mcp_session_status_json(mcp_session *s)
 					mcp_base_name(s->srv->conf->command));
 	cJSON_AddStringToObject(o, "digest", s->srv->conf->digest);
 	cJSON_AddItemToObject(o, "policy", policy_json(s->srv->conf));
-	b = mcp_buf_json(o, 1);
+	b = status_buf(o);
 	cJSON_Delete(o);
 	return b;
 }

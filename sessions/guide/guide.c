@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctlesc.h"
 #include "gbuf.h"
 #include "help.h"
 #include "kvargs.h"
@@ -178,13 +179,17 @@ static const char intro[] =
 
 /* A server's instructions, as a quote ("> " lines: its headings stay
  * inside it), cut after INSTR_MAX bytes at a line end so that the guide
- * stays a few screens long. */
+ * stays a few screens long; controls escaped (ctlesc). */
 #define INSTR_MAX 800
 static void quote(struct gbuf *b, const char *text)
 {
-	const char *p = text, *nl;
+	char *t = strdup(text), *p = t, *nl;
 	size_t used = 0;
 
+	if (!t) {
+		b->oom = 1;
+		return;
+	}
 	gbuf_puts(b, "\n");
 	while (*p) {
 		size_t n;
@@ -195,11 +200,46 @@ static void quote(struct gbuf *b, const char *text)
 			gbuf_puts(b, "> [...]\n");
 			break;
 		}
-		gbuf_printf(b, ">%s%.*s\n", n ? " " : "", (int)n, p);
+		gbuf_printf(b, ">%s", n ? " " : "");
+		if (nl)
+			*nl = 0;
+		ctlesc_text(b, p, 0);
+		gbuf_puts(b, "\n");
 		used += n + 1;
 		if (!nl)
 			break;
 		p = nl + 1;
+	}
+	free(t);
+}
+
+/* "- WHAT: TEXT\n", the server's text on one line (ctlesc). */
+static void field(struct gbuf *b, const char *what, const char *text)
+{
+	gbuf_printf(b, "- %s: ", what);
+	ctlesc_text(b, text, 0);
+	gbuf_puts(b, "\n");
+}
+
+/* What the README says of a server's tools: how many, how to list them,
+ * or why it cannot start (its last start's error, about.c). */
+static void tools_line(struct gbuf *b, mcp_server *srv)
+{
+	const cJSON *err = cJSON_GetObjectItemCaseSensitive(srv->about,
+							    "startError");
+	const char *nm = srv->conf->name;
+	int n = count(srv, MCP_TOOLS);
+
+	if (cJSON_IsString(err)) {
+		field(b, "cannot start", err->valuestring);
+		gbuf_printf(b, "- tools: unknown until it starts (mkdir %s/t1 "
+			    "tries again; %s/t1/status and stderr say why)\n",
+			    nm, nm);
+	} else if (n >= 0) {
+		gbuf_printf(b, "- tools: %d (ls %s/help)\n", n, nm);
+	} else {
+		gbuf_printf(b, "- tools: not listed yet (ls %s/help or "
+			    "cat %s/tools.json lists them)\n", nm, nm);
 	}
 }
 
@@ -224,31 +264,30 @@ mcp_buf *mcp_readme(void)
 								   "name");
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(info,
 								  "version");
-		int n = count(srv, MCP_TOOLS);
 
 		gbuf_printf(&b, "### %s\n\n", srv->conf->name);
 		gbuf_printf(&b, "- transport: %s\n",
 		     transport_name(NULL, NULL, srv->conf));
-		if (cJSON_IsString(nm) && cJSON_IsString(t))
-			gbuf_printf(&b, "- server: %s (%s%s%s)\n", t->valuestring,
-			     nm->valuestring, cJSON_IsString(v) ? " " : "",
-			     cJSON_IsString(v) ? v->valuestring : "");
-		else if (cJSON_IsString(nm))
-			gbuf_printf(&b, "- server: %s%s%s\n", nm->valuestring,
-			     cJSON_IsString(v) ? " " : "",
-			     cJSON_IsString(v) ? v->valuestring : "");
+		if (cJSON_IsString(nm)) {
+			gbuf_puts(&b, "- server: ");
+			ctlesc_text(&b, cJSON_IsString(t) ? t->valuestring
+							   : nm->valuestring, 0);
+			gbuf_puts(&b, cJSON_IsString(t) ? " (" : "");
+			if (cJSON_IsString(t))
+				ctlesc_text(&b, nm->valuestring, 0);
+			if (cJSON_IsString(v)) {
+				gbuf_puts(&b, " ");
+				ctlesc_text(&b, v->valuestring, 0);
+			}
+			gbuf_puts(&b, cJSON_IsString(t) ? ")\n" : "\n");
+		}
 		if (cJSON_IsString(d))
-			gbuf_printf(&b, "- description: %s\n", d->valuestring);
-		if (n >= 0)
-			gbuf_printf(&b, "- tools: %d (ls %s/help)\n", n,
-			     srv->conf->name);
-		else
-			gbuf_printf(&b, "- tools: not listed yet (ls %s/help or "
-			     "cat %s/tools.json lists them)\n",
-			     srv->conf->name, srv->conf->name);
+			field(&b, "description", d->valuestring);
+		tools_line(&b, srv);
 		if (cJSON_IsString(in) && *in->valuestring)
 			quote(&b, in->valuestring);
-		if (!srv->about)
+		if (!info && !cJSON_GetObjectItemCaseSensitive(srv->about,
+							       "startError"))
 			gbuf_puts(&b, "- description: known once a session "
 				      "of it has started\n");
 		gbuf_puts(&b, "\n");

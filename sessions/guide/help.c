@@ -5,20 +5,27 @@
  *   the name, title and description;
  *   each argument of inputSchema.properties: type, required or not,
  *   default, enum values, description;
+ *   its bounds, length, pattern and format;
  *   two ready-to-run lines, NAME=VALUE and JSON, with the required
- *   arguments filled (default, else the first enum value, else a
- *   placeholder: the name in capitals, 0, false, [] or {});
+ *   arguments filled by values that fit the schema (example() below);
  *   outputSchema, if any, and the annotations.
  *
  * A prompt (prompt set) gets the same from its prompts/list entry: its
  * arguments are strings, and the lines write prompts/<name>.
+ *
+ * Server text is shown through ctlesc (no control character reaches the
+ * reader's terminal), and every name or value of the server in a shell
+ * line is single-quoted: running a line runs the tool and nothing else.
  */
 #include <ctype.h>
+#include <math.h>
+#include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctlesc.h"
 #include "gbuf.h"
 #include "help.h"
 #include "kvargs.h"
@@ -30,19 +37,31 @@ static const char *str(const cJSON *o, const char *k)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-/* Text indented by ind spaces on every line. */
+/* Server text indented by ind spaces on every line, controls escaped. */
 static void indented(struct gbuf *b, const char *text, int ind)
 {
-	const char *p = text, *nl;
+	char *t = ctlesc_dup(text, 1), *p = t, *nl;
 
+	if (!t) {
+		b->oom = 1;
+		return;
+	}
 	while (*p) {
 		nl = strchr(p, '\n');
-		gbuf_printf(b, "%*s%.*s\n", ind, "", (int)(nl ? nl - p : (long)strlen(p)),
-		     p);
+		if (nl)
+			*nl = 0;
+		gbuf_printf(b, "%*s%s\n", ind, "", p);
 		if (!nl)
 			break;
 		p = nl + 1;
 	}
+	free(t);
+}
+
+/* Server text on one line, controls (newlines too) escaped. */
+static void oneline(struct gbuf *b, const char *text)
+{
+	ctlesc_text(b, text, 0);
 }
 
 void help_placeholder(const char *name, char *out, size_t n)
@@ -73,80 +92,345 @@ static int listed(const cJSON *arr, const char *name)
 	return 0;
 }
 
-/* A JSON value as compact text (malloc'd). */
-static char *compact(const cJSON *v)
+static const cJSON *get(const cJSON *o, const char *k)
 {
-	return cJSON_PrintUnformatted(v);
+	return cJSON_GetObjectItemCaseSensitive(o, k);
 }
 
-/* The example value of a required argument p called name: a JSON item. */
-static cJSON *example(const cJSON *p, const char *name, int prompt)
+/* A string for a "format" (JSON Schema's and OpenAPI's usual ones). */
+static const char *format_example(const char *f)
 {
-	const cJSON *d = cJSON_GetObjectItemCaseSensitive(p, "default");
-	const cJSON *e = cJSON_GetObjectItemCaseSensitive(p, "enum");
+	static const struct {
+		const char *format, *value;
+	} t[] = {
+		{"uri", "https://example.com/"},
+		{"url", "https://example.com/"},
+		{"iri", "https://example.com/"},
+		{"uri-reference", "https://example.com/"},
+		{"iri-reference", "https://example.com/"},
+		{"uri-template", "https://example.com/"},
+		{"email", "user@example.com"},
+		{"idn-email", "user@example.com"},
+		{"date", "2025-01-01"},
+		{"date-time", "2025-01-01T00:00:00Z"},
+		{"time", "00:00:00Z"},
+		{"duration", "P1D"},
+		{"uuid", "00000000-0000-4000-8000-000000000000"},
+		{"hostname", "example.com"},
+		{"idn-hostname", "example.com"},
+		{"ipv4", "192.0.2.1"},
+		{"ipv6", "2001:db8::1"},
+		{"json-pointer", "/"},
+		{"relative-json-pointer", "0"},
+		{"regex", ".*"},
+		{"byte", "AA=="},
+		{"int32", "0"},
+		{"int64", "0"},
+	};
+	size_t i;
+
+	for (i = 0; f && i < sizeof t / sizeof t[0]; i++)
+		if (!strcmp(f, t[i].format))
+			return t[i].value;
+	return NULL;
+}
+
+/* 1 if s matches the schema's pattern as a POSIX extended regex (or the
+ * pattern is not one: then it cannot be checked here). */
+static int fits_pattern(const char *pattern, const char *s)
+{
+	regex_t re;
+	int r;
+
+	if (!pattern || regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB))
+		return 1;
+	r = regexec(&re, s, 0, NULL, 0) == 0;
+	regfree(&re);
+	return r;
+}
+
+/* A string for a required argument called name: the format's example,
+ * else the name in capitals, within minLength/maxLength and, when one
+ * of a few candidates fits it, the pattern. */
+static cJSON *string_example(const cJSON *p, const char *name)
+{
+	const char *pat = str(p, "pattern");
+	const cJSON *mn = get(p, "minLength"), *mx = get(p, "maxLength");
+	const char *f = format_example(str(p, "format"));
+	const char *cands[] = {NULL, NULL, "0", "1", "a", "x", "example"};
+	char ph[64], low[64], buf[128];
+	size_t i, n;
+
+	help_placeholder(name, ph, sizeof ph);
+	for (i = 0; ph[i]; i++)
+		low[i] = (char)tolower((unsigned char)ph[i]);
+	low[i] = 0;
+	cands[0] = f ? f : ph;
+	cands[1] = low;
+	for (i = 0; i < sizeof cands / sizeof cands[0]; i++)
+		if (fits_pattern(pat, cands[i]))
+			break;
+	snprintf(buf, sizeof buf, "%s", i < sizeof cands / sizeof cands[0]
+		 ? cands[i] : cands[0]);
+	n = strlen(buf);
+	if (cJSON_IsNumber(mn) && mn->valuedouble > (double)n)
+		for (; n < (size_t)mn->valuedouble && n + 1 < sizeof buf; n++)
+			buf[n] = 'X';
+	buf[n] = 0;
+	if (cJSON_IsNumber(mx) && mx->valuedouble >= 0 &&
+	    mx->valuedouble < (double)n)
+		buf[(size_t)mx->valuedouble] = 0;
+	return cJSON_CreateString(buf);
+}
+
+/* The lower (upper: sign -1) bound of a number: *excl set when the value
+ * must differ from it. 0 if there is none. */
+static int bound(const cJSON *p, int upper, double *v, int *excl)
+{
+	const cJSON *in = get(p, upper ? "maximum" : "minimum");
+	const cJSON *ex = get(p, upper ? "exclusiveMaximum" :
+					 "exclusiveMinimum");
+	int has = cJSON_IsNumber(in);
+
+	*excl = has && cJSON_IsTrue(ex); /* draft 4: a flag on the bound */
+	if (has)
+		*v = in->valuedouble;
+	if (cJSON_IsNumber(ex) && (!has || (upper ? ex->valuedouble <= *v
+						  : ex->valuedouble >= *v))) {
+		*v = ex->valuedouble;
+		*excl = 1;
+		has = 1;
+	}
+	return has;
+}
+
+/* A number within the bounds: 0 when it fits, else the nearest bound (one
+ * past it when exclusive), a multiple of multipleOf where there is one. */
+static cJSON *number_example(const cJSON *p, int integer)
+{
+	double lo = 0, hi = 0, v = 0, m;
+	int lox = 0, hix = 0, hl = bound(p, 0, &lo, &lox),
+	    hh = bound(p, 1, &hi, &hix);
+	const cJSON *mo = get(p, "multipleOf");
+
+	if (integer) {
+		if (hl)
+			lo = lox ? floor(lo) + 1 : ceil(lo);
+		if (hh)
+			hi = hix ? ceil(hi) - 1 : floor(hi);
+		lox = hix = 0;
+	}
+	if (hl && (v < lo || (lox && v <= lo)))
+		v = lox ? (hh ? (lo + 1 < hi ? lo + 1 : (lo + hi) / 2) : lo + 1)
+			: lo;
+	else if (hh && (v > hi || (hix && v >= hi)))
+		v = hix ? (hl ? (hi - 1 > lo ? hi - 1 : (lo + hi) / 2) : hi - 1)
+			: hi;
+	m = cJSON_IsNumber(mo) && mo->valuedouble > 0 ? mo->valuedouble : 0;
+	if (m > 0 && fmod(v, m) != 0) {
+		double up = ceil(v / m) * m;
+
+		v = !hh || up < hi || (!hix && up == hi) ? up : floor(v / m) * m;
+	}
+	return cJSON_CreateNumber(v);
+}
+
+/* The example value of an argument p called name: a JSON item, filled
+ * from the schema as SPEC 12 lists: its default, its first example, its
+ * const or first enum value, the first alternative of anyOf/oneOf that is
+ * not null, else by type: a number within the bounds (number_example),
+ * false, an array of minItems items, an object of its required
+ * properties, a string that fits the format (string_example). */
+static cJSON *example(const cJSON *p, const char *name, int prompt,
+		      int depth)
+{
+	const cJSON *d = get(p, "default"), *x = get(p, "examples");
+	const cJSON *e = get(p, "enum"), *alt, *it;
 	const char *t = prompt ? "string" : type_of(p);
-	char ph[64];
+	cJSON *o;
 
 	if (d)
 		return cJSON_Duplicate(d, 1);
+	if (cJSON_IsArray(x) && cJSON_GetArraySize(x) > 0)
+		return cJSON_Duplicate(cJSON_GetArrayItem(x, 0), 1);
+	if (get(p, "const"))
+		return cJSON_Duplicate(get(p, "const"), 1);
 	if (cJSON_IsArray(e) && cJSON_GetArraySize(e) > 0)
 		return cJSON_Duplicate(cJSON_GetArrayItem(e, 0), 1);
+	alt = get(p, "anyOf") ? get(p, "anyOf") : get(p, "oneOf");
+	if (!strcmp(t, "any") && depth < 8)
+		cJSON_ArrayForEach(it, (cJSON_IsArray(alt) ? alt : NULL))
+			if (!str(it, "type") || strcmp(str(it, "type"), "null"))
+				return example(it, name, prompt, depth + 1);
 	if (!strcmp(t, "integer") || !strcmp(t, "number"))
-		return cJSON_CreateNumber(0);
+		return number_example(p, !strcmp(t, "integer"));
 	if (!strcmp(t, "boolean"))
 		return cJSON_CreateFalse();
-	if (!strcmp(t, "array"))
-		return cJSON_CreateArray();
-	if (!strcmp(t, "object"))
-		return cJSON_CreateObject();
-	help_placeholder(name, ph, sizeof ph);
-	return cJSON_CreateString(ph);
+	if (!strcmp(t, "array")) {
+		const cJSON *mi = get(p, "minItems");
+		int n = cJSON_IsNumber(mi) ? (int)mi->valueint : 0;
+
+		o = cJSON_CreateArray();
+		while (o && n-- > 0 && depth < 8)
+			cJSON_AddItemToArray(o, example(get(p, "items"), name,
+							 0, depth + 1));
+		return o;
+	}
+	if (!strcmp(t, "object")) {
+		o = cJSON_CreateObject();
+		cJSON_ArrayForEach(it, get(p, "properties"))
+			if (o && depth < 8 && listed(get(p, "required"),
+						     it->string))
+				cJSON_AddItemToObject(o, it->string,
+					example(it, it->string, 0, depth + 1));
+		return o;
+	}
+	return string_example(p, name);
 }
 
-/* s single-quoted for sh. */
+/* Whether an argument name can be written as NAME=VALUE: kvargs.c takes
+ * the name up to the first '=', after leading blanks, ':=' as JSON. */
+static int kv_name(const char *n)
+{
+	size_t len = strlen(n);
+
+	return len && !strchr(n, '=') && *n != ' ' && *n != '\t' &&
+	       n[len - 1] != ':' && !ctlesc_needed(n, 0);
+}
+
+/* The JSON of v, compact, with DEL and C1 escaped (malloc'd). */
+static char *compact_json(const cJSON *v)
+{
+	char *t = cJSON_PrintUnformatted(v), *out;
+
+	if (!t)
+		return NULL;
+	out = ctlesc_json(t, strlen(t), NULL);
+	cJSON_free(t);
+	return out;
+}
+
+/* The NAME=VALUE (or NAME:=JSON) line of argument a, whose schema p
+ * (prompt: a string), malloc'd. NAME=VALUE when kvargs.c reads the value
+ * back as the same JSON value and it shows as it is. */
+static char *kv_line(const cJSON *a, const cJSON *p, int prompt)
+{
+	const char *t = prompt ? "string" : kvargs_type(p);
+	int typed = t && (!strcmp(t, "integer") || !strcmp(t, "number") ||
+			  !strcmp(t, "boolean") || !strcmp(t, "array") ||
+			  !strcmp(t, "object"));
+	int plain;
+	char *v = NULL, *line = NULL;
+
+	if (cJSON_IsString(a)) {
+		size_t n = strlen(a->valuestring);
+
+		plain = !typed && !ctlesc_needed(a->valuestring, 0) &&
+			!(n && a->valuestring[n - 1] == '\r');
+	} else {
+		plain = typed && ((cJSON_IsNumber(a) && t[0] != 'b' &&
+				   t[0] != 'a' && t[0] != 'o') ||
+				  (cJSON_IsBool(a) && t[0] == 'b'));
+	}
+	if (!(plain && cJSON_IsString(a)) && !(v = compact_json(a)))
+		return NULL;
+	if (asprintf(&line, "%s%s%s", a->string, plain ? "=" : ":=",
+		     plain && cJSON_IsString(a) ? a->valuestring : v) < 0)
+		line = NULL;
+	free(v);
+	return line;
+}
+
+/* s single-quoted for sh, with controls escaped (ctlesc: the callers
+ * give text that has none but a file name that holds some). */
 static void shq(struct gbuf *b, const char *s)
 {
+	char *e = ctlesc_dup(s, 0), *p;
+
+	if (!e) {
+		b->oom = 1;
+		return;
+	}
 	gbuf_puts(b, "'");
-	for (; *s; s++)
-		if (*s == '\'')
+	for (p = e; *p; p++)
+		if (*p == '\'')
 			gbuf_puts(b, "'\\''");
 		else
-			gbuf_add(b, s, 1);
+			gbuf_add(b, p, 1);
 	gbuf_puts(b, "'");
+	free(e);
 }
 
-/* The two ready-to-run lines for the filled arguments args. */
-static void run_lines(struct gbuf *b, const char *file, const cJSON *args)
+/* A file name as a shell word: as it is when it holds only characters
+ * that are literal in any position (Python's shlex.quote), else
+ * single-quoted. */
+static void shword(struct gbuf *b, const char *s)
+{
+	if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvw"
+			    "xyz0123456789_@%+=:,./-") == strlen(s))
+		gbuf_puts(b, s);
+	else
+		shq(b, s);
+}
+
+/* " > FILE; cat FILE\n" */
+static void to_file(struct gbuf *b, const char *file)
+{
+	gbuf_puts(b, " > ");
+	shword(b, file);
+	gbuf_puts(b, "; cat ");
+	shword(b, file);
+	gbuf_puts(b, "\n");
+}
+
+/* The two ready-to-run lines for the filled arguments args, whose
+ * schemas are in props (prompt: the arguments array). Every word from
+ * the server is single-quoted; echo only for text without a backslash
+ * (dash's echo reads escapes), else printf '%s\n'. */
+static void run_lines(struct gbuf *b, const char *file, const cJSON *args,
+		      const cJSON *props, int prompt)
 {
 	const cJSON *a;
-	char *json = compact(args);
-	int n = cJSON_GetArraySize(args);
+	char *json = compact_json(args);
+	int n = cJSON_GetArraySize(args), named = 1, bs = 0;
+	struct gbuf words = {0};
 
-	gbuf_puts(b, "Run it (in a thread directory; replace the CAPITALS):\n  ");
-	if (n == 0)
-		gbuf_puts(b, ":");
-	else
-		gbuf_puts(b, n == 1 ? "echo" : "printf '%s\\n'");
 	cJSON_ArrayForEach(a, args) {
-		char *v = cJSON_IsString(a) ? NULL : compact(a);
-		char *line = NULL;
+		char *line = kv_name(a->string) ?
+			kv_line(a, prompt ? NULL : get(props, a->string),
+				prompt) : NULL;
 
-		if (asprintf(&line, "%s%s%s", a->string,
-			     cJSON_IsString(a) ? "=" : cJSON_IsArray(a) ||
-				     cJSON_IsObject(a) ? ":=" : "=",
-			     v ? v : a->valuestring) < 0) {
+		if (!kv_name(a->string))
+			named = 0;
+		else if (!line)
 			b->oom = 1;
-		} else {
-			gbuf_puts(b, " ");
-			shq(b, line);
+		if (line) {
+			bs |= strchr(line, '\\') != NULL;
+			gbuf_puts(&words, " ");
+			shq(&words, line);
 		}
 		free(line);
-		cJSON_free(v);
 	}
-	gbuf_printf(b, " > %s; cat %s\n  echo ", file, file);
+	gbuf_puts(b, "Run it (in a thread directory; replace the CAPITALS):\n");
+	if (!named) {
+		gbuf_puts(b, "  # (NAME=VALUE cannot name every argument here:"
+			     " the JSON line can)\n");
+	} else {
+		gbuf_puts(b, "  ");
+		gbuf_puts(b, n == 0 ? ":" : n == 1 && !bs ? "echo"
+							  : "printf '%s\\n'");
+		if (words.p)
+			gbuf_add(b, words.p, words.len);
+		to_file(b, file);
+	}
+	gbuf_puts(b, json && strchr(json, '\\') ? "  printf '%s\\n' "
+						: "  echo ");
 	shq(b, json ? json : "{}");
-	gbuf_printf(b, " > %s; cat %s\n", file, file);
-	cJSON_free(json);
+	to_file(b, file);
+	if (!json)
+		b->oom = 1;
+	free(json);
+	gbuf_free(&words);
 }
 
 /* The shape of an array's items or an object's properties, compact (cut
@@ -160,10 +444,52 @@ static void shape(struct gbuf *b, const cJSON *p)
 		sub = p;
 	if (!sub)
 		return;
-	t = compact(sub);
-	if (t)
-		gbuf_printf(b, "      %s: %.600s%s\n", sub == p ? "shape" : "items",
-		     t, strlen(t) > 600 ? " ..." : "");
+	t = cJSON_PrintUnformatted(sub);
+	if (!t)
+		return;
+	gbuf_printf(b, "      %s: ", sub == p ? "shape" : "items");
+	if (strlen(t) > 600)
+		t[600] = 0;
+	oneline(b, t);
+	gbuf_puts(b, strlen(t) == 600 ? " ...\n" : "\n");
+	cJSON_free(t);
+}
+
+/* ", KEY VALUE" for each bound, length, pattern and format of p. */
+static void limits(struct gbuf *b, const cJSON *p)
+{
+	static const char *const keys[] = {
+		"minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum",
+		"multipleOf", "minLength", "maxLength", "minItems", "maxItems",
+		"pattern", "format",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		const cJSON *v = get(p, keys[i]);
+		char *t;
+
+		if (cJSON_IsBool(v)) { /* draft 4's exclusive flags */
+			if (cJSON_IsTrue(v))
+				gbuf_printf(b, ", %s", keys[i]);
+			continue;
+		}
+		if (!v || !(t = cJSON_IsString(v) ? strdup(v->valuestring)
+						  : cJSON_PrintUnformatted(v)))
+			continue;
+		gbuf_printf(b, ", %s ", keys[i]);
+		oneline(b, t);
+		free(t);
+	}
+}
+
+/* ", KEY JSON" for the default or enum values of an argument. */
+static void json_attr(struct gbuf *b, const char *what, const cJSON *v)
+{
+	char *t = cJSON_PrintUnformatted(v);
+
+	gbuf_printf(b, ", %s ", what);
+	oneline(b, t ? t : "?");
 	cJSON_free(t);
 }
 
@@ -212,7 +538,7 @@ char *help_render(const cJSON *entry, int prompt, const char *fname)
 							    "outputSchema");
 	const cJSON *p;
 	cJSON *args = cJSON_CreateObject();
-	char file[300];
+	char *file = NULL;
 
 	if (!name || !args) {
 		cJSON_Delete(args);
@@ -222,8 +548,13 @@ char *help_render(const cJSON *entry, int prompt, const char *fname)
 		title = str(cJSON_GetObjectItemCaseSensitive(entry,
 							     "annotations"),
 			    "title");
-	gbuf_printf(&b, "%s %s%s%s\n\n", prompt ? "prompt" : "tool", name,
-	     title ? ": " : "", title ? title : "");
+	gbuf_printf(&b, "%s ", prompt ? "prompt" : "tool");
+	oneline(&b, name);
+	if (title) {
+		gbuf_puts(&b, ": ");
+		oneline(&b, title);
+	}
+	gbuf_puts(&b, "\n\n");
 	if (desc) {
 		indented(&b, desc, 0);
 		gbuf_puts(&b, "\n");
@@ -241,32 +572,34 @@ char *help_render(const cJSON *entry, int prompt, const char *fname)
 
 		if (!an)
 			continue;
-		gbuf_printf(&b, "  %s (%s, %s", an, prompt ? "string" : type_of(p),
+		gbuf_puts(&b, "  ");
+		oneline(&b, an);
+		gbuf_printf(&b, " (%s, %s", prompt ? "string" : type_of(p),
 		     required ? "required" : "optional");
-		if (d) {
-			char *t = compact(d);
-
-			gbuf_printf(&b, ", default %s", t ? t : "?");
-			cJSON_free(t);
-		}
-		if (cJSON_IsArray(e)) {
-			char *t = compact(e);
-
-			gbuf_printf(&b, ", one of %s", t ? t : "?");
-			cJSON_free(t);
-		}
+		if (d)
+			json_attr(&b, "default", d);
+		if (cJSON_IsArray(e))
+			json_attr(&b, "one of", e);
+		if (!prompt)
+			limits(&b, p);
 		gbuf_puts(&b, ")\n");
 		if (ad)
 			indented(&b, ad, 6);
 		if (!prompt)
 			shape(&b, p);
 		if (required)
-			cJSON_AddItemToObject(args, an, example(p, an, prompt));
+			cJSON_AddItemToObject(args, an, example(p, an, prompt,
+								0));
 	}
 	gbuf_puts(&b, "\n");
-	snprintf(file, sizeof file, "%s/%s", prompt ? "prompts" : "tools",
-		 fname ? fname : name);
-	run_lines(&b, file, args);
+	if (asprintf(&file, "%s/%s", prompt ? "prompts" : "tools",
+		     fname ? fname : name) < 0)
+		file = NULL;
+	if (file)
+		run_lines(&b, file, args, props, prompt);
+	else
+		b.oom = 1;
+	free(file);
 	gbuf_puts(&b, "The reply: cat the same file again, or result/ (text, "
 		      "0.txt, 1.png, ...).\n");
 	if (out) {
