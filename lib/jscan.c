@@ -9,7 +9,18 @@
  * While a \uXXXX escape is read, utf8_cp accumulates its hex digits (no UTF-8
  * sequence can be pending then); esc_cp holds a high surrogate waiting for
  * its low half.
+ *
+ * With jscan_names, each member name is also decoded into the names' arena
+ * as it is read (plain bytes as they are, an escape as the UTF-8 of its
+ * code point), checked for control characters at its closing quote, and
+ * kept until its object closes; at the '}' the object's names are sorted
+ * (hash, length, bytes) and a neighbouring pair that is equal is a
+ * duplicate. Memory is the names of the objects still open, released at
+ * each close: a text of N bytes needs at most about N bytes of names and
+ * N/4 entries, and the work is N log N.
  */
+#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "jscan.h"
@@ -83,6 +94,142 @@ static int top_is_object(const struct jscan *j)
 	return (j->stack[d / 8] >> (d % 8)) & 1;
 }
 
+/* ---- the member-name check (jscan_names) ---- */
+
+static size_t utf8_put(uint32_t cp, unsigned char *out);
+
+static int names_nomem(struct jscan *j)
+{
+	j->names->nomem = 1;
+	return fail(j, "out of memory");
+}
+
+/* Add k decoded bytes to the name being read. */
+static int name_put(struct jscan *j, const void *b, size_t k)
+{
+	struct jscan_names *n = j->names;
+
+	if (n->nbytes + k > n->capbytes) {
+		size_t cap = n->capbytes ? n->capbytes : 256;
+		char *nb;
+
+		while (cap < n->nbytes + k)
+			cap *= 2;
+		if (!(nb = realloc(n->bytes, cap)))
+			return names_nomem(j);
+		n->bytes = nb;
+		n->capbytes = cap;
+	}
+	memcpy(n->bytes + n->nbytes, b, k);
+	n->nbytes += k;
+	return STEP_MORE;
+}
+
+/* The first control character of the UTF-8 text s (n bytes), or -1. */
+static long control_in(const unsigned char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] < 0x20 || s[i] == 0x7f)
+			return s[i];
+		if (s[i] == 0xc2 && i + 1 < n && s[i + 1] >= 0x80 &&
+		    s[i + 1] <= 0x9f)
+			return s[i + 1];
+	}
+	return -1;
+}
+
+/* The closing quote of a member name: check it and keep it. */
+static int name_end(struct jscan *j)
+{
+	struct jscan_names *n = j->names;
+	const unsigned char *s = (const unsigned char *)n->bytes + n->key;
+	size_t len = n->nbytes - n->key, i;
+	uint64_t h = 14695981039346656037ull; /* FNV-1a */
+	long c = control_in(s, len);
+
+	if (c >= 0) {
+		snprintf(n->why, sizeof n->why, "a member name holds the "
+			 "control character U+%04lX (I-JSON, RFC 7493)", c);
+		return fail(j, n->why);
+	}
+	for (i = 0; i < len; i++)
+		h = (h ^ s[i]) * 1099511628211ull;
+	if (n->nent == n->capent) {
+		size_t cap = n->capent ? n->capent * 2 : 16;
+		struct jscan_name *ne = realloc(n->ent, cap * sizeof *ne);
+
+		if (!ne)
+			return names_nomem(j);
+		n->ent = ne;
+		n->capent = cap;
+	}
+	n->ent[n->nent].off = n->key;
+	n->ent[n->nent].len = len;
+	n->ent[n->nent].hash = h;
+	n->nent++;
+	return STEP_MORE;
+}
+
+static int name_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct jscan_name *x = a, *y = b;
+	const char *bytes = ctx;
+
+	if (x->hash != y->hash)
+		return x->hash < y->hash ? -1 : 1;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return memcmp(bytes + x->off, bytes + y->off, x->len);
+}
+
+/* The '}' of the object at depth d: no two names alike; drop them. */
+static int names_close(struct jscan *j, int d)
+{
+	struct jscan_names *n = j->names;
+	struct jscan_name *e = n->ent + n->base[d];
+	size_t k = n->nent - n->base[d], i, from, m;
+	const unsigned char *s;
+
+	if (!k)
+		return STEP_MORE;
+	from = e[0].off; /* the object's first name: its bytes start there */
+	qsort_r(e, k, sizeof *e, name_cmp, n->bytes);
+	for (i = 1; i < k; i++) {
+		if (name_cmp(e + i - 1, e + i, n->bytes))
+			continue;
+		s = (const unsigned char *)n->bytes + e[i].off;
+		for (m = e[i].len > 48 ? 48 : e[i].len;
+		     m < e[i].len && (s[m] & 0xc0) == 0x80; m--)
+			; /* not inside a UTF-8 sequence */
+		snprintf(n->why, sizeof n->why, "two members named \"%.*s\"%s "
+			 "in one object (I-JSON, RFC 7493)", (int)m,
+			 (const char *)s, m < e[i].len ? "..." : "");
+		return fail(j, n->why);
+	}
+	n->nent = n->base[d];
+	n->nbytes = from;
+	return STEP_MORE;
+}
+
+void jscan_names(struct jscan *j, struct jscan_names *n)
+{
+	n->nbytes = n->nent = n->key = 0;
+	n->nomem = 0;
+	n->why[0] = 0;
+	j->names = n;
+}
+
+void jscan_names_free(struct jscan_names *n)
+{
+	free(n->bytes);
+	free(n->ent);
+	n->bytes = NULL;
+	n->ent = NULL;
+	n->nbytes = n->capbytes = n->nent = n->capent = 0;
+}
+
 static int push(struct jscan *j, int object)
 {
 	int d = j->depth;
@@ -93,6 +240,8 @@ static int push(struct jscan *j, int object)
 		j->stack[d / 8] |= (uint8_t)(1u << (d % 8));
 	else
 		j->stack[d / 8] &= (uint8_t)~(1u << (d % 8));
+	if (object && j->names)
+		j->names->base[d] = j->names->nent;
 	j->depth++;
 	j->state = object ? ST_KEY_CLOSE : ST_VALUE_CLOSE;
 	return STEP_MORE;
@@ -116,6 +265,8 @@ static int close_container(struct jscan *j, unsigned char c)
 {
 	if ((c == '}') != top_is_object(j))
 		return fail(j, "mismatched bracket");
+	if (c == '}' && j->names && names_close(j, j->depth - 1) != STEP_MORE)
+		return STEP_ERROR;
 	j->depth--;
 	return ended(j, STEP_DONE);
 }
@@ -164,7 +315,7 @@ static int string_end(struct jscan *j, int key)
 {
 	if (key) {
 		j->state = ST_COLON;
-		return STEP_MORE;
+		return j->names ? name_end(j) : STEP_MORE;
 	}
 	return ended(j, STEP_DONE);
 }
@@ -214,6 +365,16 @@ static int string_byte(struct jscan *j, unsigned char c)
 	return STEP_MORE;
 }
 
+/* The code point of an escape in a member name, into the name. */
+static int name_cp(struct jscan *j, uint32_t cp)
+{
+	unsigned char one[4];
+
+	if (!(j->state & ST_KEYFLAG) || !j->names)
+		return STEP_MORE;
+	return name_put(j, one, utf8_put(cp, one));
+}
+
 static int escape_done(struct jscan *j)
 {
 	uint32_t v = j->utf8_cp;
@@ -222,9 +383,10 @@ static int escape_done(struct jscan *j)
 	if (j->esc_cp) {
 		if (v < 0xdc00 || v > 0xdfff)
 			return fail(j, "unpaired surrogate in \\u escape");
+		v = 0x10000 + ((j->esc_cp - 0xd800) << 10) + (v - 0xdc00);
 		j->esc_cp = 0;
 		j->state = ST_STR | (j->state & ST_KEYFLAG);
-		return STEP_MORE;
+		return name_cp(j, v);
 	}
 	if (v >= 0xd800 && v <= 0xdbff) {
 		j->esc_cp = v;
@@ -234,7 +396,7 @@ static int escape_done(struct jscan *j)
 	if (v >= 0xdc00 && v <= 0xdfff)
 		return fail(j, "unpaired surrogate in \\u escape");
 	j->state = ST_STR | (j->state & ST_KEYFLAG);
-	return STEP_MORE;
+	return name_cp(j, v);
 }
 
 static int step_string(struct jscan *j, unsigned char c)
@@ -250,7 +412,9 @@ static int step_string(struct jscan *j, unsigned char c)
 			j->state = ST_ESC | key;
 			return STEP_MORE;
 		}
-		return string_byte(j, c);
+		if (string_byte(j, c) != STEP_MORE)
+			return STEP_ERROR;
+		return key && j->names ? name_put(j, &c, 1) : STEP_MORE;
 	case ST_ESC:
 		if (c == 'u') {
 			j->esc_hex = 4;
@@ -261,6 +425,13 @@ static int step_string(struct jscan *j, unsigned char c)
 		if (!strchr("\"\\/bfnrt", c) || c == 0)
 			return fail(j, "invalid escape in string");
 		j->state = ST_STR | key;
+		if (key && j->names) {
+			unsigned char d = c == 'b' ? '\b' : c == 'f' ? '\f' :
+					  c == 'n' ? '\n' : c == 'r' ? '\r' :
+					  c == 't' ? '\t' : c;
+
+			return name_put(j, &d, 1);
+		}
 		return STEP_MORE;
 	case ST_UHEX:
 		h = jscan_hexval(c);
@@ -370,6 +541,8 @@ static int step(struct jscan *j, unsigned char c)
 			return STEP_MORE;
 		if (c == '"') {
 			j->state = ST_STR | ST_KEYFLAG;
+			if (j->names)
+				j->names->key = j->names->nbytes;
 			return STEP_MORE;
 		}
 		if (c == '}' && j->state == ST_KEY_CLOSE)
@@ -450,7 +623,14 @@ int jscan_feed(struct jscan *j, const char *buf, size_t len, size_t *used)
 	}
 	for (i = 0; i < len; i++) {
 		if ((j->state & ~ST_KEYFLAG) == ST_STR && j->utf8_need == 0) {
-			i += skip_plain(p + i, len - i);
+			size_t k = skip_plain(p + i, len - i);
+
+			if (k && (j->state & ST_KEYFLAG) && j->names &&
+			    name_put(j, p + i, k) != STEP_MORE) {
+				*used = i;
+				return JSCAN_ERROR;
+			}
+			i += k;
 			if (i == len)
 				break;
 		}
