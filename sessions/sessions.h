@@ -169,6 +169,10 @@ mcp_buf *mcp_ask_json(mcp_ask *q);
  * sent, and q is gone (freed: do not use it after 0). -EINVAL when the
  * answer does not fit (logged with the field and rule; q stays). */
 int mcp_ask_answer(mcp_ask *q, const char *json, size_t len);
+/* An answer to q refused before it was whole or parsed (bad JSON, a name
+ * twice or holding a control character, too big): logged, and why
+ * becomes q's "refused" as for mcp_ask_answer's own refusals. */
+void mcp_ask_refuse(mcp_ask *q, const char *why);
 
 /* ---- calls ---- */
 

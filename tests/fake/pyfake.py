@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""pyfake.py - a small MCP stdio server in Python, for tests that need a
+reader other than cJSON: Python's json keeps the LAST of duplicate member
+names (as JavaScript's JSON.parse does) and keeps a name holding NUL whole,
+so it reads a request the way many real servers do.
+
+    pyfake.py --log FILE     every line received, raw, appended to FILE
+
+Tools: echo {text} (readOnlyHint), get-env (not read-only: "the secret"),
+ask (readOnlyHint: asks the client elicitation/create, then returns the
+answer it got as JSON text). Prompt: greet {name}. A tools/call result's
+text is "ran NAME: ARGS" for echo and get-env.
+"""
+
+import json
+import sys
+
+TOOLS = [
+    {'name': 'echo', 'description': 'Echo text',
+     'inputSchema': {'type': 'object',
+                     'properties': {'text': {'type': 'string'}}},
+     'annotations': {'readOnlyHint': True}},
+    {'name': 'get-env', 'description': 'Tell the secret',
+     'inputSchema': {'type': 'object', 'properties': {}}},
+    {'name': 'ask', 'description': 'Ask the user',
+     'inputSchema': {'type': 'object', 'properties': {}},
+     'annotations': {'readOnlyHint': True}},
+]
+PROMPTS = [{'name': 'greet', 'description': 'Greet someone',
+            'arguments': [{'name': 'name', 'required': False}]}]
+
+
+def send(obj):
+    sys.stdout.write(json.dumps(obj) + '\n')
+    sys.stdout.flush()
+
+
+def result(rid, res):
+    send({'jsonrpc': '2.0', 'id': rid, 'result': res})
+
+
+def main():
+    log = None
+    if len(sys.argv) == 3 and sys.argv[1] == '--log':
+        log = open(sys.argv[2], 'a', encoding='utf-8', errors='replace')
+    asks = {}   # our request id -> the tools/call id waiting for it
+    for line in sys.stdin:
+        if log:
+            log.write(line if line.endswith('\n') else line + '\n')
+            log.flush()
+        try:
+            m = json.loads(line)
+        except ValueError:
+            continue
+        rid, method = m.get('id'), m.get('method')
+        params = m.get('params') or {}
+        if method is None and rid in asks:   # the answer to a question
+            result(asks.pop(rid), {'content': [
+                {'type': 'text', 'text': json.dumps(m.get('result'))}]})
+        elif method == 'initialize':
+            result(rid, {'protocolVersion': params.get('protocolVersion'),
+                         'capabilities': {'tools': {}, 'prompts': {}},
+                         'serverInfo': {'name': 'pyfake', 'version': '1'}})
+        elif method == 'tools/list':
+            result(rid, {'tools': TOOLS})
+        elif method == 'prompts/list':
+            result(rid, {'prompts': PROMPTS})
+        elif method == 'ping':
+            result(rid, {})
+        elif method == 'tools/call' and params.get('name') == 'ask':
+            qid = f'q{rid}'
+            asks[qid] = rid
+            send({'jsonrpc': '2.0', 'id': qid,
+                  'method': 'elicitation/create',
+                  'params': {'message': 'Your answer?', 'requestedSchema': {
+                      'type': 'object',
+                      'properties': {'answer': {'type': 'string'}}}}})
+        elif method == 'tools/call':
+            name = params.get('name')
+            if name not in ('echo', 'get-env'):
+                send({'jsonrpc': '2.0', 'id': rid, 'error': {
+                    'code': -32602, 'message': f'unknown tool {name!r}'}})
+                continue
+            result(rid, {'content': [{'type': 'text', 'text':
+                         f'ran {name}: '
+                         f'{json.dumps(params.get("arguments"))}'}]})
+        elif method == 'prompts/get':
+            result(rid, {'messages': [{'role': 'user', 'content': {
+                'type': 'text',
+                'text': json.dumps(params.get('arguments'))}}]})
+        elif rid is not None and method is not None:
+            send({'jsonrpc': '2.0', 'id': rid, 'error': {
+                'code': -32601, 'message': f'no method {method}'}})
+
+
+if __name__ == '__main__':
+    main()
