@@ -104,6 +104,20 @@ static int names_nomem(struct jscan *j)
 	return fail(j, "out of memory");
 }
 
+/* A member name begins (its opening quote): it starts at the arena's end,
+ * which exists from the first name on (no arithmetic on NULL). */
+static int name_start(struct jscan *j)
+{
+	struct jscan_names *n = j->names;
+
+	if (!n->bytes && !(n->bytes = malloc(n->capbytes = 256))) {
+		n->capbytes = 0;
+		return names_nomem(j);
+	}
+	n->key = n->nbytes;
+	return STEP_MORE;
+}
+
 /* Add k decoded bytes to the name being read. */
 static int name_put(struct jscan *j, const void *b, size_t k)
 {
@@ -188,12 +202,13 @@ static int name_cmp(const void *a, const void *b, void *ctx)
 static int names_close(struct jscan *j, int d)
 {
 	struct jscan_names *n = j->names;
-	struct jscan_name *e = n->ent + n->base[d];
 	size_t k = n->nent - n->base[d], i, from, m;
+	struct jscan_name *e;
 	const unsigned char *s;
 
 	if (!k)
 		return STEP_MORE;
+	e = n->ent + n->base[d];
 	from = e[0].off; /* the object's first name: its bytes start there */
 	qsort_r(e, k, sizeof *e, name_cmp, n->bytes);
 	for (i = 1; i < k; i++) {
@@ -541,9 +556,7 @@ static int step(struct jscan *j, unsigned char c)
 			return STEP_MORE;
 		if (c == '"') {
 			j->state = ST_STR | ST_KEYFLAG;
-			if (j->names)
-				j->names->key = j->names->nbytes;
-			return STEP_MORE;
+			return j->names ? name_start(j) : STEP_MORE;
 		}
 		if (c == '}' && j->state == ST_KEY_CLOSE)
 			return close_container(j, c);
