@@ -4,7 +4,12 @@ reader other than cJSON: Python's json keeps the LAST of duplicate member
 names (as JavaScript's JSON.parse does) and keeps a name holding NUL whole,
 so it reads a request the way many real servers do.
 
-    pyfake.py --log FILE     every line received, raw, appended to FILE
+    pyfake.py [--log FILE] [--hostile]
+      --log FILE   every line received, raw, appended to FILE
+      --hostile    raw control bytes (ESC, NUL, CR: invalid JSON, which
+                   cJSON accepts) inside the strings of its listings, of
+                   a notification and of the replies of tool "raw" (one
+                   short, one over 256 KiB: "raw" with {"big": true})
 
 Tools: echo {text} (readOnlyHint), get-env (not read-only: "the secret"),
 ask (readOnlyHint: asks the client elicitation/create, then returns the
@@ -26,13 +31,39 @@ TOOLS = [
      'inputSchema': {'type': 'object', 'properties': {}},
      'annotations': {'readOnlyHint': True}},
 ]
+RESOURCES = []
 PROMPTS = [{'name': 'greet', 'description': 'Greet someone',
             'arguments': [{'name': 'name', 'required': False}]}]
 
 
+HOSTILE = False
+# In --hostile mode these marks become raw bytes after json.dumps.
+# @ESCAPED@ becomes the escape \u001B as the server writes it (uppercase:
+# mcpfs writes its own escapes in lowercase, so this one shows it was kept).
+RAW = {'@ESC@': '\x1b', '@NUL@': '\x00', '@CR@': '\r', '@BEL@': '\x07',
+       '@ESCAPED@': '\\u001B'}
+
+
 def send(obj):
-    sys.stdout.write(json.dumps(obj) + '\n')
+    line = json.dumps(obj)
+    if HOSTILE:
+        for mark, raw in RAW.items():
+            line = line.replace(mark, raw)
+    sys.stdout.write(line + '\n')
     sys.stdout.flush()
+
+
+def hostile_lists():
+    bad = 'x@ESC@[2J@NUL@y@CR@z@BEL@@ESCAPED@'
+    TOOLS.append({'name': 'raw', 'title': bad, 'description': bad,
+                  'inputSchema': {'type': 'object', 'properties': {
+                      bad: {'type': 'string', 'description': bad}}}})
+    TOOLS.append({'name': 'e@ESC@vil', 'description': bad,
+                  'inputSchema': {'type': 'object'}})
+    PROMPTS.append({'name': 'p@CR@x', 'description': bad,
+                    'arguments': [{'name': 'a@ESC@', 'description': bad}]})
+    RESOURCES.append({'uri': 'file:///r@ESC@', 'name': 'r@NUL@',
+                      'description': bad})
 
 
 def result(rid, res):
@@ -40,9 +71,15 @@ def result(rid, res):
 
 
 def main():
+    global HOSTILE
     log = None
-    if len(sys.argv) == 3 and sys.argv[1] == '--log':
-        log = open(sys.argv[2], 'a', encoding='utf-8', errors='replace')
+    args = sys.argv[1:]
+    if args[:1] == ['--log']:
+        log = open(args[1], 'a', encoding='utf-8', errors='replace')
+        args = args[2:]
+    if args == ['--hostile']:
+        HOSTILE = True
+        hostile_lists()
     asks = {}   # our request id -> the tools/call id waiting for it
     for line in sys.stdin:
         if log:
@@ -59,12 +96,25 @@ def main():
                 {'type': 'text', 'text': json.dumps(m.get('result'))}]})
         elif method == 'initialize':
             result(rid, {'protocolVersion': params.get('protocolVersion'),
-                         'capabilities': {'tools': {}, 'prompts': {}},
+                         'capabilities': {'tools': {}, 'prompts': {},
+                                          'resources': {}},
                          'serverInfo': {'name': 'pyfake', 'version': '1'}})
         elif method == 'tools/list':
             result(rid, {'tools': TOOLS})
         elif method == 'prompts/list':
             result(rid, {'prompts': PROMPTS})
+        elif method == 'resources/list':
+            result(rid, {'resources': RESOURCES})
+        elif method == 'resources/templates/list':
+            result(rid, {'resourceTemplates': []})
+        elif method == 'tools/call' and params.get('name') == 'raw':
+            send({'jsonrpc': '2.0', 'method': 'notifications/message',
+                  'params': {'level': 'info', 'data': 'n@ESC@]52;c;x@BEL@'
+                             '@NUL@@CR@'}})
+            big = 'y' * (300 * 1024) if (params.get('arguments') or
+                                          {}).get('big') else ''
+            result(rid, {'content': [{'type': 'text', 'text':
+                         'r@ESC@[31m@NUL@@CR@' + big + '@BEL@@ESCAPED@'}]})
         elif method == 'ping':
             result(rid, {})
         elif method == 'tools/call' and params.get('name') == 'ask':
