@@ -553,6 +553,19 @@ static void unparsed(mcp_session *s, const char *line, size_t len)
 		call_complete(c, NULL);
 }
 
+/* A line skipped: logged, but a server that writes thousands gets a few
+ * lines and then one "... N more" now and then (log.c, SPEC 6). */
+static void junk(mcp_session *s, const char *what, size_t len)
+{
+	char sum[300];
+
+	snprintf(sum, sizeof sum, "server %s thread %s: skipped lines",
+		 s->srv->conf->name, s->name[0] ? s->name : "(one-shot)");
+	if (mlog_limit(&s->junk, MLOG_WARN, sum))
+		mlog(MLOG_WARN, "server %s: skipped %s (%zu bytes)",
+		     s->srv->conf->name, what, len);
+}
+
 static void inbound_line(mcp_session *s, struct frame *f, char *line,
 			 size_t len, mcp_call *sc)
 {
@@ -574,9 +587,8 @@ static void inbound_line(mcp_session *s, struct frame *f, char *line,
 		return;
 	}
 	if (!cJSON_IsObject(msg)) {
-		mlog(MLOG_WARN, "server %s: skipped a non-JSON %s (%zu bytes)",
-		     s->srv->conf->name, strcmp(s->ops->name, "stdio") ?
-		     "message" : "stdout line", len);
+		junk(s, strcmp(s->ops->name, "stdio") ? "a non-JSON message" :
+			"a non-JSON stdout line", len);
 		cJSON_Delete(msg);
 		return;
 	}
@@ -591,8 +603,8 @@ static void inbound_line(mcp_session *s, struct frame *f, char *line,
 	} else if (id) {
 		response(s, msg, line, len);
 	} else {
-		mlog(MLOG_WARN, "server %s: skipped a message that is neither "
-		     "request, notification nor reply", s->srv->conf->name);
+		junk(s, "a message that is neither request, notification "
+			"nor reply", len);
 	}
 	cJSON_Delete(msg);
 }

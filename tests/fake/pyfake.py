@@ -13,7 +13,9 @@ so it reads a request the way many real servers do.
 
 Tools: echo {text} (readOnlyHint), get-env (not read-only: "the secret"),
 ask (readOnlyHint: asks the client elicitation/create, then returns the
-answer it got as JSON text). Prompt: greet {name}. A tools/call result's
+answer it got as JSON text), junk {n} (prints n lines that are not JSON
+on stdout, then replies). In --hostile mode its serverInfo name holds a
+newline and what looks like a log line. Prompt: greet {name}. A tools/call result's
 text is "ran NAME: ARGS" for echo and get-env.
 """
 
@@ -27,6 +29,9 @@ TOOLS = [
      'annotations': {'readOnlyHint': True}},
     {'name': 'get-env', 'description': 'Tell the secret',
      'inputSchema': {'type': 'object', 'properties': {}}},
+    {'name': 'junk', 'description': 'Print n lines that are not JSON',
+     'inputSchema': {'type': 'object',
+                     'properties': {'n': {'type': 'integer'}}}},
     {'name': 'ask', 'description': 'Ask the user',
      'inputSchema': {'type': 'object', 'properties': {}},
      'annotations': {'readOnlyHint': True}},
@@ -98,7 +103,10 @@ def main():
             result(rid, {'protocolVersion': params.get('protocolVersion'),
                          'capabilities': {'tools': {}, 'prompts': {},
                                           'resources': {}},
-                         'serverInfo': {'name': 'pyfake', 'version': '1'}})
+                         'serverInfo': {'name': 'pyfake\n2026-01-01 '
+                                        '00:00:00.000 mcpfs error: forged '
+                                        'by the server' if HOSTILE else
+                                        'pyfake', 'version': '1'}})
         elif method == 'tools/list':
             result(rid, {'tools': TOOLS})
         elif method == 'prompts/list':
@@ -107,6 +115,10 @@ def main():
             result(rid, {'resources': RESOURCES})
         elif method == 'resources/templates/list':
             result(rid, {'resourceTemplates': []})
+        elif method == 'tools/call' and params.get('name') == 'junk':
+            n = (params.get('arguments') or {}).get('n', 0)
+            sys.stdout.write(''.join(f'not json {i:06}\n' for i in range(n)))
+            result(rid, {'content': [{'type': 'text', 'text': f'{n}'}]})
         elif method == 'tools/call' and params.get('name') == 'raw':
             send({'jsonrpc': '2.0', 'method': 'notifications/message',
                   'params': {'level': 'info', 'data': 'n@ESC@]52;c;x@BEL@'
