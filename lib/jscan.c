@@ -10,19 +10,14 @@
  * sequence can be pending then); esc_cp holds a high surrogate waiting for
  * its low half.
  *
- * With jscan_names, each member name is also decoded into the names' arena
- * as it is read (plain bytes as they are, an escape as the UTF-8 of its
- * code point), checked for control characters at its closing quote, and
- * kept until its object closes; at the '}' the object's names are sorted
- * (hash, length, bytes) and a neighbouring pair that is equal is a
- * duplicate. Memory is the names of the objects still open, released at
- * each close: a text of N bytes needs at most about N bytes of names and
- * N/4 entries, and the work is N log N.
+ * With jscan_names, each member name is also decoded as it is read (plain
+ * bytes as they are, an escape as the UTF-8 of its code point) into
+ * jnames.c's arena, which checks it at its closing quote and its object at
+ * its '}'.
  */
-#include <stdlib.h>
-#include <stdio.h>
 #include <string.h>
 
+#include "jnames.h"
 #include "jscan.h"
 
 enum {
@@ -94,156 +89,47 @@ static int top_is_object(const struct jscan *j)
 	return (j->stack[d / 8] >> (d % 8)) & 1;
 }
 
-/* ---- the member-name check (jscan_names) ---- */
 
-static size_t utf8_put(uint32_t cp, unsigned char *out);
+/* ---- the member-name check (jnames.c does the work) ---- */
 
-static int names_nomem(struct jscan *j)
+/* A failure of the name check: n->nomem says whether for memory. */
+static int names_fail(struct jscan *j, const char *why)
 {
-	j->names->nomem = 1;
-	return fail(j, "out of memory");
+	return fail(j, why ? why : "out of memory");
 }
 
-/* A member name begins (its opening quote): it starts at the arena's end,
- * which exists from the first name on (no arithmetic on NULL). */
-static int name_start(struct jscan *j)
-{
-	struct jscan_names *n = j->names;
-
-	if (!n->bytes && !(n->bytes = malloc(n->capbytes = 256))) {
-		n->capbytes = 0;
-		return names_nomem(j);
-	}
-	n->key = n->nbytes;
-	return STEP_MORE;
-}
-
-/* Add k decoded bytes to the name being read. */
 static int name_put(struct jscan *j, const void *b, size_t k)
 {
-	struct jscan_names *n = j->names;
-
-	if (n->nbytes + k > n->capbytes) {
-		size_t cap = n->capbytes ? n->capbytes : 256;
-		char *nb;
-
-		while (cap < n->nbytes + k)
-			cap *= 2;
-		if (!(nb = realloc(n->bytes, cap)))
-			return names_nomem(j);
-		n->bytes = nb;
-		n->capbytes = cap;
-	}
-	memcpy(n->bytes + n->nbytes, b, k);
-	n->nbytes += k;
-	return STEP_MORE;
+	return jnames_put(j->names, b, k) < 0 ? names_fail(j, NULL)
+					       : STEP_MORE;
 }
 
-/* The first control character of the UTF-8 text s (n bytes), or -1. */
-static long control_in(const unsigned char *s, size_t n)
+static int name_start(struct jscan *j)
 {
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (s[i] < 0x20 || s[i] == 0x7f)
-			return s[i];
-		if (s[i] == 0xc2 && i + 1 < n && s[i + 1] >= 0x80 &&
-		    s[i + 1] <= 0x9f)
-			return s[i + 1];
-	}
-	return -1;
+	return jnames_start(j->names) < 0 ? names_fail(j, NULL) : STEP_MORE;
 }
 
-/* The closing quote of a member name: check it and keep it. */
 static int name_end(struct jscan *j)
 {
-	struct jscan_names *n = j->names;
-	const unsigned char *s = (const unsigned char *)n->bytes + n->key;
-	size_t len = n->nbytes - n->key, i;
-	uint64_t h = 14695981039346656037ull; /* FNV-1a */
-	long c = control_in(s, len);
+	const char *why = jnames_end(j->names);
 
-	if (c >= 0) {
-		snprintf(n->why, sizeof n->why, "a member name holds the "
-			 "control character U+%04lX (I-JSON, RFC 7493)", c);
-		return fail(j, n->why);
-	}
-	for (i = 0; i < len; i++)
-		h = (h ^ s[i]) * 1099511628211ull;
-	if (n->nent == n->capent) {
-		size_t cap = n->capent ? n->capent * 2 : 16;
-		struct jscan_name *ne = realloc(n->ent, cap * sizeof *ne);
-
-		if (!ne)
-			return names_nomem(j);
-		n->ent = ne;
-		n->capent = cap;
-	}
-	n->ent[n->nent].off = n->key;
-	n->ent[n->nent].len = len;
-	n->ent[n->nent].hash = h;
-	n->nent++;
-	return STEP_MORE;
+	return why ? names_fail(j, why) : STEP_MORE;
 }
 
-static int name_cmp(const void *a, const void *b, void *ctx)
-{
-	const struct jscan_name *x = a, *y = b;
-	const char *bytes = ctx;
-
-	if (x->hash != y->hash)
-		return x->hash < y->hash ? -1 : 1;
-	if (x->len != y->len)
-		return x->len < y->len ? -1 : 1;
-	return memcmp(bytes + x->off, bytes + y->off, x->len);
-}
-
-/* The '}' of the object at depth d: no two names alike; drop them. */
 static int names_close(struct jscan *j, int d)
 {
-	struct jscan_names *n = j->names;
-	size_t k = n->nent - n->base[d], i, from, m;
-	struct jscan_name *e;
-	const unsigned char *s;
+	const char *why = jnames_close(j->names, d);
 
-	if (!k)
-		return STEP_MORE;
-	e = n->ent + n->base[d];
-	from = e[0].off; /* the object's first name: its bytes start there */
-	qsort_r(e, k, sizeof *e, name_cmp, n->bytes);
-	for (i = 1; i < k; i++) {
-		if (name_cmp(e + i - 1, e + i, n->bytes))
-			continue;
-		s = (const unsigned char *)n->bytes + e[i].off;
-		for (m = e[i].len > 48 ? 48 : e[i].len;
-		     m < e[i].len && (s[m] & 0xc0) == 0x80; m--)
-			; /* not inside a UTF-8 sequence */
-		snprintf(n->why, sizeof n->why, "two members named \"%.*s\"%s "
-			 "in one object (I-JSON, RFC 7493)", (int)m,
-			 (const char *)s, m < e[i].len ? "..." : "");
-		return fail(j, n->why);
-	}
-	n->nent = n->base[d];
-	n->nbytes = from;
-	return STEP_MORE;
+	return why ? names_fail(j, why) : STEP_MORE;
 }
 
 void jscan_names(struct jscan *j, struct jscan_names *n)
 {
-	n->nbytes = n->nent = n->key = 0;
-	n->nomem = 0;
-	n->why[0] = 0;
+	jnames_reset(n);
 	j->names = n;
 }
 
-void jscan_names_free(struct jscan_names *n)
-{
-	free(n->bytes);
-	free(n->ent);
-	n->bytes = NULL;
-	n->ent = NULL;
-	n->nbytes = n->capbytes = n->nent = n->capent = 0;
-}
+static size_t utf8_put(uint32_t cp, unsigned char *out);
 
 static int push(struct jscan *j, int object)
 {
@@ -256,7 +142,7 @@ static int push(struct jscan *j, int object)
 	else
 		j->stack[d / 8] &= (uint8_t)~(1u << (d % 8));
 	if (object && j->names)
-		j->names->base[d] = j->names->nent;
+		jnames_open(j->names, d);
 	j->depth++;
 	j->state = object ? ST_KEY_CLOSE : ST_VALUE_CLOSE;
 	return STEP_MORE;
