@@ -100,12 +100,13 @@ def entry(kind, log, policy):
 
 def received(log):
     """The lines the server received so far that run something or answer
-    it: tools/call, prompts/get and replies (listings mcpfs fetches for
-    NAME=VALUE lines are left out)."""
+    a question: tools/call, prompts/get, and answers (an "action"); what
+    mcpfs sends on its own (listings for NAME=VALUE lines, roots/list
+    answers, pings) is left out."""
     lines = log.read_text(errors='replace').splitlines() if log.exists() \
         else []
     return [line for line in lines if '"tools/call"' in line or
-            '"prompts/get"' in line or '"method"' not in line]
+            '"prompts/get"' in line or '"action"' in line]
 
 
 def refused_write(path, data):
