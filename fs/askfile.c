@@ -14,8 +14,12 @@
  *           with EINVAL, the reason goes to the log and to the question's
  *           "refused", and the question stays for another try. Bytes that
  *           can never become JSON, or bytes after the value, fail with
- *           EINVAL; more than 16 MiB with EFBIG. White space between
- *           values is nothing, even after the answer.
+ *           EINVAL; so does an answer with a member name twice in one
+ *           object or holding a control character (SPEC 13: the server
+ *           would read another answer than the one checked); more than
+ *           16 MiB with EFBIG. Each such refusal is also the question's
+ *           "refused". White space between values is nothing, even after
+ *           the answer.
  *   close   an incomplete answer fails close with EINVAL.
  */
 #include <errno.h>
@@ -72,7 +76,7 @@ void askfile_write(struct askfile *af, fuse_req_t req, const char *buf,
 	r = jsonwrite_feed(&af->w, buf, size, MAX_REQUEST);
 	if (r < 0) {
 		if (r != -ENOMEM)
-			mlog(MLOG_INFO, "answer refused: %s", af->w.why);
+			mcp_ask_refuse(mcp_ask_by_id(af->ask_id), af->w.why);
 		jsonwrite_reset(&af->w);
 		fuse_reply_err(req, -r);
 		return;
@@ -87,9 +91,12 @@ void askfile_write(struct askfile *af, fuse_req_t req, const char *buf,
 void askfile_flush(struct askfile *af, fuse_req_t req)
 {
 	int r = jsonwrite_finish(&af->w);
+	mcp_ask *q;
 
 	if (r == JW_DONE)
 		r = deliver(af); /* a top-level number: never fits */
+	else if (r < 0 && (q = mcp_ask_by_id(af->ask_id)))
+		mcp_ask_refuse(q, af->w.why);
 	else if (r < 0)
 		mlog(MLOG_INFO, "answer refused: %s", af->w.why);
 	jsonwrite_reset(&af->w);

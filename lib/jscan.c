@@ -9,9 +9,15 @@
  * While a \uXXXX escape is read, utf8_cp accumulates its hex digits (no UTF-8
  * sequence can be pending then); esc_cp holds a high surrogate waiting for
  * its low half.
+ *
+ * With jscan_names, each member name is also decoded as it is read (plain
+ * bytes as they are, an escape as the UTF-8 of its code point) into
+ * jnames.c's arena, which checks it at its closing quote and its object at
+ * its '}'.
  */
 #include <string.h>
 
+#include "jnames.h"
 #include "jscan.h"
 
 enum {
@@ -83,6 +89,48 @@ static int top_is_object(const struct jscan *j)
 	return (j->stack[d / 8] >> (d % 8)) & 1;
 }
 
+
+/* ---- the member-name check (jnames.c does the work) ---- */
+
+/* A failure of the name check: n->nomem says whether for memory. */
+static int names_fail(struct jscan *j, const char *why)
+{
+	return fail(j, why ? why : "out of memory");
+}
+
+static int name_put(struct jscan *j, const void *b, size_t k)
+{
+	return jnames_put(j->names, b, k) < 0 ? names_fail(j, NULL)
+					       : STEP_MORE;
+}
+
+static int name_start(struct jscan *j)
+{
+	return jnames_start(j->names) < 0 ? names_fail(j, NULL) : STEP_MORE;
+}
+
+static int name_end(struct jscan *j)
+{
+	const char *why = jnames_end(j->names);
+
+	return why ? names_fail(j, why) : STEP_MORE;
+}
+
+static int names_close(struct jscan *j, int d)
+{
+	const char *why = jnames_close(j->names, d);
+
+	return why ? names_fail(j, why) : STEP_MORE;
+}
+
+void jscan_names(struct jscan *j, struct jscan_names *n)
+{
+	jnames_reset(n);
+	j->names = n;
+}
+
+static size_t utf8_put(uint32_t cp, unsigned char *out);
+
 static int push(struct jscan *j, int object)
 {
 	int d = j->depth;
@@ -93,6 +141,8 @@ static int push(struct jscan *j, int object)
 		j->stack[d / 8] |= (uint8_t)(1u << (d % 8));
 	else
 		j->stack[d / 8] &= (uint8_t)~(1u << (d % 8));
+	if (object && j->names)
+		jnames_open(j->names, d);
 	j->depth++;
 	j->state = object ? ST_KEY_CLOSE : ST_VALUE_CLOSE;
 	return STEP_MORE;
@@ -116,6 +166,8 @@ static int close_container(struct jscan *j, unsigned char c)
 {
 	if ((c == '}') != top_is_object(j))
 		return fail(j, "mismatched bracket");
+	if (c == '}' && j->names && names_close(j, j->depth - 1) != STEP_MORE)
+		return STEP_ERROR;
 	j->depth--;
 	return ended(j, STEP_DONE);
 }
@@ -164,7 +216,7 @@ static int string_end(struct jscan *j, int key)
 {
 	if (key) {
 		j->state = ST_COLON;
-		return STEP_MORE;
+		return j->names ? name_end(j) : STEP_MORE;
 	}
 	return ended(j, STEP_DONE);
 }
@@ -214,6 +266,16 @@ static int string_byte(struct jscan *j, unsigned char c)
 	return STEP_MORE;
 }
 
+/* The code point of an escape in a member name, into the name. */
+static int name_cp(struct jscan *j, uint32_t cp)
+{
+	unsigned char one[4];
+
+	if (!(j->state & ST_KEYFLAG) || !j->names)
+		return STEP_MORE;
+	return name_put(j, one, utf8_put(cp, one));
+}
+
 static int escape_done(struct jscan *j)
 {
 	uint32_t v = j->utf8_cp;
@@ -222,9 +284,10 @@ static int escape_done(struct jscan *j)
 	if (j->esc_cp) {
 		if (v < 0xdc00 || v > 0xdfff)
 			return fail(j, "unpaired surrogate in \\u escape");
+		v = 0x10000 + ((j->esc_cp - 0xd800) << 10) + (v - 0xdc00);
 		j->esc_cp = 0;
 		j->state = ST_STR | (j->state & ST_KEYFLAG);
-		return STEP_MORE;
+		return name_cp(j, v);
 	}
 	if (v >= 0xd800 && v <= 0xdbff) {
 		j->esc_cp = v;
@@ -234,7 +297,7 @@ static int escape_done(struct jscan *j)
 	if (v >= 0xdc00 && v <= 0xdfff)
 		return fail(j, "unpaired surrogate in \\u escape");
 	j->state = ST_STR | (j->state & ST_KEYFLAG);
-	return STEP_MORE;
+	return name_cp(j, v);
 }
 
 static int step_string(struct jscan *j, unsigned char c)
@@ -250,7 +313,9 @@ static int step_string(struct jscan *j, unsigned char c)
 			j->state = ST_ESC | key;
 			return STEP_MORE;
 		}
-		return string_byte(j, c);
+		if (string_byte(j, c) != STEP_MORE)
+			return STEP_ERROR;
+		return key && j->names ? name_put(j, &c, 1) : STEP_MORE;
 	case ST_ESC:
 		if (c == 'u') {
 			j->esc_hex = 4;
@@ -261,6 +326,13 @@ static int step_string(struct jscan *j, unsigned char c)
 		if (!strchr("\"\\/bfnrt", c) || c == 0)
 			return fail(j, "invalid escape in string");
 		j->state = ST_STR | key;
+		if (key && j->names) {
+			unsigned char d = c == 'b' ? '\b' : c == 'f' ? '\f' :
+					  c == 'n' ? '\n' : c == 'r' ? '\r' :
+					  c == 't' ? '\t' : c;
+
+			return name_put(j, &d, 1);
+		}
 		return STEP_MORE;
 	case ST_UHEX:
 		h = jscan_hexval(c);
@@ -370,7 +442,7 @@ static int step(struct jscan *j, unsigned char c)
 			return STEP_MORE;
 		if (c == '"') {
 			j->state = ST_STR | ST_KEYFLAG;
-			return STEP_MORE;
+			return j->names ? name_start(j) : STEP_MORE;
 		}
 		if (c == '}' && j->state == ST_KEY_CLOSE)
 			return close_container(j, c);
@@ -450,7 +522,14 @@ int jscan_feed(struct jscan *j, const char *buf, size_t len, size_t *used)
 	}
 	for (i = 0; i < len; i++) {
 		if ((j->state & ~ST_KEYFLAG) == ST_STR && j->utf8_need == 0) {
-			i += skip_plain(p + i, len - i);
+			size_t k = skip_plain(p + i, len - i);
+
+			if (k && (j->state & ST_KEYFLAG) && j->names &&
+			    name_put(j, p + i, k) != STEP_MORE) {
+				*used = i;
+				return JSCAN_ERROR;
+			}
+			i += k;
 			if (i == len)
 				break;
 		}

@@ -3,7 +3,8 @@
  * (down to one byte), it tells when the bytes so far form one complete JSON
  * value (RFC 8259), when they can still become one, and when they never can.
  * Strings are checked to be valid UTF-8; nesting is bounded.
- * Constant memory, no allocation.
+ * Constant memory, no allocation; only the optional member-name check
+ * (jscan_names) keeps the names of the open objects.
  */
 #ifndef MCPFS_JSCAN_H
 #define MCPFS_JSCAN_H
@@ -14,6 +15,34 @@
 #define JSCAN_MAX_DEPTH 256
 
 enum { JSCAN_MORE = 0, JSCAN_DONE = 1, JSCAN_ERROR = -1 };
+
+/*
+ * The member-name check of I-JSON (RFC 7493), for what mcpfs sends on a
+ * user's behalf (SPEC 13: what mcpfs checks is what the server runs): a
+ * name holding a control character (U+0000-U+001F, U+007F-U+009F, raw or
+ * escaped) fails at its closing quote, two members of one object whose
+ * names decode to the same text fail at that object's '}' (escapes are
+ * decoded: "a" and "\u0061" are one name). It keeps the decoded names of
+ * the objects still open (at most the size of the text), sorted and
+ * compared at each object's end, then dropped. Owned by the caller,
+ * attached with jscan_names (after jscan_init), freed with
+ * jscan_names_free; it may be reused for the next text.
+ */
+struct jscan_name {
+	size_t off, len;    /* in bytes[] */
+	uint64_t hash;
+};
+
+struct jscan_names {
+	char *bytes;                    /* decoded names, open objects */
+	size_t nbytes, capbytes;
+	struct jscan_name *ent;         /* one per name, innermost last */
+	size_t nent, capent;
+	size_t base[JSCAN_MAX_DEPTH];   /* each open object's first ent */
+	size_t key;                     /* where the name being read starts */
+	int nomem;                      /* the scan failed for memory */
+	char why[128];                  /* the error naming the name */
+};
 
 struct jscan {
 	int state;
@@ -27,9 +56,16 @@ struct jscan {
 	const char *lit;
 	uint8_t stack[(JSCAN_MAX_DEPTH + 7) / 8]; /* 1 = object, 0 = array */
 	const char *error;  /* static reason when JSCAN_ERROR */
+	struct jscan_names *names; /* the I-JSON name check, or NULL */
 };
 
 void jscan_init(struct jscan *j);
+
+/* Check member names as well (struct jscan_names above): call after
+ * jscan_init, before the first feed. A failure is JSCAN_ERROR with
+ * j->error pointing into n (n->nomem set when memory ran out). */
+void jscan_names(struct jscan *j, struct jscan_names *n);
+void jscan_names_free(struct jscan_names *n);
 
 /*
  * Feed len bytes. Returns:

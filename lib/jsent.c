@@ -133,19 +133,65 @@ static size_t skip_ws(const char *p, size_t i, size_t n)
 	return i;
 }
 
-/* The scalar j (a number or a string) becomes a raw item of p[at, end). */
+int jsent_escape_controls(const char *p, size_t n, char **out, size_t *outn)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i, bad = 0;
+	int in_str = 0;
+	char *o, *w;
+
+	for (i = 0; i < n; i++)
+		if ((unsigned char)p[i] < 0x20 && p[i] != ' ')
+			bad++;
+	if (!bad)
+		return 0;
+	if (!(o = malloc(n + 5 * bad + 1)))
+		return -1;
+	for (i = 0, w = o; i < n; i++) {
+		unsigned char c = (unsigned char)p[i];
+
+		if (c >= 0x20) {
+			*w++ = (char)c;
+			if (in_str && c == '\\' && i + 1 < n &&
+			    (unsigned char)p[i + 1] >= 0x20)
+				*w++ = p[++i]; /* an escape: its byte as is */
+			else if (c == '"')
+				in_str = !in_str;
+		} else if (!in_str) {
+			*w++ = c == '\t' || c == '\n' || c == '\r' ? (char)c : ' ';
+		} else {
+			memcpy(w, "\\u00", 4);
+			w[4] = hex[c >> 4];
+			w[5] = hex[c & 15];
+			w += 6;
+		}
+	}
+	*w = 0;
+	*out = o;
+	*outn = (size_t)(w - o);
+	return 1;
+}
+
+/* The scalar j (a number or a string) becomes a raw item of p[at, end),
+ * raw control bytes escaped. */
 static void to_raw(cJSON *j, const char *p, size_t at, size_t end)
 {
-	char *raw;
+	char *raw, *esc = NULL;
+	size_t n = end - at;
 
 	if (cJSON_IsString(j) ? p[at] != '"' :
 	    p[at] != '-' && (p[at] < '0' || p[at] > '9'))
 		return;
-	raw = cJSON_malloc(end - at + 1);
-	if (!raw)
+	if (jsent_escape_controls(p + at, n, &esc, &n) < 0)
+		return; /* no memory: cJSON prints it, escaped */
+	raw = cJSON_malloc(n + 1);
+	if (!raw) {
+		free(esc);
 		return;
-	memcpy(raw, p + at, end - at);
-	raw[end - at] = 0;
+	}
+	memcpy(raw, esc ? esc : p + at, n);
+	raw[n] = 0;
+	free(esc);
 	if (j->valuestring && !(j->type & cJSON_IsReference))
 		cJSON_free(j->valuestring);
 	j->valuestring = raw;

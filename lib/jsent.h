@@ -9,7 +9,8 @@
  *  - jsent_print instead of cJSON_Print*: writes C0 80 back as "\u0000";
  *  - jsent_keep on a tree about to be printed: its numbers and string
  *    values become cJSON raw items holding the text they were parsed from,
- *    byte for byte (escapes included).
+ *    byte for byte (escapes included), but for raw control bytes, which
+ *    are escaped (jsent_escape_controls): what is printed is valid JSON.
  */
 #ifndef MCPFS_JSENT_H
 #define MCPFS_JSENT_H
@@ -42,6 +43,16 @@ cJSON *jsent_parse(const char *p, size_t n);
 /* j printed (pretty or not), C0 80 written as "\u0000"; malloc'd (free
  * with free), *len its length when len is not NULL; NULL on ENOMEM. */
 char *jsent_print(const cJSON *j, int pretty, size_t *len);
+
+/*
+ * Raw control bytes (below 0x20) in the n bytes of JSON-like text at p,
+ * as a server may send them (cJSON accepts them; RFC 8259 does not):
+ * inside a string each becomes its \u00XX escape, outside one a space.
+ * Escapes the server wrote stay byte for byte. Returns 0 when there are
+ * none (*out untouched), 1 with *out a malloc'd copy (NUL-terminated,
+ * *outn its length), or -1 when memory ran out.
+ */
+int jsent_escape_controls(const char *p, size_t n, char **out, size_t *outn);
 
 /*
  * j was parsed from the n bytes at p (its value, whitespace around it

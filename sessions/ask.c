@@ -498,6 +498,16 @@ mcp_buf *mcp_ask_json(mcp_ask *q)
 	return b;
 }
 
+void mcp_ask_refuse(mcp_ask *q, const char *why)
+{
+	mcp_session *s = q->s;
+
+	mlog(MLOG_INFO, "server %s thread %s: answer to question %s "
+	     "refused: %s", s->srv->conf->name, s->name, q->name, why);
+	free(q->refused);
+	q->refused = strdup(why);
+}
+
 int mcp_ask_answer(mcp_ask *q, const char *json, size_t len)
 {
 	mcp_session *s = q->s;

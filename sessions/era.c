@@ -474,6 +474,11 @@ static cJSON *tool_of(const mcp_session *s, const char *name)
 	return one;
 }
 
+/* The line is one mcpfs sends: a user's request in it passed the I-JSON
+ * name check of mcp_request_parse (no name twice, none holding NUL or a
+ * control character, SPEC 13), so cJSON's reading of it here, which
+ * Mcp-Name and Mcp-Method come from, is the only one: the one the policy
+ * checked and the one the server reads. */
 char **era_headers(const mcp_session *s, const char *line, size_t len)
 {
 	cJSON *m = cJSON_ParseWithLength(line, len), *p, *meta, *v, *t;

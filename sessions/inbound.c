@@ -67,7 +67,13 @@ static void list_stale(mcp_call **slot)
 static void notification(mcp_session *s, const char *method, cJSON *msg,
 			 const char *line, size_t len)
 {
-	ring_line(&s->events, line, len);
+	char *clean = NULL;
+	size_t n = len;
+
+	/* as sent, but raw control bytes escaped: events stays JSON lines */
+	if (jsent_escape_controls(line, len, &clean, &n) >= 0)
+		ring_line(&s->events, clean ? clean : line, n);
+	free(clean);
 	if (!strcmp(method, "notifications/progress")) {
 		progress_for(s, cJSON_GetObjectItemCaseSensitive(msg, "params"));
 	} else if (!strcmp(method, "notifications/tools/list_changed")) {
@@ -466,6 +472,19 @@ static int input_required(const char *p, size_t rs, size_t re)
 	       jscan_str_is(p, v, "input_required");
 }
 
+/* 1 if the n bytes at p hold a raw control byte (below 0x20): not valid
+ * JSON inside a string, so such a reply is not passed through as is. */
+static int has_control(const char *p, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)p;
+	unsigned char low = 0xff;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		low = u[i] < low ? u[i] : low;
+	return low < 0x20;
+}
+
 static int fast_reply(mcp_session *s, struct frame *f, char *line,
 		      size_t len, mcp_call *sc, size_t soff)
 {
@@ -476,8 +495,9 @@ static int fast_reply(mcp_session *s, struct frame *f, char *line,
 	char *mem;
 	int big = 0;
 
-	if (raw_reply(line, len, &id, &rs, &re) < 0)
-		return -1;
+	if (raw_reply(line, len, &id, &rs, &re) < 0 ||
+	    has_control(line + rs, re - rs))
+		return -1; /* the cJSON path escapes them (jsent_keep) */
 	c = idtab_get(&s->pending, id);
 	if (!c || c->kind != CALL_USER || c->task == 1 ||
 	    !valid_line(line, len))
@@ -533,6 +553,19 @@ static void unparsed(mcp_session *s, const char *line, size_t len)
 		call_complete(c, NULL);
 }
 
+/* A line skipped: logged, but a server that writes thousands gets a few
+ * lines and then one "... N more" now and then (log.c, SPEC 6). */
+static void junk(mcp_session *s, const char *what, size_t len)
+{
+	char sum[300];
+
+	snprintf(sum, sizeof sum, "server %s thread %s: skipped lines",
+		 s->srv->conf->name, s->name[0] ? s->name : "(one-shot)");
+	if (mlog_limit(&s->junk, MLOG_WARN, sum))
+		mlog(MLOG_WARN, "server %s: skipped %s (%zu bytes)",
+		     s->srv->conf->name, what, len);
+}
+
 static void inbound_line(mcp_session *s, struct frame *f, char *line,
 			 size_t len, mcp_call *sc)
 {
@@ -556,9 +589,8 @@ static void inbound_line(mcp_session *s, struct frame *f, char *line,
 		return;
 	}
 	if (!cJSON_IsObject(msg)) {
-		mlog(MLOG_WARN, "server %s: skipped a non-JSON %s (%zu bytes)",
-		     s->srv->conf->name, strcmp(s->ops->name, "stdio") ?
-		     "message" : "stdout line", len);
+		junk(s, strcmp(s->ops->name, "stdio") ? "a non-JSON message" :
+			"a non-JSON stdout line", len);
 		cJSON_Delete(msg);
 		return;
 	}
@@ -573,8 +605,8 @@ static void inbound_line(mcp_session *s, struct frame *f, char *line,
 	} else if (id) {
 		response(s, msg, line, len);
 	} else {
-		mlog(MLOG_WARN, "server %s: skipped a message that is neither "
-		     "request, notification nor reply", s->srv->conf->name);
+		junk(s, "a message that is neither request, notification "
+			"nor reply", len);
 	}
 	cJSON_Delete(msg);
 }

@@ -58,6 +58,7 @@ struct mcp_session {
 	mcp_server *srv;
 	int oneshot;
 	int spare;                /* warm.c: no thread yet, adopted by mkdir */
+	struct mlog_limit junk;   /* inbound.c: skipped lines, rate-limited */
 	LIST_ENTRY(mcp_session) link;     /* all sessions */
 	LIST_ENTRY(mcp_session) srv_link; /* the server's threads */
 	enum sstate state;

@@ -36,22 +36,37 @@ static int is_ws(char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-/* 0 if json is exactly one valid JSON value (whitespace around allowed). */
+/* 0 if json is exactly one valid JSON value (whitespace around allowed)
+ * with one reading: no member name twice in an object, none holding a
+ * control character (jscan_names, SPEC 13), whoever sends it. */
 static int strict_json(const char *json, size_t len, const char **why)
 {
+	static char names_why[sizeof ((struct jscan_names *)0)->why];
+	struct jscan_names names = {0};
 	struct jscan j;
 	size_t used, i;
 	int r;
 
 	jscan_init(&j);
+	jscan_names(&j, &names);
 	r = jscan_feed(&j, json, len, &used);
+	if (r == JSCAN_MORE)
+		r = jscan_finish(&j);
+	jscan_names_free(&names);
+	if (r == JSCAN_ERROR && names.nomem) {
+		*why = "request could not be parsed (out of memory)";
+		return -EINVAL;
+	}
+	if (r == JSCAN_ERROR && j.error == names.why) {
+		memcpy(names_why, names.why, sizeof names_why);
+		*why = names_why;
+		return -EINVAL;
+	}
 	if (r == JSCAN_DONE && used < len &&
 	    jscan_feed(&j, json + used, len - used, &used) != JSCAN_DONE) {
 		*why = "request has data after the JSON value";
 		return -EINVAL;
 	}
-	if (r == JSCAN_MORE)
-		r = jscan_finish(&j);
 	if (r == JSCAN_DONE)
 		return 0;
 	if (r == JSCAN_ERROR) {

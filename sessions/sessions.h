@@ -175,6 +175,10 @@ mcp_buf *mcp_ask_json(mcp_ask *q);
  * sent, and q is gone (freed: do not use it after 0). -EINVAL when the
  * answer does not fit (logged with the field and rule; q stays). */
 int mcp_ask_answer(mcp_ask *q, const char *json, size_t len);
+/* An answer to q refused before it was whole or parsed (bad JSON, a name
+ * twice or holding a control character, too big): logged, and why
+ * becomes q's "refused" as for mcp_ask_answer's own refusals. */
+void mcp_ask_refuse(mcp_ask *q, const char *why);
 
 /* ---- calls ---- */
 
@@ -310,6 +314,19 @@ enum { MLOG_ERR, MLOG_WARN, MLOG_INFO, MLOG_DEBUG };
 void mlog_open(const char *path, int debug); /* NULL = stderr */
 void mlog_syslog(void); /* daemonized without a log file: to syslog */
 void mlog(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A warning a session can repeat at will, limited (log.c): up to
+ * MLOG_LIMIT_BURST lines per MLOG_LIMIT_INTERVAL seconds; the rest are
+ * counted and summed up as "WHAT ... N more" at the next interval or every
+ * MLOG_LIMIT_EVERY of them. mlog_limit says whether to log this one. */
+#define MLOG_LIMIT_BURST 10
+#define MLOG_LIMIT_INTERVAL 10.0
+#define MLOG_LIMIT_EVERY 10000
+struct mlog_limit {
+	double start;         /* the interval began (monotonic seconds) */
+	unsigned burst;       /* lines logged in it */
+	unsigned long more;   /* held back since the last summary */
+};
+int mlog_limit(struct mlog_limit *l, int level, const char *what);
 void mlogv(int level, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
 

@@ -57,14 +57,14 @@ cflags="$cflags -I$root/sessions/guide"
 
 sources_for() {
 	case $1 in
-	jscan)   echo "$root/lib/jscan.c" ;;
+	jscan)   echo "$root/lib/jscan.c $root/lib/jnames.c" ;;
 	frame)   echo "$root/lib/frame.c $root/lib/bigmem.c" ;;
 	config)  echo "$root/sessions/config/config.c $root/sessions/config/configfmt.c" \
 		"$root/sessions/config/oauthconf.c $root/sessions/config/dialect.c" \
 		"$root/sessions/config/yamlconf.c $root/sessions/config/toml.c" \
-		"$root/lib/jscan.c $root/lib/gbuf.c $fyaml -lm" ;;
+		"$root/lib/jscan.c $root/lib/jnames.c $root/lib/gbuf.c $fyaml -lm" ;;
 	toml)    echo "$root/sessions/config/toml.c $root/lib/gbuf.c -lm" ;;
-	request) echo "$root/sessions/request.c $root/lib/jscan.c $root/lib/gbuf.c $root/lib/jsent.c" ;;
+	request) echo "$root/sessions/request.c $root/lib/jscan.c $root/lib/jnames.c $root/lib/gbuf.c $root/lib/jsent.c" ;;
 	sse)     echo "$root/lib/sse.c $root/lib/gbuf.c" ;;
 	askcheck) echo "$root/sessions/askcheck.c -lm" ;;
 	kvargs)  echo "$root/lib/kvargs.c $root/sessions/guide/help.c" \

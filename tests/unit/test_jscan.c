@@ -2,7 +2,7 @@
  * test_jscan.c - the incremental JSON scanner: valid and invalid documents
  * (RFC 8259 and the UTF-8 rules), the *used offsets, the error reasons, and
  * the same verdict whether the bytes come at once, one by one or in odd
- * chunks.
+ * chunks; and the I-JSON member-name check (jscan_names, SPEC 13).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,6 +25,10 @@ struct verdict {
 	const char *why;
 };
 
+/* Whether scan() checks member names (jscan_names), and their memory. */
+static int with_names;
+static struct jscan_names names;
+
 /* Scan n bytes fed chunk bytes at a time (0 = all at once), then finish. */
 static struct verdict scan(const char *s, size_t n, size_t chunk)
 {
@@ -34,6 +38,8 @@ static struct verdict scan(const char *s, size_t n, size_t chunk)
 	int r = JSCAN_MORE;
 
 	jscan_init(&j);
+	if (with_names)
+		jscan_names(&j, &names); /* reused: reset each time */
 	while (off < n) {
 		k = chunk && n - off > chunk ? chunk : n - off;
 		r = jscan_feed(&j, s + off, k, &used);
@@ -528,6 +534,95 @@ static void test_member(void **state)
 	}
 }
 
+/* The member-name check: what it refuses (where, why), what it lets
+ * through, the same in every chunking, and nothing without it. */
+static void test_names(void **state)
+{
+	static const char *ok[] = {
+		"{}", "[]", "1", "\"a\"",
+		"{\"a\":1,\"b\":2,\"A\":3,\"a \":4}",
+		"{\"a\":{\"a\":{\"a\":1}},\"b\":[{\"a\":1},{\"a\":2}]}",
+		"{\"x\":{\"k\":1},\"y\":{\"k\":1}}",
+		"{\"v\":\"\\u0000\\u001b\",\"w\":[\"\\u0000\"]}", /* values */
+		"{\"\\u00e9\":1,\"e\\u0301\":2,\"\\ud83d\\ude00\":3}",
+		"{\"a\\/b\":1,\"a\\\\b\":2,\"a\\\"b\":3}",
+		"{\"\xc2\xa0\":1,\"\xc2\xa1\":2}", /* U+00A0 is no control */
+	};
+	size_t i;
+
+	with_names = 1;
+	for (i = 0; i < sizeof ok / sizeof *ok; i++)
+		if (scan_all_ways(ok[i], strlen(ok[i])).v != V_VALID)
+			fail_msg("refused: %s", ok[i]);
+	INVALID("{\"a\":1,\"a\":2}", 12,
+		"two members named \"a\" in one object (I-JSON, RFC 7493)");
+	INVALID("{\"name\":\"x\",\"n\\u0061me\":\"y\"}", 27,
+		"two members named \"name\" in one object (I-JSON, RFC 7493)");
+	INVALID("{\"\\ud83d\\ude00\":1,\"\xf0\x9f\x98\x80\":2}", 26,
+		"two members named \"\xf0\x9f\x98\x80\" in one object (I-JSON, "
+		"RFC 7493)");
+	INVALID("{\"\":1,\"\":2}", 10,
+		"two members named \"\" in one object (I-JSON, RFC 7493)");
+	INVALID("{\"p\":{\"q\":[{\"k\":1,\"z\":0,\"k\":2}]}}", 29,
+		"two members named \"k\" in one object (I-JSON, RFC 7493)");
+	INVALID("{\"b\":{\"c\":1},\"b\":2}", 18,
+		"two members named \"b\" in one object (I-JSON, RFC 7493)");
+	INVALID("{\"name\\u0000\":\"allowed\",\"name\":\"denied\"}", 12,
+		"a member name holds the control character U+0000 (I-JSON, "
+		"RFC 7493)");
+	INVALID("{\"a\":{\"x\\n\":1}}", 10,
+		"a member name holds the control character U+000A (I-JSON, "
+		"RFC 7493)");
+	INVALID("{\"\\u001b[2J\":1}", 11,
+		"a member name holds the control character U+001B (I-JSON, "
+		"RFC 7493)");
+	INVALID("{\"a\x7f\":1}", 4,
+		"a member name holds the control character U+007F (I-JSON, "
+		"RFC 7493)");
+	INVALID("{\"a\xc2\x85\":1}", 5,
+		"a member name holds the control character U+0085 (I-JSON, "
+		"RFC 7493)");
+	INVALID("{\"a\\u009f\":1}", 9,
+		"a member name holds the control character U+009F (I-JSON, "
+		"RFC 7493)");
+	/* a long name is cut in the message, never inside a character */
+	INVALID("{\"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+		"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+		"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+		"\xc3\xa9\":1,\"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+		"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+		"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+		"\xc3\xa9\xc3\xa9\":2}", 110,
+		"two members named \"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+		"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+		"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+		"\xc3\xa9\xc3\xa9\"... in one object (I-JSON, RFC 7493)");
+	with_names = 0;
+	assert_int_equal(scan_all_ways("{\"a\":1,\"a\":2}", 13).v, V_VALID);
+	assert_int_equal(scan_all_ways("{\"\\u0000\":1}", 12).v, V_VALID);
+	jscan_names_free(&names);
+}
+
+/* Many names in one object: sorted once at its end. */
+static void test_names_many(void **state)
+{
+	char *s = malloc(400000), *p = s;
+	int i;
+
+	*p++ = '{';
+	for (i = 0; i < 20000; i++)
+		p += sprintf(p, "%s\"k%d\":%d", i ? "," : "", i, i);
+	*p++ = '}';
+	with_names = 1;
+	assert_int_equal(scan(s, (size_t)(p - s), 0).v, V_VALID);
+	p[-1] = ',';
+	p += sprintf(p, "\"k19999\":0}");
+	assert_int_equal(scan(s, (size_t)(p - s), 4096).v, V_INVALID);
+	with_names = 0;
+	jscan_names_free(&names);
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -545,6 +640,8 @@ int main(void)
 		cmocka_unit_test(test_items),
 		cmocka_unit_test(test_str_is),
 		cmocka_unit_test(test_member),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_names_many),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
