@@ -11,7 +11,7 @@ import os
 import sys
 from pathlib import Path
 
-from conftest import read_file, status, text, thread, tool
+from conftest import read_file, status, text, thread, tool, write_file
 
 HOSTILE = Path(__file__).resolve().parents[1] / 'fake' / 'hostile.py'
 
@@ -24,6 +24,13 @@ def hostile(tmp, tools=b'[]', prompts=b'[]'):
     pf.write_bytes(prompts)
     return {'command': sys.executable,
             'args': [str(HOSTILE), '--tools', str(tf), '--prompts', str(pf)]}
+
+
+def via_file(t, f):
+    """The text of a call of {} through tools/f (a fresh read after the
+    write reads the writer's call, spec 4)."""
+    write_file(t / 'tools' / f, b'{}')
+    return text(json.loads(read_file(t / 'tools' / f)))
 
 
 def listing(*names):
@@ -76,11 +83,11 @@ def test_long_names_get_short_unique_files(mcpfs_mount, tmp_path):
     assert sorted(helps) == sorted(files)
     named = {}
     for f in files:
-        reply = tool(t, f)
-        named[text(reply)] = f
+        got = via_file(t, f)
+        named[got] = f
         # the help file names the tool in full
         assert read_file(t / 'help' / f).split(b'\n')[0].endswith(
-            text(reply)[len('called '):].encode())
+            got[len('called '):].encode())
     assert set(named) == {f'called {n}' for n in (long1, long2, huge, 'ok')}
     assert os.listdir(m.path / 'h' / 'help') == os.listdir(t / 'help')
 
@@ -94,9 +101,12 @@ def test_nul_and_invalid_utf8_never_share_a_file(mcpfs_mount, tmp_path):
     files = os.listdir(t / 'tools')
     assert len(files) == len(set(files)), files
     assert sorted(files) == ['a%00b', 'c']
-    assert text(tool(t, 'a%00b')) == 'called a\x00b'
+    assert via_file(t, 'a%00b') == 'called a\x00b'
+    # left out as not UTF-8, or (once the listing has written it as
+    # "\u0000") as a duplicate: either way with a warning
     st = status(t)
-    assert any('UTF-8' in w for w in st.get('warnings', [])), st
+    assert any('UTF-8' in w or 'duplicate' in w
+               for w in st.get('warnings', [])), st
 
 
 def test_duplicate_names_listed_once(mcpfs_mount, tmp_path):
