@@ -342,7 +342,7 @@ static struct lindex *lindex_build(mcp_call *c, mcp_session *s)
 {
 	const char *p = c->reply->data, *what = mcp_list_key(c->list);
 	const char *key = c->list == MCP_RESOURCES ? "uri" : "name";
-	struct jscan_span top = {0, c->reply->len}, arr, it, v;
+	struct jscan_span top = {0, c->reply->len}, arr = {0, 0}, it, v;
 	struct lindex *x = calloc(1, sizeof *x);
 	struct jscan_members m;
 	unsigned long bad = 0, dup = 0;
@@ -350,7 +350,7 @@ static struct lindex *lindex_build(mcp_call *c, mcp_session *s)
 
 	if (!x)
 		return NULL;
-	if (!memcmp(p, "{\"error\"", 8)) {
+	if (!strncmp(p, "{\"error\"", 8)) {
 		x->failed = 1;
 		return x;
 	}
@@ -648,7 +648,7 @@ static cJSON *member_json(const char *p, struct jscan_span o, const char *key,
 static void unpack(struct unpack *u, mcp_session *s, const mcp_buf *reply)
 {
 	const char *p = reply->data;
-	struct jscan_span top = {0, reply->len}, k, v, list;
+	struct jscan_span top = {0, reply->len}, k, v, list = {0, 0};
 	struct jscan_members m;
 	cJSON *j;
 	size_t i = 0, members = 0;
