@@ -137,7 +137,8 @@ struct mcp_call {
 	char task_id[128];
 	struct mcp_listener wait; /* for the tools listing (taskSupport) */
 	cJSON *acc;              /* its pages so far */
-	struct lindex *lidx;     /* CALL_LIST: its entries indexed */
+	struct lindex *lidx;     /* CALL_LIST: its entries indexed, freed */
+	void (*lidx_free)(struct lindex *); /* ... by this (surface.c's) */
 	char method[64];
 	int probe;               /* CALL_INIT: the server/discover probe */
 	cJSON *mrtr_resp;        /* mrtr.c: inputResponses so far */
@@ -260,7 +261,6 @@ void client_request(mcp_session *s, const char *method, cJSON *id,
 
 /* surface.c */
 void surface_free(mcp_session *s);
-void lindex_free(struct lindex *x);
 /* A warning of s for its status (each text once, the last few kept) and
  * the log. */
 void surface_warn(mcp_session *s, const char *fmt, ...)

@@ -166,7 +166,7 @@ struct lindex {
 	int failed;
 };
 
-void lindex_free(struct lindex *x)
+static void lindex_free(struct lindex *x)
 {
 	size_t i;
 
@@ -411,8 +411,10 @@ static struct lindex *lindex_build(mcp_call *c, mcp_session *s)
 
 static struct lindex *lindex_of(mcp_call *c, mcp_session *s)
 {
-	if (!c->lidx)
+	if (!c->lidx) {
 		c->lidx = lindex_build(c, s);
+		c->lidx_free = lindex_free;
+	}
 	return c->lidx;
 }
 

@@ -48,7 +48,8 @@ void mcp_call_unref(mcp_call *c)
 {
 	if (c && !--c->refs) {
 		mcp_buf_unref(c->reply);
-		lindex_free(c->lidx);
+		if (c->lidx)
+			c->lidx_free(c->lidx);
 		free(c);
 	}
 }
