@@ -74,11 +74,15 @@ struct node {
 	mcp_session *s;
 };
 
+/* Every producer of an index keeps it below 1 << INDEX_BITS (names:
+ * MCP_NAMES_MAX; result/: MCP_PARTS_MAX blocks; requests/: ASK_NUM_MAX);
+ * the mask is the last guard that an index never reaches the id's bits. */
+#define INDEX_MASK ((1ul << INDEX_BITS) - 1)
 static inline fuse_ino_t ino_make(uint64_t id, unsigned long idx,
 				  enum kind k)
 {
 	return (fuse_ino_t)(id << (KIND_BITS + INDEX_BITS) |
-			    (uint64_t)idx << KIND_BITS | k);
+			    (uint64_t)(idx & INDEX_MASK) << KIND_BITS | k);
 }
 
 #define ROOT_INO 1

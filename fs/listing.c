@@ -58,30 +58,6 @@ static int listing_failed(const mcp_call *c)
 	return !memcmp(mcp_call_reply(c)->data, "{\"error\"", 8);
 }
 
-/* The names of a done listing (tools and prompts by name, resources by
- * uri), as a cJSON array of strings; NULL if it failed. */
-static cJSON *names_of(const mcp_call *c, enum mcp_list what)
-{
-	cJSON *doc = parse_nul(mcp_call_reply(c), 0), *out, *it;
-	const char *key = what == MCP_RESOURCES ? "uri" : "name";
-
-	if (!doc || listing_failed(c)) {
-		cJSON_Delete(doc);
-		return NULL;
-	}
-	out = cJSON_CreateArray();
-	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(
-				       doc, mcp_list_key(what))) {
-		cJSON *n = cJSON_GetObjectItemCaseSensitive(it, key);
-
-		if (cJSON_IsString(n) && *n->valuestring)
-			cJSON_AddItemToArray(out,
-					     cJSON_CreateString(n->valuestring));
-	}
-	cJSON_Delete(doc);
-	return out;
-}
-
 static void park_free(struct park *p)
 {
 	mcp_listener_remove(&p->lis);
@@ -180,18 +156,55 @@ static fuse_ino_t ino_of(const struct node *n, unsigned long idx,
 			idx, k);
 }
 
+/*
+ * help/: a tool's help file is its file in tools/, a prompt's "prompt:"
+ * and its file in prompts/; a tool whose file begins with "prompt:" has
+ * that colon as "%3A" (a '%' in a file name is always an escape, so no
+ * other name gives it). The key of each (mcp_help_intern) is "t:" or
+ * "p:" and the name.
+ */
 #define PROMPT_PREFIX "prompt:"
+#define PROMPT_ESC "prompt%3A"
 
-/* help/<file> (file encoded as a path component): its number, -1 when the
- * listing has no such entry, or 0 when parked on the listing, which is
- * then *wait. */
+/* The help file of entry e of the tools (prompt 0) or prompts listing;
+ * malloc'd. */
+static char *help_file(const struct mcp_entry *e, int prompt)
+{
+	char *f = NULL;
+	int r;
+
+	if (prompt)
+		r = asprintf(&f, PROMPT_PREFIX "%s", e->file);
+	else if (!strncmp(e->file, PROMPT_PREFIX, strlen(PROMPT_PREFIX)))
+		r = asprintf(&f, "%s%s", PROMPT_ESC,
+			     e->file + strlen(PROMPT_PREFIX));
+	else
+		r = asprintf(&f, "%s", e->file);
+	return r < 0 ? NULL : f;
+}
+
+static long help_intern(const struct node *n, const struct mcp_entry *e,
+			int prompt)
+{
+	char *key = NULL;
+	long idx;
+
+	if (asprintf(&key, "%s%s", prompt ? "p:" : "t:", e->name) < 0)
+		return -ENOMEM;
+	idx = mcp_help_intern(n->srv, n->s, key);
+	free(key);
+	return idx;
+}
+
+/* help/<file>: its number, -1 when the listing has no such entry, or -2
+ * when parked on the listing, which is then *wait. */
 static long help_lookup(const struct node *p, const char *file,
 			mcp_call *have, mcp_call **wait, int *err)
 {
 	int prompt = !strncmp(file, PROMPT_PREFIX, strlen(PROMPT_PREFIX));
 	enum mcp_list what = prompt ? MCP_PROMPTS : MCP_TOOLS;
-	const char *enc = prompt ? file + strlen(PROMPT_PREFIX) : file;
-	cJSON *names, *it;
+	const struct mcp_entry *e;
+	char *f = NULL;
 	mcp_call *c;
 	long idx = -1;
 	int r;
@@ -203,23 +216,24 @@ static long help_lookup(const struct node *p, const char *file,
 		*wait = c;
 		return r < 0 ? -1 : -2;
 	}
-	names = names_of(c, what);
-	mcp_call_unref(c);
-	if (!names) {
+	if (prompt) {
+		file += strlen(PROMPT_PREFIX);
+	} else if (!strncmp(file, PROMPT_ESC, strlen(PROMPT_ESC))) {
+		if (asprintf(&f, PROMPT_PREFIX "%s",
+			     file + strlen(PROMPT_ESC)) < 0) {
+			mcp_call_unref(c);
+			*err = -ENOMEM;
+			return -1;
+		}
+		file = f;
+	}
+	e = mcp_entry_find(c, p->s, file, 0);
+	if (e)
+		idx = help_intern(p, e, prompt);
+	else if (listing_failed(c))
 		*err = -EIO;
-		return -1;
-	}
-	cJSON_ArrayForEach(it, names) {
-		char *e = mcp_name_encode(it->valuestring), *full = NULL;
-
-		if (e && !strcmp(e, enc) &&
-		    asprintf(&full, "%s%s", prompt ? PROMPT_PREFIX : "",
-			     it->valuestring) >= 0)
-			idx = mcp_help_intern(p->srv, p->s, full);
-		free(full);
-		free(e);
-	}
-	cJSON_Delete(names);
+	mcp_call_unref(c);
+	free(f);
 	return idx;
 }
 
@@ -258,12 +272,15 @@ static void lookup(fuse_req_t req, fuse_ino_t parent, const char *name,
 			if (!strcmp(parts[i].name, name))
 				idx = (long)i;
 	} else if (p.kind == K_RESDIR) {
-		char *uri = mcp_name_decode(name);
+		mcp_call *l = mcp_list_cached(p.srv, p.s, what);
+		const struct mcp_entry *e = l ? mcp_entry_find(l, p.s, name, 0)
+					      : NULL;
+		char *uri = e ? strdup(e->name) : mcp_name_decode(name);
 
 		idx = uri && *uri ? mcp_name_intern(p.s, what, uri) : -ENOENT;
 		free(uri);
 	} else {
-		cJSON *names, *it;
+		const struct mcp_entry *e;
 
 		r = need_list(p.s, what, have, &c);
 		if (r == 0) {
@@ -274,9 +291,8 @@ static void lookup(fuse_req_t req, fuse_ino_t parent, const char *name,
 			fuse_reply_err(req, -r);
 			return;
 		}
-		names = names_of(c, what);
-		if (!names && listing_failed(c) && (what == MCP_TOOLS ||
-						    what == MCP_PROMPTS)) {
+		if (listing_failed(c) && (what == MCP_TOOLS ||
+					  what == MCP_PROMPTS)) {
 			/* no listing (the server is down): the file is there
 			 * all the same, and a call of it reads back the
 			 * error as call does (SPEC 9) */
@@ -287,20 +303,15 @@ static void lookup(fuse_req_t req, fuse_ino_t parent, const char *name,
 			free(d);
 			goto found;
 		}
-		mcp_call_unref(c);
-		if (!names) {
+		if (listing_failed(c)) {
+			mcp_call_unref(c);
 			fuse_reply_err(req, EIO);
 			return;
 		}
-		cJSON_ArrayForEach(it, names) {
-			char *enc = mcp_name_encode(it->valuestring);
-
-			if (enc && !strcmp(enc, name))
-				idx = mcp_name_intern(p.s, what,
-						      it->valuestring);
-			free(enc);
-		}
-		cJSON_Delete(names);
+		e = mcp_entry_find(c, p.s, name, 0);
+		if (e)
+			idx = mcp_name_intern(p.s, what, e->name);
+		mcp_call_unref(c);
 	}
 found:
 	if (idx < 0) {
@@ -372,7 +383,6 @@ static void help_dir(fuse_req_t req, const struct node *n, struct fh *h,
 	static const enum mcp_list whats[] = {MCP_TOOLS, MCP_PROMPTS};
 	int failed = have && mcp_call_is_done(have) && listing_failed(have);
 	mcp_call *c = NULL;
-	cJSON *names, *it;
 	size_t w;
 	int r = 1;
 
@@ -403,32 +413,22 @@ static void help_dir(fuse_req_t req, const struct node *n, struct fh *h,
 			mcp_call_unref(c);
 	}
 	for (w = 0; w < 2; w++) {
-		c = mcp_list_cached(n->srv, n->s, whats[w]);
-		names = c ? names_of(c, whats[w]) : NULL;
-		cJSON_ArrayForEach(it, names) {
-			char *enc = mcp_name_encode(it->valuestring);
-			char *full = NULL, *file = NULL;
-			long idx;
+		const struct mcp_entry *v = NULL;
+		size_t ne = 0, i;
 
-			if (!enc || asprintf(&full, "%s%s", w ? PROMPT_PREFIX
-							   : "",
-					     it->valuestring) < 0 ||
-			    asprintf(&file, "%s%s", w ? PROMPT_PREFIX : "",
-				     enc) < 0) {
-				free(full);
-				free(enc);
-				continue;
-			}
-			idx = mcp_help_intern(n->srv, n->s, full);
+		c = mcp_list_cached(n->srv, n->s, whats[w]);
+		if (c && mcp_entries(c, n->s, &v, &ne) < 0)
+			ne = 0;
+		for (i = 0; i < ne; i++) {
+			char *file = help_file(&v[i], w);
+			long idx = file ? help_intern(n, &v[i], w) : -ENOMEM;
+
 			if (idx >= 0)
 				fs_dir_add(h, req, file,
 					   ino_of(n, (unsigned long)idx, K_HELP),
 					   0);
-			free(full);
 			free(file);
-			free(enc);
 		}
-		cJSON_Delete(names);
 	}
 	fi->fh = (uint64_t)(uintptr_t)h;
 	fuse_reply_open(req, fi);
@@ -440,7 +440,8 @@ static void opendir_(fuse_req_t req, fuse_ino_t ino, struct fh *h,
 	struct node n;
 	uint64_t sid;
 	mcp_call *c;
-	cJSON *names, *it;
+	const struct mcp_entry *v;
+	size_t ne, i;
 	int r;
 
 	if (fs_resolve(ino, &n) < 0 || (!n.s && n.kind != K_HELPDIR)) {
@@ -455,7 +456,7 @@ static void opendir_(fuse_req_t req, fuse_ino_t ino, struct fh *h,
 	}
 	if (n.kind == K_RESULTDIR) {
 		const struct mcp_part *parts;
-		size_t np, i;
+		size_t np;
 
 		mcp_result(n.s, &parts, &np);
 		for (i = 0; i < np; i++)
@@ -470,23 +471,20 @@ static void opendir_(fuse_req_t req, fuse_ino_t ino, struct fh *h,
 		park(P_OPENDIR, req, ino, h, fi, NULL, c);
 		return;
 	}
-	if (r < 0 || !(names = names_of(c, fs_kinds[n.kind].list))) {
+	if (r < 0 || listing_failed(c) || mcp_entries(c, n.s, &v, &ne) < 0) {
 		refuse_listing(req, &n, h, r, c);
 		return;
 	}
-	mcp_call_unref(c);
-	cJSON_ArrayForEach(it, names) {
+	for (i = 0; i < ne; i++) {
 		long idx = mcp_name_intern(n.s, fs_kinds[n.kind].list,
-					   it->valuestring);
-		char *enc = mcp_name_encode(it->valuestring);
+					   v[i].name);
 
-		if (idx >= 0 && enc)
-			fs_dir_add(h, req, enc,
+		if (idx >= 0)
+			fs_dir_add(h, req, v[i].file,
 				   ino_make(sid, (unsigned long)idx,
 					    fs_kinds[n.kind].child), 0);
-		free(enc);
 	}
-	cJSON_Delete(names);
+	mcp_call_unref(c);
 	fi->fh = (uint64_t)(uintptr_t)h;
 	fuse_reply_open(req, fi);
 }
@@ -571,9 +569,8 @@ static void open_(fuse_req_t req, fuse_ino_t ino, struct fh *h,
 			fs_open_fail(req, h, ENOENT);
 			return;
 		}
-		r = need_list_of(n.srv, n.s, strncmp(f, PROMPT_PREFIX,
-						     strlen(PROMPT_PREFIX))
-						 ? MCP_TOOLS : MCP_PROMPTS,
+		r = need_list_of(n.srv, n.s, strncmp(f, "p:", 2) ? MCP_TOOLS
+							       : MCP_PROMPTS,
 				 NULL, &c);
 		if (r > 0) { /* done at once, failed */
 			mcp_call_unref(c);

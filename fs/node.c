@@ -21,6 +21,10 @@
 
 #include "fs.h"
 
+_Static_assert(MCP_NAMES_MAX <= INDEX_MASK + 1 &&
+	       MCP_PARTS_MAX + 3 <= INDEX_MASK + 1,
+	       "an index fits the inode's index bits");
+
 static double mount_time;
 
 void node_mount_time(double t)

@@ -42,6 +42,8 @@ void guide_server_free(mcp_server *srv)
 	while (srv->help.n)
 		free(srv->help.v[--srv->help.n]);
 	free(srv->help.v);
+	free(srv->help.hash);
 	srv->help.v = NULL;
-	srv->help.cap = 0;
+	srv->help.hash = NULL;
+	srv->help.cap = srv->help.hcap = 0;
 }

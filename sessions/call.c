@@ -31,6 +31,8 @@ static void call_free_cb(uv_handle_t *h)
 	mcp_buf_unref(c->reply);
 	free(c->line);
 	cJSON_Delete(c->acc);
+	if (c->lidx)
+		c->lidx_free(c->lidx);
 	cJSON_Delete(c->mrtr_resp);
 	cJSON_Delete(c->mrtr_state);
 	free(c);

@@ -132,7 +132,7 @@ static void list_page(mcp_session *s, mcp_call *c, cJSON *res,
 	cJSON *next = cJSON_GetObjectItemCaseSensitive(res, "nextCursor");
 	struct jscan_span rv = {0, 0}, iv = {0, 0}, v;
 	struct jscan_members it;
-	cJSON *t, *out;
+	cJSON *t, *nx, *out;
 	int raw;
 
 	if (!c->acc)
@@ -140,10 +140,14 @@ static void list_page(mcp_session *s, mcp_call *c, cJSON *res,
 	raw = raw_member(line, len, "result", &rv) &&
 	      jscan_member(line, rv, key, &iv);
 	jscan_items_init(&it, line, iv.at, iv.at + iv.n);
-	cJSON_ArrayForEach(t, items) {
-		cJSON *d = cJSON_Duplicate(t, 1);
+	/* each item is taken out of the page (a copy of 100,000 tools was
+	 * a quarter of the listing's time) */
+	for (t = cJSON_IsArray(items) ? items->child : NULL; t; t = nx) {
+		cJSON *d;
 		int got = raw && jscan_items_next(&it, &v);
 
+		nx = t->next;
+		d = cJSON_DetachItemViaPointer(items, t);
 		if (!d)
 			continue;
 		if (c->list == MCP_TOOLS) {

@@ -27,11 +27,17 @@ struct conf_ref {
 	unsigned refs;
 };
 
-/* Names given out as files, numbered for their inodes (surface.c). */
+/* Names given out as files, numbered for their inodes (surface.c), with
+ * a hash of them (open addressing: a number + 1, 0 for an empty slot). */
 struct names {
 	char **v;
 	unsigned long n, cap;
+	unsigned long *hash;
+	size_t hcap;
 };
+
+/* The index of a listing's entries (surface.c), made once per listing. */
+struct lindex;
 
 struct mcp_server {
 	uint64_t id;
@@ -96,6 +102,7 @@ struct mcp_session {
 					  read as it arrived that went past
 					  --max-message, until it ends */
 	mcp_call *unpacked;            /* surface.c: the reply parts are of */
+	cJSON *warnings;               /* surface.c: what status notes */
 	struct mcp_part *parts;
 	size_t nparts;
 	uv_timer_t idle_timer;
@@ -137,6 +144,8 @@ struct mcp_call {
 	char task_id[128];
 	struct mcp_listener wait; /* for the tools listing (taskSupport) */
 	cJSON *acc;              /* its pages so far */
+	struct lindex *lidx;     /* CALL_LIST: its entries indexed, freed */
+	void (*lidx_free)(struct lindex *); /* ... by this (surface.c's) */
 	char method[64];
 	int probe;               /* CALL_INIT: the server/discover probe */
 	cJSON *mrtr_resp;        /* mrtr.c: inputResponses so far */
@@ -272,6 +281,10 @@ void client_request(mcp_session *s, const char *method, cJSON *id,
 
 /* surface.c */
 void surface_free(mcp_session *s);
+/* A warning of s for its status (each text once, the last few kept) and
+ * the log. */
+void surface_warn(mcp_session *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 long names_intern(struct names *t, const char *name);
 void names_free(struct names *t);
 

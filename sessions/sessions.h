@@ -240,9 +240,38 @@ mcp_call *mcp_last_done(mcp_session *s);
 long mcp_name_intern(mcp_session *s, enum mcp_list what, const char *name);
 const char *mcp_name_at(mcp_session *s, enum mcp_list what, unsigned long i);
 
+/*
+ * The entries of a listing that have a file: tools and prompts by name,
+ * resources by uri, in the listing's order. Made once per listing (an
+ * index of file names and names: no lookup parses the listing again).
+ * A file name is the name percent-encoded (mcp_name_encode); one longer
+ * than MCP_FILE_MAX bytes is cut there and ends in "~" and 16 hex digits
+ * of a hash of the name, made unique. Left out, with a warning in the
+ * status of s (NULL: the log only): an empty name, a duplicate (the
+ * first is kept), a name whose bytes are not UTF-8 (its JSON is not
+ * JSON, and it could not be called by its own name).
+ */
+#define MCP_FILE_MAX 240
+struct mcp_entry {
+	const char *name;   /* as mcp_name_at holds it (a NUL as C0 80) */
+	const char *file;   /* its file name */
+	size_t at, n;       /* its JSON in the listing's reply */
+};
+/* c a done CALL_LIST: 0, -EIO when the listing failed, -ENOMEM. */
+int mcp_entries(mcp_call *c, mcp_session *s, const struct mcp_entry **v,
+		size_t *n);
+/* The entry of the listing c whose file is file (by_name 0) or whose name
+ * is file (by_name 1); NULL if none. */
+const struct mcp_entry *mcp_entry_find(mcp_call *c, mcp_session *s,
+				       const char *file, int by_name);
+
 /* result/: the latest completed reply of s unpacked, computed once per
  * reply. Parts are borrowed until the next reply completes on s (take a
- * reference to data to keep it). n = 0 when there is no reply yet. */
+ * reference to data to keep it). n = 0 when there is no reply yet. Only
+ * the first MCP_PARTS_MAX content blocks are parts (the reply and `text`
+ * have them all; the status of s says so), so that an index stays within
+ * the inode's bits and the parts within a small multiple of the reply. */
+#define MCP_PARTS_MAX 10000
 struct mcp_part {
 	char name[32];   /* "0.txt", "1.png", "text", "structured.json" */
 	mcp_buf *data;
@@ -286,13 +315,14 @@ void mcp_listener_remove(struct mcp_listener *l);
  * cached and did not fail; borrowed, NULL otherwise. Never starts one. */
 mcp_call *mcp_list_cached(mcp_server *srv, mcp_session *s,
 			  enum mcp_list what);
-/* help/ of s (of srv when s is NULL): a file is a tool's name, or
- * "prompt:" and a prompt's name. Numbered as mcp_name_intern. */
+/* help/ of s (of srv when s is NULL): a key is "t:" and a tool's name or
+ * "p:" and a prompt's name. Numbered as mcp_name_intern. */
 long mcp_help_intern(mcp_server *srv, mcp_session *s, const char *file);
 const char *mcp_help_name_at(mcp_server *srv, mcp_session *s,
 			     unsigned long i);
-/* The text of help file `file` from the cached listings (refs = 1); NULL
- * when the listing is not cached or has no such entry. */
+/* The text of the help of key (as mcp_help_intern's) from the cached
+ * listings (refs = 1); NULL when the listing is not cached or has no such
+ * entry. */
 mcp_buf *mcp_help(mcp_server *srv, mcp_session *s, const char *file);
 /* MOUNT/README.md (refs = 1), NULL on ENOMEM. */
 mcp_buf *mcp_readme(void);

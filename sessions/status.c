@@ -161,6 +161,9 @@ mcp_buf *mcp_session_status_json(mcp_session *s)
 	cJSON_AddItemToObject(o, "capabilities", s->capabilities ?
 			      cJSON_Duplicate(s->capabilities, 1) :
 			      cJSON_CreateNull());
+	cJSON_AddItemToObject(o, "warnings", s->warnings ?
+			      cJSON_Duplicate(s->warnings, 1) :
+			      cJSON_CreateArray());
 	if (s->last_error) {
 		cJSON_AddStringToObject(o, "last_error", s->last_error);
 		msg_add_time(o, "last_error_at", s->last_error_at);

@@ -7,6 +7,8 @@
  * small decoder: the crypto library is loaded only for HTTP servers).
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,15 +27,54 @@ long mcp_name_intern(mcp_session *s, enum mcp_list what, const char *name)
 	return names_intern(&s->names[what], name);
 }
 
+/* FNV-1a, 64 bits: the hash tables', and the tail of a shortened name. */
+static uint64_t hash_str(const char *p, uint64_t salt)
+{
+	uint64_t h = 14695981039346656037ull ^ salt;
+
+	while (*p)
+		h = (h ^ (unsigned char)*p++) * 1099511628211ull;
+	return h;
+}
+
+/* The slot of name in a table of numbers + 1 (0 empty) of size hcap (a
+ * power of two), where v names the numbers: its own, or an empty one. */
+static size_t slot_of(const unsigned long *hash, size_t hcap, char **v,
+		      const char *name)
+{
+	size_t i = (size_t)hash_str(name, 0) & (hcap - 1);
+
+	while (hash[i] && strcmp(v[hash[i] - 1], name))
+		i = (i + 1) & (hcap - 1);
+	return i;
+}
+
+/* Room for one more in a hash of size *hcap holding n: 0 or -ENOMEM. */
+static int hash_grow(unsigned long **hash, size_t *hcap, size_t n, char **v)
+{
+	size_t cap = *hcap ? *hcap * 2 : 32, i;
+	unsigned long *h;
+
+	if ((n + 1) * 2 <= *hcap)
+		return 0;
+	if (!(h = calloc(cap, sizeof *h)))
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		h[slot_of(h, cap, v, v[i])] = i + 1;
+	free(*hash);
+	*hash = h;
+	*hcap = cap;
+	return 0;
+}
+
 /* The number of name in t, given now if it has none: or -ENOSPC, -ENOMEM. */
 long names_intern(struct names *t, const char *name)
 {
-	unsigned long i;
+	size_t i;
 	char **v;
 
-	for (i = 0; i < t->n; i++)
-		if (!strcmp(t->v[i], name))
-			return (long)i;
+	if (t->hcap && t->hash[i = slot_of(t->hash, t->hcap, t->v, name)])
+		return (long)t->hash[i] - 1;
 	if (t->n >= MCP_NAMES_MAX)
 		return -ENOSPC;
 	if (t->n == t->cap) {
@@ -43,8 +84,10 @@ long names_intern(struct names *t, const char *name)
 		t->v = v;
 		t->cap = t->cap ? t->cap * 2 : 16;
 	}
-	if (!(t->v[t->n] = strdup(name)))
+	if (hash_grow(&t->hash, &t->hcap, t->n, t->v) < 0 ||
+	    !(t->v[t->n] = strdup(name)))
 		return -ENOMEM;
+	t->hash[slot_of(t->hash, t->hcap, t->v, name)] = t->n + 1;
 	return (long)t->n++;
 }
 
@@ -111,6 +154,294 @@ char *mcp_name_decode(const char *file)
 	}
 	*o = 0;
 	return out;
+}
+
+/* ---- the entries of a listing ---- */
+
+struct lindex {
+	struct mcp_entry *v;
+	char **nv, **fv;           /* v[i].name, v[i].file: the hashes' keys */
+	size_t n, cap;
+	unsigned long *byname, *byfile;
+	size_t hn, hf;
+	int failed;
+};
+
+static void lindex_free(struct lindex *x)
+{
+	size_t i;
+
+	if (!x)
+		return;
+	for (i = 0; i < x->n; i++) {
+		free(x->nv[i]);
+		free(x->fv[i]);
+	}
+	free(x->v);
+	free(x->nv);
+	free(x->fv);
+	free(x->byname);
+	free(x->byfile);
+	free(x);
+}
+
+void surface_warn(mcp_session *s, const char *fmt, ...)
+{
+	char msg[512];
+	const cJSON *it;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (!s) {
+		mlog(MLOG_WARN, "%s", msg);
+		return;
+	}
+	if (!s->warnings && !(s->warnings = cJSON_CreateArray()))
+		return;
+	cJSON_ArrayForEach(it, s->warnings)
+		if (!strcmp(it->valuestring, msg))
+			return;
+	mlog(MLOG_WARN, "server %s thread %s: %s", s->srv->conf->name,
+	     s->name, msg);
+	if (cJSON_GetArraySize(s->warnings) >= 8)
+		cJSON_Delete(cJSON_DetachItemFromArray(s->warnings, 0));
+	cJSON_AddItemToArray(s->warnings, cJSON_CreateString(msg));
+}
+
+/* 1 when the n bytes at p are UTF-8 (RFC 3629: no overlong form, no
+ * surrogate, nothing past U+10FFFF). */
+static int utf8_ok(const unsigned char *p, size_t n)
+{
+	size_t i = 0, need, k;
+	unsigned long cp;
+
+	while (i < n) {
+		if (p[i] < 0x80) {
+			i++;
+			continue;
+		}
+		if (p[i] >= 0xc2 && p[i] <= 0xdf)
+			need = 1, cp = p[i] & 0x1f;
+		else if (p[i] >= 0xe0 && p[i] <= 0xef)
+			need = 2, cp = p[i] & 0x0f;
+		else if (p[i] >= 0xf0 && p[i] <= 0xf4)
+			need = 3, cp = p[i] & 0x07;
+		else
+			return 0;
+		if (n - i <= need)
+			return 0;
+		for (k = 1; k <= need; k++) {
+			if ((p[i + k] & 0xc0) != 0x80)
+				return 0;
+			cp = cp << 6 | (p[i + k] & 0x3f);
+		}
+		if ((need == 2 && (cp < 0x800 || (cp >= 0xd800 &&
+						  cp <= 0xdfff))) ||
+		    (need == 3 && (cp < 0x10000 || cp > 0x10ffff)))
+			return 0;
+		i += need + 1;
+	}
+	return 1;
+}
+
+/* A hash table for n keys (a power of two, at least twice n). */
+static unsigned long *hash_new(size_t n, size_t *hcap)
+{
+	size_t cap = 32;
+
+	while (cap < 2 * n + 2)
+		cap *= 2;
+	*hcap = cap;
+	return calloc(cap, sizeof(unsigned long));
+}
+
+/* file, too long, cut at MCP_FILE_MAX less the tail (not inside a %XX or
+ * a UTF-8 sequence), then "~" and the hash of name with salt. */
+static char *shorten(const char *file, const char *name, uint64_t salt)
+{
+	size_t cut = MCP_FILE_MAX - 17;
+	char *out = NULL;
+
+	while (cut && ((file[cut] & 0xc0) == 0x80 || file[cut - 1] == '%' ||
+		       (cut >= 2 && file[cut - 2] == '%')))
+		cut--;
+	if (asprintf(&out, "%.*s~%016llx", (int)cut, file,
+		     (unsigned long long)hash_str(name, salt)) < 0)
+		return NULL;
+	return out;
+}
+
+/* Entry n of x: its name and file (taken), or -ENOMEM. */
+static int lindex_add(struct lindex *x, char *name, char *file,
+		      struct jscan_span it)
+{
+	if (x->n == x->cap) {
+		size_t cap = x->cap ? x->cap * 2 : 16;
+		struct mcp_entry *v = realloc(x->v, cap * sizeof *v);
+		char **nv = v ? realloc(x->nv, cap * sizeof *nv) : NULL;
+		char **fv = nv ? (x->nv = nv, realloc(x->fv, cap * sizeof *fv))
+			       : NULL;
+
+		if (v)
+			x->v = v;
+		if (!fv)
+			goto oom;
+		x->fv = fv;
+		x->cap = cap;
+	}
+	if (hash_grow(&x->byname, &x->hn, x->n, x->nv) < 0)
+		goto oom;
+	x->nv[x->n] = name;
+	x->fv[x->n] = file;
+	x->v[x->n] = (struct mcp_entry){name, file, it.at, it.n};
+	x->byname[slot_of(x->byname, x->hn, x->nv, name)] = x->n + 1;
+	x->n++;
+	return 0;
+oom:
+	free(name);
+	free(file);
+	return -ENOMEM;
+}
+
+/* The file names of x: each name's own first, then the shortened ones,
+ * each unique. */
+static int lindex_files(struct lindex *x)
+{
+	size_t i, k;
+	int pass;
+
+	if (!(x->byfile = hash_new(x->n, &x->hf)))
+		return -ENOMEM;
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < x->n; i++) {
+			int long_ = strlen(x->fv[i]) > MCP_FILE_MAX;
+
+			if (long_ != pass)
+				continue;
+			for (k = 0; pass; k++) {
+				char *f = shorten(x->fv[i], x->nv[i], k);
+
+				if (!f)
+					return -ENOMEM;
+				if (!x->byfile[slot_of(x->byfile, x->hf,
+						       x->fv, f)]) {
+					free(x->fv[i]);
+					x->v[i].file = x->fv[i] = f;
+					break;
+				}
+				free(f);
+			}
+			x->byfile[slot_of(x->byfile, x->hf, x->fv,
+					  x->fv[i])] = i + 1;
+		}
+	return 0;
+}
+
+static struct lindex *lindex_build(mcp_call *c, mcp_session *s)
+{
+	const char *p = c->reply->data, *what = mcp_list_key(c->list);
+	const char *key = c->list == MCP_RESOURCES ? "uri" : "name";
+	struct jscan_span top = {0, c->reply->len}, arr = {0, 0}, it, v;
+	struct lindex *x = calloc(1, sizeof *x);
+	struct jscan_members m;
+	unsigned long bad = 0, dup = 0;
+	char first[80] = "";
+
+	if (!x)
+		return NULL;
+	if (!strncmp(p, "{\"error\"", 8)) {
+		x->failed = 1;
+		return x;
+	}
+	while (top.at < top.n && strchr(" \t\r\n", p[top.at]))
+		top.at++;
+	top.n -= top.at;
+	if (!jscan_member(p, top, what, &arr) || p[arr.at] != '[')
+		arr.n = 0;
+	jscan_items_init(&m, p, arr.at, arr.at + arr.n);
+	while (arr.n && jscan_items_next(&m, &it)) {
+		cJSON *j;
+		char *name, *file;
+
+		if (p[it.at] != '{' || !jscan_member(p, it, key, &v) ||
+		    p[v.at] != '"')
+			continue;
+		if (!utf8_ok((const unsigned char *)p + v.at, v.n)) {
+			bad++;
+			continue;
+		}
+		j = jsent_parse(p + v.at, v.n);
+		if (!cJSON_IsString(j) || !*j->valuestring) {
+			cJSON_Delete(j);
+			continue;
+		}
+		if (x->hn && x->byname[slot_of(x->byname, x->hn, x->nv,
+					       j->valuestring)]) {
+			if (!dup++)
+				snprintf(first, sizeof first, "%s",
+					 j->valuestring);
+			cJSON_Delete(j);
+			continue;
+		}
+		name = strdup(j->valuestring);
+		file = name ? mcp_name_encode(name) : NULL;
+		cJSON_Delete(j);
+		if (!file || lindex_add(x, name, file, it) < 0) {
+			if (!file)
+				free(name);
+			lindex_free(x);
+			return NULL;
+		}
+	}
+	if (lindex_files(x) < 0) {
+		lindex_free(x);
+		return NULL;
+	}
+	if (bad)
+		surface_warn(s, "%s: %lu %s%s that %s not UTF-8 left out", what,
+			     bad, key, bad > 1 ? "s" : "", bad > 1 ? "are"
+								: "is");
+	if (dup)
+		surface_warn(s, "%s: %lu duplicate %s%s listed once (the "
+			     "first: \"%s\")", what, dup, key,
+			     dup > 1 ? "s" : "", first);
+	return x;
+}
+
+static struct lindex *lindex_of(mcp_call *c, mcp_session *s)
+{
+	if (!c->lidx) {
+		c->lidx = lindex_build(c, s);
+		c->lidx_free = lindex_free;
+	}
+	return c->lidx;
+}
+
+int mcp_entries(mcp_call *c, mcp_session *s, const struct mcp_entry **v,
+		size_t *n)
+{
+	struct lindex *x = lindex_of(c, s);
+
+	if (!x)
+		return -ENOMEM;
+	*v = x->v;
+	*n = x->n;
+	return x->failed ? -EIO : 0;
+}
+
+const struct mcp_entry *mcp_entry_find(mcp_call *c, mcp_session *s,
+				       const char *file, int by_name)
+{
+	struct lindex *x = lindex_of(c, s);
+	unsigned long i;
+
+	if (!x || !x->n)
+		return NULL;
+	i = by_name ? x->byname[slot_of(x->byname, x->hn, x->nv, file)]
+		    : x->byfile[slot_of(x->byfile, x->hf, x->fv, file)];
+	return i ? &x->v[i - 1] : NULL;
 }
 
 /* ---- result/ ---- */
@@ -230,19 +561,6 @@ static mcp_buf *str_buf(const char *s)
 	return out;
 }
 
-/* The member key of the reply object, made to print as sent. */
-static void keep_member(cJSON *j, const mcp_buf *reply, const char *key)
-{
-	struct jscan_span top = {0, reply->len}, v;
-
-	while (top.at < reply->len &&
-	       strchr(" \t\r\n", reply->data[top.at]))
-		top.at++;
-	top.n = reply->len - top.at;
-	if (j && jscan_member(reply->data, top, key, &v))
-		jsent_keep(j, reply->data + v.at, v.n);
-}
-
 /* Content block i of a reply (a tools/call content item, a resources/read
  * contents item, a prompts/get message's content). */
 static void add_block(struct unpack *u, size_t i, const cJSON *blk)
@@ -258,10 +576,13 @@ static void add_block(struct unpack *u, size_t i, const cJSON *blk)
 	}
 	if (type && !strcmp(type, "text") && (t = str_of(blk, "text"))) {
 		snprintf(name, sizeof name, "%zu.txt", i);
-		add_part(u, name, str_buf(t));
+		if (i < MCP_PARTS_MAX)
+			add_part(u, name, str_buf(t));
 		if (u->ntext++)
 			gbuf_add(&u->text, "\n", 1);
 		str_add(&u->text, t);
+	} else if (i >= MCP_PARTS_MAX) {
+		return; /* not a file: see unpack */
 	} else if (type && (!strcmp(type, "image") || !strcmp(type, "audio")) &&
 		   (t = str_of(blk, "data"))) {
 		snprintf(name, sizeof name, "%zu.%s", i,
@@ -295,45 +616,80 @@ static void add_block(struct unpack *u, size_t i, const cJSON *blk)
 	}
 }
 
-static void unpack(struct unpack *u, const mcp_buf *reply)
+/* The value of member key of the object at span o of p, parsed (a NUL as
+ * C0 80), or NULL. */
+static cJSON *member_json(const char *p, struct jscan_span o, const char *key,
+			  struct jscan_span *v)
 {
-	cJSON *r = jsent_parse(reply->data, reply->len);
-	cJSON *err = cJSON_GetObjectItemCaseSensitive(r, "error");
-	const cJSON *list, *it;
-	size_t i = 0;
+	if (!jscan_member(p, o, key, v))
+		return NULL;
+	return jsent_parse(p + v->at, v->n);
+}
 
-	if (!cJSON_IsObject(r)) {
-		cJSON_Delete(r);
+/*
+ * The reply unpacked block by block: its content blocks are found by
+ * structure and parsed one at a time (never the whole reply at once), so
+ * what unpacking holds is the parts, and parts are made of the first
+ * MCP_PARTS_MAX blocks only; `text` has the text of every block.
+ */
+static void unpack(struct unpack *u, mcp_session *s, const mcp_buf *reply)
+{
+	const char *p = reply->data;
+	struct jscan_span top = {0, reply->len}, k, v, list = {0, 0};
+	struct jscan_members m;
+	cJSON *j;
+	size_t i = 0, members = 0;
+	int msgs = 0;
+
+	while (top.at < top.n && strchr(" \t\r\n", p[top.at]))
+		top.at++;
+	top.n -= top.at;
+	if (!top.n || p[top.at] != '{')
 		return;
+	jscan_members_init(&m, p, top.at, top.at + top.n);
+	while (jscan_members_next(&m, &k, &v))
+		members++;
+	if (members == 1 && (j = member_json(p, top, "error", &v))) {
+		if (cJSON_IsObject(j)) {
+			jsent_keep(j, p + v.at, v.n);
+			add_part(u, "error", mcp_buf_json(j, 1));
+			cJSON_Delete(j);
+			return;
+		}
+		cJSON_Delete(j);
 	}
-	if (cJSON_IsObject(err) && cJSON_GetArraySize(r) == 1) {
-		keep_member(err, reply, "error");
-		add_part(u, "error", mcp_buf_json(err, 1));
-		cJSON_Delete(r);
-		return;
-	}
-	if ((list = cJSON_GetObjectItemCaseSensitive(r, "content")) ||
-	    (list = cJSON_GetObjectItemCaseSensitive(r, "contents"))) {
-		cJSON_ArrayForEach(it, list)
-			add_block(u, i++, it);
-	} else if ((list = cJSON_GetObjectItemCaseSensitive(r, "messages"))) {
-		cJSON_ArrayForEach(it, list)
-			add_block(u, i++, cJSON_GetObjectItemCaseSensitive(
-						  it, "content"));
+	if (!jscan_member(p, top, "content", &list) &&
+	    !jscan_member(p, top, "contents", &list))
+		msgs = jscan_member(p, top, "messages", &list);
+	if (list.n && p[list.at] == '[') {
+		jscan_items_init(&m, p, list.at, list.at + list.n);
+		while (jscan_items_next(&m, &v)) {
+			cJSON *blk = jsent_parse(p + v.at, v.n);
+
+			add_block(u, i++, msgs ? cJSON_GetObjectItemCaseSensitive(
+						   blk, "content") : blk);
+			cJSON_Delete(blk);
+		}
+		if (i > MCP_PARTS_MAX)
+			surface_warn(s, "result/: a reply of %zu content blocks "
+				     "shows the first %d as files (all are in "
+				     "`text` and the reply)", i,
+				     MCP_PARTS_MAX);
 	}
 	if (u->ntext) {
 		gbuf_add(&u->text, "\n", 1);
 		add_part(u, "text", mcp_buf_new(u->text.p, u->text.len));
 	}
-	if ((it = cJSON_GetObjectItemCaseSensitive(r, "structuredContent"))) {
-		keep_member((cJSON *)it, reply, "structuredContent");
-		add_part(u, "structured.json", mcp_buf_json((cJSON *)it, 1));
+	if ((j = member_json(p, top, "structuredContent", &v))) {
+		jsent_keep(j, p + v.at, v.n);
+		add_part(u, "structured.json", mcp_buf_json(j, 1));
+		cJSON_Delete(j);
 	}
-	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "isError")))
+	if (jscan_member(p, top, "isError", &v) && v.n == 4 &&
+	    !memcmp(p + v.at, "true", 4))
 		add_part(u, "error", u->ntext ? mcp_buf_new(u->text.p,
 							    u->text.len)
 					      : str_buf("isError\n"));
-	cJSON_Delete(r);
 }
 
 static void parts_free(mcp_session *s)
@@ -358,7 +714,7 @@ void mcp_result(mcp_session *s, const struct mcp_part **parts, size_t *n)
 
 		parts_free(s);
 		if (c && c->reply)
-			unpack(&u, c->reply);
+			unpack(&u, s, c->reply);
 		gbuf_free(&u.text);
 		s->parts = u.v;
 		s->nparts = u.n;
@@ -375,6 +731,7 @@ void names_free(struct names *t)
 	for (i = 0; i < t->n; i++)
 		free(t->v[i]);
 	free(t->v);
+	free(t->hash);
 	memset(t, 0, sizeof *t);
 }
 
@@ -386,6 +743,8 @@ void surface_free(mcp_session *s)
 		names_free(&s->names[k]);
 	names_free(&s->help);
 	parts_free(s);
+	cJSON_Delete(s->warnings);
+	s->warnings = NULL;
 }
 
 mcp_buf *mcp_resource_bytes(const mcp_buf *reply, int *err)

@@ -20,6 +20,7 @@
 #include "help.h"
 #include "kvargs.h"
 #include "internal.h"
+#include "jsent.h"
 
 #define PROMPT_PREFIX "prompt:"
 
@@ -92,17 +93,20 @@ const char *mcp_help_name_at(mcp_server *srv, mcp_session *s,
 	return i < t->n ? t->v[i] : NULL;
 }
 
-mcp_buf *mcp_help(mcp_server *srv, mcp_session *s, const char *file)
+/* The entry is found in the listing's index and parsed alone: no help
+ * file parses a whole listing. */
+mcp_buf *mcp_help(mcp_server *srv, mcp_session *s, const char *key)
 {
-	int prompt = !strncmp(file, PROMPT_PREFIX, strlen(PROMPT_PREFIX));
-	const cJSON *e = entry(srv, s, prompt ? MCP_PROMPTS : MCP_TOOLS,
-			       prompt ? file + strlen(PROMPT_PREFIX) : file);
-	const char *name = prompt ? file + strlen(PROMPT_PREFIX) : file;
-	char *enc = e ? mcp_name_encode(name) : NULL;
-	char *txt = enc ? help_render(e, prompt, enc) : NULL;
+	int prompt = !strncmp(key, "p:", 2);
+	mcp_call *c = mcp_list_cached(srv, s, prompt ? MCP_PROMPTS
+						     : MCP_TOOLS);
+	const struct mcp_entry *e = c && strlen(key) > 2
+		? mcp_entry_find(c, s, key + 2, 1) : NULL;
+	cJSON *j = e ? jsent_parse(c->reply->data + e->at, e->n) : NULL;
+	char *txt = j ? help_render(j, prompt, e->file) : NULL;
 	mcp_buf *b = txt ? mcp_buf_new(txt, strlen(txt)) : NULL;
 
-	free(enc);
+	cJSON_Delete(j);
 	free(txt);
 	return b;
 }

@@ -228,6 +228,103 @@ PIN=${BENCH_PIN:-1}
 PINNOTE=$([ "$PIN" = 1 ] && echo ", pinned to CPU 0" || echo "")
 unpinned() { if [ "$PIN" = 1 ]; then taskset -c "$ALL" "$@"; else "$@"; fi; }
 
+# ---- 8. scale: what a server's size can cost (SPEC 6) ----
+# scale_rows: 100,000 tools (fakeserver --tools 100000): `ls` of its tools/
+# against `ls` of a 100,000-file tmpfs directory, and another server's
+# `cat status` while that listing is first made, against idle; then, on a
+# fresh mount, the peak RSS (VmHWM) after a 10.5 MB reply of empty text
+# blocks and the first look at result/, against the reply's size.
+# BENCH_ONLY=scale runs only these rows.
+scale_rows() {
+	log "8. scale"
+	SC=$WORK/scale.json
+	printf '{"mcpServers": {"many": {"command": "%s", "args": ["--tools", "100000"]}, "demo": {"command": "%s"}, "hostile": {"command": "python3", "args": ["%s"]}}}\n' \
+		"$FAKE" "$DEMO" "$ROOT/tests/fake/hostile.py" >"$SC"
+	SMNT=$WORK/mnt-scale
+	mkdir -p "$SMNT" "$SHM.d"
+	"$MCPFS" -f -c "$SC" --idle-timeout 0 "$SMNT" 2>"$WORK/mcpfs-scale.log" &
+	SPID=$!
+	PIDS="$PIDS $SPID"
+	i=0
+	while [ ! -e "$SMNT/.status" ]; do
+		i=$((i + 1)); [ $i -gt 100 ] && fail "scale mount"; sleep 0.05
+	done
+	i=0
+	while [ $i -lt 100000 ]; do : >"$SHM.d/t$i"; i=$((i + 1)); done
+	t0=$(now_ns); ls "$SHM.d" >/dev/null; t1=$(now_ns)
+	TLS=$((t1 - t0))
+	rm -rf "$SHM.d"
+	mkdir "$SMNT/demo/d1" "$SMNT/many/m1" || fail "line $LINENO"
+	cat "$SMNT/demo/d1/status" >/dev/null
+	# idle status latency: the slowest of 20
+	: >"$WORK/st.idle"
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+		a=$(now_ns); cat "$SMNT/demo/d1/status" >/dev/null; b=$(now_ns)
+		echo $((b - a)) >>"$WORK/st.idle"
+	done
+	# the first ls (the listing fetched and indexed) with status read
+	# meanwhile, then a second ls
+	: >"$WORK/st.busy"
+	( while [ ! -e "$WORK/ls.done" ]; do
+		a=$(now_ns); cat "$SMNT/demo/d1/status" >/dev/null; b=$(now_ns)
+		echo $((b - a)) >>"$WORK/st.busy"
+	done ) &
+	SP=$!
+	t0=$(now_ns); n1=$(ls "$SMNT/many/m1/tools" | wc -l); t1=$(now_ns)
+	: >"$WORK/ls.done"
+	wait $SP
+	t2=$(now_ns); ls "$SMNT/many/m1/tools" >/dev/null; t3=$(now_ns)
+	t4=$(now_ns)
+	if timeout 60 ls -l "$SMNT/many/m1/tools" >/dev/null; then
+		t5=$(now_ns); L3=$(f2 "$(calc "x/1e9" x="$((t5 - t4))")")
+	else
+		L3="over 60"
+	fi
+	L1=$((t1 - t0)); L2=$((t3 - t2))
+	row "9a. ls of $n1 tools (fakeserver --tools 100000), first (listing fetched)" \
+		"$(f2 "$(calc "x/1e9" x="$L1")") s" "ls of a 100,000-file tmpfs dir $(f1 "$(calc "x/1e6" x="$TLS")") ms" \
+		"$(f0 "$(calc "a/b" a="$L1" b="$TLS")")x" "< 2 s" "$(yes_if "$L1 < 2000000000")"
+	row "9a'. the same ls again (listing cached); ls -l" \
+		"$(f2 "$(calc "x/1e9" x="$L2")") s; ls -l $L3 s" \
+		"tmpfs $(f1 "$(calc "x/1e6" x="$TLS")") ms" \
+		"$(f0 "$(calc "a/b" a="$L2" b="$TLS")")x" "< 2 s" "$(yes_if "$L2 < 2000000000")"
+	SI=$(awk '$1 > m { m = $1 } END { print m }' "$WORK/st.idle")
+	SB=$(awk '$1 > m { m = $1 } END { print m }' "$WORK/st.busy")
+	NB=$(wc -l <"$WORK/st.busy")
+	row "9b. another server's cat status during 9a's first ls: slowest of $NB" \
+		"$(f1 "$(calc "x/1e6" x="$SB")") ms" "idle: slowest of 20 $(f1 "$(calc "x/1e6" x="$SI")") ms" \
+		"$(f1 "$(calc "a/b" a="$SB" b="$SI")")x" "< 100 ms" "$(yes_if "$SB < 100000000")"
+	fusermount3 -u "$SMNT"
+	while kill -0 "$SPID" 2>/dev/null; do sleep 0.05; done
+	"$MCPFS" -f -c "$SC" --idle-timeout 0 "$SMNT" 2>"$WORK/mcpfs-scale2.log" &
+	SPID=$!
+	PIDS="$PIDS $SPID"
+	i=0
+	while [ ! -e "$SMNT/.status" ]; do
+		i=$((i + 1)); [ $i -gt 100 ] && fail "scale mount"; sleep 0.05
+	done
+	mkdir "$SMNT/hostile/h1" || fail "line $LINENO"
+	NBLK=404000   # 26 bytes + a comma each: 10.5 MB
+	echo "{\"name\":\"blocks\",\"arguments\":{\"n\":$NBLK}}" >"$SMNT/hostile/h1/call"
+	RB=$(cat "$SMNT/hostile/h1/call" | wc -c)
+	H0=$(awk '/^VmHWM:/ { print $2 }' "/proc/$SPID/status")
+	NR=$(ls "$SMNT/hostile/h1/result" | wc -l)
+	H1=$(awk '/^VmHWM:/ { print $2 }' "/proc/$SPID/status")
+	row "9c. peak RSS (VmHWM) after a reply of $NBLK empty text blocks ($(f1 "$(calc "x/1e6" x="$RB")") MB) and ls of its result/ ($NR files)" \
+		"$(f1 "$(calc "x/1024" x="$H1")") MiB" "before the ls $(f1 "$(calc "x/1024" x="$H0")") MiB; reply $(f1 "$(calc "x/1048576" x="$RB")") MiB" \
+		"+$(f2 "$(calc "(a-b)*1024/r" a="$H1" b="$H0" r="$RB")")x the reply" "≤ 2x" \
+		"$(yes_if "($H1 - $H0) * 1024 <= 2 * $RB")"
+	fusermount3 -u "$SMNT"
+	while kill -0 "$SPID" 2>/dev/null; do sleep 0.05; done
+}
+if [ "${BENCH_ONLY:-}" = scale ]; then
+	scale_rows
+	echo "| measurement | value | baseline | ratio | target | met? |"
+	echo "|---|---|---|---|---|---|"
+	cat "$ROWS"
+	exit 0
+fi
+
 # ---- 1. floor: a minimal client on pipes, no mcpfs ----
 log "1. floor"
 FLOOR=$(first "$("$B" floor "$N" "$REQ" -- "$DEMO")") || fail "line $LINENO"
@@ -663,6 +760,8 @@ while kill -0 "$MPID" 2>/dev/null; do sleep 0.05; done
 t1=$(now_ns)
 row "6'. unmount with $NMEM sessions (all closed, mcpfs exited)" \
 	"$(f2 "$(calc "(b-a)/1e9" a="$t0" b="$t1")") s" "—" "—" "(info)" "—"
+
+scale_rows
 
 # ---- the table ----
 echo

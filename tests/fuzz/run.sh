@@ -15,7 +15,7 @@ esac
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 cc=${CC_FUZZ:-clang}
-targets="${FUZZ_TARGETS:-jscan frame config request sse askcheck toml kvargs}"
+targets="${FUZZ_TARGETS:-jscan frame config request sse askcheck toml kvargs surface}"
 
 if ! command -v "$cc" >/dev/null 2>&1; then
 	echo "fuzz: $cc not found, skipping" >&2
@@ -53,7 +53,7 @@ fi
 cflags="-g -O1 -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined"
 cflags="$cflags -fno-sanitize-recover=all -fno-omit-frame-pointer"
 cflags="$cflags -I$root/lib -I$root/sessions -I$root/sessions/config"
-cflags="$cflags -I$root/sessions/guide"
+cflags="$cflags -I$root/sessions/guide -I$root/sessions/transport"
 
 sources_for() {
 	case $1 in
@@ -69,6 +69,9 @@ sources_for() {
 	askcheck) echo "$root/sessions/askcheck.c -lm" ;;
 	kvargs)  echo "$root/lib/kvargs.c $root/sessions/guide/help.c" \
 		"$root/lib/gbuf.c" ;;
+	surface) echo "$root/sessions/surface.c $root/sessions/buf.c" \
+		"$root/lib/jscan.c $root/lib/jsent.c $root/lib/gbuf.c" \
+		"$root/lib/bigmem.c" ;;
 	esac
 }
 
