@@ -30,6 +30,7 @@ static void call_free_cb(uv_handle_t *h)
 	mcp_buf_unref(c->reply);
 	free(c->line);
 	cJSON_Delete(c->acc);
+	cJSON_Delete(c->cursors);
 	cJSON_Delete(c->mrtr_resp);
 	cJSON_Delete(c->mrtr_state);
 	free(c);

@@ -80,6 +80,8 @@ struct mcp_session {
 	mcp_call *last_sent, *last_done, *lists[MCP_NLISTS];
 	struct ring err, events;
 	struct names names[MCP_NLISTS]; /* surface.c: names given out */
+	cJSON *notes[MCP_NLISTS];      /* inbound.c: a listing "none" or
+					  partial, and why (SPEC 9) */
 	struct names help;             /* guide.c: help/ file names */
 	struct stream {                /* inbound.c: a long reply arriving */
 		int state;             /* 0 looking, 1 streaming, 2 not */
@@ -130,6 +132,8 @@ struct mcp_call {
 	char task_id[128];
 	struct mcp_listener wait; /* for the tools listing (taskSupport) */
 	cJSON *acc;              /* its pages so far */
+	unsigned pages;          /* ... how many */
+	cJSON *cursors;          /* ... the cursors asked for */
 	char method[64];
 	int probe;               /* CALL_INIT: the server/discover probe */
 	cJSON *mrtr_resp;        /* mrtr.c: inputResponses so far */
@@ -218,6 +222,7 @@ cJSON *msg_initialize(uint64_t id, const struct mcp_server_conf *conf);
  * the server capability it needs. */
 cJSON *msg_list(uint64_t id, enum mcp_list what, const char *cursor);
 const char *msg_list_capability(enum mcp_list what);
+const char *msg_list_method(enum mcp_list what);
 int msg_version_known(const char *v);
 void session_send(mcp_session *s, char *line, size_t len, uint64_t rpc_id);
 /* message.c: what fails request rpc_id of s that could not be sent (its
@@ -234,6 +239,14 @@ void inbound_setup(void (*h)(mcp_session *s, mcp_call *c, cJSON *msg));
 void inbound_message(mcp_session *s, struct frame *f, char *line,
 		     size_t len);
 void inbound_partial(mcp_session *s, const char *p, size_t n);
+/* Listing c of s ends short: the server answered a page with err (on the
+ * first page the listing is "none"), or why it stopped (a repeated
+ * cursor, a limit). Noted in s->notes for status, and logged. */
+void session_list_note(mcp_session *s, const mcp_call *c, const cJSON *err,
+		       const char *why);
+/* s's notes of listing what, or of all (what MCP_NLISTS), dropped: the
+ * listing is asked again. */
+void session_list_forget(mcp_session *s, int what);
 
 /* handshake.c: starting the protocol (initialize, or the modern probe) */
 /* by the era known or configured; 0 or -ENOMEM (nothing sent) */

@@ -236,6 +236,7 @@ static void drop_lists(mcp_session *s)
 
 	for (i = 0; i < MCP_NLISTS; i++)
 		call_set_ref(&s->lists[i], NULL);
+	session_list_forget(s, MCP_NLISTS);
 }
 
 static void session_lost(mcp_session *s, int code, const char *what)
@@ -473,6 +474,7 @@ static void call_send(mcp_session *s, mcp_call *c)
 			cJSON_Delete(m);
 			return;
 		}
+		session_list_forget(s, c->list); /* asked again */
 		m = msg_list(c->rpc_id, c->list, NULL);
 		if (call_track(s, c) == 0)
 			session_send_json(s, m, c->rpc_id);
@@ -766,6 +768,7 @@ static void session_free_cb(uv_handle_t *h)
 	cJSON_Delete(s->server_info);
 	cJSON_Delete(s->capabilities);
 	free(s->last_error);
+	session_list_forget(s, MCP_NLISTS);
 	free(s->err.buf);
 	free(s->events.buf);
 	surface_free(s);

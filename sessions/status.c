@@ -108,6 +108,35 @@ static const char *state_name(enum sstate st)
 	}
 }
 
+/* Servers as they are (SPEC 9): "unsupported", the listings the server
+ * answered with an error (method: the error), and "partial", those that
+ * ended short (method: reason, pages, items, the error if any). */
+static void list_notes(cJSON *o, const mcp_session *s)
+{
+	cJSON *un = cJSON_AddObjectToObject(o, "unsupported");
+	cJSON *part = cJSON_AddObjectToObject(o, "partial");
+	int i;
+
+	for (i = 0; i < MCP_NLISTS; i++) {
+		const cJSON *n = s->notes[i];
+		const cJSON *k = cJSON_GetObjectItemCaseSensitive(n, "kind");
+		cJSON *d;
+
+		if (!n)
+			continue;
+		if (cJSON_IsString(k) && !strcmp(k->valuestring,
+						 "unsupported")) {
+			cJSON_AddItemToObject(un, msg_list_method(i),
+				cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(
+					n, "error"), 1));
+			continue;
+		}
+		d = cJSON_Duplicate(n, 1);
+		cJSON_DeleteItemFromObjectCaseSensitive(d, "kind");
+		cJSON_AddItemToObject(part, msg_list_method(i), d);
+	}
+}
+
 mcp_buf *mcp_session_status_json(mcp_session *s)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -141,6 +170,7 @@ mcp_buf *mcp_session_status_json(mcp_session *s)
 	cJSON_AddItemToObject(o, "capabilities", s->capabilities ?
 			      cJSON_Duplicate(s->capabilities, 1) :
 			      cJSON_CreateNull());
+	list_notes(o, s);
 	if (s->last_error)
 		cJSON_AddStringToObject(o, "last_error", s->last_error);
 	else
