@@ -43,6 +43,7 @@ struct mcp_server {
 	mcp_call *last_sent, *last_done; /* one-shot calls */
 	unsigned in_flight;
 	mcp_call *lists[MCP_NLISTS];     /* cached listings (tools.json) */
+	mcp_session *probe;              /* the one-shot that lists them */
 	struct names help;               /* guide.c: help/ file names */
 	cJSON *about;                    /* guide.c: serverInfo, instructions */
 	int removed;

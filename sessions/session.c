@@ -664,7 +664,8 @@ int mcp_list(mcp_server *srv, mcp_session *s, enum mcp_list what,
 		*out = mcp_call_ref(c);
 		return 0;
 	}
-	if (!s && !(s = session_new(srv, "", 1, 0)))
+	if (!s && !(s = srv->probe) && /* one probe per server: SPEC 12 */
+	    !(s = srv->probe = session_new(srv, "", 1, 0)))
 		return -ENOMEM;
 	c = call_new(CALL_LIST, srv, s);
 	if (!c)
@@ -674,6 +675,10 @@ int mcp_list(mcp_server *srv, mcp_session *s, enum mcp_list what,
 	uv_timer_stop(&s->idle_timer);
 	*out = mcp_call_ref(c);
 	session_submit(s, c);
+	if (s == srv->probe && (what == MCP_TOOLS || what == MCP_PROMPTS) &&
+	    mcp_list(srv, NULL, what == MCP_TOOLS ? MCP_PROMPTS : MCP_TOOLS,
+		     &c) == 0)
+		mcp_call_unref(c); /* help/ needs both: asked together */
 	return 0;
 }
 
@@ -784,6 +789,8 @@ void session_close(mcp_session *s, const char *why)
 		return;
 	sessions_unlink(s);
 	s->closed = 1;
+	if (s->srv->probe == s)
+		s->srv->probe = NULL;
 	if (!s->oneshot && !s->spare)
 		sessions_closed_note(s, why);
 	snprintf(msg, sizeof msg, "session closed (%s)", why);
