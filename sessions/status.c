@@ -120,6 +120,7 @@ static void list_notes(cJSON *o, const mcp_session *s)
 	for (i = 0; i < MCP_NLISTS; i++) {
 		const cJSON *n = s->notes[i];
 		const cJSON *k = cJSON_GetObjectItemCaseSensitive(n, "kind");
+		const cJSON *e = cJSON_GetObjectItemCaseSensitive(n, "error");
 		cJSON *d;
 
 		if (!n)
@@ -127,8 +128,7 @@ static void list_notes(cJSON *o, const mcp_session *s)
 		if (cJSON_IsString(k) && !strcmp(k->valuestring,
 						 "unsupported")) {
 			cJSON_AddItemToObject(un, msg_list_method(i),
-				cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(
-					n, "error"), 1));
+					      cJSON_Duplicate(e, 1));
 			continue;
 		}
 		d = cJSON_Duplicate(n, 1);
