@@ -71,7 +71,9 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	} else if (p.type == N_SERVER && p.kind == K_DIR) {
 		mcp_session *s;
 
-		if ((k = kind_named(name, KF_SERVER)) != K_DIR)
+		if ((k = kind_named(name, KF_SERVER)) == K_HELPDIR)
+			mcp_probe(p.srv); /* listed next: start it now */
+		if (k != K_DIR)
 			ino = fs_ino(mcp_server_id(p.srv), k);
 		else if ((s = mcp_session_find(p.srv, name)) != NULL)
 			ino = fs_ino(mcp_session_id(s), K_DIR);

@@ -17,6 +17,11 @@
  * a user's call), then answered from that very listing, even if a
  * list_changed has dropped the cache meanwhile. An interrupt answers the
  * parked request with EINTR.
+ *
+ * A request keeps every listing it got (got[], carried from park to
+ * park), so that it asks for each listing at most once however often it
+ * waits (SPEC 9: no read makes more than one request of each kind, and a
+ * listing that failed is not asked for again by the same read).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,6 +44,7 @@ struct park {
 	fuse_ino_t ino;          /* the parent (lookup) or the node */
 	struct fh *h;
 	struct fuse_file_info fi;
+	mcp_call *got[MCP_NLISTS]; /* the listings it got so far */
 	char name[];
 };
 
@@ -58,10 +64,21 @@ static int listing_failed(const mcp_call *c)
 	return !memcmp(mcp_call_reply(c)->data, "{\"error\"", 8);
 }
 
+static void got_free(mcp_call **got)
+{
+	int i;
+
+	for (i = 0; i < MCP_NLISTS; i++) {
+		mcp_call_unref(got[i]);
+		got[i] = NULL;
+	}
+}
+
 static void park_free(struct park *p)
 {
 	mcp_listener_remove(&p->lis);
 	mcp_call_unref(p->c);
+	got_free(p->got);
 	free(p);
 }
 
@@ -90,11 +107,14 @@ static void park_interrupt(fuse_req_t req, void *data)
 	park_free(p);
 }
 
-/* Wait for c (a reference taken) and run the request again then. */
+/* Wait for c (a reference taken) and run the request again then, with
+ * the listings of got (references of their own). */
 static void park(int op, fuse_req_t req, fuse_ino_t ino, struct fh *h,
-		 struct fuse_file_info *fi, const char *name, mcp_call *c)
+		 struct fuse_file_info *fi, const char *name, mcp_call *c,
+		 mcp_call **got)
 {
 	struct park *p = calloc(1, sizeof *p + (name ? strlen(name) : 0) + 1);
+	int i;
 
 	if (!p) {
 		mcp_call_unref(c);
@@ -116,6 +136,8 @@ static void park(int op, fuse_req_t req, fuse_ino_t ino, struct fh *h,
 	if (name)
 		strcpy(p->name, name);
 	p->c = c;
+	for (i = 0; i < MCP_NLISTS; i++)
+		p->got[i] = got[i] ? mcp_call_ref(got[i]) : NULL;
 	if (mcp_call_is_done(c)) { /* it failed at once */
 		run(p);
 		return;
@@ -125,27 +147,29 @@ static void park(int op, fuse_req_t req, fuse_ino_t ino, struct fh *h,
 	fuse_req_interrupt_func(req, park_interrupt, p);
 }
 
-/* The listing of s (of srv's one-shots when s is NULL): 1 with *c done,
- * 0 when it is not there yet (*c to wait for), -errno. */
+/* The listing of s (of srv's probe when s is NULL): 1 with *c done, 0
+ * when it is not there yet (*c to wait for), -errno. The one this request
+ * got before (got[what]) if any, else kept there. */
 static int need_list_of(mcp_server *srv, mcp_session *s, enum mcp_list what,
-			mcp_call *have, mcp_call **c)
+			mcp_call **got, mcp_call **c)
 {
 	int r;
 
-	if (have && mcp_call_is_done(have)) {
-		*c = mcp_call_ref(have);
-		return 1;
+	if (got[what]) {
+		*c = mcp_call_ref(got[what]);
+		return mcp_call_is_done(*c) ? 1 : 0;
 	}
 	r = mcp_list(srv, s, what, c);
 	if (r < 0)
 		return r;
+	got[what] = mcp_call_ref(*c);
 	return mcp_call_is_done(*c) ? 1 : 0;
 }
 
-static int need_list(mcp_session *s, enum mcp_list what, mcp_call *have,
+static int need_list(mcp_session *s, enum mcp_list what, mcp_call **got,
 		     mcp_call **c)
 {
-	return need_list_of(mcp_session_server(s), s, what, have, c);
+	return need_list_of(mcp_session_server(s), s, what, got, c);
 }
 
 /* The inode of a node of the server or thread of n. */
@@ -199,7 +223,7 @@ static long help_intern(const struct node *n, const struct mcp_entry *e,
 /* help/<file>: its number, -1 when the listing has no such entry, or -2
  * when parked on the listing, which is then *wait. */
 static long help_lookup(const struct node *p, const char *file,
-			mcp_call *have, mcp_call **wait, int *err)
+			mcp_call **got, mcp_call **wait, int *err)
 {
 	int prompt = !strncmp(file, PROMPT_PREFIX, strlen(PROMPT_PREFIX));
 	enum mcp_list what = prompt ? MCP_PROMPTS : MCP_TOOLS;
@@ -210,7 +234,7 @@ static long help_lookup(const struct node *p, const char *file,
 	int r;
 
 	*err = 0;
-	r = need_list_of(p->srv, p->s, what, have, &c);
+	r = need_list_of(p->srv, p->s, what, got, &c);
 	if (r <= 0) {
 		*err = r;
 		*wait = c;
@@ -240,7 +264,7 @@ static long help_lookup(const struct node *p, const char *file,
 /* ---- lookup ---- */
 
 static void lookup(fuse_req_t req, fuse_ino_t parent, const char *name,
-		   mcp_call *have)
+		   mcp_call **got)
 {
 	struct node p, n;
 	enum mcp_list what;
@@ -254,9 +278,9 @@ static void lookup(fuse_req_t req, fuse_ino_t parent, const char *name,
 	}
 	what = fs_kinds[p.kind].list;
 	if (p.kind == K_HELPDIR) {
-		idx = help_lookup(&p, name, have, &c, &r);
+		idx = help_lookup(&p, name, got, &c, &r);
 		if (idx == -2) {
-			park(P_LOOKUP, req, parent, NULL, NULL, name, c);
+			park(P_LOOKUP, req, parent, NULL, NULL, name, c, got);
 			return;
 		}
 		if (r < 0) {
@@ -282,9 +306,9 @@ static void lookup(fuse_req_t req, fuse_ino_t parent, const char *name,
 	} else {
 		const struct mcp_entry *e;
 
-		r = need_list(p.s, what, have, &c);
+		r = need_list(p.s, what, got, &c);
 		if (r == 0) {
-			park(P_LOOKUP, req, parent, NULL, NULL, name, c);
+			park(P_LOOKUP, req, parent, NULL, NULL, name, c, got);
 			return;
 		}
 		if (r < 0) {
@@ -328,7 +352,10 @@ found:
 
 void listing_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
-	lookup(req, parent, name, NULL);
+	mcp_call *got[MCP_NLISTS] = {0};
+
+	lookup(req, parent, name, got);
+	got_free(got);
 }
 
 /* ---- opendir ---- */
@@ -374,50 +401,39 @@ static void refuse_listing(fuse_req_t req, const struct node *n,
 }
 
 /* help/ of a server or thread: a file per tool, and per prompt as
- * prompt:<name>. Waits for the tools listing, then the prompts one (have
- * is the one waited for last; a failed one: the tools' is an error, the
- * prompts' leaves the prompts out). */
+ * prompt:<name>. Both listings are asked for at once (on one probe session
+ * for a server: SPEC 12); a failed tools listing is an error, a failed
+ * prompts one leaves the prompts out. */
 static void help_dir(fuse_req_t req, const struct node *n, struct fh *h,
-		     struct fuse_file_info *fi, mcp_call *have)
+		     struct fuse_file_info *fi, mcp_call **got)
 {
 	static const enum mcp_list whats[] = {MCP_TOOLS, MCP_PROMPTS};
-	int failed = have && mcp_call_is_done(have) && listing_failed(have);
-	mcp_call *c = NULL;
+	mcp_call *c[2] = {NULL, NULL};
+	int r[2];
 	size_t w;
-	int r = 1;
 
-	if (!mcp_list_cached(n->srv, n->s, MCP_TOOLS)) {
-		if (!failed)
-			r = need_list_of(n->srv, n->s, MCP_TOOLS, NULL, &c);
-		else
-			c = mcp_call_ref(have);
-		if (r == 0) {
-			park(P_OPENDIR, req, ino_of(n, 0, K_HELPDIR), h, fi,
-			     NULL, c);
-			return;
-		}
-		if (r < 0 || listing_failed(c)) {
-			refuse_listing(req, n, h, r, c);
-			return;
-		}
-		mcp_call_unref(c);
+	for (w = 0; w < 2; w++)
+		r[w] = need_list_of(n->srv, n->s, whats[w], got, &c[w]);
+	for (w = 0; w < 2; w++) {
+		if (r[w] != 0)
+			continue;
+		if (r[1 - w] >= 0)
+			mcp_call_unref(c[1 - w]);
+		park(P_OPENDIR, req, ino_of(n, 0, K_HELPDIR), h, fi, NULL,
+		     c[w], got);
+		return;
 	}
-	if (!failed && !mcp_list_cached(n->srv, n->s, MCP_PROMPTS)) {
-		r = need_list_of(n->srv, n->s, MCP_PROMPTS, NULL, &c);
-		if (r == 0) {
-			park(P_OPENDIR, req, ino_of(n, 0, K_HELPDIR), h, fi,
-			     NULL, c);
-			return;
-		}
-		if (r > 0)
-			mcp_call_unref(c);
+	if (r[0] < 0 || listing_failed(c[0])) {
+		if (r[1] > 0)
+			mcp_call_unref(c[1]);
+		refuse_listing(req, n, h, r[0], c[0]);
+		return;
 	}
 	for (w = 0; w < 2; w++) {
 		const struct mcp_entry *v = NULL;
 		size_t ne = 0, i;
 
-		c = mcp_list_cached(n->srv, n->s, whats[w]);
-		if (c && mcp_entries(c, n->s, &v, &ne) < 0)
+		if (r[w] > 0 && mcp_entries(c[w], n->s, &v, &ne) < 0)
 			ne = 0;
 		for (i = 0; i < ne; i++) {
 			char *file = help_file(&v[i], w);
@@ -429,13 +445,15 @@ static void help_dir(fuse_req_t req, const struct node *n, struct fh *h,
 					   0);
 			free(file);
 		}
+		if (r[w] > 0)
+			mcp_call_unref(c[w]);
 	}
 	fi->fh = (uint64_t)(uintptr_t)h;
 	fuse_reply_open(req, fi);
 }
 
 static void opendir_(fuse_req_t req, fuse_ino_t ino, struct fh *h,
-		     struct fuse_file_info *fi, mcp_call *have)
+		     struct fuse_file_info *fi, mcp_call **got)
 {
 	struct node n;
 	uint64_t sid;
@@ -451,7 +469,7 @@ static void opendir_(fuse_req_t req, fuse_ino_t ino, struct fh *h,
 	}
 	sid = n.s ? mcp_session_id(n.s) : 0;
 	if (n.kind == K_HELPDIR) {
-		help_dir(req, &n, h, fi, have);
+		help_dir(req, &n, h, fi, got);
 		return;
 	}
 	if (n.kind == K_RESULTDIR) {
@@ -466,9 +484,9 @@ static void opendir_(fuse_req_t req, fuse_ino_t ino, struct fh *h,
 		fuse_reply_open(req, fi);
 		return;
 	}
-	r = need_list(n.s, fs_kinds[n.kind].list, have, &c);
+	r = need_list(n.s, fs_kinds[n.kind].list, got, &c);
 	if (r == 0) {
-		park(P_OPENDIR, req, ino, h, fi, NULL, c);
+		park(P_OPENDIR, req, ino, h, fi, NULL, c, got);
 		return;
 	}
 	if (r < 0 || listing_failed(c) || mcp_entries(c, n.s, &v, &ne) < 0) {
@@ -492,7 +510,10 @@ static void opendir_(fuse_req_t req, fuse_ino_t ino, struct fh *h,
 void listing_opendir(fuse_req_t req, fuse_ino_t ino, struct fh *h,
 		     struct fuse_file_info *fi)
 {
-	opendir_(req, ino, h, fi, NULL);
+	mcp_call *got[MCP_NLISTS] = {0};
+
+	opendir_(req, ino, h, fi, got);
+	got_free(got);
 }
 
 /* ---- open ---- */
@@ -548,7 +569,7 @@ static int read_resource(mcp_session *s, const char *uri, mcp_call **c)
 }
 
 static void open_(fuse_req_t req, fuse_ino_t ino, struct fh *h,
-		  struct fuse_file_info *fi, mcp_call *have)
+		  struct fuse_file_info *fi, mcp_call *have, mcp_call **got)
 {
 	struct node n;
 	mcp_call *c, *c2;
@@ -571,7 +592,7 @@ static void open_(fuse_req_t req, fuse_ino_t ino, struct fh *h,
 		}
 		r = need_list_of(n.srv, n.s, strncmp(f, "p:", 2) ? MCP_TOOLS
 							       : MCP_PROMPTS,
-				 NULL, &c);
+				 got, &c);
 		if (r > 0) { /* done at once, failed */
 			mcp_call_unref(c);
 			fs_open_fail(req, h, EIO);
@@ -604,17 +625,25 @@ static void open_(fuse_req_t req, fuse_ino_t ino, struct fh *h,
 		}
 		break;
 	case K_PROMPTSJSON:
-		r = need_list(n.s, MCP_PROMPTS, have, &c);
+		r = need_list(n.s, MCP_PROMPTS, got, &c);
 		if (r <= 0)
 			goto wait;
 		h->snap = mcp_buf_ref(mcp_call_reply(c));
 		mcp_call_unref(c);
 		break;
 	case K_RESJSON:
-		if ((r = need_list(n.s, MCP_RESOURCES, NULL, &c)) <= 0)
+		r = need_list(n.s, MCP_RESOURCES, got, &c); /* both at once */
+		if (r < 0)
 			goto wait;
-		if ((r = need_list(n.s, MCP_TEMPLATES, NULL, &c2)) <= 0) {
+		err = need_list(n.s, MCP_TEMPLATES, got, &c2);
+		if (r == 0) { /* wait for the resources */
+			if (err >= 0)
+				mcp_call_unref(c2);
+			goto wait;
+		}
+		if (err <= 0) { /* for the templates, or their error */
 			mcp_call_unref(c);
+			r = err;
 			c = c2;
 			goto wait;
 		}
@@ -653,13 +682,16 @@ wait:
 	if (r < 0)
 		fs_open_fail(req, h, -r);
 	else
-		park(P_OPEN, req, ino, h, fi, NULL, c);
+		park(P_OPEN, req, ino, h, fi, NULL, c, got);
 }
 
 void listing_open(fuse_req_t req, fuse_ino_t ino, struct fh *h,
 		  struct fuse_file_info *fi)
 {
-	open_(req, ino, h, fi, NULL);
+	mcp_call *got[MCP_NLISTS] = {0};
+
+	open_(req, ino, h, fi, NULL, got);
+	got_free(got);
 }
 
 static void run(struct park *p)
@@ -668,13 +700,13 @@ static void run(struct park *p)
 
 	switch (p->op) {
 	case P_LOOKUP:
-		lookup(p->req, p->ino, p->name, c);
+		lookup(p->req, p->ino, p->name, p->got);
 		break;
 	case P_OPENDIR:
-		opendir_(p->req, p->ino, p->h, &p->fi, c);
+		opendir_(p->req, p->ino, p->h, &p->fi, p->got);
 		break;
 	default:
-		open_(p->req, p->ino, p->h, &p->fi, c);
+		open_(p->req, p->ino, p->h, &p->fi, c, p->got);
 		break;
 	}
 	mcp_call_unref(c);

@@ -33,6 +33,7 @@ static void call_free_cb(uv_handle_t *h)
 	cJSON_Delete(c->acc);
 	if (c->lidx)
 		c->lidx_free(c->lidx);
+	cJSON_Delete(c->cursors);
 	cJSON_Delete(c->mrtr_resp);
 	cJSON_Delete(c->mrtr_state);
 	free(c);

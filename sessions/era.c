@@ -249,12 +249,17 @@ static void put_meta_members(struct gbuf *o, const mcp_session *s,
 	}
 	if (!(have & 4)) {
 		put(o, comma ? "," : "");
-		put(o, "\"io.modelcontextprotocol/clientCapabilities\":{"
-		       "\"roots\":{}");
+		put(o, "\"io.modelcontextprotocol/clientCapabilities\":{");
+		if (conf->nroots) /* SPEC 5 */
+			put(o, "\"roots\":{}");
 		if (conf->elicitation)
-			put(o, ",\"elicitation\":{\"form\":{},\"url\":{}}");
+			put(o, conf->nroots ? "," : "");
+		if (conf->elicitation)
+			put(o, "\"elicitation\":{\"form\":{},\"url\":{}}");
 		if (conf->sampling)
-			put(o, ",\"sampling\":{}");
+			put(o, conf->nroots || conf->elicitation ? "," : "");
+		if (conf->sampling)
+			put(o, "\"sampling\":{}");
 		put(o, "}");
 	}
 }

@@ -123,7 +123,88 @@ static void keep_as_sent(cJSON *j, const char *line, size_t len,
  * listing prints every number and string of every page as it came; the
  * tool policy (policy_filter) and the modern era's filter of tools
  * (era_filter_tools) look at an item before.
+ *
+ * Servers as they are (SPEC 9): a listing ends with what it has, and a
+ * note in status (session_list_note), when the server answers a page with
+ * an error (the first page: the list is "none"), repeats a cursor, or
+ * passes LIST_MAX_PAGES pages or LIST_MAX_ITEMS items.
  */
+#define LIST_MAX_PAGES 1000
+#define LIST_MAX_ITEMS 100000
+
+void session_list_forget(mcp_session *s, int what)
+{
+	int i;
+
+	for (i = 0; i < MCP_NLISTS; i++) {
+		if (what != MCP_NLISTS && what != i)
+			continue;
+		cJSON_Delete(s->notes[i]);
+		s->notes[i] = NULL;
+	}
+}
+
+void session_list_note(mcp_session *s, const mcp_call *c, const cJSON *err,
+		       const char *why)
+{
+	const char *method = msg_list_method(c->list);
+	cJSON *n = cJSON_CreateObject();
+	cJSON *code = cJSON_GetObjectItemCaseSensitive(err, "code");
+	cJSON *msg = cJSON_GetObjectItemCaseSensitive(err, "message");
+	int none = err && c->pages == 0;
+	char line[160];
+
+	if (err) {
+		snprintf(line, sizeof line, "page %u: error %d%s%.100s",
+			 c->pages + 1, cJSON_IsNumber(code) ? code->valueint
+							    : 0,
+			 cJSON_IsString(msg) ? ": " : "",
+			 cJSON_IsString(msg) ? msg->valuestring : "");
+		why = line;
+	}
+	cJSON_AddStringToObject(n, "kind", none ? "unsupported" : "partial");
+	if (err)
+		cJSON_AddItemToObject(n, "error", cJSON_Duplicate(err, 1));
+	if (!none) {
+		cJSON_AddStringToObject(n, "reason", why);
+		cJSON_AddNumberToObject(n, "pages", c->pages);
+		cJSON_AddNumberToObject(n, "items", cJSON_GetArraySize(c->acc));
+	}
+	cJSON_Delete(s->notes[c->list]);
+	s->notes[c->list] = n;
+	mlog(MLOG_INFO, "server %s thread %s: %s %s: %s", s->srv->conf->name,
+	     s->oneshot ? "(one-shot)" : s->name, method, none
+	     ? "taken as none" : "ends short", why);
+}
+
+static void list_end(mcp_call *c)
+{
+	const char *key = mcp_list_key(c->list);
+	cJSON *out = cJSON_CreateObject();
+
+	cJSON_AddItemToObject(out, key, c->acc ? c->acc
+					       : cJSON_CreateArray());
+	c->acc = NULL;
+	cJSON_Delete(c->cursors);
+	c->cursors = NULL;
+	call_complete(c, mcp_buf_json(out, 1));
+	cJSON_Delete(out);
+}
+
+/* 1 if cursor was the cursor of a page asked before (else it is kept). */
+static int cursor_seen(mcp_call *c, const char *cursor)
+{
+	cJSON *it;
+
+	if (!c->cursors)
+		c->cursors = cJSON_CreateArray();
+	cJSON_ArrayForEach(it, c->cursors)
+		if (!strcmp(it->valuestring, cursor))
+			return 1;
+	cJSON_AddItemToArray(c->cursors, cJSON_CreateString(cursor));
+	return 0;
+}
+
 static void list_page(mcp_session *s, mcp_call *c, cJSON *res,
 		      const char *line, size_t len)
 {
@@ -132,11 +213,13 @@ static void list_page(mcp_session *s, mcp_call *c, cJSON *res,
 	cJSON *next = cJSON_GetObjectItemCaseSensitive(res, "nextCursor");
 	struct jscan_span rv = {0, 0}, iv = {0, 0}, v;
 	struct jscan_members it;
-	cJSON *t, *nx, *out;
+	char why[96];
+	cJSON *t, *nx;
 	int raw;
 
 	if (!c->acc)
 		c->acc = cJSON_CreateArray();
+	c->pages++;
 	raw = raw_member(line, len, "result", &rv) &&
 	      jscan_member(line, rv, key, &iv);
 	jscan_items_init(&it, line, iv.at, iv.at + iv.n);
@@ -167,10 +250,24 @@ static void list_page(mcp_session *s, mcp_call *c, cJSON *res,
 			jsent_keep(d, line + v.at, v.n);
 		cJSON_AddItemToArray(c->acc, d);
 	}
-	if (cJSON_IsString(next) && *next->valuestring &&
-	    cJSON_GetArraySize(c->acc) < 100000) {
+	if (cJSON_IsString(next) && *next->valuestring) {
 		cJSON *m;
 
+		why[0] = 0;
+		if (cursor_seen(c, next->valuestring))
+			snprintf(why, sizeof why, "page %u repeats a cursor",
+				 c->pages);
+		else if (c->pages >= LIST_MAX_PAGES)
+			snprintf(why, sizeof why, "stopped after %u pages "
+				 "(the limit)", c->pages);
+		else if (cJSON_GetArraySize(c->acc) >= LIST_MAX_ITEMS)
+			snprintf(why, sizeof why, "stopped at %d items (the "
+				 "limit)", cJSON_GetArraySize(c->acc));
+		if (why[0]) {
+			session_list_note(s, c, NULL, why);
+			list_end(c);
+			return;
+		}
 		idtab_del(&s->pending, c->rpc_id);
 		c->rpc_id = s->next_id++;
 		if (call_track(s, c) < 0)
@@ -180,11 +277,7 @@ static void list_page(mcp_session *s, mcp_call *c, cJSON *res,
 		cJSON_Delete(m);
 		return;
 	}
-	out = cJSON_CreateObject();
-	cJSON_AddItemToObject(out, key, c->acc);
-	c->acc = NULL;
-	call_complete(c, mcp_buf_json(out, 1));
-	cJSON_Delete(out);
+	list_end(c);
 }
 
 static void response(mcp_session *s, cJSON *msg, const char *line,
@@ -205,6 +298,11 @@ static void response(mcp_session *s, cJSON *msg, const char *line,
 	}
 	if (c->kind == CALL_INIT) {
 		handshake(s, c, msg);
+		return;
+	}
+	if (err && c->kind == CALL_LIST) { /* "none" from here (SPEC 9) */
+		session_list_note(s, c, err, NULL);
+		list_end(c);
 		return;
 	}
 	if (err) {

@@ -50,6 +50,7 @@ struct mcp_server {
 	mcp_call *last_sent, *last_done; /* one-shot calls */
 	unsigned in_flight;
 	mcp_call *lists[MCP_NLISTS];     /* cached listings (tools.json) */
+	mcp_session *probe;              /* the one-shot that lists them */
 	struct names help;               /* guide.c: help/ file names */
 	cJSON *about;                    /* guide.c: serverInfo, instructions */
 	int removed;
@@ -89,6 +90,8 @@ struct mcp_session {
 	mcp_call *last_sent, *last_done, *lists[MCP_NLISTS];
 	struct ring err, events, trace;
 	struct names names[MCP_NLISTS]; /* surface.c: names given out */
+	cJSON *notes[MCP_NLISTS];      /* inbound.c: a listing "none" or
+					  partial, and why (SPEC 9) */
 	struct names help;             /* guide.c: help/ file names */
 	struct stream {                /* inbound.c: a long reply arriving */
 		int state;             /* 0 looking, 1 streaming, 2 not */
@@ -146,6 +149,8 @@ struct mcp_call {
 	cJSON *acc;              /* its pages so far */
 	struct lindex *lidx;     /* CALL_LIST: its entries indexed, freed */
 	void (*lidx_free)(struct lindex *); /* ... by this (surface.c's) */
+	unsigned pages;          /* ... how many */
+	cJSON *cursors;          /* ... the cursors asked for */
 	char method[64];
 	int probe;               /* CALL_INIT: the server/discover probe */
 	cJSON *mrtr_resp;        /* mrtr.c: inputResponses so far */
@@ -234,6 +239,7 @@ cJSON *msg_initialize(uint64_t id, const struct mcp_server_conf *conf);
  * the server capability it needs. */
 cJSON *msg_list(uint64_t id, enum mcp_list what, const char *cursor);
 const char *msg_list_capability(enum mcp_list what);
+const char *msg_list_method(enum mcp_list what);
 int msg_version_known(const char *v);
 void session_send(mcp_session *s, char *line, size_t len, uint64_t rpc_id);
 /* trace.c: one message of s, in (from the server) or out, into its trace
@@ -263,6 +269,14 @@ void inbound_partial(mcp_session *s, const char *p, size_t n);
  * line passed the limit; or it was no reply, which is logged). */
 size_t inbound_too_long(mcp_session *s, size_t len, int has_id, uint64_t id,
 			uint64_t ids[2], char *msg, size_t n);
+/* Listing c of s ends short: the server answered a page with err (on the
+ * first page the listing is "none"), or why it stopped (a repeated
+ * cursor, a limit). Noted in s->notes for status, and logged. */
+void session_list_note(mcp_session *s, const mcp_call *c, const cJSON *err,
+		       const char *why);
+/* s's notes of listing what, or of all (what MCP_NLISTS), dropped: the
+ * listing is asked again. */
+void session_list_forget(mcp_session *s, int what);
 
 /* handshake.c: starting the protocol (initialize, or the modern probe) */
 /* by the era known or configured; 0 or -ENOMEM (nothing sent) */
@@ -348,6 +362,8 @@ int session_start(mcp_session *s);
 void session_idle_check(mcp_session *s); /* (re)arm the idle timer */
 void session_close(mcp_session *s, const char *why);
 void session_close_notify(mcp_session *s, const char *why);
+/* ctl restart: calls in flight fail, a fresh process starts. */
+void session_restart(mcp_session *s);
 void sessions_reap_done(const char *why, void (*cb)(void));
 void sessions_init(void);
 void sessions_fini(void);   /* after every session was freed */

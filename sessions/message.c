@@ -91,8 +91,9 @@ cJSON *msg_initialize(uint64_t id, const struct mcp_server_conf *conf)
 
 	cJSON_AddStringToObject(p, "protocolVersion", versions[0]);
 	caps = cJSON_AddObjectToObject(p, "capabilities");
-	cJSON_AddBoolToObject(cJSON_AddObjectToObject(caps, "roots"),
-			      "listChanged", 1);
+	if (conf->nroots) /* SPEC 5: none, and the server keeps its own */
+		cJSON_AddBoolToObject(cJSON_AddObjectToObject(caps, "roots"),
+				      "listChanged", 1);
 	if (conf->elicitation) { /* questions as files: ask.c */
 		cJSON *e = cJSON_AddObjectToObject(caps, "elicitation");
 
@@ -130,6 +131,11 @@ cJSON *msg_list(uint64_t id, enum mcp_list what, const char *cursor)
 const char *mcp_list_key(enum mcp_list what)
 {
 	return lists[what].key;
+}
+
+const char *msg_list_method(enum mcp_list what)
+{
+	return lists[what].method;
 }
 
 const char *msg_list_capability(enum mcp_list what)

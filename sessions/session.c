@@ -238,6 +238,7 @@ static void drop_lists(mcp_session *s)
 
 	for (i = 0; i < MCP_NLISTS; i++)
 		call_set_ref(&s->lists[i], NULL);
+	session_list_forget(s, MCP_NLISTS);
 }
 
 static void session_lost(mcp_session *s, int code, const char *what)
@@ -487,6 +488,7 @@ static void call_send(mcp_session *s, mcp_call *c)
 			cJSON_Delete(m);
 			return;
 		}
+		session_list_forget(s, c->list); /* asked again */
 		m = msg_list(c->rpc_id, c->list, NULL);
 		if (call_track(s, c) == 0)
 			session_send_json(s, m, c->rpc_id);
@@ -676,7 +678,8 @@ int mcp_list(mcp_server *srv, mcp_session *s, enum mcp_list what,
 		*out = mcp_call_ref(c);
 		return 0;
 	}
-	if (!s && !(s = session_new(srv, "", 1, 0)))
+	if (!s && !(s = srv->probe) && /* one probe per server: SPEC 12 */
+	    !(s = srv->probe = session_new(srv, "", 1, 0)))
 		return -ENOMEM;
 	c = call_new(CALL_LIST, srv, s);
 	if (!c)
@@ -686,6 +689,10 @@ int mcp_list(mcp_server *srv, mcp_session *s, enum mcp_list what,
 	uv_timer_stop(&s->idle_timer);
 	*out = mcp_call_ref(c);
 	session_submit(s, c);
+	if (s == srv->probe && (what == MCP_TOOLS || what == MCP_PROMPTS) &&
+	    mcp_list(srv, NULL, what == MCP_TOOLS ? MCP_PROMPTS : MCP_TOOLS,
+		     &c) == 0)
+		mcp_call_unref(c); /* help/ needs both: asked together */
 	return 0;
 }
 
@@ -779,6 +786,7 @@ static void session_free_cb(uv_handle_t *h)
 	cJSON_Delete(s->server_info);
 	cJSON_Delete(s->capabilities);
 	free(s->last_error);
+	session_list_forget(s, MCP_NLISTS);
 	windows_free(s);
 	surface_free(s);
 	free(s);
@@ -793,6 +801,8 @@ void session_close(mcp_session *s, const char *why)
 		return;
 	sessions_unlink(s);
 	s->closed = 1;
+	if (s->srv->probe == s)
+		s->srv->probe = NULL;
 	if (!s->oneshot && !s->spare)
 		sessions_closed_note(s, why);
 	snprintf(msg, sizeof msg, "session closed (%s)", why);
@@ -807,7 +817,7 @@ void session_close(mcp_session *s, const char *why)
 	uv_close((uv_handle_t *)&s->idle_timer, session_free_cb);
 }
 
-static void session_restart(mcp_session *s)
+void session_restart(mcp_session *s)
 {
 	drop_lists(s);
 	session_fail_all(s, ERR_CLOSED, "session restarted", NULL);
@@ -861,40 +871,3 @@ void mcp_session_release(mcp_session *s)
 	if (!s->closed)
 		session_idle_check(s);
 }
-
-int mcp_session_ctl(mcp_session *s, const char *verb, size_t len)
-{
-	while (len && (verb[len - 1] == '\n' || verb[len - 1] == ' ' ||
-		       verb[len - 1] == '\t' || verb[len - 1] == '\r'))
-		len--;
-	if (len == 6 && !memcmp(verb, "cancel", 6)) {
-		mcp_call *c;
-		size_t pos;
-
-		for (;;) {
-			pos = 0;
-			while ((c = idtab_next(&s->pending, &pos, NULL)) &&
-			       c->kind == CALL_INIT)
-				;
-			if (!c)
-				c = TAILQ_FIRST(&s->queue);
-			if (!c)
-				break;
-			mcp_call_cancel(c);
-		}
-		return 0;
-	}
-	if (len == 7 && !memcmp(verb, "restart", 7)) {
-		mlog(MLOG_INFO, "server %s thread %s: restart",
-		     s->srv->conf->name, s->name);
-		session_restart(s);
-		return 0;
-	}
-	if (len == 5 && !memcmp(verb, "close", 5)) {
-		session_close_notify(s, "ctl close");
-		return 0;
-	}
-	session_bad_verb(s, verb, len); /* where the user looks (SPEC 12) */
-	return -EINVAL;
-}
-

@@ -315,6 +315,11 @@ void mcp_listener_remove(struct mcp_listener *l);
  * cached and did not fail; borrowed, NULL otherwise. Never starts one. */
 mcp_call *mcp_list_cached(mcp_server *srv, mcp_session *s,
 			  enum mcp_list what);
+/* Start srv's probe (SPEC 12) and do not wait: its tools and prompts
+ * listings, unless they are cached or under way. A lookup of SERVER/help
+ * does, so that the probes of `ls MOUNT/x/help MOUNT/y/help` run side by
+ * side rather than one after the other. */
+void mcp_probe(mcp_server *srv);
 /* help/ of s (of srv when s is NULL): a key is "t:" and a tool's name or
  * "p:" and a prompt's name. Numbered as mcp_name_intern. */
 long mcp_help_intern(mcp_server *srv, mcp_session *s, const char *file);

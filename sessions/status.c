@@ -128,6 +128,35 @@ static const char *state_name(enum sstate st)
 	}
 }
 
+/* Servers as they are (SPEC 9): "unsupported", the listings the server
+ * answered with an error (method: the error), and "partial", those that
+ * ended short (method: reason, pages, items, the error if any). */
+static void list_notes(cJSON *o, const mcp_session *s)
+{
+	cJSON *un = cJSON_AddObjectToObject(o, "unsupported");
+	cJSON *part = cJSON_AddObjectToObject(o, "partial");
+	int i;
+
+	for (i = 0; i < MCP_NLISTS; i++) {
+		const cJSON *n = s->notes[i];
+		const cJSON *k = cJSON_GetObjectItemCaseSensitive(n, "kind");
+		const cJSON *e = cJSON_GetObjectItemCaseSensitive(n, "error");
+		cJSON *d;
+
+		if (!n)
+			continue;
+		if (cJSON_IsString(k) && !strcmp(k->valuestring,
+						 "unsupported")) {
+			cJSON_AddItemToObject(un, msg_list_method(i),
+					      cJSON_Duplicate(e, 1));
+			continue;
+		}
+		d = cJSON_Duplicate(n, 1);
+		cJSON_DeleteItemFromObjectCaseSensitive(d, "kind");
+		cJSON_AddItemToObject(part, msg_list_method(i), d);
+	}
+}
+
 mcp_buf *mcp_session_status_json(mcp_session *s)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -164,6 +193,7 @@ mcp_buf *mcp_session_status_json(mcp_session *s)
 	cJSON_AddItemToObject(o, "warnings", s->warnings ?
 			      cJSON_Duplicate(s->warnings, 1) :
 			      cJSON_CreateArray());
+	list_notes(o, s);
 	if (s->last_error) {
 		cJSON_AddStringToObject(o, "last_error", s->last_error);
 		msg_add_time(o, "last_error_at", s->last_error_at);

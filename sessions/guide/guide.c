@@ -40,6 +40,15 @@ mcp_call *mcp_list_cached(mcp_server *srv, mcp_session *s,
 	return c;
 }
 
+void mcp_probe(mcp_server *srv)
+{
+	mcp_call *c;
+
+	if (!mcp_list_cached(srv, NULL, MCP_TOOLS) &&
+	    mcp_list(srv, NULL, MCP_TOOLS, &c) == 0)
+		mcp_call_unref(c);
+}
+
 /* The parsed reply of a listing, kept for the next few asks (ls -l of
  * help/ renders every file): borrowed, NULL on a parse failure. */
 static cJSON *parsed(mcp_call *c)

@@ -19,6 +19,7 @@
 
 #include "fakeera.h"
 #include "fakeexact.h"
+#include "fakepartial.h"
 #include "mini_mcp.h"
 
 enum kind { P_INIT, P_SLEEP, P_PROGRESS, P_HANG, P_ASK };
@@ -742,6 +743,7 @@ static void initialize(const cJSON *id, const cJSON *params)
 		cJSON_AddTrueToObject(cJSON_AddObjectToObject(caps, "tools"),
 				      "listChanged");
 		cJSON_AddObjectToObject(caps, "logging");
+		partial_caps(caps);
 	}
 	p = pending_add(P_INIT, id);
 	p->init = r;
@@ -814,11 +816,14 @@ static void message_cb(cJSON *msg)
 			cancel(params);
 	} else if (!strcmp(method, "initialize")) {
 		initialize(id, params);
+	} else if (partial_request(id, method, params)) {
+		return;
 	} else if (!strcmp(method, "ping") ||
 		   !strcmp(method, "logging/setLevel")) {
 		reply(id, NULL);
 	} else if (!strcmp(method, "tools/list")) {
 		tools_list(id, params);
+		partial_after_list(method);
 	} else if (!strcmp(method, "tools/call")) {
 		tools_call(id, params);
 	} else {
@@ -885,7 +890,8 @@ static void options(int argc, char **argv)
 			opt_wrong_id = 1;
 		} else if (!strcmp(a, "--exact")) {
 			opt_exact = 1;
-		} else if (!era_option(argc, argv, &i)) {
+		} else if (!era_option(argc, argv, &i) &&
+			   !partial_option(argc, argv, &i)) {
 			usage_error("unknown option", a);
 		}
 	}

@@ -14,7 +14,8 @@ What a direct stdio session showed (explored before mcpfs existed):
   Right after notifications/initialized it sends notifications/tools/
   list_changed (once, twice when the client declares roots): some tools are
   registered only for some client capabilities. get-roots-list exists only
-  when the client declares "roots" (mcpfs does); trigger-sampling-request
+  when the client declares "roots" (mcpfs does only for a server with
+  roots configured, spec 5); trigger-sampling-request
   and trigger-elicitation-request only with sampling/elicitation (mcpfs
   declares elicitation unless configured off, sampling only when
   configured on; test_ask.py).
@@ -81,8 +82,7 @@ pytestmark = pytest.mark.skipif(
 
 KNOWN_TOOLS = {'echo', 'get-sum', 'get-tiny-image', 'get-structured-content',
                'get-resource-links', 'get-resource-reference',
-               'toggle-simulated-logging', 'trigger-long-running-operation',
-               'get-roots-list'}
+               'toggle-simulated-logging', 'trigger-long-running-operation'}
 
 
 def everything(**extra):
@@ -282,6 +282,7 @@ def test_tools_json_holds_every_tool(mcpfs_mount):
     listed = tool_list(call(t, {'method': 'tools/list'}))
     names = [x['name'] for x in listed]
     assert KNOWN_TOOLS <= set(names), sorted(names)
+    assert 'get-roots-list' not in names    # no roots configured: spec 5
     assert len(names) == len(set(names))
     for x in listed:
         assert x.get('inputSchema', {}).get('type') == 'object', x

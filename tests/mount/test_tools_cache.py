@@ -37,7 +37,7 @@ def test_everything_server_tools_json_starts_one_process(mcpfs_mount):
     # tools/list is in flight; that list has the change and is kept
     m = mcpfs_mount({'ev': everything()})
     first = tool_names(read_file(m.path / 'ev' / 'tools.json', 30))
-    assert {'echo', 'get-sum', 'get-roots-list'} <= first
+    assert {'echo', 'get-sum'} <= first
     assert len(oneshot_pids(m)) == 1, oneshot_pids(m)
     wait_until(lambda: not m.pids(), 10, 'the tools.json process to end')
     for _ in range(3):

@@ -1,0 +1,46 @@
+/*
+ * ctl.c - a thread's ctl file (spec 3): the verbs a user writes to it,
+ * `cancel` (every call in flight or queued), `restart` (a fresh process)
+ * and `close` (as rmdir); any other word is EINVAL and named in
+ * status.last_error with the verbs (lasterr.c).
+ */
+#include <string.h>
+
+#include "internal.h"
+
+int mcp_session_ctl(mcp_session *s, const char *verb, size_t len)
+{
+	while (len && (verb[len - 1] == '\n' || verb[len - 1] == ' ' ||
+		       verb[len - 1] == '\t' || verb[len - 1] == '\r'))
+		len--;
+	if (len == 6 && !memcmp(verb, "cancel", 6)) {
+		mcp_call *c;
+		size_t pos;
+
+		for (;;) {
+			pos = 0;
+			while ((c = idtab_next(&s->pending, &pos, NULL)) &&
+			       c->kind == CALL_INIT)
+				;
+			if (!c)
+				c = TAILQ_FIRST(&s->queue);
+			if (!c)
+				break;
+			mcp_call_cancel(c);
+		}
+		return 0;
+	}
+	if (len == 7 && !memcmp(verb, "restart", 7)) {
+		mlog(MLOG_INFO, "server %s thread %s: restart",
+		     s->srv->conf->name, s->name);
+		session_restart(s);
+		return 0;
+	}
+	if (len == 5 && !memcmp(verb, "close", 5)) {
+		session_close_notify(s, "ctl close");
+		return 0;
+	}
+	session_bad_verb(s, verb, len); /* where the user looks (SPEC 12) */
+	return -EINVAL;
+}
+
