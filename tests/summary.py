@@ -152,7 +152,9 @@ def count_meson(d, log):
             'mount', 'debian') else None
         bad = subtests.get(name, False)
         if pytest_xml is not None:
-            if not pytest_xml.exists():
+            # an XML older than this run is an earlier run's
+            if not pytest_xml.exists() or pytest_xml.stat().st_mtime < \
+                    e.get('starttime', 0):
                 fail(f'{label}: {name} ({result}, rc {rc}) wrote no '
                      f'{pytest_xml.name}')
                 continue
