@@ -86,7 +86,7 @@ struct callfile {
 	int write_only;       /* opened O_WRONLY: nothing is queued */
 	char *target;         /* tools/x, prompts/x: the name (JSON string) */
 	char *key;            /* ... "t:x" or "p:x" (writers.h) */
-	struct gbuf lines;    /* NAME=VALUE lines (SPEC 9), sent at close */
+	struct gbuf lines;    /* NAME=VALUE lines (spec 9), sent at close */
 	int in_lines;         /* this request is such lines */
 	pid_t writer;         /* the caller of the current write or flush */
 	struct wproc *closer; /* who closed it unwritten: for {} at release */
@@ -557,7 +557,7 @@ static int dispatch(struct callfile *cf, int w)
 	return r;
 }
 
-/* NAME=VALUE lines (SPEC 9), at close: made into the arguments object by
+/* NAME=VALUE lines (spec 9), at close: made into the arguments object by
  * the tool's schema (lib/kvargs.c through mcp_args_lines) and sent like a
  * JSON request, or refused naming the line. */
 static int lines_dispatch(struct callfile *cf, int w)

@@ -1,5 +1,5 @@
 /*
- * listing.c - the MCP surface as files (SPEC 9), in a thread directory:
+ * listing.c - the MCP surface as files (spec 9), in a thread directory:
  *
  *   tools/<tool>       a transaction file like call; the request is the
  *                      arguments object (callfile.c wraps it)

@@ -1,5 +1,5 @@
 /*
- * kvargs.h - arguments without JSON (SPEC 9): lines of NAME=VALUE and
+ * kvargs.h - arguments without JSON (spec 9): lines of NAME=VALUE and
  * NAME:=JSON, typed by a tool's inputSchema, made into the arguments
  * object. Pure: no session, no I/O.
  */

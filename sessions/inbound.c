@@ -4,7 +4,7 @@
  * print; a long one keeps the frame's buffer), listing pages (tools,
  * resources, templates, prompts) gathered into one, other replies and
  * errors through cJSON, each with its numbers and strings kept as sent
- * (lib/jsent.h: SPEC 5, Fidelity), notifications
+ * (lib/jsent.h: spec 5, Fidelity), notifications
  * (progress resets the call's timer, list_changed drops a cached
  * listing complete before it, each one is a line in events) and the server's own requests,
  * which client.c answers. The reply to the handshake goes back to the
@@ -144,7 +144,7 @@ static void list_page(mcp_session *s, mcp_call *c, cJSON *res,
 			cJSON *one = cJSON_CreateArray();
 
 			cJSON_AddItemToArray(one, d);
-			policy_filter(s->srv->conf, one); /* SPEC 13 */
+			policy_filter(s->srv->conf, one); /* spec 13 */
 			if (s->era == MCP_ERA_MODERN)
 				era_filter_tools(s, one); /* x-mcp-header */
 			d = one->child ? cJSON_DetachItemViaPointer(

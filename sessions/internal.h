@@ -181,7 +181,7 @@ void call_complete(mcp_call *c, mcp_buf *reply); /* reply taken; once */
 int call_track(mcp_session *s, mcp_call *c);
 void call_fail(mcp_call *c, int code, const char *msg, cJSON *data);
 
-/* The tool policy (policy.c, SPEC 13). */
+/* The tool policy (policy.c, spec 13). */
 int policy_active(const struct mcp_server_conf *conf);
 /* Take the tools conf hides out of tools (a listing's array). */
 void policy_filter(const struct mcp_server_conf *conf, cJSON *tools);

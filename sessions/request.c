@@ -1,6 +1,6 @@
 /*
  * request.c - what a user may write to a call file, and the JSON-RPC line it
- * becomes (SPEC section 4). A request is one JSON object, either
+ * becomes (spec 4). A request is one JSON object, either
  *   {"name": TOOL, "arguments": {...}, "_meta": {...}}   a tools/call, or
  *   {"method": M, "params": {...} or [...]}              any other request.
  * "arguments", "_meta" and "params" are optional; a tool call may carry

@@ -282,7 +282,7 @@ static void session_lost(mcp_session *s, int code, const char *what)
  * it was the handshake. The session stays. The cause goes to the thread's
  * stderr, but for the era probe: its failure (any status, no answer, a
  * closed stream: no recognized modern error, which comes as a message)
- * means the handshake era (SPEC 5), unless the era is forced.
+ * means the handshake era (spec 5), unless the era is forced.
  */
 static void session_call_error(mcp_session *s, uint64_t rpc_id, int code,
 			       long status, const char *msg)
@@ -455,7 +455,7 @@ static void call_send(mcp_session *s, mcp_call *c)
 	char *line;
 
 	if (policy_refuse(s, c, *tools_slot(s), 1))
-		return; /* the tool policy (SPEC 13) */
+		return; /* the tool policy (spec 13) */
 	if (c->kind == CALL_USER && task_check(s, c))
 		return; /* sent once the tools listing is there */
 	if (policy_refuse(s, c, *tools_slot(s), 0))

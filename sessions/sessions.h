@@ -102,7 +102,7 @@ mcp_server *mcp_server_by_id(uint64_t id);
 uint64_t mcp_server_id(const mcp_server *srv);
 const char *mcp_server_name(const mcp_server *srv);
 
-/* ---- authorization of url servers (SPEC 8; auth.c) ---- */
+/* ---- authorization of url servers (spec 8; auth.c) ---- */
 int mcp_server_has_auth(const mcp_server *srv); /* 1: it has an auth file */
 /* The auth file's JSON (refs = 1), NULL when it cannot be had. */
 mcp_buf *mcp_server_auth_json(mcp_server *srv);
@@ -221,7 +221,7 @@ const char *mcp_list_key(enum mcp_list what);
 /* The most recently completed call of s (not a listing): result/. */
 mcp_call *mcp_last_done(mcp_session *s);
 
-/* ---- the MCP surface as files (SPEC 9; surface.c) ---- */
+/* ---- the MCP surface as files (spec 9; surface.c) ---- */
 
 /* A session's file names for tools, resources and prompts: each name the
  * tree gave out has a small number (for inode numbers), kept while the
@@ -269,7 +269,7 @@ void mcp_call_listen(mcp_call *c, struct mcp_listener *l);
 /* Stop waiting (safe if not listening). */
 void mcp_listener_remove(struct mcp_listener *l);
 
-/* ---- finding one's way (SPEC 12; guide.c) ---- */
+/* ---- finding one's way (spec 12; guide.c) ---- */
 
 /* The listing what of s (of srv's one-shots when s is NULL) if it is
  * cached and did not fail; borrowed, NULL otherwise. Never starts one. */

@@ -1,6 +1,6 @@
 /*
  * help.c - help/<tool>: how to call a tool, as plain text for a person or
- * an agent with only cat (SPEC 12). From the tool's entry of tools/list:
+ * an agent with only cat (spec 12). From the tool's entry of tools/list:
  *
  *   the name, title and description;
  *   each argument of inputSchema.properties: type, required or not,

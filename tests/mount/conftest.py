@@ -2,7 +2,7 @@
 
 Every test mounts a real mcpfs (BUILD/mcpfs, run in the foreground) on a
 temporary directory with a servers.json written from a dict, drives it with
-plain file I/O and checks the contract in shared/SPEC.md.
+plain file I/O and checks the contract in doc/spec.md.
 
 Leak checking: every configured server gets MCPFS_TEST_TAG=<unique tag> in
 its env, so the live processes of one mount are found through
@@ -331,7 +331,7 @@ def status(path, timeout=10):
 
 def error_text(reply):
     """The whole error object of an {"error": ...} reply as one string, for
-    substring checks where the SPEC leaves the wording open."""
+    substring checks where the spec leaves the wording open."""
     assert isinstance(reply, dict) and 'error' in reply, \
         f'expected an error reply, got {reply!r}'
     return json.dumps(reply['error'])

@@ -1,4 +1,4 @@
-"""The call file (SPEC section 4) and the files of a thread directory:
+"""The call file (spec 4) and the files of a thread directory:
 transactions, state across calls, isolation, one-shot calls, multiplexing,
 bad requests, tools.json, stderr, events and ctl."""
 

@@ -597,7 +597,7 @@ def test_fallback_http_400_legacy_error(mcpfs_mount, tmp_path):
 
 @pytest.mark.parametrize('answer', ['400', '500', 'close'])
 def test_fallback_http_probe_failure(mcpfs_mount, tmp_path, answer):
-    """SPEC 5: a sessionless server/discover POST answered 400 (JSON-RPC
+    """spec 5: a sessionless server/discover POST answered 400 (JSON-RPC
     -32000), 500 with JSON-RPC -32603 and id null (the TypeScript SDK's
     server) or a closed connection is no modern error: mcpfs falls back
     to initialize, and the probe's failure is not left in the thread's
@@ -994,7 +994,7 @@ def test_no_listen_without_list_changed(mcpfs_mount, tmp_path):
 
 
 def test_modern_timeout_cancels_and_crash_restarts(mcpfs_mount, tmp_path):
-    """SPEC 5 holds in the modern era: a call past its timeout gets
+    """spec 5 holds in the modern era: a call past its timeout gets
     notifications/cancelled and fails, the session stays; a crashed process
     is replaced by a fresh one on the next call, still modern."""
     log = tmp_path / 'fake.log'

@@ -1,4 +1,4 @@
-"""Fidelity (SPEC 5): what a server sent reaches the user unchanged. The fake
+"""Fidelity (spec 5): what a server sent reaches the user unchanged. The fake
 server's --exact mode (tests/fake/fakeexact.c) writes its texts byte for
 byte: numbers a double cannot hold (2^53-1 and past it, 20 digits), 0.1
 and 1E+2, and strings with an escaped NUL, in tools/list pages, a reply,

@@ -1,4 +1,4 @@
-r"""Hardening (SPEC sections 3 and 6, doc/decisions.md): who may use the
+r"""Hardening (spec 3 and 6, doc/decisions.md): who may use the
 mount, secrets never shown, and bad input of every kind: each gets its
 errno, a clear message in the log, and leaves every session intact (the
 same server process answers afterwards).
@@ -214,7 +214,7 @@ def test_other_uid_with_allow_other_kept_out_by_modes(mcpfs_mount):
 
 def test_mount_by_unprivileged_user_owned_by_that_user():
     """Everything is owned by the mounting user (not by root, not by
-    mcpfs's idea of a fixed uid), with the SPEC's modes, and root itself
+    mcpfs's idea of a fixed uid), with the spec's modes, and root itself
     is kept out without allow_other."""
     need_root()
     uid, gid, _ = other_user()
@@ -658,7 +658,7 @@ def test_small_buffer_reads_whole_reply(mcpfs_mount):
 def test_new_write_after_partial_read_keeps_both(mcpfs_mount):
     """Reading part of a reply and then writing the next request on the
     same open file: the rest of the old reply is read first, then its read
-    of 0, then the new reply (SPEC 4: pipelined replies are none dropped);
+    of 0, then the new reply (spec 4: pipelined replies are none dropped);
     a reply read to its last byte is over even before its read of 0."""
     m = mcpfs_mount({'a': fake()})
     t, pid = ready_thread(m)
@@ -710,7 +710,7 @@ def test_close_early_one_shot_and_in_flight(mcpfs_mount):
 
 def test_second_request_while_first_in_flight(mcpfs_mount):
     """The second write on the same open file is accepted; the file then
-    reads the first reply, its read of 0, then the second (SPEC 4:
+    reads the first reply, its read of 0, then the second (spec 4:
     pipelining); the first call is not cancelled."""
     m = mcpfs_mount({'a': fake()})
     t, pid = ready_thread(m)
@@ -727,7 +727,7 @@ def test_second_request_while_first_in_flight(mcpfs_mount):
     finally:
         os.close(fd)
     wait_until(lambda: status(t)['in_flight'] == 0, 5, 'the first to end')
-    # a fresh open reads this process's own latest call (SPEC 4)
+    # a fresh open reads this process's own latest call (spec 4)
     assert text(json.loads(read_file(t / 'call'))) == 'second'
     assert cancelled_ids(t) == []
     assert_alive(t, pid)

@@ -1,4 +1,4 @@
-"""Shell loops that share a thread read their own replies (SPEC 4, issues 19
+"""Shell loops that share a thread read their own replies (spec 4, issues 19
 and 25): a fresh open of call that sent nothing reads the newest call
 written by the reading process, else within its parent's subtree, else its
 grandparent's, and so on, else the session's latest reply.
@@ -116,7 +116,7 @@ def test_own_write_beats_a_later_one_of_another_process(mcpfs_mount):
                               echo_req('theirs')))) == 'theirs'
     assert text(json.loads(read_file(t / 'call'))) == 'mine'
     # a child of this process that wrote nothing reads the newest call of
-    # its parent's subtree: the one the other child wrote (SPEC 4)
+    # its parent's subtree: the one the other child wrote (spec 4)
     assert text(json.loads(sh('cat "$1"', t / 'call'))) == 'theirs'
     # a grandchild too: cat in a subshell of a shell that wrote nothing
     assert text(json.loads(sh('(cat "$1"; true)', t / 'call'))) == 'theirs'

@@ -1,7 +1,7 @@
 """mcpfs against the real @modelcontextprotocol/server-filesystem (pinned in
 package.json, run from node_modules): files written and edited through its
 tools are on the disk, and its allowed directories follow the roots of the
-config, live (SPEC 5, "Roots are live").
+config, live (spec 5, "Roots are live").
 
 What a direct stdio session showed:
 * Entry point: node node_modules/@modelcontextprotocol/server-filesystem/

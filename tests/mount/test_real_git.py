@@ -13,7 +13,7 @@ What a direct session (curl) showed:
   logging, resources, tools, prompts (listChanged); an Mcp-Session-Id.
 * The sessionless server/discover probe of the 2026 era is answered HTTP
   500 with a -32603 error ("Error in httpTransport"); the entry leaves
-  "era" at auto, so this proves that the probe falls back (SPEC 5) and
+  "era" at auto, so this proves that the probe falls back (spec 5) and
   that the thread's stderr stays free of the probe's failure.
 * tools/list (one page, about 70 KiB): git_add, git_blame, git_branch,
   git_checkout, git_commit, git_diff, git_init, git_log, git_set_working_dir,

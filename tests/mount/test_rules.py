@@ -3,14 +3,14 @@ of these was broken on purpose in a copy of mcpfs and the whole suite
 stayed green, so each test here was checked to fail on such a build.
 
 * The latest-reply table is per thread: a shell that writes on thread A
-  and reads thread B from a fresh open reads B's reply (SPEC 4).
+  and reads thread B from a fresh open reads B's reply (spec 4).
 * A configured header value (an API key, "Authorization: Bearer ...") is
   shown in no file of the mount, the server's auth file, result/,
-  resources.json and prompts.json included (SPEC 8, 11).
+  resources.json and prompts.json included (spec 6).
 * An answer written to requests/N is checked against question N's own
-  schema, not another open question's (SPEC 10).
+  schema, not another open question's (spec 10).
 * A crash fails the calls in flight and replays none of them, the
-  bystanders included, on stdio (SPEC 5; the HTTP test is in test_http).
+  bystanders included, on stdio (spec 5; the HTTP test is in test_http).
 * A refused start is a clean exit 1, not a crash after the message
   (run_mcpfs_expect_exit checks the status of every refusal test).
 """

@@ -1,4 +1,4 @@
-"""How real programs write a transaction file (SPEC 4 and 9, issue 25
+"""How real programs write a transaction file (spec 4 and 9, issue 25
 items 1-5): every way of writing a request sends it exactly once, and the
 reader (`cat`) reads its own reply.
 

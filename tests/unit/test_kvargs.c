@@ -1,6 +1,6 @@
 /*
- * test_kvargs.c - NAME=VALUE and NAME:=JSON request lines (SPEC 9) and the
- * help/ text (SPEC 12): values typed by the schema (numbers and JSON kept
+ * test_kvargs.c - NAME=VALUE and NAME:=JSON request lines (spec 9) and the
+ * help/ text (spec 12): values typed by the schema (numbers and JSON kept
  * as written), strings for unknown names, blank lines and CRs skipped, a
  * bad line or a value of the wrong type refused naming the line; the help
  * of a tool lists each argument and runs lines whose NAME=VALUE, once
