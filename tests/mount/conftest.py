@@ -25,6 +25,7 @@ import os
 import signal
 import subprocess
 import sys
+import socket
 import threading
 import time
 import urllib.request
@@ -155,6 +156,14 @@ def fake_factory(cls, tmp):
     yield start
     for srv in started:
         srv.stop()
+
+
+def free_port():
+    """A TCP port of 127.0.0.1 that nothing listens on (bound, then
+    released: a server started on it may still find it taken)."""
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
 
 
 def wait_until(pred, timeout=10.0, what='condition', interval=0.05):
@@ -503,6 +512,8 @@ class Mount:
         self.args = [str(a) for a in args]
         self.env = dict(os.environ)
         self.env.setdefault('XDG_CONFIG_HOME', str(tmp / 'xdg'))
+        # the token store: each mount its own, so files can run side by side
+        self.env.setdefault('XDG_STATE_HOME', str(tmp / 'state'))
         self.env.update(env or {})
         self.use_config = use_config
         self.done = False

@@ -1,4 +1,4 @@
-"""The call file under signals and seeks (issue 19, items 6 and 7).
+"""The call file under signals and seeks (spec 4).
 
 A handled signal that does not stop the reader (a no-op SIGWINCH handler
 with SA_RESTART, what a terminal resize does to a reader with a handler)

@@ -1,4 +1,4 @@
-"""The two eras of MCP (issue 17): modern = 2026-07-28 (per-request _meta,
+"""The two eras of MCP (spec 5, the era probe): modern = 2026-07-28 (per-request _meta,
 no initialize, input_required, subscriptions/listen), legacy = 2025-11-25
 and earlier (the initialize handshake). The config key `era` per server:
 auto (default: stdio probes server/discover, HTTP tries a modern request,
@@ -980,7 +980,7 @@ def test_listen_again_after_restart(mcpfs_mount, tmp_path):
 
 def test_no_listen_without_list_changed(mcpfs_mount, tmp_path):
     """subscriptions/listen only when the capabilities offer list_changed
-    (interface item 6)."""
+    (spec 9: a listing is refreshed by list_changed)."""
     log = tmp_path / 'fake.log'
     m = mcpfs_mount({'s': efake('--era', 'modern', '--no-list-changed',
                                 '--log', log)})

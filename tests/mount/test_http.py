@@ -19,17 +19,16 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import time
 import uuid
 
 import pytest
 
-from conftest import (call, events, fake_factory, FakeProcess,
+from conftest import (call, events, fake_factory, FakeProcess, free_port,
                       interrupted_read, open_call, read_file, recv, REPO,
                       run_mcpfs_expect_exit, send, status, text, thread,
-                      wait_until)
+                      tool, wait_until)
 
 FAKE_HTTP = REPO / 'tests/fake/mcp_http.py'
 EVERYTHING = REPO / \
@@ -97,10 +96,6 @@ def wait_ready(t, timeout=10):
     return wait_state(t, 'ready', timeout)
 
 
-def tool(path, name, timeout=30, **arguments):
-    return call(path, {'name': name, 'arguments': arguments}, timeout)
-
-
 def err(reply):
     """The error object of an {"error": ...} reply."""
     assert isinstance(reply, dict) and set(reply) == {'error'}, reply
@@ -109,13 +104,6 @@ def err(reply):
 
 def sid_of(rec):
     return rec['headers'].get('mcp-session-id')
-
-
-def free_port():
-    """A port nothing listens on (bound, then released)."""
-    with socket.socket() as s:
-        s.bind(('127.0.0.1', 0))
-        return s.getsockname()[1]
 
 
 # ---------------------------------------------------------------- handshake

@@ -1,5 +1,5 @@
-"""Shell loops that share a thread read their own replies (spec 4, issues 19
-and 25): a fresh open of call that sent nothing reads the newest call
+"""Shell loops that share a thread read their own replies (spec 4):
+a fresh open of call that sent nothing reads the newest call
 written by the reading process, else within its parent's subtree, else its
 grandparent's, and so on, else the session's latest reply.
 

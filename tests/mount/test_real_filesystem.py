@@ -28,8 +28,8 @@ import shutil
 
 import pytest
 
-from conftest import (REPO, call, read_file, status, text, thread, wait_until,
-                      write_file)
+from conftest import (REPO, read_file, status, text, thread, tool,
+                      wait_until, write_file)
 
 FILESYSTEM = REPO / \
     'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js'
@@ -50,10 +50,6 @@ def ok(reply):
     assert isinstance(reply, dict) and 'content' in reply, reply
     assert reply.get('isError') is not True, reply
     return reply
-
-
-def tool(t, name, **arguments):
-    return call(t, {'name': name, 'arguments': arguments})
 
 
 def updates(t, n):

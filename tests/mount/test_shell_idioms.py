@@ -1,5 +1,5 @@
-"""How real programs write a transaction file (spec 4 and 9, issue 25
-items 1-5): every way of writing a request sends it exactly once, and the
+"""How real programs write a transaction file (spec 4 and
+9): every way of writing a request sends it exactly once, and the
 reader (`cat`) reads its own reply.
 
 * The idiom matrix: bash, dash, busybox sh and zsh, each writing with `>`,
