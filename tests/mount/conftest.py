@@ -246,23 +246,30 @@ def read_file(path, timeout=10):
     return run_with_deadline(io, timeout, f'read {path}')
 
 
+def on_fd(path, flags, fn):
+    """Open path, return fn(fd), close: the close's own error counts (a
+    call file reports a refused request there) unless fn failed first."""
+    fd = os.open(path, flags)
+    try:
+        out = fn(fd)
+    except BaseException:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+        raise
+    os.close(fd)
+    return out
+
+
 def write_file(path, data, timeout=10):
     """Open path O_WRONLY, write data, close (errors propagate)."""
     if isinstance(data, str):
         data = data.encode()
 
-    def io():
-        fd = os.open(path, os.O_WRONLY)
-        try:
-            write_all(fd, data)
-        except BaseException:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-            raise
-        os.close(fd)
-    run_with_deadline(io, timeout, f'write {path}')
+    run_with_deadline(lambda: on_fd(path, os.O_WRONLY,
+                                    lambda fd: write_all(fd, data)),
+                      timeout, f'write {path}')
 
 
 def _call_file(path):
@@ -286,20 +293,11 @@ def call_raw(path, obj, timeout=30):
     f = _call_file(path)
     data = _request_bytes(obj)
 
-    def io():
-        fd = os.open(f, os.O_RDWR)
-        try:
-            write_all(fd, data)
-            out = read_all(fd)
-        except BaseException:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-            raise
-        os.close(fd)
-        return out
-    return run_with_deadline(io, timeout, f'call {f} {data[:80]!r}')
+    def io(fd):
+        write_all(fd, data)
+        return read_all(fd)
+    return run_with_deadline(lambda: on_fd(f, os.O_RDWR, io), timeout,
+                             f'call {f} {data[:80]!r}')
 
 
 def call(path, obj, timeout=30):
