@@ -178,6 +178,24 @@ def wait_until(pred, timeout=10.0, what='condition', interval=0.05):
         time.sleep(interval)
 
 
+def run_together(argvs, timeout):
+    """Start every command (a list of argv lists) at once and wait for
+    each within timeout s: a non-zero exit fails the test with its stderr;
+    whatever is still running at the end is killed."""
+    procs = [subprocess.Popen(a, stdin=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True)
+             for a in argvs]
+    try:
+        for p in procs:
+            _, err = p.communicate(timeout=timeout)
+            assert p.returncode == 0, err
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+
+
 # ---------------------------------------------------------------- Ctrl-C
 
 _EINTR_SCRIPT = r'''

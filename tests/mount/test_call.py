@@ -666,16 +666,25 @@ def test_ctl_restart(mcpfs_mount):
     assert text(tool(t, 'counter')) == '1'
 
 
-def test_ctl_restart_fails_calls_in_flight(mcpfs_mount):
+def ctl_on_a_hung_call(mcpfs_mount, verb):
+    """Write verb to ctl of a thread while a call hangs on it; returns
+    (thread, its server's pid before, the hung call's reply)."""
     m = mcpfs_mount({'a': fake()})
     t = thread(m)
-    p1 = int(text(tool(t, 'pid')))
+    pid = int(text(tool(t, 'pid')))
     fd = open_call(t)
     send(fd, {'name': 'hang'})
     wait_until(lambda: status(t)['in_flight'] == 1, 5, 'the call in flight')
-    write_file(t / 'ctl', 'restart')
-    assert 'error' in recv(fd, 5)
-    os.close(fd)
+    write_file(t / 'ctl', verb)
+    try:
+        return t, pid, recv(fd, 5)
+    finally:
+        os.close(fd)
+
+
+def test_ctl_restart_fails_calls_in_flight(mcpfs_mount):
+    t, p1, reply = ctl_on_a_hung_call(mcpfs_mount, 'restart')
+    assert 'error' in reply
     assert int(text(tool(t, 'pid'))) != p1
 
 
@@ -692,15 +701,7 @@ def test_ctl_close(mcpfs_mount):
 
 
 def test_ctl_cancel(mcpfs_mount):
-    m = mcpfs_mount({'a': fake()})
-    t = thread(m)
-    pid = int(text(tool(t, 'pid')))
-    fd = open_call(t)
-    send(fd, {'name': 'hang'})
-    wait_until(lambda: status(t)['in_flight'] == 1, 5, 'the call in flight')
-    write_file(t / 'ctl', 'cancel\n')
-    reply = recv(fd, 5)
-    os.close(fd)
+    t, pid, reply = ctl_on_a_hung_call(mcpfs_mount, 'cancel\n')
     assert 'cancel' in error_text(reply).lower()
     assert status(t)['in_flight'] == 0
     wait_until(lambda: len(cancelled_ids(t)) == 1, 3,

@@ -18,6 +18,7 @@ so these tests can run one build's mcpfs with another's fakes.
 """
 
 import base64
+import contextlib
 import errno
 import json
 import os
@@ -34,6 +35,7 @@ import pytest
 from conftest import (BUILD, call, events, fake_factory, FakeProcess,
                       read_file, REPO, run_with_deadline, status, text, thread,
                       tool, wait_until, write_file)
+from test_http import everything  # noqa: F401 - a fixture
 
 FAKE_BUILD = Path(os.environ.get('FAKE_BUILD', BUILD))
 FAKE = FAKE_BUILD / 'tests/fake/fakeserver'
@@ -202,7 +204,10 @@ def test_fake_stdio_modern_selfcheck():
     assert r[12]['error']['code'] == -32021   # elicitation not declared
 
 
-def test_fake_stdio_ask_retry_selfcheck():
+@contextlib.contextmanager
+def modern_fake():
+    """The fake stdio server in the modern era, talked to directly: yields
+    rpc(msg), which sends one message and returns the answer's line."""
     p = subprocess.Popen([str(FAKE), '--era', 'modern'], text=True,
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE)
 
@@ -212,6 +217,15 @@ def test_fake_stdio_ask_retry_selfcheck():
         return json.loads(run_with_deadline(p.stdout.readline, 10,
                                             'the fake to answer'))
     try:
+        yield rpc
+    finally:
+        p.stdin.close()
+        p.wait(5)
+        p.stdout.close()
+
+
+def test_fake_stdio_ask_retry_selfcheck():
+    with modern_fake() as rpc:
         state = rpc(req(1, 'tools/call', ASK))['result']['requestState']
         good = {'answer': {'action': 'accept', 'content': {'text': 'hi'}}}
         same_id = rpc(req(1, 'tools/call', dict(
@@ -223,10 +237,6 @@ def test_fake_stdio_ask_retry_selfcheck():
             ASK, requestState=state, inputResponses=good)))
         used = rpc(req(5, 'tools/call', dict(
             ASK, requestState=state, inputResponses=good)))
-    finally:
-        p.stdin.close()
-        p.wait(5)
-        p.stdout.close()
     assert same_id['error']['code'] == -32600   # the id of the first
     assert forged['error']['code'] == -32602    # wrong requestState
     assert again['result']['resultType'] == 'input_required'
@@ -252,15 +262,7 @@ def test_fake_stdio_ask_kinds_selfcheck():
     assert first[2]['error']['data']['requiredCapabilities'] == {
         'sampling': {}, 'roots': {}}
     assert first[3]['error']['code'] == -32602
-    p = subprocess.Popen([str(FAKE), '--era', 'modern'], text=True,
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-
-    def rpc(msg):
-        p.stdin.write(json.dumps(msg) + '\n')
-        p.stdin.flush()
-        return json.loads(run_with_deadline(p.stdout.readline, 10,
-                                            'the fake to answer'))
-    try:
+    with modern_fake() as rpc:
         st = rpc(req(1, 'tools/call', both, meta))['result']['requestState']
         ans = {'answer': {'action': 'accept', 'content': {'text': 'a'}},
                'model': {'role': 'assistant', 'model': 'm',
@@ -270,10 +272,6 @@ def test_fake_stdio_ask_kinds_selfcheck():
         ans['roots'] = {'roots': [{'uri': 'file:///r'}]}
         done = rpc(req(3, 'tools/call', dict(both, requestState=st,
                                              inputResponses=ans), meta))
-    finally:
-        p.stdin.close()
-        p.wait(5)
-        p.stdout.close()
     assert part['result']['resultType'] == 'input_required'
     assert done['result']['content'][0]['text'] == (
         'you said: {"text":"a"}; the model said: hi; '
@@ -624,21 +622,16 @@ def test_fallback_http_probe_failure(mcpfs_mount, tmp_path, answer):
 
 
 @needs_everything
-def test_legacy_server_everything_http_auto(mcpfs_mount, tmp_path):
-    from test_http import Everything
-    ev = Everything(tmp_path)
-    try:
-        m = mcpfs_mount({'ev': {'url': ev.url}})
-        t = thread(m, 'ev')
-        reply = tool(t, 'echo', message='old http', timeout=60)
-        assert 'old http' in text(reply), reply
-        st = status(t)
-        assert st.get('era') == 'legacy', st
-        assert st['protocolVersion'] != MODERN
-        # its 400 to server/discover is the probe's, not the server's
-        assert read_file(t / 'stderr') == b''
-    finally:
-        ev.stop()
+def test_legacy_server_everything_http_auto(mcpfs_mount, everything):
+    m = mcpfs_mount({'ev': {'url': everything.url}})
+    t = thread(m, 'ev')
+    reply = tool(t, 'echo', message='old http', timeout=60)
+    assert 'old http' in text(reply), reply
+    st = status(t)
+    assert st.get('era') == 'legacy', st
+    assert st['protocolVersion'] != MODERN
+    # its 400 to server/discover is the probe's, not the server's
+    assert read_file(t / 'stderr') == b''
 
 
 def test_modern_http_server(mcpfs_mount, modern_http):

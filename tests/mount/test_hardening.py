@@ -286,16 +286,26 @@ NEVER_JSON = {
 }
 
 
-@pytest.mark.parametrize('data', NEVER_JSON.values(), ids=NEVER_JSON.keys())
-def test_never_json_einval(mcpfs_mount, data):
+def refused_on(mcpfs_mount, data, want, server_call=False):
+    """Write data on a fresh open of a thread's call (and of its server's
+    call): each gives want, (write result, close result); the refusals
+    count as calls of none in flight and the server process is the same.
+    Returns (the thread, the refusals logged)."""
     m = mcpfs_mount({'a': fake()})
     t, pid = ready_thread(m)
     mark = log_mark(m)
-    assert write_errno(t / 'call', data) == ('EINVAL', 'ok')
-    msgs = refused_logged(m, mark)
-    assert any('invalid JSON' in s for s in msgs), msgs
-    assert status(t)['in_flight'] == 0 and status(t)['calls'] == 1
+    for f in (t / 'call', m.path / 'a' / 'call')[:1 + server_call]:
+        assert write_errno(f, data) == want, f
+    st = status(t)
+    assert (st['calls'], st['in_flight']) == (1, 0), st
     assert_alive(t, pid)
+    return t, refused_logged(m, mark)
+
+
+@pytest.mark.parametrize('data', NEVER_JSON.values(), ids=NEVER_JSON.keys())
+def test_never_json_einval(mcpfs_mount, data):
+    _, msgs = refused_on(mcpfs_mount, data, ('EINVAL', 'ok'))
+    assert any('invalid JSON' in s for s in msgs), msgs
 
 
 @pytest.mark.parametrize('where', ['thread', 'server'])
@@ -374,15 +384,9 @@ TRUNCATED = {
 
 @pytest.mark.parametrize('data', TRUNCATED.values(), ids=TRUNCATED.keys())
 def test_truncated_request_close_einval(mcpfs_mount, data):
-    m = mcpfs_mount({'a': fake()})
-    t, pid = ready_thread(m)
-    mark = log_mark(m)
-    for f in (t / 'call', m.path / 'a' / 'call'):
-        assert write_errno(f, data) == ('ok', 'EINVAL'), f
-    msgs = refused_logged(m, mark)
+    t, msgs = refused_on(mcpfs_mount, data, ('ok', 'EINVAL'),
+                         server_call=True)
     assert len(msgs) == 2, msgs
-    assert status(t)['calls'] == 1 and status(t)['in_flight'] == 0
-    assert_alive(t, pid)
     # the abandoned bytes are not glued to the next request
     fd = os.open(t / 'call', os.O_RDWR)
     write_all(fd, data[:5])
