@@ -15,7 +15,7 @@
  *           "refused", and the question stays for another try. Bytes that
  *           can never become JSON, or bytes after the value, fail with
  *           EINVAL; so does an answer with a member name twice in one
- *           object or holding a control character (SPEC 13: the server
+ *           object or holding a control character (spec 13: the server
  *           would read another answer than the one checked); more than
  *           16 MiB with EFBIG. Each such refusal is also the question's
  *           "refused". White space between values is nothing, even after

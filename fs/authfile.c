@@ -1,5 +1,5 @@
 /*
- * authfile.c - MOUNT/<server>/auth (SPEC 8), for url servers: reading it
+ * authfile.c - MOUNT/<server>/auth (spec 8), for url servers: reading it
  * gives the server's authorization state as one JSON object (a snapshot
  * at open), writing "login", "logout" or the final redirect URL from a
  * browser acts on it. The sessions side (auth.c, and the HTTP module)

@@ -11,7 +11,7 @@
  *           EINVAL, more than 16 MiB with EFBIG (and every write till
  *           close), a complete value that is not a valid request with
  *           EINVAL; each such refusal is a call whose reply is the error.
- *           NAME=VALUE lines (tools/x, prompts/x; SPEC 9) are gathered
+ *           NAME=VALUE lines (tools/x, prompts/x; spec 9) are gathered
  *           till the close; each write checks the lines it completed and
  *           fails with EINVAL at a bad one, and so does every later write
  *           of that request, till the close.
@@ -90,7 +90,7 @@ struct callfile {
 	int write_only;       /* opened O_WRONLY: nothing is queued */
 	char *target;         /* tools/x, prompts/x: the name (JSON string) */
 	char *key;            /* ... "t:x" or "p:x" (writers.h) */
-	struct gbuf lines;    /* NAME=VALUE lines (SPEC 9), sent at close */
+	struct gbuf lines;    /* NAME=VALUE lines (spec 9), sent at close */
 	int in_lines;         /* this request is such lines */
 	int lines_bad;        /* ... one was refused: the rest fail too */
 	size_t lines_checked; /* the bytes of whole lines checked so far */
@@ -605,7 +605,7 @@ static int lines_check(struct callfile *cf)
 	return r;
 }
 
-/* NAME=VALUE lines (SPEC 9), at close: made into the arguments object by
+/* NAME=VALUE lines (spec 9), at close: made into the arguments object by
  * the tool's schema (lib/kvargs.c through mcp_args_lines) and sent like a
  * JSON request, or refused naming the line. */
 static int lines_dispatch(struct callfile *cf, int w)

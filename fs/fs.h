@@ -21,16 +21,16 @@
  */
 enum kind {
 	K_DIR, K_CALL, K_TOOLS, K_STATUS, K_STDERR, K_EVENTS, K_TRACE, K_CTL,
-	/* SPEC 9, in a thread directory */
+	/* spec 9, in a thread directory */
 	K_TOOLDIR, K_RESULTDIR, K_RESDIR, K_RESJSON, K_PROMPTDIR,
 	K_PROMPTSJSON,
-	K_REQDIR,   /* requests/, the server's questions (SPEC 10) */
-	K_HELPDIR,  /* help/ of a server or a thread (SPEC 12) */
+	K_REQDIR,   /* requests/, the server's questions (spec 10) */
+	K_HELPDIR,  /* help/ of a server or a thread (spec 12) */
 	/* ... and in those directories, with an index */
 	K_TOOL, K_RESULT, K_RESOURCE, K_PROMPT,
 	K_REQ,      /* requests/<n>: the index is the question's number */
 	K_HELP,     /* help/<tool>, help/prompt:<name> */
-	K_AUTH,     /* <server>/auth of a url server (SPEC 8) */
+	K_AUTH,     /* <server>/auth of a url server (spec 8) */
 	K_NKINDS
 };
 

@@ -3,7 +3,7 @@
  * into: call, tools/<tool> and prompts/<prompt> (callfile.c), requests/<id>
  * (askfile.c). It only gathers and checks; what a complete value means,
  * and what a failure is logged as, is the caller's. The check includes
- * I-JSON's member names (jscan_names, SPEC 13): a duplicate name or one
+ * I-JSON's member names (jscan_names, spec 13): a duplicate name or one
  * holding a control character, at any depth, fails the write that shows
  * it, before anything is sent, so mcpfs and the server read one request.
  */

@@ -14,7 +14,7 @@
 
 struct jsonwrite {
 	struct jscan scan;
-	struct jscan_names names; /* one reading of member names (SPEC 13) */
+	struct jscan_names names; /* one reading of member names (spec 13) */
 	struct gbuf buf;      /* the value so far; all of it once complete */
 	int too_big;          /* over the limit: feeds fail till a reset */
 	char why[160];        /* why the last feed or finish failed */

@@ -1,5 +1,5 @@
 /*
- * listing.c - the MCP surface as files (SPEC 9), in a thread directory:
+ * listing.c - the MCP surface as files (spec 9), in a thread directory:
  *
  *   tools/<tool>       a transaction file like call; the request is the
  *                      arguments object (callfile.c wraps it)
@@ -20,7 +20,7 @@
  *
  * A request keeps every listing it got (got[], carried from park to
  * park), so that it asks for each listing at most once however often it
- * waits (SPEC 9: no read makes more than one request of each kind, and a
+ * waits (spec 9: no read makes more than one request of each kind, and a
  * listing that failed is not asked for again by the same read).
  */
 #include <errno.h>
@@ -319,7 +319,7 @@ static void lookup(fuse_req_t req, fuse_ino_t parent, const char *name,
 					  what == MCP_PROMPTS)) {
 			/* no listing (the server is down): the file is there
 			 * all the same, and a call of it reads back the
-			 * error as call does (SPEC 9) */
+			 * error as call does (spec 9) */
 			char *d = mcp_name_decode(name);
 
 			mcp_call_unref(c);
@@ -402,7 +402,7 @@ static void refuse_listing(fuse_req_t req, const struct node *n,
 
 /* help/ of a server or thread: a file per tool, and per prompt as
  * prompt:<name>. Both listings are asked for at once (on one probe session
- * for a server: SPEC 12); a failed tools listing is an error, a failed
+ * for a server: spec 12); a failed tools listing is an error, a failed
  * prompts one leaves the prompts out. */
 static void help_dir(fuse_req_t req, const struct node *n, struct fh *h,
 		     struct fuse_file_info *fi, mcp_call **got)

@@ -556,7 +556,7 @@ int main(int argc, char **argv)
 	mo.notrace = o.notrace;
 	mo.self_exe = self;
 	mo.start_dir = start_dir;
-	/* result/'s names (SPEC 9): read once; without it, the built-in ones */
+	/* result/'s names (spec 9): read once; without it, the built-in ones */
 	if ((rc = mimetab_load(MIME_TYPES)) < 0)
 		mlog(MLOG_INFO, "%s: %s: result/ names only the types mcpfs "
 		     "knows itself", MIME_TYPES, strerror(-rc));

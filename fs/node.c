@@ -2,7 +2,7 @@
  * node.c - the nodes of the tree: the table of file kinds (fs_kinds: name,
  * what a kind may do, its size), inode numbers and what they resolve to,
  * their attributes, and the per-open state (struct fh) every file and
- * directory gets. fs.c (the ops) and listing.c (the SPEC 9 directories)
+ * directory gets. fs.c (the ops) and listing.c (the spec 9 directories)
  * both use it; it uses neither.
  *
  * Inode numbers are derived, not stored: root is 1, .status is 2,

@@ -1,6 +1,6 @@
 /*
  * writers.c - who wrote which call, so that a fresh read of a transaction
- * file reads the right one (SPEC 4): `echo "$req" > call; cat call`,
+ * file reads the right one (spec 4): `echo "$req" > call; cat call`,
  * `/usr/bin/printf ... > call; cat call`, `... | tee call; cat call` and
  * tens of such shell loops on one thread, each reading its own reply.
  *

@@ -1,5 +1,5 @@
 /*
- * writers.h - which call a fresh read of a transaction file reads (SPEC 4):
+ * writers.h - which call a fresh read of a transaction file reads (spec 4):
  * every call sent through call, tools/<tool> or prompts/<prompt> is
  * recorded with the process that wrote it and that process's ancestry, and
  * a read on an open file that sent nothing takes the newest call written

@@ -1,5 +1,5 @@
 /*
- * ctlesc.c - control characters of server text shown as escapes (SPEC 6):
+ * ctlesc.c - control characters of server text shown as escapes (spec 6):
  * the one function help/, README.md and the status files use, so a
  * server's title, description or version cannot clear a screen, write the
  * clipboard (OSC 52), hide text, move the cursor over a line or start a

@@ -1,6 +1,6 @@
 /*
  * ctlesc.h - server text made safe for a terminal and a document
- * (SPEC 6): control characters shown as visible escapes. Pure.
+ * (spec 6): control characters shown as visible escapes. Pure.
  */
 #ifndef MCPFS_CTLESC_H
 #define MCPFS_CTLESC_H

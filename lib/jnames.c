@@ -1,6 +1,6 @@
 /*
  * jnames.c - the member-name check of I-JSON (RFC 7493) for jscan_names
- * (SPEC 13: what mcpfs checks is what the server runs). Each name arrives
+ * (spec 13: what mcpfs checks is what the server runs). Each name arrives
  * decoded (jscan.c turns escapes into UTF-8) into an arena; at its closing
  * quote it is checked for control characters and kept with its hash; at
  * its object's '}' the object's names are sorted (hash, length, bytes) and

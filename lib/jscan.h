@@ -18,7 +18,7 @@ enum { JSCAN_MORE = 0, JSCAN_DONE = 1, JSCAN_ERROR = -1 };
 
 /*
  * The member-name check of I-JSON (RFC 7493), for what mcpfs sends on a
- * user's behalf (SPEC 13: what mcpfs checks is what the server runs): a
+ * user's behalf (spec 13: what mcpfs checks is what the server runs): a
  * name holding a control character (U+0000-U+001F, U+007F-U+009F, raw or
  * escaped) fails at its closing quote, two members of one object whose
  * names decode to the same text fail at that object's '}' (escapes are

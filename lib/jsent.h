@@ -1,5 +1,5 @@
 /*
- * jsent.h - cJSON trees that print what was sent (SPEC 5, Fidelity). cJSON
+ * jsent.h - cJSON trees that print what was sent (spec 5, Fidelity). cJSON
  * keeps a number as a double and a string as a C string, so a reprint turns
  * 9007199254740993 into 9007199254740992 and cuts "ab\u0000cd" to "ab".
  * Three helpers close both holes without leaving cJSON:

@@ -1,6 +1,6 @@
 /*
  * kvargs.c - the NAME=VALUE and NAME:=JSON request lines of tools/X and
- * prompts/X (SPEC 9), after HTTPie's convention.
+ * prompts/X (spec 9), after HTTPie's convention.
  *
  *   NAME=VALUE    the rest of the line as it is (no quoting, a trailing CR
  *                 dropped), typed by the schema's type for NAME: integer

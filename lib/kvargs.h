@@ -1,5 +1,5 @@
 /*
- * kvargs.h - arguments without JSON (SPEC 9): lines of NAME=VALUE and
+ * kvargs.h - arguments without JSON (spec 9): lines of NAME=VALUE and
  * NAME:=JSON, typed by a tool's inputSchema, made into the arguments
  * object. Pure: no session, no I/O.
  */
@@ -31,7 +31,7 @@ int kvargs_parse(const char *text, size_t len, const cJSON *schema,
 		 char **out, char **why);
 
 /*
- * The check of whole lines as they arrive (SPEC 9: a bad line fails the
+ * The check of whole lines as they arrive (spec 9: a bad line fails the
  * write that completes it): the len bytes at text are lines, numbered
  * from *line + 1 (*line is left at the last), checked as kvargs_parse
  * would. 0, -EINVAL with *why (malloc'd, naming the line), -ENOMEM.

@@ -1,5 +1,5 @@
 /*
- * mimetab.c - media type to file extension for result/ (SPEC 9). The
+ * mimetab.c - media type to file extension for result/ (spec 9). The
  * spec's own names come first (image/jpeg is .jpg, audio/mpeg .mp3, where
  * the system's table would say .jpeg and .mpga); then the system's table,
  * /etc/mime.types of Debian's media-types, read once at start into a

@@ -1,5 +1,5 @@
 /*
- * mimetab.h - the file extension of a media type (SPEC 9, result/): the
+ * mimetab.h - the file extension of a media type (spec 9, result/): the
  * names of the spec first, then the system's table (/etc/mime.types, read
  * once at start), else the caller's default. mimetab.c.
  */

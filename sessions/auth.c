@@ -1,5 +1,5 @@
 /*
- * auth.c - the core's side of authorization (SPEC 8): the auth file of a
+ * auth.c - the core's side of authorization (spec 8): the auth file of a
  * url server, which the HTTP module renders and takes writes for
  * (module_auth loads it: libcurl and libcrypto are mapped then, never at
  * start), the log line and the events line of every auth state change,

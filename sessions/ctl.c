@@ -40,7 +40,7 @@ int mcp_session_ctl(mcp_session *s, const char *verb, size_t len)
 		session_close_notify(s, "ctl close");
 		return 0;
 	}
-	session_bad_verb(s, verb, len); /* where the user looks (SPEC 12) */
+	session_bad_verb(s, verb, len); /* where the user looks (spec 12) */
 	return -EINVAL;
 }
 

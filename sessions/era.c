@@ -250,7 +250,7 @@ static void put_meta_members(struct gbuf *o, const mcp_session *s,
 	if (!(have & 4)) {
 		put(o, comma ? "," : "");
 		put(o, "\"io.modelcontextprotocol/clientCapabilities\":{");
-		if (conf->nroots) /* SPEC 5 */
+		if (conf->nroots) /* spec 5 */
 			put(o, "\"roots\":{}");
 		if (conf->elicitation)
 			put(o, conf->nroots ? "," : "");
@@ -481,7 +481,7 @@ static cJSON *tool_of(const mcp_session *s, const char *name)
 
 /* The line is one mcpfs sends: a user's request in it passed the I-JSON
  * name check of mcp_request_parse (no name twice, none holding NUL or a
- * control character, SPEC 13), so cJSON's reading of it here, which
+ * control character, spec 13), so cJSON's reading of it here, which
  * Mcp-Name and Mcp-Method come from, is the only one: the one the policy
  * checked and the one the server reads. */
 char **era_headers(const mcp_session *s, const char *line, size_t len)

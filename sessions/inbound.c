@@ -4,7 +4,7 @@
  * print; a long one keeps the frame's buffer), listing pages (tools,
  * resources, templates, prompts) gathered into one, other replies and
  * errors through cJSON, each with its numbers and strings kept as sent
- * (lib/jsent.h: SPEC 5, Fidelity), notifications
+ * (lib/jsent.h: spec 5, Fidelity), notifications
  * (progress resets the call's timer, list_changed drops a cached
  * listing complete before it, each one is a line in events) and the server's own requests,
  * which client.c answers. The reply to the handshake goes back to the
@@ -124,7 +124,7 @@ static void keep_as_sent(cJSON *j, const char *line, size_t len,
  * tool policy (policy_filter) and the modern era's filter of tools
  * (era_filter_tools) look at an item before.
  *
- * Servers as they are (SPEC 9): a listing ends with what it has, and a
+ * Servers as they are (spec 9): a listing ends with what it has, and a
  * note in status (session_list_note), when the server answers a page with
  * an error (the first page: the list is "none"), repeats a cursor, or
  * passes LIST_MAX_PAGES pages or LIST_MAX_ITEMS items.
@@ -237,7 +237,7 @@ static void list_page(mcp_session *s, mcp_call *c, cJSON *res,
 			cJSON *one = cJSON_CreateArray();
 
 			cJSON_AddItemToArray(one, d);
-			policy_filter(s->srv->conf, one); /* SPEC 13 */
+			policy_filter(s->srv->conf, one); /* spec 13 */
 			if (s->era == MCP_ERA_MODERN)
 				era_filter_tools(s, one); /* x-mcp-header */
 			d = one->child ? cJSON_DetachItemViaPointer(
@@ -300,7 +300,7 @@ static void response(mcp_session *s, cJSON *msg, const char *line,
 		handshake(s, c, msg);
 		return;
 	}
-	if (err && c->kind == CALL_LIST) { /* "none" from here (SPEC 9) */
+	if (err && c->kind == CALL_LIST) { /* "none" from here (spec 9) */
 		session_list_note(s, c, err, NULL);
 		list_end(c);
 		return;
@@ -656,7 +656,7 @@ static void unparsed(mcp_session *s, const char *line, size_t len)
 }
 
 /* A line skipped: logged, but a server that writes thousands gets a few
- * lines and then one "... N more" now and then (log.c, SPEC 6). */
+ * lines and then one "... N more" now and then (log.c, spec 6). */
 static void junk(mcp_session *s, const char *what, size_t len)
 {
 	char sum[300];

@@ -83,7 +83,7 @@ struct mcp_session {
 	cJSON *server_info, *capabilities;
 	char protocol[32];
 	char *last_error;
-	double last_error_at;     /* when last_error was set (SPEC 9, 12) */
+	double last_error_at;     /* when last_error was set (spec 9, 12) */
 	int exit_status, term_signal, has_exit;
 	unsigned start_fails;
 	double next_start;
@@ -91,7 +91,7 @@ struct mcp_session {
 	struct ring err, events, trace;
 	struct names names[MCP_NLISTS]; /* surface.c: names given out */
 	cJSON *notes[MCP_NLISTS];      /* inbound.c: a listing "none" or
-					  partial, and why (SPEC 9) */
+					  partial, and why (spec 9) */
 	struct names help;             /* guide.c: help/ file names */
 	struct stream {                /* inbound.c: a long reply arriving */
 		int state;             /* 0 looking, 1 streaming, 2 not */
@@ -202,7 +202,7 @@ void call_complete(mcp_call *c, mcp_buf *reply); /* reply taken; once */
 int call_track(mcp_session *s, mcp_call *c);
 void call_fail(mcp_call *c, int code, const char *msg, cJSON *data);
 
-/* The tool policy (policy.c, SPEC 13). */
+/* The tool policy (policy.c, spec 13). */
 int policy_active(const struct mcp_server_conf *conf);
 /* Take the tools conf hides out of tools (a listing's array). */
 void policy_filter(const struct mcp_server_conf *conf, cJSON *tools);

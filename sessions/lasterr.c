@@ -1,5 +1,5 @@
 /*
- * lasterr.c - status.last_error, where the user looks (SPEC 9, 12): the
+ * lasterr.c - status.last_error, where the user looks (spec 9, 12): the
  * one place a session's last failure is set, with its time
  * (last_error_at), whatever failed: a call, the start, a transport error,
  * a refused request, a policy, a resource read, a ctl verb.

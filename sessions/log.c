@@ -4,7 +4,7 @@
  * facility daemon, so the journal keeps it). Debug lines only with -d.
  * Callers never pass env values or argv: servers are named by config name,
  * basename and digest; URLs by their origin. The file is created 0600 and
- * never opened through a symbolic link (SPEC 6).
+ * never opened through a symbolic link (spec 6).
  *
  * What a server or a request puts in a message cannot forge a line: every
  * control character of the formatted message (C0, DEL, C1) is written as

@@ -91,7 +91,7 @@ cJSON *msg_initialize(uint64_t id, const struct mcp_server_conf *conf)
 
 	cJSON_AddStringToObject(p, "protocolVersion", versions[0]);
 	caps = cJSON_AddObjectToObject(p, "capabilities");
-	if (conf->nroots) /* SPEC 5: none, and the server keeps its own */
+	if (conf->nroots) /* spec 5: none, and the server keeps its own */
 		cJSON_AddBoolToObject(cJSON_AddObjectToObject(caps, "roots"),
 				      "listChanged", 1);
 	if (conf->elicitation) { /* questions as files: ask.c */

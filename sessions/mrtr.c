@@ -6,7 +6,7 @@
  *    params}, ...}, "requestState": S}
  * and mcpfs, not the reader of call, does the rest: each elicitation or
  * sampling request becomes a question in requests/ exactly as a legacy
- * server's own request does (ask.c, SPEC 10), a roots/list is answered at
+ * server's own request does (ask.c, spec 10), a roots/list is answered at
  * once from the config entry, and once every one has its answer the
  * original request is sent again with a new JSON-RPC id, params
  * "inputResponses" {KEY: result, ...} and the requestState echoed as it

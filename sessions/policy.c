@@ -1,5 +1,5 @@
 /*
- * policy.c - the tool policy of a server (SPEC 13): "allowTools" and
+ * policy.c - the tool policy of a server (spec 13): "allowTools" and
  * "denyTools" (shell globs on tool names, fnmatch; deny wins) and
  * "readOnly" (only tools annotated readOnlyHint: true).
  *
@@ -165,7 +165,7 @@ int policy_refuse(mcp_session *s, mcp_call *c, const mcp_call *listing,
 		 "of server %.150s (%s)", name, conf->name, rule);
 	mlog(MLOG_INFO, "server %s: %s", conf->name, msg);
 	free(name);
-	session_error(s, strdup(msg)); /* where the user looks (SPEC 12) */
+	session_error(s, strdup(msg)); /* where the user looks (spec 12) */
 	call_fail(c, -32602, msg, NULL);
 	return 1;
 }

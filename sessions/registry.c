@@ -185,9 +185,9 @@ static int apply_config(struct mcp_config *cfg)
 				reroots = 0;
 			}
 			server_adopt(srv, conf, cref);
-			if (reroots) /* live roots (SPEC 5) */
+			if (reroots) /* live roots (spec 5) */
 				session_roots_changed(srv);
-			if (repol) /* at once, in every session (SPEC 13) */
+			if (repol) /* at once, in every session (spec 13) */
 				policy_reload(srv);
 		} else {
 			srv = server_new(conf, cref);

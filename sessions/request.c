@@ -1,6 +1,6 @@
 /*
  * request.c - what a user may write to a call file, and the JSON-RPC line it
- * becomes (SPEC section 4). A request is one JSON object, either
+ * becomes (spec 4). A request is one JSON object, either
  *   {"name": TOOL, "arguments": {...}, "_meta": {...}}   a tools/call, or
  *   {"method": M, "params": {...} or [...]}              any other request.
  * "arguments", "_meta" and "params" are optional; a tool call may carry
@@ -38,7 +38,7 @@ static int is_ws(char c)
 
 /* 0 if json is exactly one valid JSON value (whitespace around allowed)
  * with one reading: no member name twice in an object, none holding a
- * control character (jscan_names, SPEC 13), whoever sends it. */
+ * control character (jscan_names, spec 13), whoever sends it. */
 static int strict_json(const char *json, size_t len, const char **why)
 {
 	static char names_why[sizeof ((struct jscan_names *)0)->why];

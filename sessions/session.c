@@ -286,7 +286,7 @@ static void session_lost(mcp_session *s, int code, const char *what)
  * it was the handshake. The session stays. The cause goes to the thread's
  * stderr, but for the era probe: its failure (any status, no answer, a
  * closed stream: no recognized modern error, which comes as a message)
- * means the handshake era (SPEC 5), unless the era is forced.
+ * means the handshake era (spec 5), unless the era is forced.
  */
 static void session_call_error(mcp_session *s, uint64_t rpc_id, int code,
 			       long status, const char *msg)
@@ -470,7 +470,7 @@ static void call_send(mcp_session *s, mcp_call *c)
 	char *line;
 
 	if (policy_refuse(s, c, *tools_slot(s), 1))
-		return; /* the tool policy (SPEC 13) */
+		return; /* the tool policy (spec 13) */
 	if (c->kind == CALL_USER && task_check(s, c))
 		return; /* sent once the tools listing is there */
 	if (policy_refuse(s, c, *tools_slot(s), 0))
@@ -678,7 +678,7 @@ int mcp_list(mcp_server *srv, mcp_session *s, enum mcp_list what,
 		*out = mcp_call_ref(c);
 		return 0;
 	}
-	if (!s && !(s = srv->probe) && /* one probe per server: SPEC 12 */
+	if (!s && !(s = srv->probe) && /* one probe per server: spec 12 */
 	    !(s = srv->probe = session_new(srv, "", 1, 0)))
 		return -ENOMEM;
 	c = call_new(CALL_LIST, srv, s);

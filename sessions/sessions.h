@@ -103,7 +103,7 @@ mcp_server *mcp_server_by_id(uint64_t id);
 uint64_t mcp_server_id(const mcp_server *srv);
 const char *mcp_server_name(const mcp_server *srv);
 
-/* ---- authorization of url servers (SPEC 8; auth.c) ---- */
+/* ---- authorization of url servers (spec 8; auth.c) ---- */
 int mcp_server_has_auth(const mcp_server *srv); /* 1: it has an auth file */
 /* The auth file's JSON (refs = 1), NULL when it cannot be had. */
 mcp_buf *mcp_server_auth_json(mcp_server *srv);
@@ -132,7 +132,7 @@ void mcp_session_close(mcp_session *s);
 void mcp_session_hold(mcp_session *s);
 void mcp_session_release(mcp_session *s);
 /* A resources/read of uri failed with reply (an error, or no contents):
- * the server's message becomes s's status.last_error (SPEC 9). */
+ * the server's message becomes s's status.last_error (spec 9). */
 void mcp_resource_failed(mcp_session *s, const char *uri,
 			 const mcp_buf *reply);
 /* ctl verbs: "cancel", "restart", "close" (trailing whitespace ignored). */
@@ -231,7 +231,7 @@ const char *mcp_list_key(enum mcp_list what);
 /* The most recently completed call of s (not a listing): result/. */
 mcp_call *mcp_last_done(mcp_session *s);
 
-/* ---- the MCP surface as files (SPEC 9; surface.c) ---- */
+/* ---- the MCP surface as files (spec 9; surface.c) ---- */
 
 /* A session's file names for tools, resources and prompts: each name the
  * tree gave out has a small number (for inode numbers), kept while the
@@ -309,13 +309,13 @@ void mcp_call_listen(mcp_call *c, struct mcp_listener *l);
 /* Stop waiting (safe if not listening). */
 void mcp_listener_remove(struct mcp_listener *l);
 
-/* ---- finding one's way (SPEC 12; guide.c) ---- */
+/* ---- finding one's way (spec 12; guide.c) ---- */
 
 /* The listing what of s (of srv's one-shots when s is NULL) if it is
  * cached and did not fail; borrowed, NULL otherwise. Never starts one. */
 mcp_call *mcp_list_cached(mcp_server *srv, mcp_session *s,
 			  enum mcp_list what);
-/* Start srv's probe (SPEC 12) and do not wait: its tools and prompts
+/* Start srv's probe (spec 12) and do not wait: its tools and prompts
  * listings, unless they are cached or under way. A lookup of SERVER/help
  * does, so that the probes of `ls MOUNT/x/help MOUNT/y/help` run side by
  * side rather than one after the other. */

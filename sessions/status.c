@@ -128,7 +128,7 @@ static const char *state_name(enum sstate st)
 	}
 }
 
-/* Servers as they are (SPEC 9): "unsupported", the listings the server
+/* Servers as they are (spec 9): "unsupported", the listings the server
  * answered with an error (method: the error), and "partial", those that
  * ended short (method: reason, pages, items, the error if any). */
 static void list_notes(cJSON *o, const mcp_session *s)

@@ -1,5 +1,5 @@
 /*
- * surface.c - what the MCP surface files of SPEC 9 need from a session:
+ * surface.c - what the MCP surface files of spec 9 need from a session:
  * the names given out under tools/, resources/ and prompts/ (a number per
  * name for its inode, kept while the session lives), the percent-encoding
  * of names into path components, and result/: the latest completed reply

@@ -186,7 +186,7 @@ mcp_server *mcp_session_server(const mcp_session *s) { return s->srv; }
 double mcp_session_created(const mcp_session *s) { return s->created; }
 double mcp_session_last_used(const mcp_session *s) { return s->last_used; }
 
-/* ---- the threads closed lately (.status, SPEC 5) ---- */
+/* ---- the threads closed lately (.status, spec 5) ---- */
 
 #define CLOSED_KEEP 64
 
@@ -196,7 +196,7 @@ static struct closed {
 } closed_ring[CLOSED_KEEP];
 static unsigned closed_n; /* how many were ever noted */
 
-/* The word of SPEC 5 for session.c's reason. */
+/* The word of spec 5 for session.c's reason. */
 static const char *reason_word(const char *why)
 {
 	static const struct {

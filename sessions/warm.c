@@ -1,5 +1,5 @@
 /*
- * warm.c - creating thread sessions (mkdir) under the session cap (SPEC 5:
+ * warm.c - creating thread sessions (mkdir) under the session cap (spec 5:
  * at --max-sessions, mkdir closes the least recently used idle thread, or
  * fails with EAGAIN when every thread is busy; nothing else closes a
  * thread for the cap), and the spare sessions of a server whose config

@@ -9,7 +9,9 @@
 # summary reads: a step that failed fails the run even when no test result
 # shows it. On two cores the slow steps run side by side: the plain suites
 # (then the unit tests under valgrind), the ASan suites and the fuzzers
-# (CI_SERIAL=1 runs them one after the other). The Debian package test
+# (CI_SERIAL=1 runs them one after the other); each runs two meson tests
+# at a time (every mount test file is a meson test of its own, the ASan
+# ones with three times the time). The Debian package test
 # installs and purges the package, so it runs alone at the end.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -50,7 +52,8 @@ asan() {
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		step test-asan meson test -C build-asan --no-rebuild \
-		--print-errorlogs --num-processes 2 --suite unit --suite mount
+		--print-errorlogs --num-processes 2 --timeout-multiplier 3 \
+		--suite unit --suite mount
 }
 fuzz() {
 	# run with sh: a lost file mode cannot skip it; exit 77 is a skip,

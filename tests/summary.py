@@ -11,9 +11,12 @@ What counts, per build directory:
   or LeakSanitizer report after its last ok line) is a failure even when
   its subtests all passed.
 - the subtests: meson's JUnit files for the TAP binaries, pytest's own
-  XML (pytest-*.xml) for the pytest runs. A pytest XML with no test case
-  (nothing collected) is a failure, and so is a pytest run meson ran
-  without its XML.
+  XML for the pytest runs (one per meson test: pytest-mount-test_call.xml
+  for `mount / mount-test_call`, pytest-debian.xml). A pytest XML with no
+  test case (nothing collected) is a failure, and so is a pytest run meson
+  ran without its XML (it crashed or timed out before writing it); a run
+  meson did not count as OK (timeout, killed, a non-zero exit) is a
+  failure even when its XML shows every case passed.
 - ci-status/STEP: the exit status run-all.sh kept of each step (meson
   test, fuzz, builds); a non-zero one that nothing above explains is a
   failure too.
@@ -143,12 +146,15 @@ def count_meson(d, log):
         name = e['name'].split(':', 1)[-1]      # "unit / jscan"
         result = e.get('result')
         rc = e.get('returncode')
-        suite = name.split(' / ')[0]
-        pytest_xml = d / f'pytest-{suite}.xml' if suite in (
+        suite, _, test = name.partition(' / ')
+        # each pytest run writes pytest-TEST.xml: pytest-mount-test_call.xml
+        pytest_xml = d / f'pytest-{test}.xml' if suite in (
             'mount', 'debian') else None
         bad = subtests.get(name, False)
         if pytest_xml is not None:
-            if not pytest_xml.exists():
+            # an XML older than this run is an earlier run's
+            if not pytest_xml.exists() or pytest_xml.stat().st_mtime < \
+                    e.get('starttime', 0):
                 fail(f'{label}: {name} ({result}, rc {rc}) wrote no '
                      f'{pytest_xml.name}')
                 continue

@@ -17,7 +17,7 @@ enum {
 	MCP_TRANSPORT_SSE,          /* "sse": HTTP+SSE (2024-11-05) */
 };
 
-/* "oauth" of an http entry (SPEC 8; oauthconf.c). Absent = enabled with
+/* "oauth" of an http entry (spec 8; oauthconf.c). Absent = enabled with
  * nothing set. */
 struct mcp_oauth_conf {
 	int enabled;            /* 0: "oauth": false */
@@ -57,7 +57,7 @@ struct mcp_server_conf {
 	unsigned warm;          /* spare started sessions kept (0-16) */
 	struct mcp_oauth_conf *oauth; /* NULL = absent */
 	int era;                /* MCP_ERA_*: which protocol era to speak */
-	/* The tool policy (SPEC 13; not a launch field): globs on tool
+	/* The tool policy (spec 13; not a launch field): globs on tool
 	 * names; allow_tools NULL = every tool, deny wins. */
 	char **allow_tools, **deny_tools;
 	size_t nallow, ndeny;

@@ -309,7 +309,7 @@ static cJSON *opencode(struct norm *n, cJSON *e)
 		cJSON_AddFalseToObject(d, "oauth");
 	else
 		drop_warn(n, e, "oauth", "ignored (mcpfs finds the "
-			  "authorization server itself: SPEC 8)");
+			  "authorization server itself)");
 	drop(e, "oauth");
 	rest(n, e);
 	opencode_vars(d);
@@ -455,7 +455,7 @@ static int family(struct norm *n, cJSON *e, int gemini)
 	v = cJSON_GetObjectItemCaseSensitive(e, "oauth");
 	if (v && !cJSON_IsBool(v))
 		drop_warn(n, e, "oauth", "ignored (Gemini's form; mcpfs finds "
-			  "the authorization server itself: SPEC 8)");
+			  "the authorization server itself)");
 	drop_warn(n, e, "authProviderType", "ignored");
 	return 0;
 }

@@ -1,5 +1,5 @@
 /*
- * oauthconf.c - the "oauth" member of an http server entry (SPEC 8):
+ * oauthconf.c - the "oauth" member of an http server entry (spec 8):
  * false, true, or an object of clientId, clientSecret, clientMetadataUrl,
  * scopes (an array of strings or one space-separated string), grant,
  * privateKeyFile and redirectPort (and idpTokenEndpoint, idpIdToken and

@@ -1,5 +1,5 @@
 /*
- * guide.c - finding one's way in the mount (SPEC 12): MOUNT/README.md and
+ * guide.c - finding one's way in the mount (spec 12): MOUNT/README.md and
  * the help/ files of server and thread directories.
  *
  * Both are made from what the core already has and never start a process:

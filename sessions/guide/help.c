@@ -1,6 +1,6 @@
 /*
  * help.c - help/<tool>: how to call a tool, as plain text for a person or
- * an agent with only cat (SPEC 12). From the tool's entry of tools/list:
+ * an agent with only cat (spec 12). From the tool's entry of tools/list:
  *
  *   the name, title and description;
  *   each argument of inputSchema.properties: type, required or not,
@@ -236,7 +236,7 @@ static cJSON *number_example(const cJSON *p, int integer)
 }
 
 /* The example value of an argument p called name: a JSON item, filled
- * from the schema as SPEC 12 lists: its default, its first example, its
+ * from the schema as spec 12 lists: its default, its first example, its
  * const or first enum value, the first alternative of anyOf/oneOf that is
  * not null, else by type: a number within the bounds (number_example),
  * false, an array of minItems items, an object of its required

@@ -1,5 +1,5 @@
 /*
- * help.h - the text of help/<tool> and help/prompt:<name> (SPEC 12), from
+ * help.h - the text of help/<tool> and help/prompt:<name> (spec 12), from
  * one entry of a tools/list or prompts/list result. Pure: no session.
  */
 #ifndef MCPFS_HELP_H

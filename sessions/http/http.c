@@ -449,7 +449,7 @@ static int deliver_json(struct xfer *x)
 		h->up->message(h->ctx, NULL, x->in.p, x->in.len);
 		return 0;
 	}
-	/* each message of a batch as its text: never reprinted (SPEC 5) */
+	/* each message of a batch as its text: never reprinted (spec 5) */
 	jscan_items_init(&it, x->in.p, strspn(x->in.p, " \t\r\n"), x->in.len);
 	while (jscan_items_next(&it, &v) && h->ctx) {
 		char *t = strndup(x->in.p + v.at, v.n);

@@ -37,7 +37,7 @@ enum {
 	ERR_PROTOCOL = -32005,
 	ERR_CLOSED = -32006,
 	ERR_HTTP = -32007,
-	/* Authorization required (SPEC 8): shown as -32001 too (the SPEC
+	/* Authorization required (spec 8): shown as -32001 too (the spec
 	 * fixes both), told apart by data.auth. */
 	ERR_AUTH = -32001,
 	/* What a transport reports for it (call_error, lost); the core
@@ -186,7 +186,7 @@ extern const struct transport_ops sse_transport;
 extern const struct transport_ops fallback_transport;
 
 /* The HTTP module's side of authorization (oauth.c), reached by the core
- * through module_auth (module.c) for the auth file (SPEC 8). */
+ * through module_auth (module.c) for the auth file (spec 8). */
 struct auth_ops {
 	int (*init)(const struct transport_env *env);
 	/* The auth file of conf's server: JSON and "\n", malloc'd. */

@@ -228,7 +228,7 @@ PIN=${BENCH_PIN:-1}
 PINNOTE=$([ "$PIN" = 1 ] && echo ", pinned to CPU 0" || echo "")
 unpinned() { if [ "$PIN" = 1 ]; then taskset -c "$ALL" "$@"; else "$@"; fi; }
 
-# ---- 8. scale: what a server's size can cost (SPEC 6) ----
+# ---- 8. scale: what a server's size can cost (spec 6) ----
 # scale_rows: 100,000 tools (fakeserver --tools 100000): `ls` of its tools/
 # against `ls` of a 100,000-file tmpfs directory, and another server's
 # `cat status` while that listing is first made, against idle; then, on a

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """authserver.py - a fake OAuth 2.1 authorization server that is also an
 MCP protected resource (MCP authorization, 2025-11-25), for the mount tests
-of mcpfs's OAuth (SPEC section 8). Python 3 standard library only.
+of mcpfs's OAuth (spec 8). Python 3 standard library only.
 
     python3 tests/fake/authserver.py [options]
 

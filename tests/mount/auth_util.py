@@ -1,6 +1,6 @@
 """Helpers for the OAuth tests: tests/fake/authserver.py as a fixture, plain
 HTTP without following redirects (the browser step), the token store's
-layout (SPEC section 8, the interface of issue 16) and the secrets the fake
+layout (spec 8: one file per server URL, 0600 in a 0700 directory) and the secrets the fake
 issued, for the checks that none leaks."""
 
 import base64

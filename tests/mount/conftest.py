@@ -2,7 +2,7 @@
 
 Every test mounts a real mcpfs (BUILD/mcpfs, run in the foreground) on a
 temporary directory with a servers.json written from a dict, drives it with
-plain file I/O and checks the contract in shared/SPEC.md.
+plain file I/O and checks the contract in doc/spec.md.
 
 Leak checking: every configured server gets MCPFS_TEST_TAG=<unique tag> in
 its env, so the live processes of one mount are found through
@@ -25,6 +25,7 @@ import os
 import signal
 import subprocess
 import sys
+import socket
 import threading
 import time
 import urllib.request
@@ -166,6 +167,14 @@ def fake_factory(cls, tmp):
         srv.stop()
 
 
+def free_port():
+    """A TCP port of 127.0.0.1 that nothing listens on (bound, then
+    released: a server started on it may still find it taken)."""
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
 def wait_until(pred, timeout=10.0, what='condition', interval=0.05):
     """Poll pred() until it returns a true value (returned) or fail."""
     end = time.monotonic() + timeout
@@ -176,6 +185,24 @@ def wait_until(pred, timeout=10.0, what='condition', interval=0.05):
         if time.monotonic() > end:
             pytest.fail(f'timed out after {timeout} s waiting for {what}')
         time.sleep(interval)
+
+
+def run_together(argvs, timeout):
+    """Start every command (a list of argv lists) at once and wait for
+    each within timeout s: a non-zero exit fails the test with its stderr;
+    whatever is still running at the end is killed."""
+    procs = [subprocess.Popen(a, stdin=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True)
+             for a in argvs]
+    try:
+        for p in procs:
+            _, err = p.communicate(timeout=timeout)
+            assert p.returncode == 0, err
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
 
 
 # ---------------------------------------------------------------- Ctrl-C
@@ -246,23 +273,30 @@ def read_file(path, timeout=10):
     return run_with_deadline(io, timeout, f'read {path}')
 
 
+def on_fd(path, flags, fn):
+    """Open path, return fn(fd), close: the close's own error counts (a
+    call file reports a refused request there) unless fn failed first."""
+    fd = os.open(path, flags)
+    try:
+        out = fn(fd)
+    except BaseException:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+        raise
+    os.close(fd)
+    return out
+
+
 def write_file(path, data, timeout=10):
     """Open path O_WRONLY, write data, close (errors propagate)."""
     if isinstance(data, str):
         data = data.encode()
 
-    def io():
-        fd = os.open(path, os.O_WRONLY)
-        try:
-            write_all(fd, data)
-        except BaseException:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-            raise
-        os.close(fd)
-    run_with_deadline(io, timeout, f'write {path}')
+    run_with_deadline(lambda: on_fd(path, os.O_WRONLY,
+                                    lambda fd: write_all(fd, data)),
+                      timeout, f'write {path}')
 
 
 def _call_file(path):
@@ -286,20 +320,11 @@ def call_raw(path, obj, timeout=30):
     f = _call_file(path)
     data = _request_bytes(obj)
 
-    def io():
-        fd = os.open(f, os.O_RDWR)
-        try:
-            write_all(fd, data)
-            out = read_all(fd)
-        except BaseException:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-            raise
-        os.close(fd)
-        return out
-    return run_with_deadline(io, timeout, f'call {f} {data[:80]!r}')
+    def io(fd):
+        write_all(fd, data)
+        return read_all(fd)
+    return run_with_deadline(lambda: on_fd(f, os.O_RDWR, io), timeout,
+                             f'call {f} {data[:80]!r}')
 
 
 def call(path, obj, timeout=30):
@@ -340,7 +365,7 @@ def status(path, timeout=10):
 
 def error_text(reply):
     """The whole error object of an {"error": ...} reply as one string, for
-    substring checks where the SPEC leaves the wording open."""
+    substring checks where the spec leaves the wording open."""
     assert isinstance(reply, dict) and 'error' in reply, \
         f'expected an error reply, got {reply!r}'
     return json.dumps(reply['error'])
@@ -512,6 +537,8 @@ class Mount:
         self.args = [str(a) for a in args]
         self.env = dict(os.environ)
         self.env.setdefault('XDG_CONFIG_HOME', str(tmp / 'xdg'))
+        # the token store: each mount its own, so files can run side by side
+        self.env.setdefault('XDG_STATE_HOME', str(tmp / 'state'))
         self.env.update(env or {})
         self.use_config = use_config
         self.done = False

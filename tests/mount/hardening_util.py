@@ -18,6 +18,7 @@ conftest.py and do not change it).
 """
 
 import errno
+import inspect
 import json
 import os
 import pwd
@@ -144,7 +145,8 @@ def need_root():
 
 # Run in the dropped child: perform ops, print one JSON list of results.
 # Each op is [kind, path, arg]; paths are relative to the child's cwd.
-_AS_SCRIPT = r'''
+# (conftest.read_all comes first: the child runs with -I -S.)
+_AS_SCRIPT = inspect.getsource(conftest.read_all) + r'''
 import errno, json, os, sys
 
 def one(kind, path, arg):
@@ -173,13 +175,7 @@ def one(kind, path, arg):
         fd = os.open(path, os.O_RDWR)
         try:
             os.write(fd, arg.encode())
-            out = b''
-            while True:
-                b = os.read(fd, 1 << 16)
-                if not b:
-                    break
-                out += b
-            return out.decode(errors='replace')
+            return read_all(fd, 1 << 16).decode(errors='replace')
         finally:
             os.close(fd)
     if kind == 'mkdir':

@@ -1,4 +1,4 @@
-"""An agent that knows nothing of mcpfs but what the mount tells it (SPEC
+"""An agent that knows nothing of mcpfs but what the mount tells it (spec
 12): it lists directories and reads and writes files (os.listdir,
 open().read(), open('w').write()), plus the one mkdir that README.md tells
 it to run to start a session. From `ls MOUNT` it reads README.md, finds the

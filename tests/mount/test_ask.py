@@ -1,4 +1,4 @@
-"""Questions from the server as files (SPEC section 10; sessions/ask.c,
+"""Questions from the server as files (spec 10; sessions/ask.c,
 sessions/askcheck.c, fs/askfile.c): elicitation/create and
 sampling/createMessage become <thread>/requests/<n>, read to see the
 question, written with one JSON value to answer it.

@@ -1,4 +1,4 @@
-"""OAuth 2.1 for HTTP servers (SPEC section 8; the interface of issue 16):
+"""OAuth 2.1 for HTTP servers (spec 8):
 real mounts of mcpfs against tests/fake/authserver.py, a fake
 authorization server that is also the MCP resource (proven on its own by
 test_authserver.py). Each test gets its own XDG_STATE_HOME, so the token

@@ -1,4 +1,4 @@
-"""OAuth hardening (issue 26; SPEC 8): what an authorization or resource
+"""OAuth hardening (spec 8; spec 6 for the secrets): what an authorization or resource
 server sends is checked before use, and the token store is opened without
 following links or blocking. Each test is a finding reproduced on the base
 code: a token carrying CR LF injected a header into every later request;

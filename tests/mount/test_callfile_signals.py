@@ -1,4 +1,4 @@
-"""The call file under signals and seeks (issue 19, items 6 and 7).
+"""The call file under signals and seeks (spec 4).
 
 A handled signal that does not stop the reader (a no-op SIGWINCH handler
 with SA_RESTART, what a terminal resize does to a reader with a handler)
@@ -20,8 +20,8 @@ import subprocess
 import sys
 import time
 
-from conftest import (call, cancelled_ids, fake, proc_stat, run_with_deadline,
-                      status, text, thread, wait_until)
+from conftest import (call, cancelled_ids, fake, proc_stat, read_all,
+                      run_with_deadline, status, text, thread, wait_until)
 
 
 # The reader: a no-op SIGWINCH handler installed with SA_RESTART
@@ -212,12 +212,7 @@ def test_lseek_cur_answers_and_seeks_are_ignored(mcpfs_mount):
             # a seek elsewhere is accepted and ignored: the read goes on
             # from where this transaction's reply left off
             assert os.lseek(fd, 0, os.SEEK_SET) == 0
-            rest = b''
-            while True:
-                b = os.read(fd, 1 << 16)
-                if not b:
-                    break
-                rest += b
+            rest = read_all(fd, 1 << 16)
             os.lseek(fd, 0, os.SEEK_SET)
             eof = os.read(fd, 1 << 16)
             return before, after_write, head + rest, eof

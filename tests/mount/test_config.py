@@ -1,4 +1,4 @@
-"""Configuration (SPEC section 2) and secrets (section 6): start-up errors,
+"""Configuration (spec 2) and secrets (section 6): start-up errors,
 server names, url entries, ${VAR} expansion, the default config, and live
 reload by SIGHUP and by editing the file."""
 

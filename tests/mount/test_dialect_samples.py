@@ -1,4 +1,4 @@
-"""The config files of more MCP clients (SPEC section 11): each sample
+"""The config files of more MCP clients (spec 11): each sample
 under examples/configs/ (Codex TOML, OpenCode, Zed JSON with comments,
 Gemini CLI, Goose YAML, Windsurf, Cline) is mounted as it is with -c; its
 servers run the project's demo server and fake server (the samples name

@@ -1,4 +1,4 @@
-"""The config files MCP users already have (SPEC section 11), written here
+"""The config files MCP users already have (spec 11), written here
 in their real formats: Claude Desktop's claude_desktop_config.json, Claude
 Code's ~/.claude.json (--project) and .mcp.json, Cursor's ~/.cursor/mcp.json
 and VS Code's .vscode/mcp.json (servers, type, envFile, ${workspaceFolder},
@@ -160,7 +160,7 @@ def test_vscode_file(mcpfs_mount, tmp_path):
 
 
 def test_vscode_input_leaves_only_that_server_out(mcpfs_mount):
-    """SPEC 11/12: a ${input:ID} that mcpfs cannot prompt for leaves that
+    """spec 11 and 12: a ${input:ID} that mcpfs cannot prompt for leaves that
     server out with a warning naming the input; the others run."""
     m = mcpfs_mount(None, config_extra={
         'inputs': [{'type': 'promptString', 'id': 'api-key'}],

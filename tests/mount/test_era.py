@@ -1,4 +1,4 @@
-"""The two eras of MCP (issue 17): modern = 2026-07-28 (per-request _meta,
+"""The two eras of MCP (spec 5, the era probe): modern = 2026-07-28 (per-request _meta,
 no initialize, input_required, subscriptions/listen), legacy = 2025-11-25
 and earlier (the initialize handshake). The config key `era` per server:
 auto (default: stdio probes server/discover, HTTP tries a modern request,
@@ -18,6 +18,7 @@ so these tests can run one build's mcpfs with another's fakes.
 """
 
 import base64
+import contextlib
 import errno
 import json
 import os
@@ -34,6 +35,7 @@ import pytest
 from conftest import (BUILD, call, events, fake_factory, FakeProcess,
                       read_file, REPO, run_with_deadline, status, text, thread,
                       tool, wait_until, write_file)
+from test_http import everything  # noqa: F401 - a fixture
 
 FAKE_BUILD = Path(os.environ.get('FAKE_BUILD', BUILD))
 FAKE = FAKE_BUILD / 'tests/fake/fakeserver'
@@ -202,7 +204,10 @@ def test_fake_stdio_modern_selfcheck():
     assert r[12]['error']['code'] == -32021   # elicitation not declared
 
 
-def test_fake_stdio_ask_retry_selfcheck():
+@contextlib.contextmanager
+def modern_fake():
+    """The fake stdio server in the modern era, talked to directly: yields
+    rpc(msg), which sends one message and returns the answer's line."""
     p = subprocess.Popen([str(FAKE), '--era', 'modern'], text=True,
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE)
 
@@ -212,6 +217,15 @@ def test_fake_stdio_ask_retry_selfcheck():
         return json.loads(run_with_deadline(p.stdout.readline, 10,
                                             'the fake to answer'))
     try:
+        yield rpc
+    finally:
+        p.stdin.close()
+        p.wait(5)
+        p.stdout.close()
+
+
+def test_fake_stdio_ask_retry_selfcheck():
+    with modern_fake() as rpc:
         state = rpc(req(1, 'tools/call', ASK))['result']['requestState']
         good = {'answer': {'action': 'accept', 'content': {'text': 'hi'}}}
         same_id = rpc(req(1, 'tools/call', dict(
@@ -223,10 +237,6 @@ def test_fake_stdio_ask_retry_selfcheck():
             ASK, requestState=state, inputResponses=good)))
         used = rpc(req(5, 'tools/call', dict(
             ASK, requestState=state, inputResponses=good)))
-    finally:
-        p.stdin.close()
-        p.wait(5)
-        p.stdout.close()
     assert same_id['error']['code'] == -32600   # the id of the first
     assert forged['error']['code'] == -32602    # wrong requestState
     assert again['result']['resultType'] == 'input_required'
@@ -252,15 +262,7 @@ def test_fake_stdio_ask_kinds_selfcheck():
     assert first[2]['error']['data']['requiredCapabilities'] == {
         'sampling': {}, 'roots': {}}
     assert first[3]['error']['code'] == -32602
-    p = subprocess.Popen([str(FAKE), '--era', 'modern'], text=True,
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-
-    def rpc(msg):
-        p.stdin.write(json.dumps(msg) + '\n')
-        p.stdin.flush()
-        return json.loads(run_with_deadline(p.stdout.readline, 10,
-                                            'the fake to answer'))
-    try:
+    with modern_fake() as rpc:
         st = rpc(req(1, 'tools/call', both, meta))['result']['requestState']
         ans = {'answer': {'action': 'accept', 'content': {'text': 'a'}},
                'model': {'role': 'assistant', 'model': 'm',
@@ -270,10 +272,6 @@ def test_fake_stdio_ask_kinds_selfcheck():
         ans['roots'] = {'roots': [{'uri': 'file:///r'}]}
         done = rpc(req(3, 'tools/call', dict(both, requestState=st,
                                              inputResponses=ans), meta))
-    finally:
-        p.stdin.close()
-        p.wait(5)
-        p.stdout.close()
     assert part['result']['resultType'] == 'input_required'
     assert done['result']['content'][0]['text'] == (
         'you said: {"text":"a"}; the model said: hi; '
@@ -597,7 +595,7 @@ def test_fallback_http_400_legacy_error(mcpfs_mount, tmp_path):
 
 @pytest.mark.parametrize('answer', ['400', '500', 'close'])
 def test_fallback_http_probe_failure(mcpfs_mount, tmp_path, answer):
-    """SPEC 5: a sessionless server/discover POST answered 400 (JSON-RPC
+    """spec 5: a sessionless server/discover POST answered 400 (JSON-RPC
     -32000), 500 with JSON-RPC -32603 and id null (the TypeScript SDK's
     server) or a closed connection is no modern error: mcpfs falls back
     to initialize, and the probe's failure is not left in the thread's
@@ -624,21 +622,16 @@ def test_fallback_http_probe_failure(mcpfs_mount, tmp_path, answer):
 
 
 @needs_everything
-def test_legacy_server_everything_http_auto(mcpfs_mount, tmp_path):
-    from test_http import Everything
-    ev = Everything(tmp_path)
-    try:
-        m = mcpfs_mount({'ev': {'url': ev.url}})
-        t = thread(m, 'ev')
-        reply = tool(t, 'echo', message='old http', timeout=60)
-        assert 'old http' in text(reply), reply
-        st = status(t)
-        assert st.get('era') == 'legacy', st
-        assert st['protocolVersion'] != MODERN
-        # its 400 to server/discover is the probe's, not the server's
-        assert read_file(t / 'stderr') == b''
-    finally:
-        ev.stop()
+def test_legacy_server_everything_http_auto(mcpfs_mount, everything):
+    m = mcpfs_mount({'ev': {'url': everything.url}})
+    t = thread(m, 'ev')
+    reply = tool(t, 'echo', message='old http', timeout=60)
+    assert 'old http' in text(reply), reply
+    st = status(t)
+    assert st.get('era') == 'legacy', st
+    assert st['protocolVersion'] != MODERN
+    # its 400 to server/discover is the probe's, not the server's
+    assert read_file(t / 'stderr') == b''
 
 
 def test_modern_http_server(mcpfs_mount, modern_http):
@@ -980,7 +973,7 @@ def test_listen_again_after_restart(mcpfs_mount, tmp_path):
 
 def test_no_listen_without_list_changed(mcpfs_mount, tmp_path):
     """subscriptions/listen only when the capabilities offer list_changed
-    (interface item 6)."""
+    (spec 9: a listing is refreshed by list_changed)."""
     log = tmp_path / 'fake.log'
     m = mcpfs_mount({'s': efake('--era', 'modern', '--no-list-changed',
                                 '--log', log)})
@@ -994,7 +987,7 @@ def test_no_listen_without_list_changed(mcpfs_mount, tmp_path):
 
 
 def test_modern_timeout_cancels_and_crash_restarts(mcpfs_mount, tmp_path):
-    """SPEC 5 holds in the modern era: a call past its timeout gets
+    """spec 5 holds in the modern era: a call past its timeout gets
     notifications/cancelled and fails, the session stays; a crashed process
     is replaced by a fresh one on the next call, still modern."""
     log = tmp_path / 'fake.log'

@@ -1,4 +1,4 @@
-"""events after a flood (SPEC 3): the size grows with every event (tail -f
+"""events after a flood (spec 3): the size grows with every event (tail -f
 follows it), reads never block, the last 1 MiB is kept, and a read from
 before the window starts at its oldest whole line, so `cat events` gives at
 most the window (the base code padded the dropped part with newlines:

@@ -1,4 +1,4 @@
-"""Running out of file descriptors (SPEC 6: exhaustion fails the one
+"""Running out of file descriptors (spec 6: exhaustion fails the one
 operation with its errno's own message; mcpfs never aborts). mcpfs runs
 under a low RLIMIT_NOFILE (prlimit in front of its command), and the core
 operations go on past the limit: mkdir of sessions, calls, .status,

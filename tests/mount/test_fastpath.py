@@ -11,15 +11,15 @@ import os
 
 import pytest
 
-from conftest import call, fake, read_file, run_with_deadline, status, text
+from conftest import (call, fake, open_call, read_all, read_file,
+                      run_with_deadline, status, text, thread)
 
 
 @pytest.mark.parametrize('order', ['id', 'result', 'extra'])
 @pytest.mark.parametrize('size', [1000, 300 * 1024, 3 << 20])
 def test_reply_whole_in_any_member_order(mcpfs_mount, order, size):
     m = mcpfs_mount({'a': fake()})
-    t = m.path / 'a' / 't'
-    os.mkdir(t)
+    t = thread(m)
     reply = call(t, {'name': 'big', 'arguments': {'bytes': size,
                                                   'order': order}})
     assert set(reply) == {'content'}, list(reply)[:4]
@@ -31,32 +31,32 @@ def test_reply_whole_in_any_member_order(mcpfs_mount, order, size):
         == 'ok'
 
 
-def test_long_reply_is_readable_as_it_arrives(mcpfs_mount):
-    """The reader gets the first half of a long reply while the server is
-    still pausing before the second: the call is still in flight then."""
-    m = mcpfs_mount({'a': fake()})
-    t = m.path / 'a' / 't'
-    os.mkdir(t)
-    size = 4 << 20
-    fd = os.open(t / 'call', os.O_RDWR)
+def read_while_paused(t, **big):
+    """Call `big` (these arguments) on a fresh open file of t: read the
+    first MiB of the reply while the server pauses before the rest (the
+    call is still in flight then), then the rest; returns the whole."""
+    fd = open_call(t)
     try:
-        os.write(fd, json.dumps({'name': 'big', 'arguments': {
-            'bytes': size, 'pause_ms': 4000}}).encode())
+        os.write(fd, json.dumps({'name': 'big', 'arguments': big}).encode())
         got = b''
         while len(got) < (1 << 20):
             got += run_with_deadline(lambda: os.read(fd, 1 << 20), 30,
                                      'the first half of the reply')
-        # read while the server still holds the second half back
         assert status(t / 'status')['in_flight'] == 1
-        assert got.startswith(b'{"content":[{"type":"text","text":"xxx')
-        while True:
-            b = run_with_deadline(lambda: os.read(fd, 1 << 20), 30,
-                                  'the rest of the reply')
-            if not b:
-                break
-            got += b
+        return got + run_with_deadline(lambda: read_all(fd), 30,
+                                       'the rest of the reply')
     finally:
         os.close(fd)
+
+
+def test_long_reply_is_readable_as_it_arrives(mcpfs_mount):
+    """The reader gets the first half of a long reply while the server is
+    still pausing before the second: the call is still in flight then."""
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    size = 4 << 20
+    got = read_while_paused(t, bytes=size, pause_ms=4000)
+    assert got.startswith(b'{"content":[{"type":"text","text":"xxx')
     reply = json.loads(got)
     assert text(reply) == 'x' * size
     assert status(t / 'status')['in_flight'] == 0
@@ -66,9 +66,8 @@ def test_long_reply_is_readable_as_it_arrives(mcpfs_mount):
 
 def test_streamed_line_that_is_no_reply_fails_the_reader(mcpfs_mount):
     m = mcpfs_mount({'a': fake()})
-    t = m.path / 'a' / 't'
-    os.mkdir(t)
-    fd = os.open(t / 'call', os.O_RDWR)
+    t = thread(m)
+    fd = open_call(t)
     try:
         os.write(fd, json.dumps({'name': 'big', 'arguments': {
             'bytes': 4 << 20, 'pause_ms': 2000, 'order': 'bad'}}).encode())
@@ -108,8 +107,7 @@ def test_escaped_reply_is_byte_exact_in_any_member_order(mcpfs_mount, order,
     the frame's buffer leaves malloc'd growth for its one big block: the
     reply is the server's, byte for byte, in every member order."""
     m = mcpfs_mount({'a': fake()})
-    t = m.path / 'a' / 't'
-    os.mkdir(t)
+    t = thread(m)
     reply = call(t, {'name': 'big', 'arguments': {
         'bytes': size, 'order': order, 'text': 'esc'}})
     assert set(reply) == {'content'}, list(reply)[:4]
@@ -127,26 +125,9 @@ def test_escaped_reply_streams_to_its_end(mcpfs_mount):
     follows the result's structure did not take an escaped quote or a brace
     in the text for the result's end), the whole is byte-exact."""
     m = mcpfs_mount({'a': fake()})
-    t = m.path / 'a' / 't'
-    os.mkdir(t)
+    t = thread(m)
     size = 4 << 20
-    fd = os.open(t / 'call', os.O_RDWR)
-    try:
-        os.write(fd, json.dumps({'name': 'big', 'arguments': {
-            'bytes': size, 'pause_ms': 3000, 'text': 'esc'}}).encode())
-        got = b''
-        while len(got) < (1 << 20):
-            got += run_with_deadline(lambda: os.read(fd, 1 << 20), 30,
-                                     'the first half of the reply')
-        assert status(t / 'status')['in_flight'] == 1
-        while True:
-            b = run_with_deadline(lambda: os.read(fd, 1 << 20), 30,
-                                  'the rest of the reply')
-            if not b:
-                break
-            got += b
-    finally:
-        os.close(fd)
+    got = read_while_paused(t, bytes=size, pause_ms=3000, text='esc')
     units = size // len(ESC_UNIT)
     assert got == (b'{"content":[{"type":"text","text":"' +
                    ESC_UNIT.encode() * units + b'"}]}\n')

@@ -1,4 +1,4 @@
-"""Fault injection (SPEC 6: running out of anything fails the one operation
+"""Fault injection (spec 6: running out of anything fails the one operation
 that hit it; mcpfs never aborts). mcpfs runs with Debian's libfiu preloaded
 (what fiu-run -x sets up: fiu_run_preload.so with its control FIFO and
 fiu_posix_preload.so) plus tests/fake/fiushim.so, which adds failure

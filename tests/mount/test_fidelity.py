@@ -1,4 +1,4 @@
-"""Fidelity (SPEC 5): what a server sent reaches the user unchanged. The fake
+"""Fidelity (spec 5): what a server sent reaches the user unchanged. The fake
 server's --exact mode (tests/fake/fakeexact.c) writes its texts byte for
 byte: numbers a double cannot hold (2^53-1 and past it, 20 digits), 0.1
 and 1E+2, and strings with an escaped NUL, in tools/list pages, a reply,
@@ -14,6 +14,7 @@ import threading
 
 from conftest import (call, call_raw, fake, read_file, thread, wait_until,
                       write_file)
+from test_ask import answer
 
 # the numbers and strings --exact sends, as their JSON text
 TOKENS = [b'9007199254740991', b'-9007199254740991', b'12345678901234567890',
@@ -105,14 +106,6 @@ def test_events_keep_the_notification(mcpfs_mount):
                     b'"params":{"level":"info","logger":"exact","data":'
                     b'{"v":12345678901234567890,"f":0.1,'
                     b'"s":"a\\u0000b"}}}'], lines
-
-
-def answer(t, name, data):
-    try:
-        write_file(t / 'requests' / name, data)
-    except OSError as e:
-        return e.errno
-    return 0
 
 
 def test_question_as_sent_and_answers_on_their_real_length(mcpfs_mount):

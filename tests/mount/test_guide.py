@@ -1,4 +1,4 @@
-"""Finding one's way with ls and cat (SPEC 12, issue 27): README.md, help/,
+"""Finding one's way with ls and cat (spec 12): README.md, help/,
 NAME=VALUE request lines, real sizes, the -o form of every option,
 .status's closed threads, and errors where people look. Driven the way
 users do: bash redirections, cat, ls, Python file I/O."""

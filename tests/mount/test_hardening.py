@@ -1,5 +1,5 @@
-r"""Hardening (SPEC sections 3 and 6, doc/decisions.md): who may use the
-mount, secrets never shown, and bad input of every kind: each gets its
+r"""Hardening (spec 3 and 6, doc/decisions.md): who may use the
+mount, secrets never shown (test_secrets.py), and bad input of every kind: each gets its
 errno, a clear message in the log, and leaves every session intact (the
 same server process answers afterwards).
 
@@ -78,7 +78,6 @@ import subprocess
 import sys
 import threading
 import time
-import uuid
 from pathlib import Path
 
 import pytest
@@ -89,7 +88,7 @@ from conftest import (call, call_raw, cancelled_ids, error_text, fake,
                       write_file)
 from hardening_util import (UserMount, assert_alive, errno_of, isolate_mcpfs,
                             log_lines_since, log_mark, message_of, need_root,
-                            other_user, read_everything, run_as)
+                            other_user, run_as)
 
 DENIED = ('EACCES', 'EPERM')
 
@@ -214,7 +213,7 @@ def test_other_uid_with_allow_other_kept_out_by_modes(mcpfs_mount):
 
 def test_mount_by_unprivileged_user_owned_by_that_user():
     """Everything is owned by the mounting user (not by root, not by
-    mcpfs's idea of a fixed uid), with the SPEC's modes, and root itself
+    mcpfs's idea of a fixed uid), with the spec's modes, and root itself
     is kept out without allow_other."""
     need_root()
     uid, gid, _ = other_user()
@@ -247,94 +246,7 @@ def test_mount_by_unprivileged_user_owned_by_that_user():
 
 # ================================================================ 2. secrets
 
-def test_secrets_never_shown(mcpfs_mount):
-    """A secret in a server's env and one in its args (and one that comes
-    in through ${VAR} expansion) never appear in any file of the mount, in
-    any reply, in the -d log or in mcpfs's stdout/stderr: after plain
-    calls, a tool error, an unknown tool, a crash and restart, a timeout,
-    tools.json, one-shot calls, events, ctl restart, a server that fails
-    at start, a reload that changes the env and an invalid reload."""
-    env_secret = f'envsecret-{uuid.uuid4().hex}'
-    # the fake server refuses unknown options: the arg secret is the value
-    # of one that has no visible effect (a page size no listing reaches)
-    arg_secret = str(10 ** 17 + uuid.uuid4().int % (8 * 10 ** 17))
-    var_secret = f'varsecret-{uuid.uuid4().hex}'
-    new_secret = f'newsecret-{uuid.uuid4().hex}'
-    secrets = [env_secret, arg_secret, var_secret, new_secret]
-
-    def servers(token):
-        return {
-            'a': dict(fake('--page-size', arg_secret), timeout=1,
-                      env={'API_TOKEN': token, 'FROM_VAR': '${MCPFS_SEC}'}),
-            'b': dict(fake('--stderr-lines', 3, '--page-size', arg_secret),
-                      env={'API_TOKEN': token}),
-            'dead': dict(fake('--exit-at-start', 6, '--page-size', arg_secret),
-                         env={'API_TOKEN': token}),
-        }
-    m = mcpfs_mount(servers(env_secret), env={'MCPFS_SEC': var_secret})
-    replies = []
-
-    def keep(r):
-        replies.append(json.dumps(r))
-        return r
-    t, pid = ready_thread(m)
-    tb, _ = ready_thread(m, 'b', 'tb')
-    assert text(keep(tool(t, 'echo', text='hello'))) == 'hello'
-    assert keep(tool(t, 'fail'))['isError'] is True
-    assert 'error' in keep(tool(t, 'no_such_tool'))
-    assert text(keep(tool(t, 'log', level='info', data='ev'))) == 'logged'
-    keep(tool(t, 'structured'))
-    err = error_text(keep(tool(t, 'crash', code=3, timeout=10)))
-    assert 'crashing now' in err
-    assert int(text(keep(tool(t, 'pid')))) != pid       # restarted
-    err = error_text(keep(tool(t, 'hang', timeout=10))).lower()
-    assert 'timeout' in err or 'timed out' in err, err
-    keep(call(t, {'method': 'tools/list'}))
-    keep(tool(m.path / 'a', 'echo', text='one-shot'))
-    keep(tool(m.path / 'b', 'crash', code=2, timeout=10))
-    td = thread(m, 'dead', 'td')
-    assert 'error' in keep(tool(td, 'echo', text='x', timeout=15))
-    assert 'error' in keep(tool(m.path / 'dead', 'echo', text='x',
-                                timeout=15))
-    for d in (m.path / 'a', m.path / 'b', t, tb):
-        json.loads(read_file(d / 'tools.json', 20))
-    write_file(tb / 'ctl', 'restart\n')
-    assert text(keep(tool(tb, 'echo', text='again'))) == 'again'
-    # a reload that changes the env (the sessions of a and b close)
-    m.reload(servers(new_secret))
-    wait_until(lambda: not (m.path / 'a' / 't').exists(), 10,
-               'the changed server\'s sessions to close')
-    t2, _ = ready_thread(m, 'a', 't2')
-    keep(tool(t2, 'echo', text='after reload'))
-    # invalid reloads with a secret right at the syntax error: a value
-    # whose quotes were forgotten, a missing comma before an argument
-    good = json.dumps({'mcpServers': servers(new_secret)}, indent=1)
-    for bad in (good.replace(f'"{new_secret}"', new_secret, 1),
-                good.replace(f'"{arg_secret}"', f'"x" "{arg_secret}"', 1)):
-        assert bad != good
-        before = m.status().get('config_error')
-        m.reload(None, raw=bad)
-        wait_until(lambda: m.status().get('config_error') not in
-                   (None, '', before), 10, 'the reload error in .status')
-    keep(tool(t2, 'echo', text='old config kept'))
-    time.sleep(0.3)
-    blobs = {f'file {k}': v for k, v in read_everything(m.path).items()}
-    blobs.update({f'reply {i}': r.encode() for i, r in enumerate(replies)})
-    for p in (m.log, m.stderr, m.stdout):
-        blobs[str(p.name)] = p.read_bytes() if p.exists() else b''
-    assert blobs['mcpfs.log'], 'the -d log is empty'
-    assert any(k.startswith('file a/t2/') for k in blobs), sorted(blobs)
-    for name, blob in blobs.items():
-        for s in secrets:
-            # not even a piece of it: any 10 characters of its random part
-            core = s.split('-')[-1].encode()
-            for i in range(len(core) - 9):
-                at = blob.find(core[i:i + 10])
-                assert at < 0, \
-                    f'secret {s[:12]}... (from its character {i}) shown ' \
-                    f'in {name}: {blob[max(0, at - 200):at + 200]!r}'
-    # the servers did get them (the test is not vacuous)
-    assert text(tool(t2, 'env', name='API_TOKEN')) == new_secret
+# test_secrets.py (one test for stdio and HTTP)
 
 
 # ================================================================ 3. bad input
@@ -374,16 +286,26 @@ NEVER_JSON = {
 }
 
 
-@pytest.mark.parametrize('data', NEVER_JSON.values(), ids=NEVER_JSON.keys())
-def test_never_json_einval(mcpfs_mount, data):
+def refused_on(mcpfs_mount, data, want, server_call=False):
+    """Write data on a fresh open of a thread's call (and of its server's
+    call): each gives want, (write result, close result); the refusals
+    count as calls of none in flight and the server process is the same.
+    Returns (the thread, the refusals logged)."""
     m = mcpfs_mount({'a': fake()})
     t, pid = ready_thread(m)
     mark = log_mark(m)
-    assert write_errno(t / 'call', data) == ('EINVAL', 'ok')
-    msgs = refused_logged(m, mark)
-    assert any('invalid JSON' in s for s in msgs), msgs
-    assert status(t)['in_flight'] == 0 and status(t)['calls'] == 1
+    for f in (t / 'call', m.path / 'a' / 'call')[:1 + server_call]:
+        assert write_errno(f, data) == want, f
+    st = status(t)
+    assert (st['calls'], st['in_flight']) == (1, 0), st
     assert_alive(t, pid)
+    return t, refused_logged(m, mark)
+
+
+@pytest.mark.parametrize('data', NEVER_JSON.values(), ids=NEVER_JSON.keys())
+def test_never_json_einval(mcpfs_mount, data):
+    _, msgs = refused_on(mcpfs_mount, data, ('EINVAL', 'ok'))
+    assert any('invalid JSON' in s for s in msgs), msgs
 
 
 @pytest.mark.parametrize('where', ['thread', 'server'])
@@ -462,15 +384,9 @@ TRUNCATED = {
 
 @pytest.mark.parametrize('data', TRUNCATED.values(), ids=TRUNCATED.keys())
 def test_truncated_request_close_einval(mcpfs_mount, data):
-    m = mcpfs_mount({'a': fake()})
-    t, pid = ready_thread(m)
-    mark = log_mark(m)
-    for f in (t / 'call', m.path / 'a' / 'call'):
-        assert write_errno(f, data) == ('ok', 'EINVAL'), f
-    msgs = refused_logged(m, mark)
+    t, msgs = refused_on(mcpfs_mount, data, ('ok', 'EINVAL'),
+                         server_call=True)
     assert len(msgs) == 2, msgs
-    assert status(t)['calls'] == 1 and status(t)['in_flight'] == 0
-    assert_alive(t, pid)
     # the abandoned bytes are not glued to the next request
     fd = os.open(t / 'call', os.O_RDWR)
     write_all(fd, data[:5])
@@ -658,7 +574,7 @@ def test_small_buffer_reads_whole_reply(mcpfs_mount):
 def test_new_write_after_partial_read_keeps_both(mcpfs_mount):
     """Reading part of a reply and then writing the next request on the
     same open file: the rest of the old reply is read first, then its read
-    of 0, then the new reply (SPEC 4: pipelined replies are none dropped);
+    of 0, then the new reply (spec 4: pipelined replies are none dropped);
     a reply read to its last byte is over even before its read of 0."""
     m = mcpfs_mount({'a': fake()})
     t, pid = ready_thread(m)
@@ -710,7 +626,7 @@ def test_close_early_one_shot_and_in_flight(mcpfs_mount):
 
 def test_second_request_while_first_in_flight(mcpfs_mount):
     """The second write on the same open file is accepted; the file then
-    reads the first reply, its read of 0, then the second (SPEC 4:
+    reads the first reply, its read of 0, then the second (spec 4:
     pipelining); the first call is not cancelled."""
     m = mcpfs_mount({'a': fake()})
     t, pid = ready_thread(m)
@@ -727,7 +643,7 @@ def test_second_request_while_first_in_flight(mcpfs_mount):
     finally:
         os.close(fd)
     wait_until(lambda: status(t)['in_flight'] == 0, 5, 'the first to end')
-    # a fresh open reads this process's own latest call (SPEC 4)
+    # a fresh open reads this process's own latest call (spec 4)
     assert text(json.loads(read_file(t / 'call'))) == 'second'
     assert cancelled_ids(t) == []
     assert_alive(t, pid)

@@ -1,4 +1,4 @@
-"""Installing and fitting in (SPEC section 11): meson install into a
+"""Installing and fitting in (spec 11): meson install into a
 temporary DESTDIR and the installed mcpfs run from there (the example
 config's bare "demo-server" and the built-in config find the installed
 demo server without PATH), the mcpfs(1) page (groff and man -l clean, every
@@ -217,7 +217,7 @@ def test_manpage_covers_every_option_and_topic():
     for opt in sorted(options):
         assert re.search(rf'(?<![\w-]){re.escape(opt)}(?![\w-])', page), \
             f'{opt} (from --help) is not in mcpfs(1)'
-    # the tree, SPEC 9 and 10
+    # the tree, spec 9 and 10
     for name in ('.status', 'call', 'tools.json', 'status', 'stderr',
                  'events', 'ctl', 'tools/', 'result/', 'resources/',
                  'prompts/', 'requests/', 'resources.json', 'prompts.json',

@@ -1,8 +1,8 @@
-"""Session lifecycle (SPEC section 5): crashes, start failures and back-off,
+"""Session lifecycle (spec 5): crashes, start failures and back-off,
 timeouts and progress, idle reaping, the session cap, the close sequence,
 signals to mcpfs, protocol oddities and server-to-client requests.
 
-Where the SPEC leaves the wording of an error open, the checks look for
+Where the spec leaves the wording of an error open, the checks look for
 robust substrings of the whole error object (error_text): the exit code,
 "exit", "timeout", the stderr tail."""
 
@@ -325,7 +325,7 @@ def test_cap_never_closes_busy_session(mcpfs_mount):
 
 
 def test_cap_refuses_when_every_session_is_busy(mcpfs_mount):
-    # SPEC 5: a session with a call in flight is never closed to make
+    # spec 5: a session with a call in flight is never closed to make
     # room; mkdir fails with EAGAIN instead, and the busy ones go on
     m = mcpfs_mount({'a': fake()}, args=['--max-sessions', '2'])
     a, b = thread(m, 'a', 'a1'), thread(m, 'a', 'b1')

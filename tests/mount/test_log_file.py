@@ -1,4 +1,4 @@
-"""The log file (SPEC 6): created 0600, never opened through a symbolic
+"""The log file (spec 6): created 0600, never opened through a symbolic
 link (the base code created it 0644 and followed a link), and a URL is
 logged by its origin only, never its path or query (the base code's -d log
 showed the OAuth endpoints' paths, where hosted servers put keys)."""

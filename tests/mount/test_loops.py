@@ -1,5 +1,5 @@
-"""Shell loops that share a thread read their own replies (SPEC 4, issues 19
-and 25): a fresh open of call that sent nothing reads the newest call
+"""Shell loops that share a thread read their own replies (spec 4):
+a fresh open of call that sent nothing reads the newest call
 written by the reading process, else within its parent's subtree, else its
 grandparent's, and so on, else the session's latest reply.
 
@@ -14,8 +14,9 @@ import subprocess
 
 import pytest
 
-from conftest import (echo_req, fake, read_file, run_with_deadline, status,
-                      text, wait_until, write_file)
+from conftest import (echo_req, fake, read_file, run_together,
+                      run_with_deadline, status, text, thread, wait_until,
+                      write_file)
 
 LOOP = r'''
 call=$1 loop=$2 n=$3 out=$4
@@ -32,23 +33,11 @@ done
 def run_loops(call_path, tmp, loops, n, timeout):
     """Run `loops` concurrent bash loops of n iterations each; return
     {loop: [texts read, in order]}."""
-    procs, outs = [], {}
-    for k in range(loops):
-        outs[k] = tmp / f'loop{k}.out'
-        outs[k].write_text('')
-        procs.append(subprocess.Popen(
-            ['bash', '-c', LOOP, 'loop', str(call_path), str(k), str(n),
-             str(outs[k])], stdin=subprocess.DEVNULL,
-            stderr=subprocess.PIPE, text=True))
-    try:
-        for p in procs:
-            _, err = p.communicate(timeout=timeout)
-            assert p.returncode == 0, err
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
+    outs = {k: tmp / f'loop{k}.out' for k in range(loops)}
+    for path in outs.values():
+        path.write_text('')
+    run_together([['bash', '-c', LOOP, 'loop', str(call_path), str(k),
+                   str(n), str(path)] for k, path in outs.items()], timeout)
     got = {}
     for k, path in outs.items():
         lines = path.read_text().splitlines()
@@ -66,8 +55,7 @@ def crossed(got, n):
 @pytest.mark.parametrize('loops', [2, 8])
 def test_concurrent_shell_loops_on_one_thread(mcpfs_mount, tmp_path, loops):
     m = mcpfs_mount({'a': fake()})
-    t = m.path / 'a' / 't'
-    os.mkdir(t)
+    t = thread(m)
     n = 100
     got = run_loops(t / 'call', tmp_path, loops, n, 240)
     bad = crossed(got, n)
@@ -92,8 +80,7 @@ def sh(script, *args, timeout=30):
 
 def test_reader_without_a_writing_ancestor_reads_the_latest(mcpfs_mount):
     m = mcpfs_mount({'a': fake()})
-    t = m.path / 'a' / 't'
-    os.mkdir(t)
+    t = thread(m)
     # the writer exits; this test process (cat's parent) wrote nothing
     sh('echo "$2" > "$1"', t / 'call', echo_req('first'))
     sh('echo "$2" > "$1"', t / 'call', echo_req('second'))
@@ -108,15 +95,14 @@ def test_reader_without_a_writing_ancestor_reads_the_latest(mcpfs_mount):
 
 def test_own_write_beats_a_later_one_of_another_process(mcpfs_mount):
     m = mcpfs_mount({'a': fake()})
-    t = m.path / 'a' / 't'
-    os.mkdir(t)
+    t = thread(m)
     # written by a thread of this process, read by another of its threads
     write_file(t / 'call', echo_req('mine'))
     assert text(json.loads(sh('echo "$2" > "$1"; cat "$1"', t / 'call',
                               echo_req('theirs')))) == 'theirs'
     assert text(json.loads(read_file(t / 'call'))) == 'mine'
     # a child of this process that wrote nothing reads the newest call of
-    # its parent's subtree: the one the other child wrote (SPEC 4)
+    # its parent's subtree: the one the other child wrote (spec 4)
     assert text(json.loads(sh('cat "$1"', t / 'call'))) == 'theirs'
     # a grandchild too: cat in a subshell of a shell that wrote nothing
     assert text(json.loads(sh('(cat "$1"; true)', t / 'call'))) == 'theirs'
@@ -127,8 +113,7 @@ def test_own_write_beats_a_later_one_of_another_process(mcpfs_mount):
 
 def test_writer_waits_for_its_own_call_in_flight(mcpfs_mount):
     m = mcpfs_mount({'a': fake()})
-    t = m.path / 'a' / 't'
-    os.mkdir(t)
+    t = thread(m)
     slow = json.dumps({'name': 'sleep', 'arguments': {'ms': 1500}})
     p = subprocess.Popen(['bash', '-c', 'echo "$2" > "$1"; read x; cat "$1"',
                           'sh', str(t / 'call'), slow],
@@ -177,8 +162,7 @@ def test_a_reused_pid_is_not_the_writer(mcpfs_mount):
     if not os.access(NS_LAST_PID, os.W_OK):
         pytest.skip(f'{NS_LAST_PID} not writable: cannot reuse a pid')
     m = mcpfs_mount({'a': fake()})
-    t = m.path / 'a' / 't'
-    os.mkdir(t)
+    t = thread(m)
     a = subprocess.Popen(['bash', '-c', 'echo "$2" > "$1"', 'sh',
                           str(t / 'call'), echo_req('Y')])
     assert a.wait(30) == 0

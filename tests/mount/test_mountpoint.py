@@ -1,5 +1,5 @@
-"""A second mcpfs on a mountpoint that already has one is refused (issue
-19, item 7): a message naming the mountpoint and a non-zero exit before it
+"""A second mcpfs on a mountpoint that already has one is refused (spec
+1): a message naming the mountpoint and a non-zero exit before it
 daemonizes, and the first mount goes on as before."""
 
 import json

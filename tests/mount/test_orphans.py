@@ -1,4 +1,4 @@
-"""No orphans, however a session ends (SPEC section 5, issue 19): every
+"""No orphans, however a session ends (spec 5): every
 server runs under its supervisor (sessions/supervise.c, the mcpfs-exec
 binary), which leads the session's process group, and every process of
 the session is gone GRACE s after mcpfs is SIGKILLed, after rmdir, after

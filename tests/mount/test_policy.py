@@ -1,4 +1,4 @@
-"""The tool policy (SPEC 13): allowTools / denyTools (shell globs, deny
+"""The tool policy (spec 13): allowTools / denyTools (shell globs, deny
 wins) and readOnly. A hidden tool is absent from tools.json (thread and
 server), tools/ and status shows the policy; a request for it by any path
 never reaches the server, which the fake server's request log (--log)

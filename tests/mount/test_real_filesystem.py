@@ -1,7 +1,7 @@
 """mcpfs against the real @modelcontextprotocol/server-filesystem (pinned in
 package.json, run from node_modules): files written and edited through its
 tools are on the disk, and its allowed directories follow the roots of the
-config, live (SPEC 5, "Roots are live").
+config, live (spec 5, "Roots are live").
 
 What a direct stdio session showed:
 * Entry point: node node_modules/@modelcontextprotocol/server-filesystem/
@@ -28,8 +28,8 @@ import shutil
 
 import pytest
 
-from conftest import (REPO, call, read_file, status, text, thread, wait_until,
-                      write_file)
+from conftest import (REPO, read_file, status, text, thread, tool,
+                      wait_until, write_file)
 
 FILESYSTEM = REPO / \
     'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js'
@@ -50,10 +50,6 @@ def ok(reply):
     assert isinstance(reply, dict) and 'content' in reply, reply
     assert reply.get('isError') is not True, reply
     return reply
-
-
-def tool(t, name, **arguments):
-    return call(t, {'name': name, 'arguments': arguments})
 
 
 def updates(t, n):

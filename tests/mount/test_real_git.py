@@ -13,7 +13,7 @@ What a direct session (curl) showed:
   logging, resources, tools, prompts (listChanged); an Mcp-Session-Id.
 * The sessionless server/discover probe of the 2026 era is answered HTTP
   500 with a -32603 error ("Error in httpTransport"); the entry leaves
-  "era" at auto, so this proves that the probe falls back (SPEC 5) and
+  "era" at auto, so this proves that the probe falls back (spec 5) and
   that the thread's stderr stays free of the probe's failure.
 * tools/list (one page, about 70 KiB): git_add, git_blame, git_branch,
   git_checkout, git_commit, git_diff, git_init, git_log, git_set_working_dir,
@@ -33,7 +33,8 @@ import subprocess
 
 import pytest
 
-from conftest import REPO, call, read_file, status, text, wait_until
+from conftest import (REPO, free_port, read_file, status, tool,
+                      wait_until)
 
 GITMCP = REPO / 'node_modules/.bin/git-mcp-server'
 
@@ -46,12 +47,6 @@ pytestmark = pytest.mark.skipif(
 WHO = {'GIT_AUTHOR_NAME': 'Mount Tester', 'GIT_AUTHOR_EMAIL': 'mt@example.org',
        'GIT_COMMITTER_NAME': 'Mount Tester',
        'GIT_COMMITTER_EMAIL': 'mt@example.org'}
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(('127.0.0.1', 0))
-        return s.getsockname()[1]
 
 
 def listening(port):
@@ -96,10 +91,6 @@ def ok(reply):
     return reply
 
 
-def tool(t, name, **arguments):
-    return call(t, {'name': name, 'arguments': arguments}, timeout=60)
-
-
 def git(repo, *args):
     return subprocess.run(['git', '-C', str(repo), *args], check=True,
                           capture_output=True, text=True).stdout
@@ -125,22 +116,22 @@ def test_commits_through_its_tools(mcpfs_mount,
 
     # t1 works in its working directory, t2 names its repository
     for t, r in ((t1, r1), (t2, r2)):
-        ok(tool(t, 'git_init', path=str(r)))
+        ok(tool(t, 'git_init', timeout=60, path=str(r)))
         assert (r / '.git').is_dir()
-    ok(tool(t1, 'git_set_working_dir', path=str(r1)))
+    ok(tool(t1, 'git_set_working_dir', timeout=60, path=str(r1)))
     (r1 / 'a.txt').write_text('from thread one\n')
     (r2 / 'b.txt').write_text('from thread two\n')
 
-    st = ok(tool(t1, 'git_status'))['structuredContent']
+    st = ok(tool(t1, 'git_status', timeout=60))['structuredContent']
     assert st['untrackedFiles'] == ['a.txt'] and not st['isClean'], st
-    ok(tool(t1, 'git_add', paths=['a.txt']))
-    ok(tool(t2, 'git_add', path=str(r2), paths=['b.txt']))
-    st = ok(tool(t1, 'git_status'))['structuredContent']
+    ok(tool(t1, 'git_add', timeout=60, paths=['a.txt']))
+    ok(tool(t2, 'git_add', timeout=60, path=str(r2), paths=['b.txt']))
+    st = ok(tool(t1, 'git_status', timeout=60))['structuredContent']
     assert st['untrackedFiles'] == [] and st['stagedChanges'], st
-    ok(tool(t1, 'git_commit', message='first from thread one'))
-    ok(tool(t2, 'git_commit', path=str(r2), message='first from thread two'))
-    ok(tool(t1, 'git_commit', message='empty second', allowEmpty=True))
-    assert ok(tool(t1, 'git_status'))['structuredContent']['isClean']
+    ok(tool(t1, 'git_commit', timeout=60, message='first from thread one'))
+    ok(tool(t2, 'git_commit', timeout=60, path=str(r2), message='first from thread two'))
+    ok(tool(t1, 'git_commit', timeout=60, message='empty second', allowEmpty=True))
+    assert ok(tool(t1, 'git_status', timeout=60))['structuredContent']['isClean']
 
     # real commits, each in its repository
     assert git(r1, 'log', '--format=%s').splitlines() == \
@@ -151,10 +142,10 @@ def test_commits_through_its_tools(mcpfs_mount,
         'Mount Tester <mt@example.org>'
     assert git(r1, 'ls-files').split() == ['a.txt']
 
-    log1 = json.dumps(ok(tool(t1, 'git_log')))
+    log1 = json.dumps(ok(tool(t1, 'git_log', timeout=60)))
     assert 'first from thread one' in log1 and 'empty second' in log1
     assert 'thread two' not in log1
-    log2 = json.dumps(ok(tool(t2, 'git_log', path=str(r2))))
+    log2 = json.dumps(ok(tool(t2, 'git_log', timeout=60, path=str(r2))))
     assert 'first from thread two' in log2 and 'thread one' not in log2
     # the reply file of the last call holds the same text
     assert 'first from thread two' in \

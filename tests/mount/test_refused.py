@@ -1,5 +1,5 @@
-"""A refused request never leaves an older answer in its place (issue 19,
-item 4; SPEC 4: a refused or incomplete request counts as a call whose reply
+"""A refused request never leaves an older answer in its place (spec
+4: a refused or incomplete request counts as a call whose reply
 is the error naming why). The shell drops close's error, so `cat call` is
 how a shell user learns why."""
 import json

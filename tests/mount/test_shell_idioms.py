@@ -1,5 +1,5 @@
-"""How real programs write a transaction file (SPEC 4 and 9, issue 25
-items 1-5): every way of writing a request sends it exactly once, and the
+"""How real programs write a transaction file (spec 4 and
+9): every way of writing a request sends it exactly once, and the
 reader (`cat`) reads its own reply.
 
 * The idiom matrix: bash, dash, busybox sh and zsh, each writing with `>`,
@@ -30,8 +30,9 @@ import time
 
 import pytest
 
-from conftest import (demo, fake, read_all, run_with_deadline, status, text,
-                      wait_until, write_all)
+from conftest import (demo, fake, open_call, read_all, run_together,
+                      run_with_deadline, status, text, thread, wait_until,
+                      write_all)
 
 PY = sys.executable
 
@@ -188,25 +189,13 @@ HOWS = ['echo-call', 'printf-call', 'echo-tool', 'printf-tool']
 @pytest.mark.parametrize('loops,n', [(8, 40), (24, 25), (64, 10)])
 def test_concurrent_loops_read_their_own(mcpfs_mount, tmp_path, loops, n):
     m = mcpfs_mount({'a': fake()})
-    t = m.path / 'a' / 't'
-    os.mkdir(t)
-    procs, outs = [], {}
-    for k in range(loops):
-        outs[k] = tmp_path / f'loop{k}.out'
-        outs[k].write_text('')
-        procs.append(subprocess.Popen(
-            ['bash', '-c', LOOP, 'loop', str(t), str(k), str(n),
-             str(outs[k]), HOWS[k % len(HOWS)]], stdin=subprocess.DEVNULL,
-            stderr=subprocess.PIPE, text=True))
-    try:
-        for p in procs:
-            _, err = p.communicate(timeout=80)
-            assert p.returncode == 0, err
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
+    t = thread(m)
+    outs = {k: tmp_path / f'loop{k}.out' for k in range(loops)}
+    for path in outs.values():
+        path.write_text('')
+    run_together([['bash', '-c', LOOP, 'loop', str(t), str(k), str(n),
+                   str(path), HOWS[k % len(HOWS)]]
+                  for k, path in outs.items()], 80)
     foreign, missing = [], []
     for k, path in outs.items():
         lines = path.read_text().splitlines()
@@ -230,9 +219,8 @@ def echo(s):
 
 def test_two_requests_then_reads_keep_both_replies(mcpfs_mount):
     m = mcpfs_mount({'a': fake()})
-    t = m.path / 'a' / 't'
-    os.mkdir(t)
-    fd = os.open(t / 'call', os.O_RDWR)
+    t = thread(m)
+    fd = open_call(t)
     try:
         slow = json.dumps({'name': 'sleep', 'arguments': {'ms': 300}})
         write_all(fd, slow.encode())
@@ -251,9 +239,8 @@ def test_two_requests_then_reads_keep_both_replies(mcpfs_mount):
 
 def test_threads_sharing_one_fd_lose_no_reply(mcpfs_mount):
     m = mcpfs_mount({'a': fake()})
-    t = m.path / 'a' / 't'
-    os.mkdir(t)
-    fd = os.open(t / 'call', os.O_RDWR)
+    t = thread(m)
+    fd = open_call(t)
 
     def one(i):
         write_all(fd, echo(f'T{i}'))
@@ -332,8 +319,7 @@ def test_records_of_gone_writers_are_pruned(mcpfs_mount, tmp_path):
     # writers are gone at once and each loop's next call supersedes its
     # last, so what is remembered stays at about one call per loop
     m = mcpfs_mount({'a': fake()})
-    t = m.path / 'a' / 't'
-    os.mkdir(t)
+    t = thread(m)
     procs = [subprocess.Popen(['bash', '-c', LOOP, 'loop', str(t), str(k),
                                '80', str(tmp_path / f'l{k}'),
                                'printf-call'], stdin=subprocess.DEVNULL)

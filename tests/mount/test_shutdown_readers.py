@@ -1,4 +1,4 @@
-"""Readers waiting on a call when mcpfs is told to stop (SPEC 1, 5): each
+"""Readers waiting on a call when mcpfs is told to stop (spec 1, 5): each
 reads the JSON error naming the shutdown, not ECONNABORTED (the base code
 unmounted first, so the kernel aborted the waiting reads), and a timed out
 call leaves its message in status.last_error (the base code left null)."""

@@ -14,13 +14,15 @@ The rest run against tests/fake/mcp_http.py --legacy-sse (see its
 docstring), which records what mcpfs sent: the fallback on 405 resending
 the same initialize, headers on the GET and on the POSTs, an endpoint of
 another origin, messages waiting for a late endpoint, an HTTP error on one
-POST, server requests on the stream, a stream the server closes, timeouts
-and Ctrl-C as notifications/cancelled, a fallback that fails too.
+POST, server requests on the stream, a stream the server closes, a
+fallback that fails too; and timeouts and Ctrl-C as notifications/cancelled
+on both HTTP transports (parametrized: Streamable HTTP and HTTP+SSE).
 
 Failure codes (doc/decisions.md): -32002 exited or connection lost, -32004
 startup failed, -32005 protocol error, -32007 HTTP error.
 """
 
+import json
 import os
 import re
 import signal
@@ -29,11 +31,11 @@ import uuid
 
 import pytest
 
-from conftest import (call, interrupted_read, read_file, status, text,
-                      wait_until)
-from test_http import (EVERYTHING, TOGGLE, err, events, fake_http,  # noqa
-                       free_port, open_call, recv, send, thread, toggled,
-                       wait_state)
+from conftest import (call, free_port, interrupted_read, read_file, status,
+                      text, tool, wait_until)
+from test_http import (EVERYTHING, TOGGLE, entry, err, events,  # noqa: F401
+                       fake_http, open_call, recv, send, sid_of, thread,
+                       toggled, wait_state)
 
 FALLBACK = ('HTTP 404 from the server on the initialize POST: trying the '
             '2024-11-05 HTTP+SSE transport')
@@ -397,29 +399,6 @@ def test_stream_closed_fails_the_call_without_replay(mcpfs_mount, fake_http):
     assert closes[0]['query'] == f"sessionId={gets[0]['note'].split()[1]}"
 
 
-def test_timeout_sends_cancelled_and_keeps_the_session(mcpfs_mount,
-                                                       fake_http):
-    srv = legacy(fake_http)
-    m = mcpfs_mount({'h': {'type': 'sse', 'url': srv.url, 'timeout': 1}})
-    t = thread(m, 'h', 't')
-    e = err(call(t, {'name': 'hang', 'arguments': {}}))
-    assert (e['code'], e['message']) == \
-        (-32001, 'timeout: call timed out after 1 s'), e
-    [hang] = [r for r in records(srv, 'POST', '/message')
-              if (r['json'].get('params') or {}).get('name') == 'hang']
-    [c] = wait_until(lambda: [r for r in records(srv, 'POST', '/message')
-                              if r['json'].get('method') ==
-                              'notifications/cancelled'], 5,
-                     'notifications/cancelled')
-    assert c['json']['params'] == {'requestId': hang['json']['id'],
-                                   'reason': 'timeout'}
-    assert c['status'] == 202 and c['query'] == hang['query']
-    assert text(call(t, {'name': 'echo', 'arguments': {'text': 'on'}})) == 'on'
-    st = status(t)
-    assert (st['state'], st['generation']) == ('ready', 1), st
-    assert len(records(srv, 'GET', '/sse')) == 1
-
-
 def test_failed_fallback_names_both_failures(mcpfs_mount, fake_http):
     srv = legacy(fake_http)
     m = mcpfs_mount({'h': {'url': f'http://127.0.0.1:{srv.port}/nothing',
@@ -441,21 +420,96 @@ def test_failed_fallback_names_both_failures(mcpfs_mount, fake_http):
                                             ('GET', '/nothing')]
 
 
-def test_interrupted_read_sends_cancelled(mcpfs_mount, fake_http):
-    srv = legacy(fake_http)
-    m = mcpfs_mount({'h': {'type': 'sse', 'url': srv.url}})
-    t = thread(m, 'h', 't')
-    wait_state(t, 'ready')
+# ---------------------------------------------------------------- cancel
 
-    def hangs():
-        return [r for r in records(srv, 'POST', '/message')
+class CancelHTTP:
+    """Streamable HTTP (the fake): a call held by `sleep`, its session the
+    Mcp-Session-Id."""
+
+    request = {'name': 'sleep', 'arguments': {'ms': 30000}}
+
+    def __init__(self, fake_http, **extra):
+        self.srv = fake_http()
+        self.entry = entry(self.srv, **extra)
+
+    def held(self):
+        return self.srv.posts(tool='sleep')
+
+    def cancels(self):
+        return self.srv.posts('notifications/cancelled')
+
+    def same_session(self, a, b):
+        return sid_of(a) == sid_of(b)
+
+    def sessions(self):
+        return len(self.srv.sessions())
+
+
+class CancelSSE:
+    """HTTP+SSE (the fake, --legacy-sse): a call held by `hang`, its
+    session the sessionId of the endpoint's query."""
+
+    request = {'name': 'hang', 'arguments': {}}
+
+    def __init__(self, fake_http, **extra):
+        self.srv = legacy(fake_http)
+        self.entry = dict({'type': 'sse', 'url': self.srv.url}, **extra)
+
+    def _posts(self):
+        return records(self.srv, 'POST', '/message')
+
+    def held(self):
+        return [r for r in self._posts()
                 if (r['json'].get('params') or {}).get('name') == 'hang']
-    [hang] = interrupted_read(t / 'call', '{"name": "hang", "arguments": {}}',
-                              hangs, 10)
-    [c] = wait_until(lambda: [r for r in records(srv, 'POST', '/message')
-                              if r['json'].get('method') ==
-                              'notifications/cancelled'], 5,
-                     'notifications/cancelled')
-    assert c['json']['params']['requestId'] == hang['json']['id']
-    assert text(call(t, {'name': 'echo', 'arguments': {'text': 'on'}})) == 'on'
-    assert status(t)['generation'] == 1
+
+    def cancels(self):
+        return [r for r in self._posts()
+                if r['json'].get('method') == 'notifications/cancelled']
+
+    def same_session(self, a, b):
+        return a['query'] == b['query']
+
+    def sessions(self):
+        return len(records(self.srv, 'GET', '/sse'))
+
+
+CANCEL_SIDES = pytest.mark.parametrize('side', [CancelHTTP, CancelSSE],
+                                       ids=['http', 'sse'])
+
+
+@CANCEL_SIDES
+def test_timeout_sends_cancelled(mcpfs_mount, fake_http, side):
+    """A call past its timeout (spec 5) fails with -32001 and the server
+    gets notifications/cancelled on the same session, which goes on."""
+    one = side(fake_http, timeout=1)
+    m = mcpfs_mount({'h': one.entry})
+    t = thread(m, 'h')
+    e = err(call(t, one.request))
+    assert (e['code'], e['message']) == \
+        (-32001, 'timeout: call timed out after 1 s'), e
+    [held] = one.held()
+    [c] = wait_until(one.cancels, 5, 'notifications/cancelled')
+    assert c['json']['params'] == {'requestId': held['json']['id'],
+                                   'reason': 'timeout'}
+    assert c['status'] == 202 and one.same_session(c, held)
+    assert text(tool(t, 'echo', text='on')) == 'on'
+    st = status(t)
+    assert (st['state'], st['generation']) == ('ready', 1), st
+    assert one.sessions() == 1
+
+
+@CANCEL_SIDES
+def test_interrupted_read_sends_cancelled(mcpfs_mount, fake_http, side):
+    """Ctrl-C on a reader (spec 4: an interrupted read cancels its call):
+    notifications/cancelled on the same session, which goes on."""
+    one = side(fake_http)
+    m = mcpfs_mount({'h': one.entry})
+    t = thread(m, 'h')
+    wait_state(t, 'ready')
+    [held] = interrupted_read(t / 'call', json.dumps(one.request), one.held,
+                              10)
+    [c] = wait_until(one.cancels, 5, 'notifications/cancelled')
+    assert c['json']['params']['requestId'] == held['json']['id']
+    assert one.same_session(c, held)
+    assert text(tool(t, 'echo', text='on')) == 'on'
+    assert status(t)['generation'] == 1 and one.sessions() == 1

@@ -17,6 +17,7 @@ MCPFS_STRESS_CLIENTS / MCPFS_STRESS_CALLS. The figures are printed (pytest
 -s shows them).
 """
 
+import inspect
 import json
 import os
 import subprocess
@@ -24,7 +25,8 @@ import sys
 import threading
 import time
 
-from conftest import error_text, fake, status, text, tool, wait_until
+from conftest import (error_text, fake, read_all, status, text, tool,
+                      wait_until)
 from hardening_util import fd_count, vm_rss_kib, zombie_children
 
 CLIENTS = int(os.environ.get('MCPFS_STRESS_CLIENTS', 50))
@@ -36,7 +38,7 @@ RSS_SLACK_KIB = 20 * 1024
 
 # One client: CALLS transactions (open, write, read to EOF, close), each on
 # the next session in turn, each with its own text. Prints one JSON line.
-WORKER = r'''
+WORKER = inspect.getsource(read_all) + r'''
 import json, os, sys, time, uuid
 dirs, wid, n, deadline = json.loads(sys.argv[1])
 ok, bad, errors, done = 0, [], [], 0
@@ -52,12 +54,7 @@ for i in range(n):
         fd = os.open(d + "/call", os.O_RDWR)
         try:
             os.write(fd, req)
-            out = b""
-            while True:
-                b = os.read(fd, 1 << 16)
-                if not b:
-                    break
-                out += b
+            out = read_all(fd, 1 << 16)
         finally:
             os.close(fd)
         lat.append(time.monotonic() - t0)

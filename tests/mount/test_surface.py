@@ -1,4 +1,4 @@
-"""The MCP surface as files (SPEC section 9): tools/, result/, resources/,
+"""The MCP surface as files (spec 9): tools/, result/, resources/,
 prompts/, resources.json, prompts.json, and the request keys of call.
 
 Against the project's fake server (tools, no resources or prompts) and the

@@ -1,5 +1,5 @@
-"""The cached tools.json and notifications/tools/list_changed (issue 19,
-item 8): a list fetched while (or after) a list_changed arrives is kept; a
+"""The cached tools.json and notifications/tools/list_changed (spec 3
+and 9): a list fetched while (or after) a list_changed arrives is kept; a
 list that was complete before one is dropped and fetched again.
 
 Processes are counted from mcpfs's log, one "thread (one-shot): started

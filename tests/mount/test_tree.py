@@ -1,4 +1,4 @@
-"""The tree (SPEC section 3): mount/unmount, .status, listings, thread
+"""The tree (spec 3): mount/unmount, .status, listings, thread
 directories and their names, modes and owners, rm -r, read-only files."""
 
 import errno
@@ -139,7 +139,7 @@ def test_mkdir_existing_is_eexist(mcpfs_mount):
 
 
 def test_mkdir_outside_server_refused(mcpfs_mount):
-    # The SPEC has no way to create servers or nested threads: refused.
+    # The spec has no way to create servers or nested threads: refused.
     m = mcpfs_mount({'a': fake()})
     with pytest.raises(OSError) as e:
         os.mkdir(m.path / 'newserver')

@@ -1,4 +1,5 @@
-"""Spare sessions (config "warm": N, issue 15): started before any mkdir,
+"""Spare sessions (config "warm": N, spec 2 and
+5): started before any mkdir,
 adopted by mkdir (its first call runs on a process that was already
 there), refilled in the background, never counted against the cap nor
 closed by it, resized or closed by a reload, and never restarted in a loop

@@ -475,7 +475,7 @@ static void test_expand(void **state)
 	REFUSES("${1A}", "bad ${...}: expected ${NAME} or ${NAME:-default}");
 	REFUSES("${A-x}", "bad ${...}: expected ${NAME} or ${NAME:-default}");
 	REFUSES("${A B}", "bad ${...}: expected ${NAME} or ${NAME:-default}");
-	/* VS Code's inputs are named (issue 14), not "bad" */
+	/* VS Code's inputs are named (spec 11), not "bad" */
 	REFUSES("${input:tok}", "${input:tok}: VS Code asks the user for this "
 		"input and mcpfs cannot; write the value in the file or take "
 		"it from the environment with ${env:NAME}");

@@ -1,5 +1,5 @@
 /*
- * test_ctlesc.c - server text shown safely (SPEC 6): C0, DEL, C1, bidi
+ * test_ctlesc.c - server text shown safely (spec 6): C0, DEL, C1, bidi
  * marks, a NUL kept as C0 80 and bytes that are not UTF-8 become visible
  * escapes; tabs, newlines of multi-line text and other UTF-8 stay; JSON
  * text gets DEL and C1 as \u escapes and nothing else changes.

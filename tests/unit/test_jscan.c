@@ -2,7 +2,7 @@
  * test_jscan.c - the incremental JSON scanner: valid and invalid documents
  * (RFC 8259 and the UTF-8 rules), the *used offsets, the error reasons, and
  * the same verdict whether the bytes come at once, one by one or in odd
- * chunks; and the I-JSON member-name check (jscan_names, SPEC 13).
+ * chunks; and the I-JSON member-name check (jscan_names, spec 13).
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,6 +1,6 @@
 /*
- * test_kvargs.c - NAME=VALUE and NAME:=JSON request lines (SPEC 9) and the
- * help/ text (SPEC 12): values typed by the schema (numbers and JSON kept
+ * test_kvargs.c - NAME=VALUE and NAME:=JSON request lines (spec 9) and the
+ * help/ text (spec 12): values typed by the schema (numbers and JSON kept
  * as written), strings for unknown names, blank lines and CRs skipped, a
  * bad line or a value of the wrong type refused naming the line; the help
  * of a tool lists each argument and runs lines whose NAME=VALUE, once
@@ -123,7 +123,7 @@ static void test_refused(void **state)
 	bad("v:=1 2", "line 1: v:=1 2: not one JSON value");
 }
 
-/* The schema's bounds and enum (SPEC 9), with a schema of its own. */
+/* The schema's bounds and enum (spec 9), with a schema of its own. */
 static void test_bounds_and_enum(void **state)
 {
 	cJSON *schema = cJSON_Parse(

@@ -1,5 +1,5 @@
 /*
- * test_mimetab.c - result/'s extension of a media type (SPEC 9): the
+ * test_mimetab.c - result/'s extension of a media type (spec 9): the
  * spec's names first, then a mime.types file, else the default; without
  * the file, the built-in names alone.
  */

@@ -112,7 +112,7 @@ static void test_check_refused(void **state)
 		"\"params\"");
 	REFUSED("{\"name\":\"t\",\"task\":[]}", "\"task\" must be an object");
 	REFUSED("{\"method\":\"x\",\"params\":null}",
-		"\"params\" must be an object or an array");	/* One reading (SPEC 13): readers differ on duplicate names (cJSON
+		"\"params\" must be an object or an array");	/* One reading (spec 13): readers differ on duplicate names (cJSON
 	 * keeps the first, JSON.parse the last) and on names holding NUL
 	 * (cJSON cuts there), so neither is sent, at any depth. */
 	REFUSED("{\"name\":\"first\",\"name\":\"second\"}",
@@ -309,7 +309,7 @@ static void test_parse_token(void **state)
 		 "{\"k\":[1]}}}}", "{\"k\":[1]}");
 	token_is("{\"method\":\"m\",\"params\":[{\"_meta\":{\"progressToken\":"
 		 "1}}]}", NULL);
-	/* escaped keys decoded (duplicate keys are refused, SPEC 13) */
+	/* escaped keys decoded (duplicate keys are refused, spec 13) */
 	token_is("{\"method\":\"m\",\"params\":{\"_meta\":{\"progress\\u0054oken\""
 		 ":\"a\",\"b\":1}}}", "\"a\"");
 }

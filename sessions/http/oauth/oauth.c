@@ -14,7 +14,7 @@
  * One step runs at a time per server, so concurrent requests over an
  * expired token share one refresh, and all threads share the tokens.
  *
- * Decisions where the SPEC is silent: a refresh is due when less than a
+ * Decisions where the spec is silent: a refresh is due when less than a
  * tenth of the token's lifetime or 30 s remain, whichever is smaller, and
  * is made before the next request (not by a timer); the listener's port is
  * redirectPort, else one of four ports in 20000-59999 derived from SHA-256

@@ -1,5 +1,5 @@
 /*
- * oauth.h - the OAuth 2.1 client of the HTTP module (SPEC 8; MCP
+ * oauth.h - the OAuth 2.1 client of the HTTP module (spec 8; MCP
  * authorization 2025-11-25): one struct oauth per server (name and url),
  * shared by every session of it, so all threads share its tokens.
  *

@@ -1,5 +1,5 @@
 /*
- * oauthfile.c - the auth file of a url server (SPEC 8) as the HTTP module
+ * oauthfile.c - the auth file of a url server (spec 8) as the HTTP module
  * renders it, and the table the core reaches through module_auth: the
  * state as JSON (never a token, code, verifier or secret), and the verbs
  * login, logout and a pasted redirect URL.

@@ -1,5 +1,5 @@
 /*
- * oauthnet.c - the address check of the OAuth client's requests (SPEC 8).
+ * oauthnet.c - the address check of the OAuth client's requests (spec 8).
  * A remote server can name any URL in its 401 challenge or its metadata;
  * without a check mcpfs would GET (or POST to) whatever sits on the user's
  * own machine or network. Every socket the discovery, registration, token

@@ -1,5 +1,5 @@
 /*
- * oauthnet.h - where the OAuth client may connect (SPEC 8, oauthnet.c):
+ * oauthnet.h - where the OAuth client may connect (spec 8, oauthnet.c):
  * a URL taken from a 401 or from metadata that resolves to a loopback or
  * private address is refused unless the MCP server itself is on one.
  */
@@ -36,7 +36,7 @@ struct oauth_netguard {
 void oauth_net_guard(CURL *e, struct oauth_netguard *g);
 
 /* A log line "server NAME: auth: WHAT ORIGIN": a URL is logged by its
- * origin only (SPEC 6: hosted servers put keys in paths and queries). */
+ * origin only (spec 6: hosted servers put keys in paths and queries). */
 void oauth_log_url(int level, const struct oauth *o, const char *what,
 		   const char *url);
 

@@ -1,5 +1,5 @@
 /*
- * oauthstore.c - the token store (SPEC 8): $XDG_STATE_HOME/mcpfs/auth/
+ * oauthstore.c - the token store (spec 8): $XDG_STATE_HOME/mcpfs/auth/
  * (default ~/.local/state/mcpfs/auth/), 0700, one file per server URL,
  * named by the first 32 hex digits of SHA-256 of the config's url, 0600,
  * written to a temporary file and renamed over. A file another user owns,
