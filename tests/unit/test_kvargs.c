@@ -12,7 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -116,6 +118,15 @@ static void test_refused(void **state)
 	bad("n=1.5", "line 1: n=1.5: n is an integer");
 	bad("n=01", "line 1: n=01: n is an integer");
 	bad("x=1e", "line 1: x=1e: x is a number");
+	/* a number is a JSON number, not any JSON value */
+	bad("x=true", "line 1: x=true: x is a number");
+	bad("x=null", "line 1: x=null: x is a number");
+	bad("x=\"1\"", "line 1: x=\"1\": x is a number");
+	bad("x=[1]", "line 1: x=[1]: x is a number");
+	bad("x={}", "line 1: x={}: x is a number");
+	bad("n=true", "line 1: n=true: n is an integer");
+	bad("a=1", "line 1: a=1: a is an array (as JSON)");
+	bad("o=\"s\"", "line 1: o=\"s\": o is an object (as JSON)");
 	bad("\n\nb=yes", "line 3: b=yes: b is a boolean (true or false)");
 	bad("a={}", "line 1: a={}: a is an array (as JSON)");
 	bad("o=[1]", "line 1: o=[1]: o is an object (as JSON)");
@@ -191,6 +202,78 @@ static void test_help_prompt(void **state)
 	cJSON_Delete(p);
 }
 
+/* The output of one shell line run by bash (malloc'd). */
+static char *bash_output(const char *line)
+{
+	char path[] = "/tmp/test_kvargs_XXXXXX", cmd[64], *out;
+	size_t n = 0;
+	int fd = mkstemp(path);
+	FILE *f;
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, line, strlen(line)), (ssize_t)strlen(line));
+	close(fd);
+	snprintf(cmd, sizeof cmd, "bash %s", path);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	out = calloc(1, 4096);
+	n = fread(out, 1, 4095, f);
+	out[n] = 0;
+	assert_int_equal(pclose(f), 0);
+	unlink(path);
+	return out;
+}
+
+/* The ready-to-run line of help that starts with start, without its
+ * redirect to file (malloc'd). */
+static char *run_line(const char *h, const char *start, const char *file)
+{
+	char tail[128], *l = strstr(h, start), *e;
+
+	assert_non_null(l);
+	snprintf(tail, sizeof tail, " > %s; cat %s\n", file, file);
+	e = strstr(l, tail);
+	assert_non_null(e);
+	return strndup(l, (size_t)(e - l));
+}
+
+/* The help's lines run in bash as printed, whatever the values hold: a
+ * quote, a dollar, a backquote, a backslash (SPEC 12). What the
+ * NAME=VALUE line writes, parsed back, is what the JSON line writes. */
+static void test_help_lines_run_in_bash(void **state)
+{
+	cJSON *tool = cJSON_Parse(
+		"{\"name\":\"say\",\"inputSchema\":{\"type\":\"object\","
+		"\"properties\":{"
+		"\"q\":{\"type\":\"string\",\"default\":"
+		"\"it's 'x' $HOME `id` \\\\ \\\"\"},"
+		"\"n\":{\"type\":\"integer\",\"default\":2}},"
+		"\"required\":[\"q\",\"n\"]}}");
+	cJSON *schema = cJSON_GetObjectItemCaseSensitive(tool, "inputSchema");
+	char *h = help_render(tool, 0, NULL), *kv, *json, *kv_out, *json_out;
+	char *obj = NULL, *why = NULL;
+
+	assert_non_null(h);
+	kv = run_line(h, "  printf", "tools/say");
+	json = run_line(h, "  echo", "tools/say");
+	kv_out = bash_output(kv);
+	json_out = bash_output(json);
+	assert_string_equal(kv_out, "q=it's 'x' $HOME `id` \\ \"\nn=2\n");
+	assert_string_equal(json_out,
+			    "{\"q\":\"it's 'x' $HOME `id` \\\\ \\\"\",\"n\":2}\n");
+	assert_int_equal(kvargs_parse(kv_out, strlen(kv_out), schema, &obj,
+				      &why), 0);
+	json_out[strlen(json_out) - 1] = 0;
+	assert_string_equal(obj, json_out);
+	cJSON_free(obj);
+	free(kv_out);
+	free(json_out);
+	free(kv);
+	free(json);
+	free(h);
+	cJSON_Delete(tool);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -202,6 +285,7 @@ int main(void)
 		cmocka_unit_test(test_nul),
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_help_prompt),
+		cmocka_unit_test(test_help_lines_run_in_bash),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
