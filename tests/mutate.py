@@ -15,13 +15,14 @@ preprocessor lines):
           return -EIO, any other return -EXXX to return -EINVAL
   drop    a call statement alone on its line dropped (replaced by ;)
 
-and applies them one at a time (all of them, or with --sample N a sample
-of N per file drawn with --seed S, the same sample every run): it writes
-the mutant, rebuilds with ninja (a mutant that does not compile is not
-counted), runs the tests tests/README.md maps to the file (its section
+and applies them one at a time (all of them, or with --sample N a sample:
+the sites in an order shuffled by --seed S, the same every run, until N
+mutants compiled): it writes the mutant, rebuilds with ninja (a mutant
+that does not compile is not counted), runs the tests tests/README.md maps to the file (its section
 "## Source files and their tests": unit tests as `meson test NAME`, mount
 test files with pytest -x against the rebuilt build directory), and
-records the mutant as killed (a test failed or timed out) or survived.
+records the mutant as killed (a test failed or timed out: --timeout per
+mount test file, --unit-timeout per unit test) or survived.
 The file is restored after each mutant, and always at the end (Ctrl-C
 too); the build is then brought back up to date.
 
@@ -203,10 +204,35 @@ def describe(site):
 
 # ---------------------------------------------------------------- running
 
+def kill_tree(pid):
+    """SIGKILL pid and every process under it (meson test puts its tests
+    in process groups of their own, so a killpg would miss them)."""
+    kids = {}
+    for d in os.listdir('/proc'):
+        if d.isdigit():
+            try:
+                st = Path(f'/proc/{d}/stat').read_text()
+            except OSError:
+                continue
+            ppid = int(st[st.rindex(')') + 2:].split()[1])
+            kids.setdefault(ppid, []).append(int(d))
+    todo, tree = [pid], []
+    while todo:
+        p = todo.pop()
+        tree.append(p)
+        todo += kids.get(p, [])
+    for p in tree:
+        try:
+            os.kill(p, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
 class Runner:
     def __init__(self, args):
         self.build = Path(args.build).resolve()
         self.timeout = args.timeout
+        self.unit_timeout = args.unit_timeout
         self.verbose = args.verbose
         self.units = None
 
@@ -235,25 +261,19 @@ class Runner:
                             env))
         return out
 
-    def run_one(self, argv, env):
+    def run_one(self, argv, env, timeout):
         """'pass', 'fail' or 'timeout'."""
         p = subprocess.Popen(argv, cwd=REPO, env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                              start_new_session=True)
         try:
-            out, _ = p.communicate(timeout=self.timeout)
+            out, _ = p.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
-            try:
-                os.killpg(p.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+            kill_tree(p.pid)
             p.communicate()
             return 'timeout', b''
         except BaseException:
-            try:
-                os.killpg(p.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+            kill_tree(p.pid)
             p.wait()
             raise
         return ('pass' if p.returncode == 0 else 'fail'), out
@@ -261,7 +281,8 @@ class Runner:
     def run_tests(self, tests):
         """None when every test passed, else what failed."""
         for label, argv, env in self.commands(tests):
-            got, out = self.run_one(argv, env)
+            got, out = self.run_one(argv, env, self.unit_timeout
+                                    if label.endswith('.c') else self.timeout)
             if got != 'pass':
                 if self.verbose:
                     sys.stdout.write(out.decode(errors='replace')[-1500:])
@@ -271,19 +292,23 @@ class Runner:
 
 def mutate_file(runner, path, tests, sample, seed):
     """[(site, result)] where result is 'killed by X', 'survived' or
-    'does not compile'."""
+    'does not compile'. With sample, sites are taken in an order shuffled
+    by seed until sample mutants compiled (or the sites ran out)."""
     src = path.read_text()
     all_sites = sites(src)
-    chosen = all_sites
-    if sample and len(all_sites) > sample:
-        chosen = sorted(random.Random(f'{seed}:{path.name}').sample(
-            all_sites, sample), key=lambda s: (s[1], s[5]))
+    order = list(all_sites)
+    if sample:
+        random.Random(f'{seed}:{path.name}').shuffle(order)
     rel = path.relative_to(REPO)
-    print(f'{rel}: {len(all_sites)} sites, {len(chosen)} mutants; tests: '
+    print(f'{rel}: {len(all_sites)} sites; '
+          f'{f"a sample of {sample}" if sample else "all of them"}; tests: '
           f'{" ".join(tests)}', flush=True)
     results = []
+    compiled = 0
     try:
-        for site in chosen:
+        for site in order:
+            if sample and compiled >= sample:
+                break
             no, start, end, old, new, kind = site
             path.write_text(src[:start] + new + src[end:])
             t0 = time.monotonic()
@@ -291,6 +316,7 @@ def mutate_file(runner, path, tests, sample, seed):
             if not ok:
                 res = 'does not compile'
             else:
+                compiled += 1
                 failed = runner.run_tests(tests)
                 res = f'killed by {failed}' if failed else 'survived'
             print(f'  {rel}:{no}: {describe(site)}: {res} '
@@ -310,6 +336,8 @@ def main():
     ap.add_argument('--build', default=str(REPO / 'build'))
     ap.add_argument('--timeout', type=int, default=120,
                     help='seconds per test file (a timeout kills)')
+    ap.add_argument('--unit-timeout', type=int, default=30,
+                    help='seconds per unit test (a timeout kills)')
     ap.add_argument('--readme', default=str(REPO / 'tests' / 'README.md'))
     ap.add_argument('--list', action='store_true',
                     help='only list the sites')
@@ -318,8 +346,13 @@ def main():
     ap.add_argument('-v', '--verbose', action='store_true')
     args = ap.parse_args()
 
-    signal.signal(signal.SIGTERM, lambda *a: (_ for _ in ()).throw(
-        KeyboardInterrupt()))
+    def interrupted(*_):
+        raise KeyboardInterrupt()
+    # Ctrl-C, and kill or a shell that runs it in the background (where
+    # SIGINT is ignored): the file is restored either way
+    signal.signal(signal.SIGTERM, interrupted)
+    signal.signal(signal.SIGINT, interrupted)
+    signal.signal(signal.SIGHUP, interrupted)
     mapping = test_map(Path(args.readme))
     paths = []
     for f in args.files:
