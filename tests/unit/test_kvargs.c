@@ -202,6 +202,45 @@ static void test_help_prompt(void **state)
 	cJSON_Delete(p);
 }
 
+/* cJSON's allocations fail from the fail_at-th on (0: none fails). */
+static unsigned long allocs, fail_at;
+
+static void *failing_malloc(size_t n)
+{
+	return fail_at && ++allocs >= fail_at ? NULL : malloc(n);
+}
+
+/* Memory short at any point: kvargs_parse fails with -ENOMEM (not a
+ * refusal of the user's lines, -EINVAL, which names a line) and no why;
+ * or it succeeds with the whole object. */
+static void test_out_of_memory(void **state)
+{
+	static const char text[] = "s=x\nt=a b\ns=y\n";
+	cJSON_Hooks hooks = {failing_malloc, free};
+	char *out, *why;
+	int rc, done = 0;
+
+	cJSON_InitHooks(&hooks);
+	for (fail_at = 1; fail_at < 200 && !done; fail_at++) {
+		allocs = 0;
+		out = why = NULL;
+		rc = kvargs_parse(text, strlen(text), NULL, &out, &why);
+		if (rc == 0) {
+			assert_string_equal(out, "{\"s\":\"y\",\"t\":\"a b\"}");
+			done = allocs < fail_at; /* nothing failed: all tried */
+			cJSON_free(out);
+			continue;
+		}
+		if (rc != -ENOMEM)
+			fail_msg("allocation %lu failing: %d, not -ENOMEM",
+				 fail_at, rc);
+		assert_null(out);
+		assert_null(why);
+	}
+	cJSON_InitHooks(NULL);
+	assert_true(done);
+}
+
 /* The output of one shell line run by bash (malloc'd). */
 static char *bash_output(const char *line)
 {
@@ -283,6 +322,7 @@ int main(void)
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_nul),
+		cmocka_unit_test(test_out_of_memory),
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_help_prompt),
 		cmocka_unit_test(test_help_lines_run_in_bash),
