@@ -241,6 +241,48 @@ static void test_out_of_memory(void **state)
 	assert_true(done);
 }
 
+/* cJSON's allocations still live. */
+static long live;
+
+static void *counted_malloc(size_t n)
+{
+	live++;
+	return malloc(n);
+}
+
+static void counted_free(void *p)
+{
+	live -= p != NULL;
+	free(p);
+}
+
+/* kvargs_parse leaves none of cJSON's memory behind, whatever the lines
+ * (accepted or refused, typed, JSON or strings), once out is freed. */
+static void test_no_leak(void **state)
+{
+	static const char *const texts[] = {
+		"n=5\nx=0.5\nb=true\na=[1]\no={}\ns=z\nv:=[1,{\"k\":2}]\n",
+		"s=1\ns=2", "x=true", "n=1.5", "a={}", "o=[1]", "b=yes",
+		"v:={", "v:=1 2", "hello", "u=3\nother=x",
+	};
+	cJSON_Hooks hooks = {counted_malloc, counted_free};
+	cJSON *schema = cJSON_Parse(schema_text);
+	char *out, *why;
+	size_t i;
+
+	cJSON_InitHooks(&hooks);
+	for (i = 0; i < sizeof texts / sizeof *texts; i++) {
+		live = 0;
+		kvargs_parse(texts[i], strlen(texts[i]), schema, &out, &why);
+		cJSON_free(out);
+		free(why);
+		if (live)
+			fail_msg("%s: %ld allocation(s) left", texts[i], live);
+	}
+	cJSON_InitHooks(NULL);
+	cJSON_Delete(schema);
+}
+
 /* The output of one shell line run by bash (malloc'd). */
 static char *bash_output(const char *line)
 {
@@ -323,6 +365,7 @@ int main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_nul),
 		cmocka_unit_test(test_out_of_memory),
+		cmocka_unit_test(test_no_leak),
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_help_prompt),
 		cmocka_unit_test(test_help_lines_run_in_bash),
