@@ -76,14 +76,20 @@ def test_map(readme):
 
 
 def unit_names(build):
-    """{executable basename: meson test name} of the configured build."""
+    """{executable basename: (meson test name, its ninja target)} of the
+    configured build."""
     try:
         r = subprocess.run(['meson', 'introspect', str(build), '--tests'],
                            capture_output=True, text=True, timeout=60)
         tests = json.loads(r.stdout)
     except (OSError, ValueError, subprocess.TimeoutExpired):
         return {}
-    return {Path(t['cmd'][0]).name: t['name'] for t in tests if t['cmd']}
+    out = {}
+    for t in tests:
+        if t['cmd'] and Path(t['cmd'][0]).is_relative_to(build):
+            exe = Path(t['cmd'][0])
+            out[exe.name] = (t['name'], str(exe.relative_to(build)))
+    return out
 
 
 # ---------------------------------------------------------------- sites
@@ -236,8 +242,20 @@ class Runner:
         self.verbose = args.verbose
         self.units = None
 
-    def ninja(self):
-        r = subprocess.run(['ninja', '-C', str(self.build)],
+    def targets(self, tests):
+        """What to rebuild for tests: only the unit test executables when
+        no mount test is mapped (a mutant of lib/ relinks everything
+        else for nothing), else the whole build."""
+        if self.units is None:
+            self.units = unit_names(self.build)
+        names = [Path(t).stem for t in tests]
+        if all(t.endswith('.c') for t in tests) and \
+                all(n in self.units for n in names):
+            return [self.units[n][1] for n in names]
+        return []
+
+    def ninja(self, targets=()):
+        r = subprocess.run(['ninja', '-C', str(self.build), *targets],
                            capture_output=True, text=True)
         return r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
 
@@ -252,7 +270,7 @@ class Runner:
         for t in sorted(tests, key=lambda t: not t.endswith('.c')):
             if t.endswith('.c'):
                 stem = Path(t).stem
-                name = self.units.get(stem, stem.removeprefix('test_'))
+                name = self.units.get(stem, (stem.removeprefix('test_'),))[0]
                 out.append((t, ['meson', 'test', '-C', str(self.build),
                                 '--no-rebuild', '-q', name], env))
             else:
@@ -305,6 +323,7 @@ def mutate_file(runner, path, tests, sample, seed):
           f'{" ".join(tests)}', flush=True)
     results = []
     compiled = 0
+    targets = runner.targets(tests)
     try:
         for site in order:
             if sample and compiled >= sample:
@@ -312,7 +331,7 @@ def mutate_file(runner, path, tests, sample, seed):
             no, start, end, old, new, kind = site
             path.write_text(src[:start] + new + src[end:])
             t0 = time.monotonic()
-            ok, _ = runner.ninja()
+            ok, _ = runner.ninja(targets)
             if not ok:
                 res = 'does not compile'
             else:
