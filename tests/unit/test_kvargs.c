@@ -355,6 +355,87 @@ static void test_help_lines_run_in_bash(void **state)
 	cJSON_Delete(tool);
 }
 
+/* The rest of help's contract (SPEC 12), piece by piece: a multi-line
+ * description indented, the shape of an array's items and of an object's
+ * properties (cut at 600 bytes), the output schema and every annotation,
+ * a tool without arguments, a placeholder cut to fit, a placeholder for
+ * each type; and none of cJSON's memory left behind. */
+static void test_help_details(void **state)
+{
+	char big[700], name[80], *text, *h, want[200];
+	cJSON *tool;
+	cJSON_Hooks hooks = {counted_malloc, counted_free};
+
+	memset(big, 'z', sizeof big - 1);
+	big[sizeof big - 1] = 0;
+	memset(name, 'w', 70);
+	name[70] = 0;
+	assert_true(asprintf(&text,
+		"{\"name\":\"t\",\"description\":\"one\\ntwo\","
+		"\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+		"\"l\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"
+		"\"description\":\"d1\\nd2\"},"
+		"\"m\":{\"type\":\"object\",\"properties\":{\"k\":{}}},"
+		"\"big\":{\"type\":\"object\",\"properties\":{\"%s\":{}}},"
+		"\"x\":{\"type\":\"number\"},\"y\":{\"type\":\"boolean\"},"
+		"\"%s\":{\"type\":\"string\"}},"
+		"\"required\":[\"l\",\"m\",\"x\",\"y\",\"%s\"]},"
+		"\"outputSchema\":{\"type\":\"object\"},"
+		"\"annotations\":{\"title\":\"T\",\"readOnlyHint\":false,"
+		"\"destructiveHint\":true,\"idempotentHint\":true,"
+		"\"openWorldHint\":false}}", big, name, name) > 0);
+	tool = cJSON_Parse(text);
+	free(text);
+	assert_non_null(tool);
+	live = 0;
+	cJSON_InitHooks(&hooks);
+	h = help_render(tool, 0, NULL);
+	cJSON_InitHooks(NULL);
+	assert_int_equal(live, 0); /* h is not cJSON's */
+	assert_non_null(h);
+	assert_non_null(strstr(h, "tool t: T\n\none\ntwo\n\nArguments:\n"));
+	assert_non_null(strstr(h, "  l (array, required)\n      d1\n      d2\n"
+				  "      items: {\"type\":\"string\"}\n"));
+	assert_non_null(strstr(h, "  m (object, required)\n"
+				  "      shape: {\"type\":\"object\",\"properties\":"
+				  "{\"k\":{}}}\n"));
+	assert_non_null(strstr(h, "zzzz ...\n")); /* cut at 600 bytes */
+	assert_null(strstr(h, big));
+	help_placeholder(name, want, 64);
+	assert_int_equal(strlen(want), 63);
+	assert_non_null(strstr(h, "'x=0' 'y=false'"));
+	assert_non_null(strstr(h, "'l:=[]' 'm:={}'"));
+	memset(want, 'W', 64);
+	want[64] = 0;
+	assert_null(strstr(h, want)); /* 64 W: not cut */
+	want[63] = 0;
+	assert_non_null(strstr(h, want));
+	assert_non_null(strstr(h, "(text, 0.txt, 1.png, ...).\n\n"
+				  "Output schema (result/structured.json):\n"
+				  "  {\n  \t\"type\":\t\"object\"\n  }\n\n"
+				  "Annotations: may change things, destructive, "
+				  "idempotent, closed world\n"));
+	assert_string_equal(h + strlen(h) - 13, "closed world\n");
+	free(h);
+	cJSON_Delete(tool);
+	/* an entry without a name has no help, and leaves nothing behind */
+	tool = cJSON_Parse("{\"title\":\"x\"}");
+	live = 0;
+	cJSON_InitHooks(&hooks);
+	assert_null(help_render(tool, 0, NULL));
+	cJSON_InitHooks(NULL);
+	assert_int_equal(live, 0);
+	cJSON_Delete(tool);
+	/* no argument at all: the lines still run */
+	tool = cJSON_Parse("{\"name\":\"nop\",\"inputSchema\":{}}");
+	h = help_render(tool, 0, "nop2");
+	assert_non_null(strstr(h, "tool nop\n\nArguments: none\n\n"));
+	assert_non_null(strstr(h, "  : > tools/nop2; cat tools/nop2\n"
+				  "  echo '{}' > tools/nop2; cat tools/nop2\n"));
+	free(h);
+	cJSON_Delete(tool);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -369,6 +450,7 @@ int main(void)
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_help_prompt),
 		cmocka_unit_test(test_help_lines_run_in_bash),
+		cmocka_unit_test(test_help_details),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
