@@ -202,20 +202,20 @@ static void test_help_prompt(void **state)
 	cJSON_Delete(p);
 }
 
-/* cJSON's allocations fail from the fail_at-th on (0: none fails). */
+/* cJSON's fail_at-th allocation fails (0: none does). */
 static unsigned long allocs, fail_at;
 
 static void *failing_malloc(size_t n)
 {
-	return fail_at && ++allocs >= fail_at ? NULL : malloc(n);
+	return fail_at && ++allocs == fail_at ? NULL : malloc(n);
 }
 
-/* Memory short at any point: kvargs_parse fails with -ENOMEM (not a
- * refusal of the user's lines, -EINVAL, which names a line) and no why;
- * or it succeeds with the whole object. */
+/* One allocation failing, at any point: kvargs_parse fails with -ENOMEM
+ * (not a refusal of the user's lines, -EINVAL, which names a line) and no
+ * why; or it succeeds with the whole object, never a part of it. */
 static void test_out_of_memory(void **state)
 {
-	static const char text[] = "s=x\nt=a b\ns=y\n";
+	static const char text[] = "s=y\nt=a b\n";
 	cJSON_Hooks hooks = {failing_malloc, free};
 	char *out, *why;
 	int rc, done = 0;
@@ -378,8 +378,11 @@ static void test_help_details(void **state)
 		"\"m\":{\"type\":\"object\",\"properties\":{\"k\":{}}},"
 		"\"big\":{\"type\":\"object\",\"properties\":{\"%s\":{}}},"
 		"\"x\":{\"type\":\"number\"},\"y\":{\"type\":\"boolean\"},"
+		"\"e\":{\"type\":\"string\",\"enum\":[]},"
+		"\"both\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"},"
+		"\"properties\":{\"p\":{}}},"
 		"\"%s\":{\"type\":\"string\"}},"
-		"\"required\":[\"l\",\"m\",\"x\",\"y\",\"%s\"]},"
+		"\"required\":[\"l\",\"m\",\"x\",\"y\",\"e\",\"%s\"]},"
 		"\"outputSchema\":{\"type\":\"object\"},"
 		"\"annotations\":{\"title\":\"T\",\"readOnlyHint\":false,"
 		"\"destructiveHint\":true,\"idempotentHint\":true,"
@@ -403,7 +406,10 @@ static void test_help_details(void **state)
 	assert_null(strstr(h, big));
 	help_placeholder(name, want, 64);
 	assert_int_equal(strlen(want), 63);
-	assert_non_null(strstr(h, "'x=0' 'y=false'"));
+	assert_non_null(strstr(h, "'x=0' 'y=false' 'e=E'")); /* enum [] */
+	/* items win over properties */
+	assert_non_null(strstr(h, "  both (array, optional)\n"
+				  "      items: {\"type\":\"integer\"}\n"));
 	assert_non_null(strstr(h, "'l:=[]' 'm:={}'"));
 	memset(want, 'W', 64);
 	want[64] = 0;
