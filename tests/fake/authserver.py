@@ -104,6 +104,7 @@ Options:
                           server that is not on loopback)
   --token-value T         the access token issued is T as given (CR, LF,
                           spaces...: a server injecting headers)
+  --refresh-value T       the refresh token issued is T as given
   --expires-in-json J     expires_in is the JSON number J as given (1e308,
                           -5, 0.5)
 """
@@ -453,7 +454,7 @@ class Handler(mcp_http.Handler):
                           'resource': resource, 'expires': exp,
                           'issued': time.time(), 'grant': grant}
             if refresh and not A.no_refresh:
-                rt = secrets.token_urlsafe(32)
+                rt = A.refresh_value or secrets.token_urlsafe(32)
                 REFRESH[rt] = {'client_id': cid, 'scopes': list(scopes),
                                'resource': resource, 'used': False}
                 res['refresh_token'] = rt
@@ -650,6 +651,7 @@ def main(argv=None):
     ap.add_argument('--resource-metadata')
     ap.add_argument('--public-host')
     ap.add_argument('--token-value')
+    ap.add_argument('--refresh-value')
     ap.add_argument('--expires-in-json')
     A = ap.parse_args(argv)
     if A.issuer_path and not A.issuer_path.startswith('/'):

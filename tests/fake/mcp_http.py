@@ -142,7 +142,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 PROTOCOLS = ('2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05')
 TOOLS = ('echo', 'sse_echo', 'sse_drop_resume', 'sse_drop_noid', 'drop',
          'http500', 'rpc_error_500', 'expire', 'sleep', 'big', 'ask',
-         'ask_roots', 'notify', 'end_get', 'not_json', 'batch')
+         'ask_roots', 'notify', 'end_get', 'not_json', 'batch', 'embed')
 SERVER_INFO = {'name': 'mcp-http-fake', 'version': '1.0.0'}
 
 OPTS = None
@@ -624,6 +624,13 @@ class Handler(BaseHTTPRequestHandler):
         body = b'[' + note + b', ' + \
             json.dumps(reply(rid, text_result('batched'))).encode() + b']'
         self.send_body(200, body, 'application/json')
+
+    def tool_embed(self, sess, rid, args, params):
+        res = {'uri': args.get('uri', 'fake://embedded'),
+               'mimeType': args.get('mimeType', 'text/plain'),
+               'text': args.get('text', '')}
+        self.send_json(200, reply(rid, {'content': [
+            {'type': 'resource', 'resource': res}]}))
 
     def tool_not_json(self, sess, rid, args, params):
         self.send_body(200, b'<html>oops: not json</html>',

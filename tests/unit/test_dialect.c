@@ -214,6 +214,30 @@ static void test_gemini(void **state)
 	mcp_config_free(c);
 }
 
+/* Gemini's mcp.allowed: only the servers it names are run; mcp.excluded
+ * wins over it; each one left out is named in a warning. */
+static void test_gemini_allowed(void **state)
+{
+	struct mcp_config *c;
+
+	c = parse("/h/.gemini/settings.json",
+		  "{\"mcpServers\": {\"a\": {\"command\": \"a\"},"
+		  " \"b\": {\"command\": \"b\"}, \"c\": {\"command\": \"c\"}},"
+		  " \"mcp\": {\"allowed\": [\"a\", \"c\"], \"excluded\": [\"c\"]}}");
+	assert_int_equal(count(c), 1);
+	assert_string_equal(c->servers->name, "a");
+	assert_true(warned(c, "server b", "mcp.allowed"));
+	assert_true(warned(c, "server c", "mcp.allowed"));
+	assert_false(warned(c, "server a", "mcp.allowed"));
+	mcp_config_free(c);
+	/* an empty allowed list runs none of them */
+	c = parse("/h/.gemini/settings.json",
+		  "{\"mcpServers\": {\"a\": {\"command\": \"a\"}},"
+		  " \"mcp\": {\"allowed\": []}}");
+	assert_int_equal(count(c), 0);
+	mcp_config_free(c);
+}
+
 static void test_goose(void **state)
 {
 	struct mcp_config *c;
@@ -321,6 +345,7 @@ int main(void)
 		cmocka_unit_test(test_opencode),
 		cmocka_unit_test(test_zed),
 		cmocka_unit_test(test_gemini),
+		cmocka_unit_test(test_gemini_allowed),
 		cmocka_unit_test(test_goose),
 		cmocka_unit_test(test_windsurf_cline),
 		cmocka_unit_test(test_vscode_user_settings),

@@ -12,7 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -116,6 +118,15 @@ static void test_refused(void **state)
 	bad("n=1.5", "line 1: n=1.5: n is an integer");
 	bad("n=01", "line 1: n=01: n is an integer");
 	bad("x=1e", "line 1: x=1e: x is a number");
+	/* a number is a JSON number, not any JSON value */
+	bad("x=true", "line 1: x=true: x is a number");
+	bad("x=null", "line 1: x=null: x is a number");
+	bad("x=\"1\"", "line 1: x=\"1\": x is a number");
+	bad("x=[1]", "line 1: x=[1]: x is a number");
+	bad("x={}", "line 1: x={}: x is a number");
+	bad("n=true", "line 1: n=true: n is an integer");
+	bad("a=1", "line 1: a=1: a is an array (as JSON)");
+	bad("o=\"s\"", "line 1: o=\"s\": o is an object (as JSON)");
 	bad("\n\nb=yes", "line 3: b=yes: b is a boolean (true or false)");
 	bad("a={}", "line 1: a={}: a is an array (as JSON)");
 	bad("o=[1]", "line 1: o=[1]: o is an object (as JSON)");
@@ -265,6 +276,247 @@ static void test_help_prompt(void **state)
 	cJSON_Delete(p);
 }
 
+/* cJSON's fail_at-th allocation fails (0: none does). */
+static unsigned long allocs, fail_at;
+
+static void *failing_malloc(size_t n)
+{
+	return fail_at && ++allocs == fail_at ? NULL : malloc(n);
+}
+
+/* One allocation failing, at any point: kvargs_parse fails with -ENOMEM
+ * (not a refusal of the user's lines, -EINVAL, which names a line) and no
+ * why; or it succeeds with the whole object, never a part of it. */
+static void test_out_of_memory(void **state)
+{
+	static const char text[] = "s=y\nt=a b\n";
+	cJSON_Hooks hooks = {failing_malloc, free};
+	char *out, *why;
+	int rc, done = 0;
+
+	cJSON_InitHooks(&hooks);
+	for (fail_at = 1; fail_at < 200 && !done; fail_at++) {
+		allocs = 0;
+		out = why = NULL;
+		rc = kvargs_parse(text, strlen(text), NULL, &out, &why);
+		if (rc == 0) {
+			assert_string_equal(out, "{\"s\":\"y\",\"t\":\"a b\"}");
+			done = allocs < fail_at; /* nothing failed: all tried */
+			cJSON_free(out);
+			continue;
+		}
+		if (rc != -ENOMEM)
+			fail_msg("allocation %lu failing: %d, not -ENOMEM",
+				 fail_at, rc);
+		assert_null(out);
+		assert_null(why);
+	}
+	cJSON_InitHooks(NULL);
+	assert_true(done);
+}
+
+/* cJSON's allocations still live. */
+static long live;
+
+static void *counted_malloc(size_t n)
+{
+	live++;
+	return malloc(n);
+}
+
+static void counted_free(void *p)
+{
+	live -= p != NULL;
+	free(p);
+}
+
+/* kvargs_parse leaves none of cJSON's memory behind, whatever the lines
+ * (accepted or refused, typed, JSON or strings), once out is freed. */
+static void test_no_leak(void **state)
+{
+	static const char *const texts[] = {
+		"n=5\nx=0.5\nb=true\na=[1]\no={}\ns=z\nv:=[1,{\"k\":2}]\n",
+		"s=1\ns=2", "x=true", "n=1.5", "a={}", "o=[1]", "b=yes",
+		"v:={", "v:=1 2", "hello", "u=3\nother=x",
+	};
+	cJSON_Hooks hooks = {counted_malloc, counted_free};
+	cJSON *schema = cJSON_Parse(schema_text);
+	char *out, *why;
+	size_t i;
+
+	cJSON_InitHooks(&hooks);
+	for (i = 0; i < sizeof texts / sizeof *texts; i++) {
+		live = 0;
+		kvargs_parse(texts[i], strlen(texts[i]), schema, &out, &why);
+		cJSON_free(out);
+		free(why);
+		if (live)
+			fail_msg("%s: %ld allocation(s) left", texts[i], live);
+	}
+	cJSON_InitHooks(NULL);
+	cJSON_Delete(schema);
+}
+
+/* The output of one shell line run by bash (malloc'd). */
+static char *bash_output(const char *line)
+{
+	char path[] = "/tmp/test_kvargs_XXXXXX", cmd[64], *out;
+	size_t n = 0;
+	int fd = mkstemp(path);
+	FILE *f;
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, line, strlen(line)), (ssize_t)strlen(line));
+	close(fd);
+	snprintf(cmd, sizeof cmd, "bash %s", path);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	out = calloc(1, 4096);
+	n = fread(out, 1, 4095, f);
+	out[n] = 0;
+	assert_int_equal(pclose(f), 0);
+	unlink(path);
+	return out;
+}
+
+/* The ready-to-run line of help that starts with start, without its
+ * redirect to file (malloc'd). */
+static char *run_line(const char *h, const char *start, const char *file)
+{
+	char tail[128], *l = strstr(h, start), *e;
+
+	assert_non_null(l);
+	snprintf(tail, sizeof tail, " > %s; cat %s\n", file, file);
+	e = strstr(l, tail);
+	assert_non_null(e);
+	return strndup(l, (size_t)(e - l));
+}
+
+/* The help's lines run in bash as printed, whatever the values hold: a
+ * quote, a dollar, a backquote, a backslash (SPEC 12). What the
+ * NAME=VALUE line writes, parsed back, is what the JSON line writes. */
+static void test_help_lines_run_in_bash(void **state)
+{
+	cJSON *tool = cJSON_Parse(
+		"{\"name\":\"say\",\"inputSchema\":{\"type\":\"object\","
+		"\"properties\":{"
+		"\"q\":{\"type\":\"string\",\"default\":"
+		"\"it's 'x' $HOME `id` \\\\ \\\"\"},"
+		"\"n\":{\"type\":\"integer\",\"default\":2}},"
+		"\"required\":[\"q\",\"n\"]}}");
+	cJSON *schema = cJSON_GetObjectItemCaseSensitive(tool, "inputSchema");
+	char *h = help_render(tool, 0, NULL), *kv, *json, *kv_out, *json_out;
+	char *obj = NULL, *why = NULL;
+
+	assert_non_null(h);
+	/* both lines are printf '%s\n' ... (dash's echo reads escapes) */
+	kv = run_line(h, "  printf '%s\\n' 'q=", "tools/say");
+	json = run_line(h, "  printf '%s\\n' '{", "tools/say");
+	kv_out = bash_output(kv);
+	json_out = bash_output(json);
+	assert_string_equal(kv_out, "q=it's 'x' $HOME `id` \\ \"\nn=2\n");
+	assert_string_equal(json_out,
+			    "{\"q\":\"it's 'x' $HOME `id` \\\\ \\\"\",\"n\":2}\n");
+	assert_int_equal(kvargs_parse(kv_out, strlen(kv_out), schema, &obj,
+				      &why), 0);
+	json_out[strlen(json_out) - 1] = 0;
+	assert_string_equal(obj, json_out);
+	cJSON_free(obj);
+	free(kv_out);
+	free(json_out);
+	free(kv);
+	free(json);
+	free(h);
+	cJSON_Delete(tool);
+}
+
+/* The rest of help's contract (SPEC 12), piece by piece: a multi-line
+ * description indented, the shape of an array's items and of an object's
+ * properties (cut at 600 bytes), the output schema and every annotation,
+ * a tool without arguments, a placeholder cut to fit, a placeholder for
+ * each type; and none of cJSON's memory left behind. */
+static void test_help_details(void **state)
+{
+	char big[700], name[80], *text, *h, want[200];
+	cJSON *tool;
+	cJSON_Hooks hooks = {counted_malloc, counted_free};
+
+	memset(big, 'z', sizeof big - 1);
+	big[sizeof big - 1] = 0;
+	memset(name, 'w', 70);
+	name[70] = 0;
+	assert_true(asprintf(&text,
+		"{\"name\":\"t\",\"description\":\"one\\ntwo\","
+		"\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+		"\"l\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"
+		"\"description\":\"d1\\nd2\"},"
+		"\"m\":{\"type\":\"object\",\"properties\":{\"k\":{}}},"
+		"\"big\":{\"type\":\"object\",\"properties\":{\"%s\":{}}},"
+		"\"x\":{\"type\":\"number\"},\"y\":{\"type\":\"boolean\"},"
+		"\"e\":{\"type\":\"string\",\"enum\":[]},"
+		"\"both\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"},"
+		"\"properties\":{\"p\":{}}},"
+		"\"%s\":{\"type\":\"string\"}},"
+		"\"required\":[\"l\",\"m\",\"x\",\"y\",\"e\",\"%s\"]},"
+		"\"outputSchema\":{\"type\":\"object\"},"
+		"\"annotations\":{\"title\":\"T\",\"readOnlyHint\":false,"
+		"\"destructiveHint\":true,\"idempotentHint\":true,"
+		"\"openWorldHint\":false}}", big, name, name) > 0);
+	tool = cJSON_Parse(text);
+	free(text);
+	assert_non_null(tool);
+	live = 0;
+	cJSON_InitHooks(&hooks);
+	h = help_render(tool, 0, NULL);
+	cJSON_InitHooks(NULL);
+	assert_int_equal(live, 0); /* h is not cJSON's */
+	assert_non_null(h);
+	assert_non_null(strstr(h, "tool t: T\n\none\ntwo\n\nArguments:\n"));
+	assert_non_null(strstr(h, "  l (array, required)\n      d1\n      d2\n"
+				  "      items: {\"type\":\"string\"}\n"));
+	assert_non_null(strstr(h, "  m (object, required)\n"
+				  "      shape: {\"type\":\"object\",\"properties\":"
+				  "{\"k\":{}}}\n"));
+	assert_non_null(strstr(h, "zzzz ...\n")); /* cut at 600 bytes */
+	assert_null(strstr(h, big));
+	help_placeholder(name, want, 64);
+	assert_int_equal(strlen(want), 63);
+	assert_non_null(strstr(h, "'x=0' 'y=false' 'e=E'")); /* enum [] */
+	/* items win over properties */
+	assert_non_null(strstr(h, "  both (array, optional)\n"
+				  "      items: {\"type\":\"integer\"}\n"));
+	assert_non_null(strstr(h, "'l:=[]' 'm:={}'"));
+	memset(want, 'W', 64);
+	want[64] = 0;
+	assert_null(strstr(h, want)); /* 64 W: not cut */
+	want[63] = 0;
+	assert_non_null(strstr(h, want));
+	assert_non_null(strstr(h, "(text, 0.txt, 1.png, ...).\n\n"
+				  "Output schema (result/structured.json):\n"
+				  "  {\n  \t\"type\":\t\"object\"\n  }\n\n"
+				  "Annotations: may change things, destructive, "
+				  "idempotent, closed world\n"));
+	assert_string_equal(h + strlen(h) - 13, "closed world\n");
+	free(h);
+	cJSON_Delete(tool);
+	/* an entry without a name has no help, and leaves nothing behind */
+	tool = cJSON_Parse("{\"title\":\"x\"}");
+	live = 0;
+	cJSON_InitHooks(&hooks);
+	assert_null(help_render(tool, 0, NULL));
+	cJSON_InitHooks(NULL);
+	assert_int_equal(live, 0);
+	cJSON_Delete(tool);
+	/* no argument at all: the lines still run */
+	tool = cJSON_Parse("{\"name\":\"nop\",\"inputSchema\":{}}");
+	h = help_render(tool, 0, "nop2");
+	assert_non_null(strstr(h, "tool nop\n\nArguments: none\n\n"));
+	assert_non_null(strstr(h, "  : > tools/nop2; cat tools/nop2\n"
+				  "  echo '{}' > tools/nop2; cat tools/nop2\n"));
+	free(h);
+	cJSON_Delete(tool);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -276,8 +528,12 @@ int main(void)
 		cmocka_unit_test(test_nul),
 		cmocka_unit_test(test_bounds_and_enum),
 		cmocka_unit_test(test_check_numbers_on),
+		cmocka_unit_test(test_out_of_memory),
+		cmocka_unit_test(test_no_leak),
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_help_prompt),
+		cmocka_unit_test(test_help_lines_run_in_bash),
+		cmocka_unit_test(test_help_details),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

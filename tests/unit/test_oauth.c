@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include <cjson/cJSON.h>
 #include <cmocka.h>
@@ -26,6 +28,7 @@
 #include "config.h"
 #include "oauth.h"
 #include "oauthcrypto.h"
+#include "oauthnet.h"
 #include "oauthutil.h"
 #include "sessions.h"
 
@@ -541,6 +544,49 @@ static void test_expiry_clamp(void **state)
 	assert_true(oauth_clamp_expiry(3600) == 3600);
 }
 
+/* The class of an address literal (v4 or v6) for the SSRF guard. */
+static int net_class_of(const char *ip)
+{
+	struct sockaddr_in6 s6 = {.sin6_family = AF_INET6};
+	struct sockaddr_in s4 = {.sin_family = AF_INET};
+
+	if (inet_pton(AF_INET, ip, &s4.sin_addr) == 1)
+		return oauth_net_class((struct sockaddr *)&s4);
+	assert_int_equal(inet_pton(AF_INET6, ip, &s6.sin6_addr), 1);
+	return oauth_net_class((struct sockaddr *)&s6);
+}
+
+/* SPEC 8: loopback and private addresses are caught in every spelling a
+ * resolver or a URL may give them, the IPv4 ones mapped into IPv6 too. */
+static void test_net_class(void **state)
+{
+	static const char *const loopback[] = {
+		"127.0.0.1", "127.1.2.3", "0.0.0.0", "::1", "::",
+		"::ffff:127.0.0.1", "::ffff:7f00:1", "::ffff:0.0.0.0",
+	};
+	static const char *const private[] = {
+		"10.0.0.1", "172.16.0.1", "172.31.255.255", "192.168.1.1",
+		"169.254.169.254", "100.64.0.1", "192.0.2.2", "224.0.0.1",
+		"fe80::1", "fc00::1", "fd00::2", "::ffff:10.0.0.1",
+		"::ffff:192.168.0.1", "::ffff:169.254.169.254",
+	};
+	static const char *const public[] = {
+		"8.8.8.8", "172.32.0.1", "1.1.1.1", "2001:4860:4860::8888",
+		"::ffff:8.8.8.8",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof loopback / sizeof *loopback; i++)
+		if (net_class_of(loopback[i]) != NET_LOOPBACK)
+			fail_msg("%s is not classed loopback", loopback[i]);
+	for (i = 0; i < sizeof private / sizeof *private; i++)
+		if (net_class_of(private[i]) != NET_PRIVATE)
+			fail_msg("%s is not classed private", private[i]);
+	for (i = 0; i < sizeof public / sizeof *public; i++)
+		if (net_class_of(public[i]) != NET_PUBLIC)
+			fail_msg("%s is not classed public", public[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -559,6 +605,7 @@ int main(void)
 		cmocka_unit_test(test_config_file),
 		cmocka_unit_test(test_token_chars),
 		cmocka_unit_test(test_expiry_clamp),
+		cmocka_unit_test(test_net_class),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
