@@ -6,12 +6,12 @@
 # while the fuzzers (tests/fuzz/run.sh, in a loop), one busy loop per CPU
 # and a fork storm run beside them. Every failure is printed as
 #     run R build B: FAILED|ERROR TEST-ID
-# and the run's pytest output is kept in build/stress/R-B.log. Ends with
+# and the run's pytest output is kept in build-stress/R-B.log. Ends with
 # "stress: F failures in N runs" and exits 1 if F > 0.
 #
 # Environment: STRESS_LOAD=0 (no CPU, fork or fuzzer load), STRESS_ASAN=0
 # (the plain build alone), PYTEST_ARGS (added to each pytest, e.g. -x).
-# It runs copies of the binaries (build/stress/bin-*), so rebuilding
+# It runs copies of the builds (build-stress/bin-*), so rebuilding
 # during a run is harmless. Never run all files at once on a shared
 # machine: on 2 cores a loaded full run takes hours.
 set -u
@@ -23,7 +23,7 @@ if [ "${1:-}" = -n ]; then
 fi
 case $n in ''|*[!0-9]*) echo "usage: $0 [-n N] [FILE...]" >&2; exit 2 ;; esac
 [ $# -eq 0 ] && set -- tests/mount/test_*.py
-out=build/stress
+out=build-stress
 rm -rf "$out"
 mkdir -p "$out"
 
