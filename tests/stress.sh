@@ -9,7 +9,8 @@
 # and the run's pytest output is kept in build-stress/R-B.log. Ends with
 # "stress: F failures in N runs" and exits 1 if F > 0.
 #
-# Environment: STRESS_LOAD=0 (no CPU, fork or fuzzer load), STRESS_ASAN=0
+# Environment: PYTHON (one with pytest; default python3, else
+# /usr/bin/python3), STRESS_LOAD=0 (no CPU, fork or fuzzer load), STRESS_ASAN=0
 # (the plain build alone), PYTEST_ARGS (added to each pytest, e.g. -x).
 # It runs copies of the builds (build-stress/bin-*), so rebuilding
 # during a run is harmless. Never run all files at once on a shared
@@ -23,6 +24,8 @@ if [ "${1:-}" = -n ]; then
 fi
 case $n in ''|*[!0-9]*) echo "usage: $0 [-n N] [FILE...]" >&2; exit 2 ;; esac
 [ $# -eq 0 ] && set -- tests/mount/test_*.py
+py=${PYTHON:-python3}
+"$py" -c 'import pytest' 2>/dev/null || py=/usr/bin/python3
 out=build-stress
 rm -rf "$out"
 mkdir -p "$out"
@@ -74,9 +77,10 @@ while [ "$r" -le "$n" ]; do
 				export ASAN_OPTIONS UBSAN_OPTIONS
 			fi
 			# shellcheck disable=SC2086 # PYTEST_ARGS is word-split
-			MCPFS_BUILD=$PWD/$out/bin-$b python3 -m pytest -q -rfE \
+			MCPFS_BUILD=$PWD/$out/bin-$b "$py" -m pytest -q -rfE \
 				-p no:cacheprovider ${PYTEST_ARGS:-} "$@" \
 				> "$out/$r-$b.log" 2>&1
+			echo $? > "$out/$r-$b.rc"
 		) &
 		runs="$runs $!"
 	done
@@ -86,6 +90,12 @@ while [ "$r" -le "$n" ]; do
 	for b in $builds; do
 		grep -E '^(FAILED|ERROR) ' "$out/$r-$b.log" |
 			sed "s/^/run $r build $b: /" > "$out/$r-$b.fail"
+		# pytest failed with no test named: count the run itself
+		if [ "$(cat "$out/$r-$b.rc")" != 0 ] &&
+		   [ ! -s "$out/$r-$b.fail" ]; then
+			echo "run $r build $b: pytest exit $(cat "$out/$r-$b.rc")" \
+				> "$out/$r-$b.fail"
+		fi
 		cat "$out/$r-$b.fail"
 		k=$(wc -l < "$out/$r-$b.fail")
 		fails=$((fails + k))

@@ -28,7 +28,9 @@ if [ $# -eq 0 ]; then
 		tests/mount/test_tree.py tests/mount/test_auth_hardening.py \
 		tests/mount/test_http.py
 fi
-MCPFS_BUILD=$PWD/$b python3 -m pytest -q -p no:cacheprovider "$@" || rc=1
+py=${PYTHON:-python3}
+"$py" -c 'import pytest' 2>/dev/null || py=/usr/bin/python3
+MCPFS_BUILD=$PWD/$b "$py" -m pytest -q -p no:cacheprovider "$@" || rc=1
 n=$(find "$b/tsan" -type f | wc -l)
 if [ "$n" -gt 0 ]; then
 	echo "tsan: $n report file(s):"
