@@ -218,7 +218,13 @@ static void serve(struct callfile *cf, const struct parked *p)
 	fuse_reply_buf(p->req, b->data + at, n);
 }
 
-/* A long reply still arriving: the bytes of it not read yet. 0 if none. */
+/* A long reply still arriving: the bytes of it not read yet. 0 if none.
+ * Never as many as the request asks (one byte short): the kernel splits a
+ * read() of a direct-I/O file into requests of at most 1 MiB and goes on
+ * to the next one only after a full one, and when a later request of the
+ * same read() fails it returns the earlier bytes and drops the error. A
+ * short answer ends the read(), so the EIO of a stream that turns out to
+ * be no reply (serve) always comes first in its read() and is seen. */
 static int serve_partial(struct callfile *cf, const struct parked *p)
 {
 	struct rep *h = &cf->reps[0];
@@ -230,7 +236,9 @@ static int serve_partial(struct callfile *cf, const struct parked *p)
 	avail = mcp_call_partial(h->call, &d);
 	if (avail <= h->pos)
 		return 0;
-	n = avail - h->pos < p->size ? avail - h->pos : p->size;
+	n = avail - h->pos;
+	if (n >= p->size)
+		n = p->size > 1 ? p->size - 1 : p->size;
 	fuse_reply_buf(p->req, d + h->pos, n);
 	h->pos += n;
 	h->streamed = 1;

@@ -15,10 +15,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,7 +28,8 @@
 #include "gbuf.h"
 #include "writers.h"
 
-
+/* The mounted session (the loop thread's alone: NULL before the mount and
+ * from the shutdown on). */
 static struct fuse_session *fse;
 
 /* The kind named name in a directory whose entries have flag (KF_SERVER
@@ -631,6 +634,18 @@ const struct fuse_lowlevel_ops mcpfs_ops = {
  * parent directory's lock in the kernel, and that lock may be held by an op
  * (mkdir, lookup) that waits for this very loop: so the notification is
  * written from libuv's thread pool, never from the loop thread.
+ *
+ * The workers share nothing with the loop but a file descriptor of their
+ * own: a dup of /dev/fuse made at the mount (notify_fd), on which each
+ * writes the notification message itself (FUSE_NOTIFY_INVAL_ENTRY, the
+ * kernel's ABI: what libfuse's call writes). They never touch the
+ * fuse_session, which main.c unmounts (closing its descriptor) and frees
+ * at the shutdown, perhaps while a worker still waits on that directory
+ * lock. notify_fd is closed by whoever drops the last of notify_refs: the
+ * mount holds one until the shutdown, and each worker one while it
+ * writes; a worker that finds none left writes nothing. So no descriptor
+ * is written after its close, whatever the order. A worker still blocked
+ * at exit goes with the process, as the kernel then aborts the connection.
  */
 
 struct gone {
@@ -639,14 +654,46 @@ struct gone {
 	char name[];
 };
 
+static int notify_fd = -1;       /* set before any worker runs */
+static atomic_int notify_refs;   /* users of notify_fd, the mount's too */
+
+static void notify_unref(void)
+{
+	if (atomic_fetch_sub(&notify_refs, 1) == 1)
+		close(notify_fd);
+}
+
 static void gone_work_cb(uv_work_t *w)
 {
 	struct gone *g = (struct gone *)w;
-	struct fuse_session *se = fse;
+	struct {
+		uint32_t len;
+		int32_t error;     /* the notification's code */
+		uint64_t unique;   /* 0: a notification */
+		uint64_t parent;
+		uint32_t namelen;
+		uint32_t flags;
+	} msg = {0};
+	struct iovec iov[2];
+	int refs = atomic_load(&notify_refs);
 
-	if (se)
-		fuse_lowlevel_notify_inval_entry(se, g->parent, g->name,
-						 strlen(g->name));
+	while (refs > 0 &&
+	       !atomic_compare_exchange_weak(&notify_refs, &refs, refs + 1))
+		;
+	if (refs <= 0)
+		return; /* shut down */
+	msg.namelen = (uint32_t)strlen(g->name);
+	msg.len = (uint32_t)(sizeof msg + msg.namelen + 1);
+	msg.error = 3; /* FUSE_NOTIFY_INVAL_ENTRY */
+	msg.parent = g->parent;
+	iov[0].iov_base = &msg;
+	iov[0].iov_len = sizeof msg;
+	iov[1].iov_base = g->name;
+	iov[1].iov_len = msg.namelen + 1; /* with its NUL, as libfuse */
+	if (writev(notify_fd, iov, 2) < 0 && errno != ENOENT)
+		mlog(MLOG_DEBUG, "invalidating %s: %s", g->name,
+		     strerror(errno));
+	notify_unref();
 }
 
 static void gone_done_cb(uv_work_t *w, int status)
@@ -656,6 +703,12 @@ static void gone_done_cb(uv_work_t *w, int status)
 
 void fs_set_session(struct fuse_session *se)
 {
+	if (se && !fse) {
+		notify_fd = fcntl(fuse_session_fd(se), F_DUPFD_CLOEXEC, 0);
+		atomic_store(&notify_refs, notify_fd >= 0);
+	} else if (!se && fse && notify_fd >= 0) {
+		notify_unref();
+	}
 	fse = se;
 }
 
@@ -664,7 +717,8 @@ void fs_session_gone(uint64_t server_id, const char *name)
 	struct gone *g;
 
 	writers_sweep();
-	if (!fse || !(g = malloc(sizeof *g + strlen(name) + 1)))
+	if (!fse || notify_fd < 0 ||
+	    !(g = malloc(sizeof *g + strlen(name) + 1)))
 		return;
 	g->parent = fs_ino(server_id, K_DIR);
 	strcpy(g->name, name);

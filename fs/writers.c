@@ -11,17 +11,31 @@
  * the session's latest. A fresh read of tools/X looks only at calls of X.
  *
  * Processes. FUSE names the caller by thread id; a process is named by
- * (thread group id, start time): the start time (field 22 of
- * /proc/PID/stat, clock ticks since boot) tells a reused pid from the
- * process that wrote. Each process is one struct wproc, found in a hash by
- * (pid, start), with a reference to its parent as it was when first seen
- * (from the ppid of /proc/PID/stat), so the lineage of a writer stays
- * known after the writer, or its parent, exits. A thread other than the
- * leader is an alias node pointing at its process. Looking a process up
- * costs one read of /proc/TID/stat; a process never seen before costs one
- * more per ancestor not seen before (and one of /proc/TID/status for a
- * thread). procfs is generated from in-memory task state and does not
- * wait for I/O, so these synchronous reads on the loop take microseconds.
+ * (thread id, identity), where the identity is one the kernel never gives
+ * two processes: on Linux 6.9 and later (pidfs, PIDFD_THREAD) the inode
+ * number of a pidfd of the thread, a 64-bit counter never reused while the
+ * machine runs; on older kernels, where every pidfd shares one anonymous
+ * inode, the start time (field 22 of /proc/PID/stat, clock ticks since
+ * boot), which a pid reused within one tick (10 ms) defeats: the reused
+ * process then passes for the writer and reads its reply. Each process is
+ * one struct wproc, found in a hash by (pid, identity), with a reference
+ * to its parent as it was when first seen (from the ppid of
+ * /proc/PID/stat; a "parent" that started after the child is a reused
+ * pid and ends the lineage), so the lineage of a writer stays known after
+ * the writer, or its parent, exits. A thread other than the leader is an
+ * alias node pointing at its process. Looking a process up costs one read
+ * of /proc/TID/stat (plus pidfd_open, fstat and close on pidfs); a process
+ * never seen before costs as much more per ancestor not seen before (and
+ * one read of /proc/TID/status for a thread). procfs is generated from
+ * in-memory task state and does not wait for I/O, so these synchronous
+ * reads on the loop take microseconds.
+ *
+ * The callers of the last KEPT lookups keep their /proc/TID/stat open: an
+ * open procfs file stays bound to the task it was opened for (a read fails
+ * with ESRCH once that task is gone, whoever has its pid now), so the next
+ * call of the same live process (a reused open file: write, read, write)
+ * costs one pread and no identity check, and still sees an exec (the
+ * image).
  * The last RECENT processes looked up are kept (a reference each) so that
  * the ancestors of short-lived readers stay cached; the rest lives as long
  * as a record or a child needs it.
@@ -59,18 +73,30 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/queue.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "writers.h"
 
 #define MAX_DEPTH 64        /* ancestors followed up from a process */
 #define RECENT 256          /* processes kept after their lookup */
+#define KEPT 16             /* callers whose /proc/TID/stat stays open */
 #define HASH_SIZE 1024
 #define PRUNE_MIN 64
 #define MAX_RECORDS 16384   /* per owner, after pruning */
 
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL /* Linux 6.9 */
+#endif
+#ifndef PIDFS_MAGIC
+#define PIDFS_MAGIC 0x50494446
+#endif
+
 struct wproc {
 	pid_t pid;                /* thread group id (or a thread's id) */
+	unsigned long long id;    /* identity: pidfd inode, or start time */
 	unsigned long long start; /* start time, clock ticks since boot */
 	struct wproc *parent;     /* as first seen (a reference); NULL: top */
 	struct wproc *canon;      /* an alias: the thread's process (ref) */
@@ -86,7 +112,7 @@ struct wproc {
 struct wrec {
 	TAILQ_ENTRY(wrec) link;   /* newest first */
 	struct wproc *w;          /* the writer (a reference) */
-	unsigned long long image; /* the program it ran (read_stat) */
+	unsigned long long image; /* the program it ran (parse_stat) */
 	char *key;                /* "t:<name>", "p:<name>" or NULL */
 	mcp_call *call;           /* its newest call of key (a reference) */
 	int seen;                 /* pruning: its key was done */
@@ -99,28 +125,24 @@ struct wtable {
 	LIST_ENTRY(wtable) link;
 };
 
+/* A caller whose /proc/TID/stat stays open (see the top). */
+struct kept {
+	pid_t tid;
+	int fd;                   /* -1: a free slot */
+	struct wproc *p;          /* its process (a reference) */
+};
+
 static LIST_HEAD(, wtable) tables = LIST_HEAD_INITIALIZER(tables);
 static struct wproc *hash[HASH_SIZE];
 static struct wproc *recent[RECENT];
 static unsigned recent_at;
+static struct kept kept[KEPT];
+static unsigned kept_at, kept_n;
 static unsigned long marks; /* one counter for every marking pass */
+static int pidfs = -1;      /* pidfd inodes unique: 1, 0 no, -1 unknown */
+static writers_probe_fn *probe_fn; /* a test's stand-in, or NULL */
 
-/* ---- /proc ---- */
-
-static int read_small(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	return 0;
-}
+/* ---- /proc and pidfds ---- */
 
 /* Field k (from 3 on) of a stat line, given p just after the ')'. */
 static unsigned long long field(const char *p, int k)
@@ -138,26 +160,26 @@ static unsigned long long field(const char *p, int k)
 	return strtoull(p, NULL, 10);
 }
 
-/* /proc/PID/stat: ppid (field 4), num_threads (20), starttime (22), and
- * an id of the program image it runs (image may be NULL): startcode,
+/* /proc/TID/stat, read from fd at offset 0: ppid (field 4), num_threads
+ * (20), starttime (22), and an id of the program image it runs: startcode,
  * endcode and startstack (26-28), which exec changes (address space
  * randomization), or 0 when procfs hides them. The name (field 2) is in
  * parentheses and may hold anything: count fields after the last ')'. */
-static int read_stat(pid_t pid, pid_t *ppid, long *nthreads,
-		     unsigned long long *start, unsigned long long *image)
+static int parse_stat(int fd, struct writers_pinfo *pi, long *nthreads)
 {
-	char path[40], buf[1024], *p;
+	char buf[1024], *p;
+	ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
 
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	if (read_small(path, buf, sizeof buf) < 0 ||
-	    !(p = strrchr(buf, ')')))
+	if (n <= 0)
 		return -1;
-	*ppid = (pid_t)field(p + 1, 4);
+	buf[n] = 0;
+	if (!(p = strrchr(buf, ')')))
+		return -1;
+	pi->ppid = (pid_t)field(p + 1, 4);
 	*nthreads = (long)field(p + 1, 20);
-	*start = field(p + 1, 22);
-	if (image)
-		*image = field(p + 1, 26) * 31 + field(p + 1, 27) * 17 +
-			 field(p + 1, 28);
+	pi->start = field(p + 1, 22);
+	pi->image = field(p + 1, 26) * 31 + field(p + 1, 27) * 17 +
+		    field(p + 1, 28);
 	return 0;
 }
 
@@ -165,28 +187,105 @@ static int read_stat(pid_t pid, pid_t *ppid, long *nthreads,
 static pid_t read_tgid(pid_t tid)
 {
 	char path[40], buf[2048], *p;
+	int fd;
+	ssize_t n;
 
 	snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
-	if (read_small(path, buf, sizeof buf) < 0 ||
-	    !(p = strstr(buf, "\nTgid:")))
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	if (!(p = strstr(buf, "\nTgid:")))
 		return -1;
 	return (pid_t)atoi(p + 6);
 }
 
+/* The identity of thread tid on pidfs (Linux 6.9 and later): the inode of
+ * a pidfd of it, in *id; 0 there when the kernel has none (older kernels:
+ * the caller uses the start time). 0, or -ESRCH (gone), or -ENOMEM (out
+ * of memory or of file descriptors: no identity can be told). */
+static int read_id(pid_t tid, unsigned long long *id)
+{
+	struct statfs sf;
+	struct stat st;
+	int fd, r = 0;
+
+	*id = 0;
+	if (!pidfs)
+		return 0;
+	fd = (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
+	if (fd < 0) {
+		if (errno == ESRCH)
+			return -ESRCH;
+		if (errno == EMFILE || errno == ENFILE || errno == ENOMEM)
+			return -ENOMEM;
+		pidfs = 0; /* no pidfd_open, or no PIDFD_THREAD: before 6.9 */
+		return 0;
+	}
+	if (pidfs < 0)
+		pidfs = fstatfs(fd, &sf) == 0 && sf.f_type == PIDFS_MAGIC;
+	if (pidfs && fstat(fd, &st) == 0)
+		*id = (unsigned long long)st.st_ino;
+	else if (pidfs)
+		r = -ENOMEM;
+	close(fd);
+	return r;
+}
+
+/* What the kernel says of thread tid, its identity first (so that the
+ * stat read after it is of the same thread while that thread lives: a
+ * FUSE caller waits in its system call). With keep, the open
+ * /proc/TID/stat in *keep (else -1). 0, -ESRCH or -ENOMEM. */
+static int probe(pid_t tid, struct writers_pinfo *pi, int *keep)
+{
+	char path[40];
+	long nthreads = 1;
+	int fd, r;
+
+	if (keep)
+		*keep = -1;
+	if (probe_fn)
+		return probe_fn(tid, pi);
+	if ((r = read_id(tid, &pi->id)) < 0)
+		return r;
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)tid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return errno == EMFILE || errno == ENFILE ? -ENOMEM : -ESRCH;
+	r = parse_stat(fd, pi, &nthreads) < 0 ? -ESRCH : 0;
+	if (r == 0 && keep)
+		*keep = fd;
+	else
+		close(fd);
+	if (!pi->id)
+		pi->id = pi->start;
+	pi->tgid = tid;
+	if (r == 0 && nthreads > 1 && (pi->tgid = read_tgid(tid)) <= 0)
+		pi->tgid = tid;
+	return r;
+}
+
+void writers_probe_set(writers_probe_fn *fn)
+{
+	probe_fn = fn;
+}
+
 /* ---- process nodes ---- */
 
-static unsigned slot(pid_t pid, unsigned long long start)
+static unsigned slot(pid_t pid, unsigned long long id)
 {
-	return (unsigned)(((unsigned long long)pid * 2654435761u) ^ start) %
+	return (unsigned)(((unsigned long long)pid * 2654435761u) ^ id) %
 	       HASH_SIZE;
 }
 
-static struct wproc *hash_get(pid_t pid, unsigned long long start)
+static struct wproc *hash_get(pid_t pid, unsigned long long id)
 {
 	struct wproc *p;
 
-	for (p = hash[slot(pid, start)]; p; p = p->hnext)
-		if (p->pid == pid && p->start == start)
+	for (p = hash[slot(pid, id)]; p; p = p->hnext)
+		if (p->pid == pid && p->id == id)
 			return p;
 	return NULL;
 }
@@ -201,7 +300,7 @@ static struct wproc *ref(struct wproc *p)
 void writers_proc_unref(struct wproc *p)
 {
 	while (p && --p->refs == 0) {
-		struct wproc **pp = &hash[slot(p->pid, p->start)], *up;
+		struct wproc **pp = &hash[slot(p->pid, p->id)], *up;
 
 		while (*pp != p)
 			pp = &(*pp)->hnext;
@@ -226,46 +325,55 @@ static void keep(struct wproc *p)
 	writers_proc_unref(old);
 }
 
-static struct wproc *node_new(pid_t pid, unsigned long long start)
+static struct wproc *node_new(pid_t pid, const struct writers_pinfo *pi)
 {
 	struct wproc *p = calloc(1, sizeof *p);
-	unsigned h = slot(pid, start);
+	unsigned h = slot(pid, pi->id);
 
 	if (!p)
 		return NULL;
 	p->pid = pid;
-	p->start = start;
+	p->id = pi->id;
+	p->start = pi->start;
 	p->hnext = hash[h];
 	hash[h] = p;
 	return p;
 }
 
 /* The process of thread pid, a reference, and the image it runs (may be
- * NULL); depth: how far up we are. */
-static struct wproc *lookup(pid_t pid, int depth, unsigned long long *image)
+ * NULL); depth: how far up we are; child_start: the start time of the
+ * child whose parent pid is (a later one is a reused pid); *keepfd: as
+ * probe's keep (may be NULL). */
+static struct wproc *lookup(pid_t pid, int depth,
+			    unsigned long long child_start,
+			    unsigned long long *image, int *keepfd)
 {
-	unsigned long long start;
+	struct writers_pinfo pi = {0};
 	struct wproc *p, *proc;
-	long nthreads;
-	pid_t ppid, tgid;
+	int r = 0;
 
-	if (pid <= 0 || read_stat(pid, &ppid, &nthreads, &start, image) < 0) {
-		errno = ESRCH;
+	if (pid <= 0 || (r = probe(pid, &pi, keepfd)) < 0 ||
+	    pi.start > child_start) {
+		if (keepfd && *keepfd >= 0)
+			close(*keepfd);
+		errno = r == -ENOMEM ? ENOMEM : ESRCH;
 		return NULL;
 	}
-	p = hash_get(pid, start);
+	if (image)
+		*image = pi.image;
+	p = hash_get(pid, pi.id);
 	if (p) {
 		keep(p);
 		return ref(p->canon ? p->canon : p);
 	}
-	if (nthreads > 1 && (tgid = read_tgid(pid)) > 0 && tgid != pid) {
-		proc = lookup(tgid, depth, NULL);
+	if (pi.tgid > 0 && pi.tgid != pid) {
+		proc = lookup(pi.tgid, depth, pi.start, NULL, NULL);
 		if (!proc)
-			return NULL;
-		if (!(p = node_new(pid, start))) {
+			goto fail;
+		if (!(p = node_new(pid, &pi))) {
 			writers_proc_unref(proc);
 			errno = ENOMEM;
-			return NULL;
+			goto fail;
 		}
 		p->canon = proc;            /* the lookup's reference */
 		p->refs = 1;                /* kept below, then dropped */
@@ -273,40 +381,87 @@ static struct wproc *lookup(pid_t pid, int depth, unsigned long long *image)
 		writers_proc_unref(p);
 		return ref(proc);
 	}
-	p = node_new(pid, start);
+	p = node_new(pid, &pi);
 	if (!p) {
 		errno = ENOMEM;
-		return NULL;
+		goto fail;
 	}
 	p->refs = 1;
-	if (ppid > 0 && depth < MAX_DEPTH &&
-	    !(p->parent = lookup(ppid, depth + 1, NULL)) && errno == ENOMEM) {
+	if (pi.ppid > 0 && depth < MAX_DEPTH &&
+	    !(p->parent = lookup(pi.ppid, depth + 1, pi.start, NULL, NULL)) &&
+	    errno == ENOMEM) {
 		writers_proc_unref(p); /* a lineage cut short would misread */
 		errno = ENOMEM;
-		return NULL;
+		goto fail;
 	}
 	keep(p);
 	return p;
+fail:
+	if (keepfd && *keepfd >= 0) {
+		close(*keepfd);
+		*keepfd = -1;
+	}
+	return NULL;
+}
+
+static void kept_drop(struct kept *k)
+{
+	close(k->fd);
+	k->fd = -1;
+	writers_proc_unref(k->p);
+	k->p = NULL;
 }
 
 struct wproc *writers_proc(pid_t pid, unsigned long long *image)
 {
+	struct writers_pinfo pi;
+	struct wproc *p;
+	struct kept *k;
+	long nthreads;
+	unsigned i;
+	int fd;
+
 	*image = 0;
-	return lookup(pid, 0, image);
+	for (i = 0; i < kept_n; i++) {
+		k = &kept[i];
+		if (k->fd < 0 || k->tid != pid)
+			continue;
+		if (parse_stat(k->fd, &pi, &nthreads) == 0) {
+			*image = pi.image; /* the same task: only exec changes */
+			keep(k->p);
+			return ref(k->p);
+		}
+		kept_drop(k); /* that task is gone */
+	}
+	fd = -1;
+	p = lookup(pid, 0, ~0ULL, image, probe_fn ? NULL : &fd);
+	if (!p || fd < 0)
+		return p;
+	for (i = 0; i < kept_n && kept[i].fd >= 0; i++)
+		;
+	if (i < kept_n) {
+		k = &kept[i];
+	} else if (kept_n < KEPT) {
+		k = &kept[kept_n++];
+	} else {
+		k = &kept[kept_at];
+		kept_at = (kept_at + 1) % KEPT;
+		kept_drop(k);
+	}
+	k->tid = pid;
+	k->fd = fd;
+	k->p = ref(p);
+	return p;
 }
 
 /* Is p still the process it was? Read once per pruning (pass). */
 static int alive(struct wproc *p, unsigned long pass)
 {
-	unsigned long long start;
-	long nthreads;
-	pid_t ppid;
+	struct writers_pinfo pi = {0};
 
 	if (p->live_mark != pass) {
 		p->live_mark = pass;
-		p->live = read_stat(p->pid, &ppid, &nthreads, &start,
-				    NULL) == 0 &&
-			  start == p->start;
+		p->live = probe(p->pid, &pi, NULL) == 0 && pi.id == p->id;
 	}
 	return p->live;
 }
@@ -519,6 +674,10 @@ void writers_clear(void)
 		LIST_REMOVE(t, link);
 		table_free(t);
 	}
+	for (i = 0; i < kept_n; i++)
+		if (kept[i].fd >= 0)
+			kept_drop(&kept[i]);
+	kept_n = kept_at = 0;
 	for (i = 0; i < RECENT; i++) {
 		writers_proc_unref(recent[i]);
 		recent[i] = NULL;

@@ -28,6 +28,18 @@ struct wproc;
  * procfs hides it). */
 struct wproc *writers_proc(pid_t pid, unsigned long long *image);
 void writers_proc_unref(struct wproc *p);
+/* What writers.c learns of a thread: its identity (an id the kernel gives
+ * no other thread while the machine runs, or its start time where the
+ * kernel has none: see writers.c), start time (clock ticks since boot),
+ * parent, thread group and the image it runs. */
+struct writers_pinfo {
+	pid_t ppid, tgid;
+	unsigned long long id, start, image;
+};
+/* A stand-in for /proc and pidfds, for tests (tests/unit/test_writers.c):
+ * fills *pi for thread tid, 0 or -ESRCH. NULL: the kernel's (default). */
+typedef int writers_probe_fn(pid_t tid, struct writers_pinfo *pi);
+void writers_probe_set(writers_probe_fn *fn);
 /* A call's record, made ready before the call is sent (writers_prepare)
  * so that nothing can fail once it is (writers_commit). */
 struct wrec;

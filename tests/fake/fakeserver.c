@@ -404,7 +404,8 @@ static void write_text(long long n, int esc)
  * jsonrpc and id (as the TypeScript SDK writes); "extra": an unknown member
  * "x" before result; "bad": an "error" member after result, which makes
  * the line no reply at all. pause_ms: stop that long (the whole process)
- * halfway through the text, so that the line arrives in two parts. text
+ * halfway through the text (after split bytes of it, when given), so that
+ * the line arrives in two parts. text
  * "esc": instead of x, bytes / 26 units of esc_unit (escapes, braces),
  * split between whole units. */
 static void tool_big(const cJSON *id, const cJSON *args, const cJSON *params)
@@ -432,6 +433,10 @@ static void tool_big(const cJSON *id, const cJSON *args, const cJSON *params)
 		long long pause = nonneg(args, "pause_ms", 0);
 		long long half = esc ? n / (long long)ESC_UNIT / 2 *
 				       (long long)ESC_UNIT : n / 2;
+
+		if (!esc && cJSON_GetObjectItemCaseSensitive(args, "split"))
+			half = nonneg(args, "split", 0) < n ?
+			       nonneg(args, "split", 0) : n;
 
 		mm_puts("{\"jsonrpc\":\"2.0\",\"id\":");
 		mm_write(idtext, strlen(idtext));

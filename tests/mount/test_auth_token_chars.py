@@ -1,4 +1,4 @@
-"""Tokens outside RFC 6750's characters are refused (SPEC 8): a token
+"""Tokens outside RFC 6750's characters are refused (spec 8): a token
 response whose refresh token holds CR LF (or any character a b64token
 does not allow) is refused as a whole, like one whose access token does:
 the sign-in fails naming RFC 6750, the calls keep failing with -32001,

@@ -728,17 +728,17 @@ def test_ctrl_c_cat_cancels(mcpfs_mount):
                           ' exec cat call'], cwd=t, start_new_session=True,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        wait_until(lambda: status(t)['in_flight'] == 1, 5, 'hang in flight')
+        wait_until(lambda: status(t)['in_flight'] == 1, 30, 'hang in flight')
         wait_blocked(p.pid)
-        t0 = time.monotonic()
         os.killpg(p.pid, signal.SIGINT)
-        p.wait(5)
-        assert time.monotonic() - t0 < 3
+        # the call never ends by itself: cat ends only by the signal (the
+        # deadline only turns a hang into a failure, it times nothing)
+        p.wait(60)
     finally:
         if p.poll() is None:
             p.kill()
             p.wait()
-    wait_until(lambda: len(cancelled_ids(t)) == 1, 3,
+    wait_until(lambda: len(cancelled_ids(t)) == 1, 30,
                'notifications/cancelled at the server')
     assert int(text(tool(t, 'pid'))) == pid
     assert text(tool(t, 'echo', text='alive')) == 'alive'

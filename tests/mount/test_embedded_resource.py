@@ -1,4 +1,4 @@
-"""result/ holds what the server sent (SPEC 9, Fidelity in SPEC 5): the
+"""result/ holds what the server sent (spec 9, Fidelity in spec 5): the
 text of an embedded resource is written to its part file byte for byte,
 an escaped NUL as the NUL byte it stands for (never the C0 80 that mcpfs
 uses inside), like the text of a text block."""

@@ -1,5 +1,5 @@
 """A fresh read of tools/X reads the reader's newest call of X, however it
-was written (SPEC 4, 9): a request {"name": "X", ...} written to call is a
+was written (spec 4, 9): a request {"name": "X", ...} written to call is a
 call of X, so `cat tools/X` after it reads its reply."""
 
 import json

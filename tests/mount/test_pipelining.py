@@ -1,4 +1,4 @@
-"""Pipelined requests on one open call file (SPEC 4): however many
+"""Pipelined requests on one open call file (spec 4): however many
 requests are written before the first read, and in whatever order the
 server answers them, the reads return the replies in the order the
 requests were written, each one ending in a read of 0; then a read of 0

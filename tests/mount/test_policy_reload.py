@@ -1,4 +1,4 @@
-"""A reload applies exactly the tool policy it gives (SPEC 13): a list that
+"""A reload applies exactly the tool policy it gives (spec 13): a list that
 grows, one of the same length with another glob, an empty allowTools
 (which allows nothing, unlike none at all) each take effect at once on the
 running session; a reload that leaves the policy as it was keeps the

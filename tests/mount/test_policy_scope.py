@@ -1,4 +1,4 @@
-"""What the tool policy decides (SPEC 13): tools/call requests only, in
+"""What the tool policy decides (spec 13): tools/call requests only, in
 either form; any other request written to call (ping, tools/list, ...)
 goes to the server whatever allowTools, denyTools and readOnly say. Under
 readOnly, the first call of a tool annotated readOnlyHint: true, with no

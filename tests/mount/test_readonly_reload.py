@@ -1,4 +1,4 @@
-"""readOnly turned on by a reload (SPEC 13): the tool policy applies at
+"""readOnly turned on by a reload (spec 13): the tool policy applies at
 once to the running session, so a tool that is not annotated
 readOnlyHint: true is refused from the next call on, even when the
 session's tools listing was read (and cached) before the reload and

@@ -1,4 +1,4 @@
-"""Roots are live for spare sessions too (SPEC 5): a reload that changes a
+"""Roots are live for spare sessions too (spec 5): a reload that changes a
 server's roots sends notifications/roots/list_changed to each of its
 ready spares, as to its threads, so that the thread that later adopts a
 spare is not left with roots it listed before the reload."""

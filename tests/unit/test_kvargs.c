@@ -393,7 +393,7 @@ static char *run_line(const char *h, const char *start, const char *file)
 }
 
 /* The help's lines run in bash as printed, whatever the values hold: a
- * quote, a dollar, a backquote, a backslash (SPEC 12). What the
+ * quote, a dollar, a backquote, a backslash (spec 12). What the
  * NAME=VALUE line writes, parsed back, is what the JSON line writes. */
 static void test_help_lines_run_in_bash(void **state)
 {
@@ -430,7 +430,7 @@ static void test_help_lines_run_in_bash(void **state)
 	cJSON_Delete(tool);
 }
 
-/* The rest of help's contract (SPEC 12), piece by piece: a multi-line
+/* The rest of help's contract (spec 12), piece by piece: a multi-line
  * description indented, the shape of an array's items and of an object's
  * properties (cut at 600 bytes), the output schema and every annotation,
  * a tool without arguments, a placeholder cut to fit, a placeholder for

@@ -556,7 +556,7 @@ static int net_class_of(const char *ip)
 	return oauth_net_class((struct sockaddr *)&s6);
 }
 
-/* SPEC 8: loopback and private addresses are caught in every spelling a
+/* spec 8: loopback and private addresses are caught in every spelling a
  * resolver or a URL may give them, the IPv4 ones mapped into IPv6 too. */
 static void test_net_class(void **state)
 {

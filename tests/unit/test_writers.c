@@ -1,0 +1,224 @@
+/*
+ * test_writers.c - the read rule's writer identity (fs/writers.c, spec 4)
+ * with a stand-in for /proc and pidfds: a pid reused within one clock tick
+ * (same pid, same start time) by a process that never wrote must not read
+ * the call of the process that had that pid before; a "parent" that
+ * started after its child is a reused pid, not the parent; an exec is
+ * seen; and the newest call of the reader's nearest subtree wins.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "writers.h"
+
+/* ---- what writers.c needs of sessions/ ---- */
+
+struct mcp_call {
+	unsigned refs;
+	const char *text;
+};
+
+mcp_call *mcp_call_ref(mcp_call *c)
+{
+	if (c)
+		c->refs++;
+	return c;
+}
+
+void mcp_call_unref(mcp_call *c)
+{
+	if (c)
+		c->refs--;
+}
+
+static char a_session; /* thread 1, the one tested, exists */
+
+mcp_session *mcp_session_by_id(uint64_t id)
+{
+	return id == 1 ? (mcp_session *)&a_session : NULL;
+}
+
+mcp_server *mcp_server_by_id(uint64_t id)
+{
+	return NULL;
+}
+
+void mlog(int level, const char *fmt, ...)
+{
+}
+
+/* ---- the processes the kernel would show ---- */
+
+#define NPROCS 16
+static struct proc {
+	pid_t pid;
+	struct writers_pinfo pi;
+} procs[NPROCS];
+
+static void spawn(pid_t pid, pid_t ppid, unsigned long long id,
+		  unsigned long long start)
+{
+	int i;
+
+	for (i = 0; i < NPROCS && procs[i].pid; i++)
+		;
+	assert_true(i < NPROCS);
+	procs[i].pid = pid;
+	procs[i].pi.ppid = ppid;
+	procs[i].pi.tgid = pid;
+	procs[i].pi.id = id;
+	procs[i].pi.start = start;
+	procs[i].pi.image = 7;
+}
+
+static struct proc *find(pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < NPROCS; i++)
+		if (procs[i].pid == pid)
+			return &procs[i];
+	return NULL;
+}
+
+static void reap(pid_t pid)
+{
+	struct proc *p = find(pid);
+
+	assert_non_null(p);
+	memset(p, 0, sizeof *p);
+}
+
+static int fake_probe(pid_t tid, struct writers_pinfo *pi)
+{
+	struct proc *p = find(tid);
+
+	if (!p)
+		return -ESRCH;
+	*pi = p->pi;
+	return 0;
+}
+
+static int setup(void **state)
+{
+	memset(procs, 0, sizeof procs);
+	writers_probe_set(fake_probe);
+	spawn(1, 0, 1, 0);       /* init */
+	spawn(50, 1, 500, 100);  /* the shell (the test) */
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	writers_clear();
+	writers_probe_set(NULL);
+	return 0;
+}
+
+/* Process pid writes call c on thread 1. */
+static void write_call(pid_t pid, mcp_call *c)
+{
+	unsigned long long image;
+	struct wproc *w = writers_proc(pid, &image);
+	struct wrec *rec;
+
+	assert_non_null(w);
+	assert_int_equal(writers_prepare(1, NULL, w, image, &rec), 0);
+	writers_commit(1, rec, c);
+	writers_proc_unref(w);
+}
+
+static const char *read_call(pid_t pid)
+{
+	mcp_call *c = NULL;
+
+	assert_int_equal(writers_find(1, NULL, pid, &c), 0);
+	return c ? c->text : NULL;
+}
+
+/* A child A of the shell writes Y and exits; the shell writes X; a new
+ * child B gets A's pid in the same clock tick (the same start time) and
+ * reads without having written: it reads its parent's X. With the start
+ * time as the identity (kernels before 6.9), B passed for A and read Y. */
+static void test_reused_pid_in_one_tick(void **state)
+{
+	mcp_call y = {0, "Y"}, x = {0, "X"};
+
+	spawn(100, 50, 1001, 230);
+	write_call(100, &y);
+	reap(100);
+	write_call(50, &x);
+	spawn(100, 50, 1002, 230); /* same pid, same tick, new process */
+	assert_string_equal(read_call(100), "X");
+	/* and A's own reply is still A's: a reader in A's place reads Y */
+	reap(100);
+	spawn(100, 50, 1001, 230);
+	assert_string_equal(read_call(100), "Y");
+}
+
+/* The reader's own call wins over its parent's newer one. */
+static void test_own_call_first(void **state)
+{
+	mcp_call y = {0, "Y"}, x = {0, "X"};
+
+	spawn(100, 50, 1001, 230);
+	write_call(100, &y);
+	write_call(50, &x);
+	assert_string_equal(read_call(100), "Y");
+	spawn(101, 50, 1003, 240); /* a sibling: the shell's subtree */
+	assert_string_equal(read_call(101), "X");
+}
+
+/* A reader whose parent pid now names a process that started after it
+ * (its parent exited, the pid was reused) has no parent there: it does
+ * not read the new holder's call as its parent's. */
+static void test_parent_started_later_is_not_the_parent(void **state)
+{
+	mcp_call z = {0, "Z"}, w = {0, "W"};
+
+	spawn(60, 1, 600, 500);    /* started after the reader below */
+	spawn(200, 60, 2001, 400); /* its ppid 60 is a reused pid */
+	write_call(60, &z);
+	write_call(50, &w);
+	/* no lineage holds a call: the caller falls back to the session's
+	 * latest (callfile.c), rather than Z as the "parent's" */
+	assert_null(read_call(200));
+}
+
+/* The same process after an exec reads its pre-exec call too (own
+ * subtree), and a call written after the exec is its own. */
+static void test_exec_is_seen(void **state)
+{
+	mcp_call a = {0, "A"}, b = {0, "B"};
+
+	spawn(100, 50, 1001, 230);
+	write_call(100, &a);
+	find(100)->pi.image = 8; /* exec */
+	assert_string_equal(read_call(100), "A");
+	write_call(100, &b);
+	assert_string_equal(read_call(100), "B");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_reused_pid_in_one_tick,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_own_call_first, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(
+			test_parent_started_later_is_not_the_parent, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(test_exec_is_seen, setup,
+						teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
