@@ -7,10 +7,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "ctlesc.h"
 #include "internal.h"
 
+/* msg (taken) is shown in status, to people and to JSON readers: what a
+ * server or a user put in it (a control character, bytes that are not
+ * UTF-8, which cJSON would print raw) is escaped visibly (lib/ctlesc.h). */
 void session_error(mcp_session *s, char *msg)
 {
+	char *safe;
+
+	if (msg && ctlesc_needed(msg, 1) && (safe = ctlesc_dup(msg, 1))) {
+		free(msg);
+		msg = safe;
+	}
 	free(s->last_error);
 	s->last_error = msg;
 	s->last_error_at = mcp_now();
