@@ -75,6 +75,19 @@ int jscan_blank(const char *p, size_t n)
 	return 1;
 }
 
+int jscan_is_value(const char *p, size_t n)
+{
+	struct jscan j;
+	size_t used = n;
+	int r;
+
+	jscan_init(&j);
+	r = jscan_feed(&j, p, n, &used);
+	if (r == JSCAN_MORE)
+		r = jscan_finish(&j);
+	return r == JSCAN_DONE && jscan_blank(p + used, n - used);
+}
+
 static int fail(struct jscan *j, const char *why)
 {
 	j->state = ST_ERROR;

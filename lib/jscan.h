@@ -94,6 +94,9 @@ int jscan_finish(struct jscan *j);
 size_t jscan_string_end(const char *p, size_t i, size_t n);
 /* The value of hex digit c, or -1. */
 int jscan_hexval(unsigned char c);
+/* 1 when the n bytes at p are one whole JSON value (RFC 8259), with
+ * whitespace around it or not. */
+int jscan_is_value(const char *p, size_t n);
 /* 1 when the n bytes at p are all JSON whitespace (or n is 0). */
 int jscan_blank(const char *p, size_t n);
 size_t jscan_value_end(const char *p, size_t i, size_t n);

@@ -38,20 +38,6 @@ void windows_free(mcp_session *s)
 	free(s->trace.buf);
 }
 
-/* 1 when the n bytes at p are one whole JSON value. */
-static int whole_json(const char *p, size_t n)
-{
-	struct jscan j;
-	size_t used;
-	int r;
-
-	jscan_init(&j);
-	r = jscan_feed(&j, p, n, &used);
-	if (r == JSCAN_MORE)
-		r = jscan_finish(&j);
-	return r == JSCAN_DONE;
-}
-
 void trace_msg(mcp_session *s, int in, const char *line, size_t len)
 {
 	char head[160], at[40];
@@ -68,7 +54,7 @@ void trace_msg(mcp_session *s, int in, const char *line, size_t len)
 	sec = tv.tv_sec;
 	gmtime_r(&sec, &tm);
 	strftime(at, sizeof at, "%Y-%m-%dT%H:%M:%S", &tm);
-	if (len <= TRACE_MSG_MAX && whole_json(line, len)) {
+	if (len <= TRACE_MSG_MAX && jscan_is_value(line, len)) {
 		k = snprintf(head, sizeof head,
 			     "{\"at\":\"%s.%03ldZ\",\"dir\":\"%s\",\"msg\":", at,
 			     (long)tv.tv_usec / 1000, in ? "in" : "out");

@@ -419,20 +419,6 @@ static int stream_ended(struct xfer *x, const char *why)
 	return 0;
 }
 
-/* 1 when the n bytes at p are one JSON value (RFC 8259, jscan). */
-static int is_json(const char *p, size_t n)
-{
-	struct jscan j;
-	size_t used;
-	int r;
-
-	jscan_init(&j);
-	r = jscan_feed(&j, p, n, &used);
-	if (r == JSCAN_MORE)
-		r = jscan_finish(&j);
-	return r == JSCAN_DONE;
-}
-
 /* The application/json body of x to the session: one message, or each of
  * a batch. -1 (nothing delivered) when the body is not JSON. */
 static int deliver_json(struct xfer *x)
@@ -443,7 +429,7 @@ static int deliver_json(struct xfer *x)
 
 	if (!x->in.len)
 		return 0;
-	if (!is_json(x->in.p, x->in.len))
+	if (!jscan_is_value(x->in.p, x->in.len))
 		return -1;
 	if (x->in.p[strspn(x->in.p, " \t\r\n")] != '[') {
 		h->up->message(h->ctx, NULL, x->in.p, x->in.len);

@@ -623,6 +623,21 @@ static void test_names_many(void **state)
 	free(s);
 }
 
+/* jscan_is_value: one whole value, whitespace around it allowed, nothing
+ * after it (trace.c and the HTTP transport's JSON bodies). */
+static void test_is_value(void **state)
+{
+	assert_true(jscan_is_value("{}", 2));
+	assert_true(jscan_is_value(" {\"a\":[1]} \r\n", 13));
+	assert_true(jscan_is_value("12", 2));
+	assert_false(jscan_is_value("{}x", 3));
+	assert_false(jscan_is_value("1 2", 3));
+	assert_false(jscan_is_value("{} {}", 5));
+	assert_false(jscan_is_value("", 0));
+	assert_false(jscan_is_value("{", 1));
+	assert_false(jscan_is_value("{\"a\":\"\x1b\"}", 9));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -642,6 +657,7 @@ int main(void)
 		cmocka_unit_test(test_member),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_names_many),
+		cmocka_unit_test(test_is_value),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
