@@ -1,8 +1,9 @@
 /*
  * ctl.c - a thread's ctl file (spec 3): the verbs a user writes to it,
- * `cancel` (every call in flight or queued), `restart` (a fresh process)
- * and `close` (as rmdir); any other word is EINVAL and named in
- * status.last_error with the verbs (lasterr.c).
+ * `cancel` (every call in flight or queued), `restart` (a fresh process),
+ * `close` (as rmdir), `subscribe URI` and `unsubscribe URI` (spec 15,
+ * subscribe.c); any other word is EINVAL and named in status.last_error
+ * with the verbs (lasterr.c).
  */
 #include <string.h>
 
@@ -40,6 +41,10 @@ int mcp_session_ctl(mcp_session *s, const char *verb, size_t len)
 		session_close_notify(s, "ctl close");
 		return 0;
 	}
+	if (len > 10 && !memcmp(verb, "subscribe ", 10))
+		return subs_ctl(s, 1, verb + 10, len - 10);
+	if (len > 12 && !memcmp(verb, "unsubscribe ", 12))
+		return subs_ctl(s, 0, verb + 12, len - 12);
 	session_bad_verb(s, verb, len); /* where the user looks (spec 12) */
 	return -EINVAL;
 }

@@ -89,6 +89,7 @@ struct mcp_session {
 	double next_start;
 	mcp_call *last_sent, *last_done, *lists[MCP_NLISTS];
 	struct ring err, events, trace;
+	cJSON *subs;                   /* subscribe.c: the URIs subscribed */
 	struct names names[MCP_NLISTS]; /* surface.c: names given out */
 	cJSON *notes[MCP_NLISTS];      /* inbound.c: a listing "none" or
 					  partial, and why (spec 9) */
@@ -362,6 +363,12 @@ int session_start(mcp_session *s);
 void session_idle_check(mcp_session *s); /* (re)arm the idle timer */
 void session_close(mcp_session *s, const char *why);
 void session_close_notify(mcp_session *s, const char *why);
+/* subscribe.c: ctl's `subscribe URI` (on) and `unsubscribe URI`: 0,
+ * -EOPNOTSUPP (the server offers none), -ENOENT (not subscribed),
+ * -EINVAL, -ENOMEM. */
+int subs_ctl(mcp_session *s, int on, const char *uri, size_t n);
+/* subscribe.c: at a handshake, s's subscriptions sent again. */
+void subs_renew(mcp_session *s);
 /* ctl restart: calls in flight fail, a fresh process starts. */
 void session_restart(mcp_session *s);
 void sessions_reap_done(const char *why, void (*cb)(void));

@@ -50,8 +50,8 @@ void session_bad_verb(mcp_session *s, const char *verb, size_t len)
 	char *msg;
 
 	if (asprintf(&msg, "ctl: unknown verb '%.*s' (the verbs are cancel, "
-		     "restart and close)", (int)(len < 64 ? len : 64),
-		     verb) < 0)
+		     "restart, close, subscribe URI and unsubscribe URI)",
+		     (int)(len < 64 ? len : 64), verb) < 0)
 		msg = NULL;
 	session_error(s, msg);
 }

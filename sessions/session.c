@@ -387,6 +387,7 @@ static void session_ready(mcp_session *s)
 	} else {
 		hs_listen(s);
 	}
+	subs_renew(s); /* spec 15: renewed after a restart */
 	while (s->state == S_READY && (q = call_dequeue(s)) != NULL)
 		call_send(s, q);
 }
@@ -785,6 +786,7 @@ static void session_free_cb(uv_handle_t *h)
 	idtab_free(&s->pending);
 	cJSON_Delete(s->server_info);
 	cJSON_Delete(s->capabilities);
+	cJSON_Delete(s->subs);
 	free(s->last_error);
 	session_list_forget(s, MCP_NLISTS);
 	windows_free(s);

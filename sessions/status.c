@@ -190,6 +190,9 @@ mcp_buf *mcp_session_status_json(mcp_session *s)
 	cJSON_AddItemToObject(o, "capabilities", s->capabilities ?
 			      cJSON_Duplicate(s->capabilities, 1) :
 			      cJSON_CreateNull());
+	cJSON_AddItemToObject(o, "subscriptions", s->subs ?
+			      cJSON_Duplicate(s->subs, 1) :
+			      cJSON_CreateArray());
 	cJSON_AddItemToObject(o, "warnings", s->warnings ?
 			      cJSON_Duplicate(s->warnings, 1) :
 			      cJSON_CreateArray());

@@ -383,6 +383,20 @@ static void to_file(struct gbuf *b, const char *file)
 	gbuf_puts(b, "\n");
 }
 
+/* 1 when a member name holds a control character (C0, DEL, C1), which
+ * no request may carry (spec 13, I-JSON): such an argument cannot be
+ * given through any file. */
+static int ctl_name(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (; *p; p++)
+		if (*p < 0x20 || *p == 0x7f ||
+		    (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f))
+			return 1;
+	return 0;
+}
+
 /* The two ready-to-run lines for the filled arguments args, whose
  * schemas are in props (prompt: the arguments array). Every word from
  * the server is single-quoted; echo only for text without a backslash
@@ -395,6 +409,16 @@ static void run_lines(struct gbuf *b, const char *file, const cJSON *args,
 	int n = cJSON_GetArraySize(args), named = 1, bs = 0;
 	struct gbuf words = {0};
 
+	cJSON_ArrayForEach(a, args) {
+		if (ctl_name(a->string)) {
+			gbuf_puts(b, "Run it: it cannot be called through "
+				     "mcpfs: an argument name holds a control "
+				     "character, which no request may carry "
+				     "(I-JSON).\n");
+			free(json);
+			return;
+		}
+	}
 	cJSON_ArrayForEach(a, args) {
 		char *line = kv_name(a->string) ?
 			kv_line(a, prompt ? NULL : get(props, a->string),

@@ -252,6 +252,18 @@ static void get_prompt(const cJSON *id, const cJSON *params)
 	mm_result(id, r);
 }
 
+/* --declare resources.subscribe with --resources N: subscriptions are
+ * served (answered {}), unless --fail names them. */
+static int serves_subscribe(void)
+{
+	int i;
+
+	for (i = 0; i < ndeclared; i++)
+		if (!strcmp(declared[i], "resources.subscribe"))
+			return 1;
+	return 0;
+}
+
 int partial_request(const cJSON *id, const char *method,
 		    const cJSON *params)
 {
@@ -280,6 +292,12 @@ int partial_request(const cJSON *id, const char *method,
 			return 0;
 		list_page(id, l, mm_str(params, "cursor"), how);
 		partial_after_list(method);
+		return 1;
+	}
+	if ((!strcmp(method, "resources/subscribe") ||
+	     !strcmp(method, "resources/unsubscribe")) && n_resources >= 0 &&
+	    serves_subscribe()) {
+		mm_result(id, NULL); /* served: {} */
 		return 1;
 	}
 	if (!strcmp(method, "resources/read") && n_resources >= 0) {

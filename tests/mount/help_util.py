@@ -39,6 +39,8 @@ def calls(log):
 
 
 def run_lines(help_text):
+    if '\nRun it (' not in help_text:   # a tool no request can call
+        return []
     lines = help_text.split('\nRun it (', 1)[1].split('\nThe reply:', 1)[0]
     out = [line[2:] for line in lines.splitlines()[1:]]
     return [line for line in out if not line.startswith('# ')]

@@ -114,7 +114,7 @@ def test_wrong_ctl_verb_names_the_verbs_in_status(mcpfs_mount):
     assert out == 'rc=1\n' and 'Invalid argument' in err, (out, err)
     st = status(t)
     assert st['last_error'] == "ctl: unknown verb 'explode' (the verbs are " \
-        'cancel, restart and close)', st
+        'cancel, restart, close, subscribe URI and unsubscribe URI)', st
     assert in_time(st['last_error_at'], before), st
     assert st['state'] != 'exited'  # the session is untouched
 

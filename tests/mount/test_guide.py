@@ -80,9 +80,10 @@ def test_help_per_server_and_thread(mcpfs_mount):
     m = mcpfs_mount({'demo': demo()})
     srv = m.path / 'demo'
     assert 'help' in os.listdir(srv)
-    # a stat of help/ starts nothing; listing it lists the tools
+    # a stat of help/ waits for nothing (it may start the server's probe
+    # in the background, so that `ls MOUNT/*/help` starts the probes side
+    # by side: spec 12); listing it lists the tools
     os.stat(srv / 'help')
-    assert not m.server_pids()
     names = sorted(os.listdir(srv / 'help'))
     assert names == ['echo', 'get', 'get_count', 'incr', 'keys', 'set',
                      'sleep']

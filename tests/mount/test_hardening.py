@@ -51,7 +51,7 @@ server nor the thread of the refused call):
 
   other operations                              errno   log message
   -------------------------------------------  ------  ------------------------------------------------
-  ctl: two verbs, NUL, 1 MiB, binary,           EINVAL  ctl: unknown verb (want cancel, restart or close)
+  ctl: two verbs, NUL, 1 MiB, binary,           EINVAL  ctl: unknown verb (want cancel, restart, close, subscribe or unsubscribe)
     "restart now"
   mkdir of b'a\xffb' (and every bad name)       EINVAL  mkdir refused: bad thread name
   mkdir named call / tools.json                 EEXIST  (none)

@@ -38,7 +38,6 @@ ARGS = [
     ('d"e `touch PWNED_ARG5`', {'type': 'string',
                                 'examples': ['"; touch PWNED_ARG6; "']}),
     ('e f*', {'type': 'integer', 'minimum': 2}),
-    ('g\ntouch PWNED_ARG7', {'type': 'string'}),
     ('h=i', {'type': 'string', 'default': 'back\\slash \\n'}),
     ('j:', {'type': 'string'}),
 ]
@@ -55,6 +54,12 @@ def spec():
     prompts = [{'name': name, 'arguments': [
         {'name': a, 'required': True} for a, _ in ARGS[:4]]}
         for name in HOSTILE[:5]]
+    # an argument name with a newline: no request may carry it (spec 13),
+    # so help prints no line to run
+    tools.append({'name': 'ctl-arg', 'inputSchema': {
+        'type': 'object', 'properties': {
+            'g\ntouch PWNED_ARG7': {'type': 'string'}},
+        'required': ['g\ntouch PWNED_ARG7']}})
     return {'tools': tools, 'prompts': prompts}
 
 
@@ -72,7 +77,7 @@ def test_help_lines_run_only_the_tool(mcpfs_mount, tmp_path, shell):
     (scratch / 'prompts').symlink_to(t / 'prompts')
     env = dict(os.environ, HOME=str(scratch))  # where a bare cd goes
     helps = sorted(os.listdir(t / 'help'))
-    assert len(helps) == len(HOSTILE) + 5, helps
+    assert len(helps) == len(HOSTILE) + 6, helps
     expected, failed = [], []
     for h in helps:
         text = read_file(t / 'help' / h).decode()
@@ -90,7 +95,11 @@ def test_help_lines_run_only_the_tool(mcpfs_mount, tmp_path, shell):
         lines = run_lines(text)
         assert all(line.startswith(('echo ', 'printf ', ': '))
                    for line in lines), text
-        # one line per form, unless NAME=VALUE cannot name an argument
+        # one line per form, unless NAME=VALUE cannot name an argument,
+        # none when no request can (a control character in a name)
+        if h == 'ctl-arg':
+            assert 'Run it: it cannot be called' in text and not lines, text
+            continue
         assert len(lines) == 2 or \
             '# (NAME=VALUE cannot name every argument' in text, text
     # one call per line run, of the tool or prompt the help is about

@@ -1,0 +1,141 @@
+"""Resource subscriptions through ctl (spec 15): `subscribe URI` sends
+resources/subscribe to a server that offers it (EOPNOTSUPP otherwise),
+status.subscriptions lists them, a restart renews them, `unsubscribe URI`
+ends one, and the server's updates are lines in events."""
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import (REPO, events, fake, status, text, thread, tool,
+                      wait_until)
+
+EVERYTHING = REPO / \
+    'node_modules/@modelcontextprotocol/server-everything/dist/index.js'
+
+
+def sh(cmd, cwd):
+    r = subprocess.run(['bash', '-c', cmd], cwd=cwd, capture_output=True,
+                       text=True, timeout=30)
+    return r.stdout, r.stderr
+
+
+def seen(log, method):
+    """The requests of method the fake logged (--log), in order."""
+    if not log.exists():
+        return []
+    return [j for j in map(json.loads, log.read_text().splitlines())
+            if j.get('method') == method]
+
+
+def subscribable(log, *more):
+    return fake('--resources', 2, '--declare', 'resources.subscribe',
+                '--log', log, *more)
+
+
+def test_subscribe_and_unsubscribe_from_the_shell(mcpfs_mount, tmp_path):
+    log = tmp_path / 'fake.log'
+    m = mcpfs_mount({'a': subscribable(log)})
+    t = thread(m)
+    tool(t, 'pid')
+    out, err = sh('echo "subscribe fake://r/0" > ctl; echo rc=$?', t)
+    assert out == 'rc=0\n', err
+    assert status(t)['subscriptions'] == ['fake://r/0']
+    wait_until(lambda: seen(log, 'resources/subscribe'), 10,
+               'resources/subscribe')
+    assert [r['params'] for r in seen(log, 'resources/subscribe')] == \
+        [{'uri': 'fake://r/0'}]
+    # twice is once
+    sh('echo "subscribe fake://r/0" > ctl', t)
+    assert status(t)['subscriptions'] == ['fake://r/0']
+    out, err = sh('echo "unsubscribe fake://r/0" > ctl; echo rc=$?', t)
+    assert out == 'rc=0\n', err
+    assert status(t)['subscriptions'] == []
+    wait_until(lambda: seen(log, 'resources/unsubscribe'), 10,
+               'resources/unsubscribe')
+    # not subscribed: ENOENT
+    out, err = sh('echo "unsubscribe fake://r/0" > ctl; echo rc=$?', t)
+    assert out == 'rc=1\n' and 'No such file' in err, (out, err)
+
+
+def test_a_restart_renews_them(mcpfs_mount, tmp_path):
+    log = tmp_path / 'fake.log'
+    m = mcpfs_mount({'a': subscribable(log)})
+    t = thread(m)
+    # before the handshake is done: kept, and sent once ready
+    with open(t / 'ctl', 'w') as f:
+        f.write('subscribe fake://r/1\n')
+    with open(t / 'ctl', 'w') as f:
+        f.write('subscribe fake://r/0\n')
+    pid = int(text(tool(t, 'pid')))
+    wait_until(lambda: len(seen(log, 'resources/subscribe')) == 2, 10,
+               'two subscriptions sent')
+    sh('echo restart > ctl', t)
+    assert int(text(tool(t, 'pid'))) != pid
+    wait_until(lambda: len(seen(log, 'resources/subscribe')) == 4, 10,
+               'the subscriptions renewed')
+    assert [r['params']['uri'] for r in seen(log, 'resources/subscribe')] \
+        == ['fake://r/1', 'fake://r/0'] * 2
+    assert status(t)['subscriptions'] == ['fake://r/1', 'fake://r/0']
+
+
+def test_a_server_without_subscribe_is_eopnotsupp(mcpfs_mount, tmp_path):
+    log = tmp_path / 'fake.log'
+    m = mcpfs_mount({'a': fake('--resources', 2, '--log', log)})
+    t = thread(m)
+    tool(t, 'pid')
+    out, err = sh('echo "subscribe fake://r/0" > ctl; echo rc=$?', t)
+    assert out == 'rc=1\n' and 'not supported' in err, (out, err)
+    assert status(t)['subscriptions'] == []
+    assert seen(log, 'resources/subscribe') == []
+
+
+def test_a_server_that_declares_it_and_refuses_loses_it(mcpfs_mount,
+                                                        tmp_path):
+    # the partial shape (spec 9): declared, answered -32601
+    log = tmp_path / 'fake.log'
+    m = mcpfs_mount({'a': subscribable(log, '--fail',
+                                       'resources/subscribe')})
+    t = thread(m)
+    tool(t, 'pid')
+    sh('echo "subscribe fake://r/0" > ctl', t)
+    wait_until(lambda: status(t)['subscriptions'] == [], 10,
+               'the refused subscription dropped')
+    st = status(t)
+    assert 'resources/subscribe of fake://r/0 failed' in st['last_error']
+    assert '-32601' in st['last_error'], st['last_error']
+    assert st['state'] == 'ready'
+    assert len(seen(log, 'resources/subscribe')) == 1
+
+
+@pytest.mark.skipif(not EVERYTHING.exists() or not shutil.which('node'),
+                    reason='server-everything missing (npm ci) or no node')
+def test_server_everything_updates_reach_events(mcpfs_mount):
+    m = mcpfs_mount({'e': {'command': 'node',
+                           'args': [str(EVERYTHING), 'stdio'],
+                           'timeout': 30}})
+    t = thread(m, 'e')
+    uri = 'demo://resource/static/document/architecture.md'
+    listed = json.loads((t / 'resources.json').read_bytes())
+    uris = [r['uri'] for r in listed['resources']]
+    if uri not in uris:
+        uri = uris[0]
+    out, err = sh(f'echo "subscribe {uri}" > ctl; echo rc=$?', t)
+    assert out == 'rc=0\n', err
+    assert status(t)['subscriptions'] == [uri]
+    r = tool(t, 'toggle-subscriber-updates', timeout=30)
+    assert r.get('isError') is not True, r
+
+    def updated():
+        return [e for e in events(t)
+                if e.get('method') == 'notifications/resources/updated'
+                and e['params'].get('uri') == uri]
+    got = wait_until(updated, 30, f'an update of {uri} in events')
+    assert got
+    # tail -f events | grep updated: the shell idiom finds it too
+    out, _ = sh('grep -c resources/updated events', t)
+    assert int(out) >= 1
+    tool(t, 'toggle-subscriber-updates', timeout=30)
+    os.stat(t / 'events')
