@@ -262,14 +262,22 @@ static cJSON *typed(const cJSON *schema, const char *name, char *v,
 }
 
 /* Add item as name (replacing an earlier one); item is taken. */
+/* item (taken) as o's member name, replacing one of that name. cJSON
+ * leaves an item it could not add (its key's copy failed) to the caller:
+ * it is freed here. */
 static int put(cJSON *o, const char *name, cJSON *item)
 {
+	cJSON_bool ok;
+
 	if (!item)
 		return -ENOMEM;
 	if (cJSON_GetObjectItemCaseSensitive(o, name))
-		return cJSON_ReplaceItemInObjectCaseSensitive(o, name, item)
-			       ? 0 : -ENOMEM;
-	return cJSON_AddItemToObject(o, name, item) ? 0 : -ENOMEM;
+		ok = cJSON_ReplaceItemInObjectCaseSensitive(o, name, item);
+	else
+		ok = cJSON_AddItemToObject(o, name, item);
+	if (!ok)
+		cJSON_Delete(item);
+	return ok ? 0 : -ENOMEM;
 }
 
 /* One non-blank line (NUL-terminated, CR dropped) into o. */

@@ -70,6 +70,8 @@ size_t mcp_call_partial(const mcp_call *c, const char **p)
 	if (c->done || !st || st->c != c)
 		return 0;
 	end = st->end ? st->end : st->len;
+	if (st->ctl_at && st->ctl_at < end)
+		end = st->ctl_at; /* escaped in the reply (inbound.c) */
 	*p = st->base + st->start;
 	return end - st->start;
 }

@@ -481,6 +481,8 @@ static int stream_detect(mcp_session *s, const char *p, size_t n)
 	c->stream_at = ve;
 	st->end = 0;
 	st->depth = st->in_str = st->esc = 0;
+	st->ctl_scan = ve;
+	st->ctl_at = 0;
 	c->streamed = 1;
 	return 1;
 }
@@ -542,6 +544,32 @@ static void stream_scan(struct stream *st)
 	st->scan = i;
 }
 
+/* The offset of the first byte below 0x20 in p[i, n), or n: a block at a
+ * time by its lowest byte (a loop the compiler vectorizes), then within
+ * the block that has one. */
+static size_t first_control(const char *p, size_t i, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)p;
+	unsigned char low;
+	size_t k, e;
+
+	for (; i < n; i = e) {
+		e = n - i > 4096 ? i + 4096 : n;
+		for (low = 0xff, k = i; k < e; k++)
+			low = u[k] < low ? u[k] : low;
+		if (low < 0x20)
+			break;
+	}
+	while (i < n && u[i] >= 0x20)
+		i++;
+	return i;
+}
+
+static int has_control(const char *p, size_t n)
+{
+	return first_control(p, 0, n) < n;
+}
+
 void inbound_partial(mcp_session *s, const char *p, size_t n)
 {
 	struct stream *st = &s->stream;
@@ -562,6 +590,14 @@ void inbound_partial(mcp_session *s, const char *p, size_t n)
 		return;
 	}
 	stream_scan(st);
+	/* a raw control byte is escaped in the reply (fast_reply): what is
+	 * readable stops before the first one, so that it is a prefix of
+	 * the reply as it will be */
+	if (!st->ctl_at) {
+		st->ctl_scan = first_control(p, st->ctl_scan, n);
+		if (st->ctl_scan < n)
+			st->ctl_at = st->ctl_scan;
+	}
 	call_more(st->c);
 }
 
@@ -576,15 +612,38 @@ static int input_required(const char *p, size_t rs, size_t re)
 
 /* 1 if the n bytes at p hold a raw control byte (below 0x20): not valid
  * JSON inside a string, so such a reply is not passed through as is. */
-static int has_control(const char *p, size_t n)
+/*
+ * A reply whose result holds raw control bytes (which RFC 8259 refuses
+ * and cJSON takes): the result as the server wrote it with each of them
+ * escaped (jsent_escape_controls), so that the reply is valid JSON and,
+ * up to its first such byte, the very bytes a reader may have read as it
+ * arrived (inbound_partial stops there). 0 when c completed, -1 for the
+ * cJSON path.
+ */
+static int escaped_reply(mcp_session *s, mcp_call *c, const char *line,
+			 size_t rs, size_t re, mcp_call *sc, size_t soff)
 {
-	const unsigned char *u = (const unsigned char *)p;
-	unsigned char low = 0xff;
-	size_t i;
+	char *e = NULL;
+	size_t en = 0;
+	mcp_buf *b;
 
-	for (i = 0; i < n; i++)
-		low = u[i] < low ? u[i] : low;
-	return low < 0x20;
+	if (jsent_escape_controls(line + rs, re - rs, &e, &en) != 1 ||
+	    !jscan_is_value(e, en) ||
+	    (s->era == MCP_ERA_MODERN && input_required(line, rs, re)) ||
+	    (c == sc && rs + soff != sc->stream_at)) {
+		free(e);
+		return -1;
+	}
+	b = mcp_buf_new(NULL, en + 1);
+	if (b) {
+		memcpy(b->data, e, en);
+		b->data[en] = '\n';
+	}
+	free(e);
+	if (c == sc)
+		c->stream_ok = 1;
+	call_complete(c, b); /* NULL: an out of memory error */
+	return 0;
 }
 
 static int fast_reply(mcp_session *s, struct frame *f, char *line,
@@ -597,12 +656,14 @@ static int fast_reply(mcp_session *s, struct frame *f, char *line,
 	char *mem;
 	int big = 0;
 
-	if (raw_reply(line, len, &id, &rs, &re) < 0 ||
-	    has_control(line + rs, re - rs))
-		return -1; /* the cJSON path escapes them (jsent_keep) */
+	if (raw_reply(line, len, &id, &rs, &re) < 0)
+		return -1;
 	c = idtab_get(&s->pending, id);
-	if (!c || c->kind != CALL_USER || c->task == 1 ||
-	    !valid_line(line, len))
+	if (!c || c->kind != CALL_USER || c->task == 1)
+		return -1;
+	if (has_control(line + rs, re - rs))
+		return escaped_reply(s, c, line, rs, re, sc, soff);
+	if (!valid_line(line, len))
 		return -1;
 	if (s->era == MCP_ERA_MODERN && input_required(line, rs, re))
 		return -1; /* mrtr.c, through the cJSON path */

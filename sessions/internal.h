@@ -101,6 +101,8 @@ struct mcp_session {
 		size_t len, start;     /* its length; where the result is */
 		size_t end, scan;      /* result end (0: not yet); scanned */
 		int depth, in_str, esc;
+		size_t ctl_scan, ctl_at; /* scanned for control bytes;
+					    the first one (0: none) */
 	} stream;
 	uint64_t long_stream;          /* inbound.c: the rpc id of a reply
 					  read as it arrived that went past

@@ -20,6 +20,7 @@ text is "ran NAME: ARGS" for echo and get-env.
 """
 
 import json
+import time
 import sys
 
 TOOLS = [
@@ -123,8 +124,23 @@ def main():
             send({'jsonrpc': '2.0', 'method': 'notifications/message',
                   'params': {'level': 'info', 'data': 'n@ESC@]52;c;x@BEL@'
                              '@NUL@@CR@'}})
-            big = 'y' * (300 * 1024) if (params.get('arguments') or
-                                          {}).get('big') else ''
+            args = params.get('arguments') or {}
+            big = 'y' * (300 * 1024) if args.get('big') else ''
+            if args.get('late'):
+                # 300 KiB of text, a pause (a reader reads them as they
+                # arrive), then the control bytes and the end
+                line = json.dumps({'jsonrpc': '2.0', 'id': rid, 'result': {
+                    'content': [{'type': 'text', 'text': 'y' * (300 * 1024)
+                                 + '@ESC@[31m@NUL@@CR@@BEL@@ESCAPED@'}]}})
+                for mark, raw in RAW.items():
+                    line = line.replace(mark, raw)
+                cut = 290 * 1024
+                sys.stdout.write(line[:cut])
+                sys.stdout.flush()
+                time.sleep(0.5)
+                sys.stdout.write(line[cut:] + '\n')
+                sys.stdout.flush()
+                continue
             result(rid, {'content': [{'type': 'text', 'text':
                          'r@ESC@[31m@NUL@@CR@' + big + '@BEL@@ESCAPED@'}]})
         elif method == 'ping':

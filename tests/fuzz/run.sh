@@ -68,10 +68,10 @@ sources_for() {
 	sse)     echo "$root/lib/sse.c $root/lib/gbuf.c" ;;
 	askcheck) echo "$root/sessions/askcheck.c -lm" ;;
 	kvargs)  echo "$root/lib/kvargs.c $root/sessions/guide/help.c" \
-		"$root/lib/gbuf.c" ;;
+		"$root/lib/gbuf.c $root/lib/ctlesc.c -lm" ;;
 	surface) echo "$root/sessions/surface.c $root/sessions/buf.c" \
-		"$root/lib/jscan.c $root/lib/jsent.c $root/lib/gbuf.c" \
-		"$root/lib/bigmem.c" ;;
+		"$root/lib/jscan.c $root/lib/jnames.c $root/lib/jsent.c" \
+		"$root/lib/gbuf.c $root/lib/bigmem.c $root/lib/mimetab.c" ;;
 	esac
 }
 

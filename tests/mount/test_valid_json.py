@@ -66,3 +66,17 @@ def test_hostile_listing_every_json_file_valid(mcpfs_mount):
                n['params']['data'] == 'n\x1b]52;c;x\x07\x00\r'
                for n in notes), notes
     assert tool(t, 'echo', text='ok')['content'][0]['text'].endswith('ok"}')
+
+
+def test_a_reply_read_as_it_arrives_stays_valid(mcpfs_mount):
+    # 290 KiB arrive and a reader reads them as they come; the rest holds
+    # raw control bytes, which the reply has escaped: what was read is a
+    # prefix of it, and the reader gets the whole valid reply (never EIO)
+    m = mcpfs_mount({'s': {'command': sys.executable,
+                           'args': [str(PYFAKE), '--hostile']}})
+    t = thread(m, 's', 't')
+    for _ in range(2):
+        raw = call_raw(t, {'name': 'raw', 'arguments': {'late': True}})
+        got = strict(raw, 'the late reply')['content'][0]['text']
+        assert got == 'y' * (300 * 1024) + '\x1b[31m\x00\r\x07\x1b'
+        assert b'\\u001B' in raw  # the server's own escape, as sent
