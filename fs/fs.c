@@ -451,7 +451,7 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 
 		if (r == -EINVAL) /* and in status.last_error */
 			mlog(MLOG_INFO, "ctl: unknown verb (want cancel, "
-			     "restart or close)");
+			     "restart, close, subscribe or unsubscribe)");
 		if (r < 0)
 			fuse_reply_err(req, -r);
 		else
