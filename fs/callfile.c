@@ -435,9 +435,10 @@ static int ready(struct callfile *cf, const char *p, size_t len, int w,
 		return r;
 	if (!w) {
 		mine = writers_proc(cf->writer, &image);
-		if (!mine && errno == ENOMEM) {
+		if (!mine && (errno == ENOMEM || errno == EMFILE)) {
+			r = -errno;
 			free(key);
-			return -ENOMEM;
+			return r;
 		}
 	}
 	r = writers_prepare(owner(cf), key, w ? cf->closer : mine, image,
@@ -700,8 +701,8 @@ void callfile_flush(struct callfile *cf, fuse_req_t req)
 		    !jsonwrite_pending(&cf->in) && !cf->in_lines &&
 		    !(cf->closer = writers_proc(cf->writer,
 						&cf->closer_image)) &&
-		    errno == ENOMEM) {
-			fuse_reply_err(req, ENOMEM); /* {} could not be sent */
+		    (errno == ENOMEM || errno == EMFILE)) {
+			fuse_reply_err(req, errno); /* {} could not be sent */
 			return;
 		}
 		if (cf->in_lines && cf->lines_bad) { /* refused at a write */

@@ -220,7 +220,9 @@ static int read_id(pid_t tid, unsigned long long *id)
 	if (fd < 0) {
 		if (errno == ESRCH)
 			return -ESRCH;
-		if (errno == EMFILE || errno == ENFILE || errno == ENOMEM)
+		if (errno == EMFILE || errno == ENFILE)
+			return -EMFILE;
+		if (errno == ENOMEM)
 			return -ENOMEM;
 		pidfs = 0; /* no pidfd_open, or no PIDFD_THREAD: before 6.9 */
 		return 0;
@@ -253,7 +255,7 @@ static int probe(pid_t tid, struct writers_pinfo *pi, int *keep)
 		return r;
 	snprintf(path, sizeof path, "/proc/%d/stat", (int)tid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return errno == EMFILE || errno == ENFILE ? -ENOMEM : -ESRCH;
+		return errno == EMFILE || errno == ENFILE ? -EMFILE : -ESRCH;
 	r = parse_stat(fd, pi, &nthreads) < 0 ? -ESRCH : 0;
 	if (r == 0 && keep)
 		*keep = fd;
@@ -356,7 +358,7 @@ static struct wproc *lookup(pid_t pid, int depth,
 	    pi.start > child_start) {
 		if (keepfd && *keepfd >= 0)
 			close(*keepfd);
-		errno = r == -ENOMEM ? ENOMEM : ESRCH;
+		errno = r == -ENOMEM || r == -EMFILE ? -r : ESRCH;
 		return NULL;
 	}
 	if (image)
@@ -389,9 +391,11 @@ static struct wproc *lookup(pid_t pid, int depth,
 	p->refs = 1;
 	if (pi.ppid > 0 && depth < MAX_DEPTH &&
 	    !(p->parent = lookup(pi.ppid, depth + 1, pi.start, NULL, NULL)) &&
-	    errno == ENOMEM) {
+	    (errno == ENOMEM || errno == EMFILE)) {
+		int e = errno;
+
 		writers_proc_unref(p); /* a lineage cut short would misread */
-		errno = ENOMEM;
+		errno = e;
 		goto fail;
 	}
 	keep(p);
@@ -410,6 +414,20 @@ static void kept_drop(struct kept *k)
 	k->fd = -1;
 	writers_proc_unref(k->p);
 	k->p = NULL;
+}
+
+/* Out of file descriptors: the kept /proc files are closed (they only
+ * save reads), so that the lookup can be tried once more. How many. */
+static unsigned shed(void)
+{
+	unsigned i, n = 0;
+
+	for (i = 0; i < kept_n; i++)
+		if (kept[i].fd >= 0) {
+			kept_drop(&kept[i]);
+			n++;
+		}
+	return n;
 }
 
 struct wproc *writers_proc(pid_t pid, unsigned long long *image)
@@ -435,6 +453,8 @@ struct wproc *writers_proc(pid_t pid, unsigned long long *image)
 	}
 	fd = -1;
 	p = lookup(pid, 0, ~0ULL, image, probe_fn ? NULL : &fd);
+	if (!p && errno == EMFILE && shed())
+		p = lookup(pid, 0, ~0ULL, image, probe_fn ? NULL : &fd);
 	if (!p || fd < 0)
 		return p;
 	for (i = 0; i < kept_n && kept[i].fd >= 0; i++)
@@ -619,8 +639,8 @@ int writers_find(uint64_t owner, const char *key, pid_t pid,
 	if (!t || TAILQ_EMPTY(&t->recs))
 		return 0;
 	reader = writers_proc(pid, &image);
-	if (!reader && errno == ENOMEM)
-		return -ENOMEM; /* not someone else's reply */
+	if (!reader && (errno == ENOMEM || errno == EMFILE))
+		return -errno; /* not someone else's reply */
 	marks++;
 	for (p = reader, level = 1; p; p = p->parent, level++) {
 		p->mark = marks;

@@ -7,19 +7,64 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "ctlesc.h"
+#include "gbuf.h"
 #include "internal.h"
 
+/* The length of the valid UTF-8 sequence at p (NUL-terminated), 0 if
+ * none starts there. C0 80, jsent's NUL, counts as one. */
+static size_t utf8_len(const unsigned char *p)
+{
+	size_t n, i;
+	unsigned cp;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] == 0xc0 && p[1] == 0x80)
+		return 2;
+	n = p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : p[0] >= 0xe0 && p[0] <= 0xef ?
+	    3 : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
+	if (!n)
+		return 0;
+	cp = p[0] & (0xff >> (n + 1));
+	for (i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp < 0xe000))) ||
+	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return n;
+}
+
 /* msg (taken) is shown in status, to people and to JSON readers: what a
- * server or a user put in it (a control character, bytes that are not
- * UTF-8, which cJSON would print raw) is escaped visibly (lib/ctlesc.h). */
+ * server or a user put in it that is not UTF-8 (which cJSON would print
+ * raw, making status invalid JSON) becomes \xNN, as lib/ctlesc shows
+ * it; control characters stay, for the status file escapes them. */
 void session_error(mcp_session *s, char *msg)
 {
-	char *safe;
+	const unsigned char *p;
+	struct gbuf b = {0};
+	size_t n;
 
-	if (msg && ctlesc_needed(msg, 1) && (safe = ctlesc_dup(msg, 1))) {
-		free(msg);
-		msg = safe;
+	for (p = (const unsigned char *)msg; msg && *p; p += n)
+		if (!(n = utf8_len(p)))
+			break;
+	if (msg && *p) {
+		for (p = (const unsigned char *)msg; *p; p += n) {
+			if ((n = utf8_len(p)) != 0) {
+				gbuf_add(&b, (const char *)p, n);
+			} else {
+				gbuf_printf(&b, "\\x%02x", *p);
+				n = 1;
+			}
+		}
+		if (b.p && !b.oom) { /* NUL-terminated (gbuf.h) */
+			free(msg);
+			msg = b.p;
+		} else {
+			gbuf_free(&b);
+		}
 	}
 	free(s->last_error);
 	s->last_error = msg;
