@@ -65,7 +65,7 @@ static void reply_cb(struct mcp_listener *l, mcp_call *c)
 	const mcp_buf *b = mcp_call_reply(c);
 	char *msg;
 
-	if (s && b && !memcmp(b->data, "{\"error\"", 8)) {
+	if (s && b && b->len >= 8 && !memcmp(b->data, "{\"error\"", 8)) {
 		if (w->on)
 			forget(s, w->uri);
 		if (asprintf(&msg, "resources/%s of %s failed: %.*s",
