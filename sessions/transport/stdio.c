@@ -53,6 +53,7 @@ struct proc {
 	int handles;    /* open handles */
 	int spawned;    /* uv_spawn was called: the process handle is live */
 	int exited, out_eof, err_eof, in_closed;
+	int eof_waits;  /* eof_guard_cb's waits for the exit so far */
 	int64_t exit_status;
 	int term_signal;
 	int kill_stage;
@@ -255,12 +256,21 @@ static void guard_cb(uv_timer_t *t)
 	proc_lost_check(t->data, 1);
 }
 
+/* stdout ended and no exit was seen 250 ms later. With stderr closed too
+ * the process is going, and its exit (which names the status, spec 5)
+ * can come much later on a loaded machine: up to 5 s more is waited for
+ * it. A server that closed stdout alone and runs on is lost now. */
 static void eof_guard_cb(uv_timer_t *t)
 {
 	struct proc *p = t->data;
 
-	if (p->ctx && !p->exited)
-		p->up->lost(p->ctx, ERR_EXITED, "server closed its stdout");
+	if (!p->ctx || p->exited)
+		return;
+	if (p->err_eof && p->eof_waits++ < 20) {
+		uv_timer_start(&p->timer, eof_guard_cb, 250, 0);
+		return;
+	}
+	p->up->lost(p->ctx, ERR_EXITED, "server closed its stdout");
 }
 
 /* The line in progress, to whoever streams it (after every read: a read

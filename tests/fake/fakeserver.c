@@ -310,10 +310,18 @@ static void tool_crash(const cJSON *id, const cJSON *args,
 {
 	int sig = signal_number(cJSON_GetObjectItemCaseSensitive(args,
 								 "signal"));
-	long long code = 3;
+	long long code = 3, linger = 0;
 
 	mm_int(args, "code", &code);
 	fprintf(stderr, "crashing now\n");
+	if (mm_int(args, "linger_ms", &linger) == 1 && linger > 0) {
+		/* both pipes closed, the exit later: a dying process on a
+		 * loaded machine */
+		fflush(stderr);
+		close(1);
+		close(2);
+		usleep((useconds_t)(linger * 1000));
+	}
 	if (sig > 0 && sig < NSIG) {
 		sigset_t set;
 

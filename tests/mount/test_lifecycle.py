@@ -62,6 +62,18 @@ def test_crash_mid_call(mcpfs_mount):
     assert text(tool(t, 'counter')) == '1'
 
 
+def test_a_crash_whose_exit_comes_late_still_names_the_status(mcpfs_mount):
+    # both pipes close, the exit comes 1.5 s later (a loaded machine:
+    # test_stress saw "server closed its stdout" under ASan): the error
+    # still names the exit status (spec 5)
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    tool(t, 'pid')
+    err = error_text(tool(t, 'crash', code=3, linger_ms=1500, timeout=20))
+    assert 'exited with status 3' in err, err
+    assert 'crashing now' in err
+
+
 def test_crash_by_signal(mcpfs_mount):
     m = mcpfs_mount({'a': fake()})
     t = thread(m)
