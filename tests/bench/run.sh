@@ -178,11 +178,11 @@ CONF=$WORK/servers.json
 	printf '  "fake": {"command": "%s"}\n}}\n' "$FAKE"
 } >"$CONF"
 
-# mount_fs MOUNTPOINT LOG: mcpfs in the foreground, in the background;
-# sets MPID.
+# mount_fs MOUNTPOINT LOG [CONFIG]: mcpfs in the foreground, in the
+# background, on CONFIG (default $CONF); sets MPID.
 mount_fs() {
 	mkdir -p "$1"
-	"$MCPFS" -f -c "$CONF" --max-sessions 2000 --idle-timeout 0 \
+	"$MCPFS" -f -c "${3:-$CONF}" --max-sessions 2000 --idle-timeout 0 \
 		-o max_message=256M "$1" \
 		2>"$2" &
 	MPID=$!
@@ -242,13 +242,8 @@ scale_rows() {
 		"$FAKE" "$DEMO" "$ROOT/tests/fake/hostile.py" >"$SC"
 	SMNT=$WORK/mnt-scale
 	mkdir -p "$SMNT" "$SHM.d"
-	"$MCPFS" -f -c "$SC" --idle-timeout 0 "$SMNT" 2>"$WORK/mcpfs-scale.log" &
-	SPID=$!
-	PIDS="$PIDS $SPID"
-	i=0
-	while [ ! -e "$SMNT/.status" ]; do
-		i=$((i + 1)); [ $i -gt 100 ] && fail "scale mount"; sleep 0.05
-	done
+	mount_fs "$SMNT" "$WORK/mcpfs-scale.log" "$SC"
+	SPID=$MPID
 	i=0
 	while [ $i -lt 100000 ]; do : >"$SHM.d/t$i"; i=$((i + 1)); done
 	t0=$(now_ns); ls "$SHM.d" >/dev/null; t1=$(now_ns)
@@ -296,13 +291,8 @@ scale_rows() {
 		"$(f1 "$(calc "a/b" a="$SB" b="$SI")")x" "< 100 ms" "$(yes_if "$SB < 100000000")"
 	fusermount3 -u "$SMNT"
 	while kill -0 "$SPID" 2>/dev/null; do sleep 0.05; done
-	"$MCPFS" -f -c "$SC" --idle-timeout 0 "$SMNT" 2>"$WORK/mcpfs-scale2.log" &
-	SPID=$!
-	PIDS="$PIDS $SPID"
-	i=0
-	while [ ! -e "$SMNT/.status" ]; do
-		i=$((i + 1)); [ $i -gt 100 ] && fail "scale mount"; sleep 0.05
-	done
+	mount_fs "$SMNT" "$WORK/mcpfs-scale2.log" "$SC"
+	SPID=$MPID
 	mkdir "$SMNT/hostile/h1" || fail "line $LINENO"
 	NBLK=404000   # 26 bytes + a comma each: 10.5 MB
 	echo "{\"name\":\"blocks\",\"arguments\":{\"n\":$NBLK}}" >"$SMNT/hostile/h1/call"
