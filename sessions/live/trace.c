@@ -54,7 +54,9 @@ void trace_msg(mcp_session *s, int in, const char *line, size_t len)
 	sec = tv.tv_sec;
 	gmtime_r(&sec, &tm);
 	strftime(at, sizeof at, "%Y-%m-%dT%H:%M:%S", &tm);
-	if (len <= TRACE_MSG_MAX && jscan_is_value(line, len)) {
+	/* what mcpfs sends is JSON by construction (cJSON, or a request the
+	 * strict scanner passed): only what comes in is checked */
+	if (len <= TRACE_MSG_MAX && (!in || jscan_is_value(line, len))) {
 		k = snprintf(head, sizeof head,
 			     "{\"at\":\"%s.%03ldZ\",\"dir\":\"%s\",\"msg\":", at,
 			     (long)tv.tv_usec / 1000, in ? "in" : "out");
