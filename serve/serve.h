@@ -1,0 +1,50 @@
+/*
+ * serve.h - the second front door (spec 14): the mount spoken to as one MCP
+ * server, on the session core of sessions/sessions.h, so that an agent and
+ * a shell share one live thread.
+ *
+ * A client's MCP session is a peer. Its transport (serve/unix.c behind
+ * `mcpfs serve`, serve/http.c behind --serve) hands the peer one JSON-RPC
+ * message at a time and carries out what the peer sends back; the peer
+ * knows nothing of the transport but the tag each message came with.
+ */
+#ifndef MCPFS_SERVE_H
+#define MCPFS_SERVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct serve_peer;
+
+/* How a peer's messages leave; the transport embeds it. */
+struct serve_out {
+	/* One message for the client, a complete JSON text without a
+	 * newline (borrowed for the call). tag: the tag of the client's
+	 * message it belongs to (the reply to that request, or a progress
+	 * notification or a server request made while it runs); 0 when it
+	 * belongs to none (list_changed, logging). last: 1 when it is the
+	 * reply that ends tag's request. */
+	void (*send)(struct serve_out *o, const char *json, size_t len,
+		     uint64_t tag, int last);
+};
+
+/* A new client session whose calls run in the thread named thread of each
+ * server (made on first use), or in serve-N threads of its own when thread
+ * is NULL. NULL when out of memory. */
+struct serve_peer *serve_peer_new(const char *thread, struct serve_out *out);
+/* One message from the client (len bytes of JSON). tag: nonzero, the
+ * transport's name for it. Returns 1 for a request (its reply will be sent
+ * with this tag and last = 1), 0 when nothing will answer (a notification
+ * or a response), -EINVAL for what is not a JSON-RPC message (the error
+ * reply has been sent with this tag and last = 1 when it had an id). */
+int serve_peer_input(struct serve_peer *p, const char *json, size_t len,
+		     uint64_t tag);
+/* The transport of tag went away before its reply (an HTTP POST whose
+ * connection closed): that request is cancelled. */
+void serve_peer_drop(struct serve_peer *p, uint64_t tag);
+/* The client session ended: its calls in flight are cancelled, its serve-N
+ * threads close, named threads stay; send is not called again and p is
+ * freed. */
+void serve_peer_end(struct serve_peer *p);
+
+#endif
