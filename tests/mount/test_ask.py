@@ -451,6 +451,12 @@ def test_two_questions_at_once_on_one_thread(mcpfs_mount):
 def test_unanswered_question_is_cancelled_at_the_timeout(mcpfs_mount):
     m = mcpfs_mount({'ev': everything(timeout=3)})
     t = thread(m, 'ev')
+    # the call timeout runs from the write, the server's start included
+    # (spec 5): wait for the session to be up (mkdir starts it), so that
+    # the 3 s are the question's alone (under load a cold start of node
+    # took them all, the call timed out before the server asked, and no
+    # question ever came)
+    wait_until(lambda: status(t)['state'] == 'ready', 60, 'the server up')
     bg = Background(t, ELICIT)
     wait_questions(t)
     # the call keeps its own timeout while the question is open
