@@ -125,6 +125,43 @@ char *jsent_print(const cJSON *j, int pretty, size_t *len)
 	return out;
 }
 
+/* cJSON's pretty print indents every line after the first by the depth
+ * alone, and a newline is never inside a printed value (a string's is
+ * escaped, a raw item holds a number or a string): the depth more tabs
+ * after each newline are what nesting would have added. */
+char *jsent_print_at(const cJSON *j, unsigned depth, size_t *len)
+{
+	size_t n, lines = 0, i, k;
+	char *t = jsent_print(j, 1, &n), *out, *w;
+
+	if (!t || !depth) {
+		if (t && len)
+			*len = n;
+		return t;
+	}
+	for (i = 0; i < n; i++)
+		lines += t[i] == '\n';
+	if (!lines) {
+		if (len)
+			*len = n;
+		return t;
+	}
+	out = malloc(n + lines * depth + 1);
+	if (out) {
+		for (i = 0, w = out; i < n; i++) {
+			*w++ = t[i];
+			if (t[i] == '\n')
+				for (k = 0; k < depth; k++)
+					*w++ = '\t';
+		}
+		*w = 0;
+		if (len)
+			*len = (size_t)(w - out);
+	}
+	free(t);
+	return out;
+}
+
 static size_t skip_ws(const char *p, size_t i, size_t n)
 {
 	while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' ||

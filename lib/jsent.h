@@ -43,6 +43,11 @@ cJSON *jsent_parse(const char *p, size_t n);
 /* j printed (pretty or not), C0 80 written as "\u0000"; malloc'd (free
  * with free), *len its length when len is not NULL; NULL on ENOMEM. */
 char *jsent_print(const cJSON *j, int pretty, size_t *len);
+/* j printed pretty as cJSON_Print prints it when it is nested depth levels
+ * deep (an element of an array that is a member of the top object: 2),
+ * so that a long array can be printed element by element and joined with
+ * ", " into what jsent_print of the whole would give. As above. */
+char *jsent_print_at(const cJSON *j, unsigned depth, size_t *len);
 
 /*
  * Raw control bytes (below 0x20) in the n bytes of JSON-like text at p,

@@ -2,7 +2,7 @@
  * inbound.c - what a server sends, for every transport: replies to user
  * calls passed through as the server wrote their result (no cJSON parse or
  * print; a long one keeps the frame's buffer), listing pages (tools,
- * resources, templates, prompts) gathered into one, other replies and
+ * resources, templates, prompts) handed to pages.c, other replies and
  * errors through cJSON, each with its numbers and strings kept as sent
  * (lib/jsent.h: spec 5, Fidelity), notifications
  * (progress resets the call's timer, list_changed drops a cached
@@ -90,22 +90,6 @@ static void notification(mcp_session *s, const char *method, cJSON *msg,
 	}
 }
 
-/* The text of member key of the top-level object of line, in *v; 1 if
- * found. */
-static int raw_member(const char *line, size_t len, const char *key,
-		      struct jscan_span *v)
-{
-	size_t i = 0;
-	struct jscan_span top;
-
-	while (i < len && (line[i] == ' ' || line[i] == '\t' ||
-			   line[i] == '\r' || line[i] == '\n'))
-		i++;
-	top.at = i;
-	top.n = len - i;
-	return jscan_member(line, top, key, v);
-}
-
 /* j, the member key of line's top-level object, made to print as sent
  * (jsent.h); j is then for printing only. */
 static void keep_as_sent(cJSON *j, const char *line, size_t len,
@@ -113,171 +97,8 @@ static void keep_as_sent(cJSON *j, const char *line, size_t len,
 {
 	struct jscan_span v;
 
-	if (j && raw_member(line, len, key, &v))
+	if (j && line_member(line, len, key, &v))
 		jsent_keep(j, line + v.at, v.n);
-}
-
-/*
- * Listing pages: gather the items until there is no nextCursor. Each item
- * is kept as the server sent it (jsent.h), page by page, so that the
- * listing prints every number and string of every page as it came; the
- * tool policy (policy_filter) and the modern era's filter of tools
- * (era_filter_tools) look at an item before.
- *
- * Servers as they are (spec 9): a listing ends with what it has, and a
- * note in status (session_list_note), when the server answers a page with
- * an error (the first page: the list is "none"), repeats a cursor, or
- * passes LIST_MAX_PAGES pages or LIST_MAX_ITEMS items.
- */
-#define LIST_MAX_PAGES 1000
-#define LIST_MAX_ITEMS 100000
-
-void session_list_forget(mcp_session *s, int what)
-{
-	int i;
-
-	for (i = 0; i < MCP_NLISTS; i++) {
-		if (what != MCP_NLISTS && what != i)
-			continue;
-		cJSON_Delete(s->notes[i]);
-		s->notes[i] = NULL;
-	}
-}
-
-void session_list_note(mcp_session *s, const mcp_call *c, const cJSON *err,
-		       const char *why)
-{
-	const char *method = msg_list_method(c->list);
-	cJSON *n = cJSON_CreateObject();
-	cJSON *code = cJSON_GetObjectItemCaseSensitive(err, "code");
-	cJSON *msg = cJSON_GetObjectItemCaseSensitive(err, "message");
-	int none = err && c->pages == 0;
-	char line[160];
-
-	if (err) {
-		snprintf(line, sizeof line, "page %u: error %d%s%.100s",
-			 c->pages + 1, cJSON_IsNumber(code) ? code->valueint
-							    : 0,
-			 cJSON_IsString(msg) ? ": " : "",
-			 cJSON_IsString(msg) ? msg->valuestring : "");
-		why = line;
-	}
-	cJSON_AddStringToObject(n, "kind", none ? "unsupported" : "partial");
-	if (err)
-		cJSON_AddItemToObject(n, "error", cJSON_Duplicate(err, 1));
-	if (!none) {
-		cJSON_AddStringToObject(n, "reason", why);
-		cJSON_AddNumberToObject(n, "pages", c->pages);
-		cJSON_AddNumberToObject(n, "items", cJSON_GetArraySize(c->acc));
-	}
-	cJSON_Delete(s->notes[c->list]);
-	s->notes[c->list] = n;
-	mlog(MLOG_INFO, "server %s thread %s: %s %s: %s", s->srv->conf->name,
-	     s->oneshot ? "(one-shot)" : s->name, method, none
-	     ? "taken as none" : "ends short", why);
-}
-
-static void list_end(mcp_call *c)
-{
-	const char *key = mcp_list_key(c->list);
-	cJSON *out = cJSON_CreateObject();
-
-	cJSON_AddItemToObject(out, key, c->acc ? c->acc
-					       : cJSON_CreateArray());
-	c->acc = NULL;
-	cJSON_Delete(c->cursors);
-	c->cursors = NULL;
-	call_complete(c, mcp_buf_json(out, 1));
-	cJSON_Delete(out);
-}
-
-/* 1 if cursor was the cursor of a page asked before (else it is kept). */
-static int cursor_seen(mcp_call *c, const char *cursor)
-{
-	cJSON *it;
-
-	if (!c->cursors)
-		c->cursors = cJSON_CreateArray();
-	cJSON_ArrayForEach(it, c->cursors)
-		if (!strcmp(it->valuestring, cursor))
-			return 1;
-	cJSON_AddItemToArray(c->cursors, cJSON_CreateString(cursor));
-	return 0;
-}
-
-static void list_page(mcp_session *s, mcp_call *c, cJSON *res,
-		      const char *line, size_t len)
-{
-	const char *key = mcp_list_key(c->list);
-	cJSON *items = cJSON_GetObjectItemCaseSensitive(res, key);
-	cJSON *next = cJSON_GetObjectItemCaseSensitive(res, "nextCursor");
-	struct jscan_span rv = {0, 0}, iv = {0, 0}, v;
-	struct jscan_members it;
-	char why[96];
-	cJSON *t, *nx;
-	int raw;
-
-	if (!c->acc)
-		c->acc = cJSON_CreateArray();
-	c->pages++;
-	raw = raw_member(line, len, "result", &rv) &&
-	      jscan_member(line, rv, key, &iv);
-	jscan_items_init(&it, line, iv.at, iv.at + iv.n);
-	/* each item is taken out of the page (a copy of 100,000 tools was
-	 * a quarter of the listing's time) */
-	for (t = cJSON_IsArray(items) ? items->child : NULL; t; t = nx) {
-		cJSON *d;
-		int got = raw && jscan_items_next(&it, &v);
-
-		nx = t->next;
-		d = cJSON_DetachItemViaPointer(items, t);
-		if (!d)
-			continue;
-		if (c->list == MCP_TOOLS) {
-			cJSON *one = cJSON_CreateArray();
-
-			cJSON_AddItemToArray(one, d);
-			policy_filter(s->srv->conf, one); /* spec 13 */
-			if (s->era == MCP_ERA_MODERN)
-				era_filter_tools(s, one); /* x-mcp-header */
-			d = one->child ? cJSON_DetachItemViaPointer(
-						 one, one->child) : NULL;
-			cJSON_Delete(one);
-			if (!d)
-				continue;
-		}
-		if (got)
-			jsent_keep(d, line + v.at, v.n);
-		cJSON_AddItemToArray(c->acc, d);
-	}
-	if (cJSON_IsString(next) && *next->valuestring) {
-		cJSON *m;
-
-		why[0] = 0;
-		if (cursor_seen(c, next->valuestring))
-			snprintf(why, sizeof why, "page %u repeats a cursor",
-				 c->pages);
-		else if (c->pages >= LIST_MAX_PAGES)
-			snprintf(why, sizeof why, "stopped after %u pages "
-				 "(the limit)", c->pages);
-		else if (cJSON_GetArraySize(c->acc) >= LIST_MAX_ITEMS)
-			snprintf(why, sizeof why, "stopped at %d items (the "
-				 "limit)", cJSON_GetArraySize(c->acc));
-		if (why[0]) {
-			session_list_note(s, c, NULL, why);
-			list_end(c);
-			return;
-		}
-		idtab_del(&s->pending, c->rpc_id);
-		c->rpc_id = s->next_id++;
-		if (call_track(s, c) < 0)
-			return;
-		m = msg_list(c->rpc_id, c->list, next->valuestring);
-		session_send_json(s, m, c->rpc_id);
-		cJSON_Delete(m);
-		return;
-	}
-	list_end(c);
 }
 
 static void response(mcp_session *s, cJSON *msg, const char *line,
@@ -300,9 +121,14 @@ static void response(mcp_session *s, cJSON *msg, const char *line,
 		handshake(s, c, msg);
 		return;
 	}
+	if (c->job) { /* its page is being read (pages.c): a second reply */
+		mlog(MLOG_DEBUG, "server %s: a second reply to a listing page "
+		     "dropped", s->srv->conf->name);
+		return;
+	}
 	if (err && c->kind == CALL_LIST) { /* "none" from here (spec 9) */
 		session_list_note(s, c, err, NULL);
-		list_end(c);
+		pages_end(c);
 		return;
 	}
 	if (err) {
@@ -311,7 +137,7 @@ static void response(mcp_session *s, cJSON *msg, const char *line,
 		return;
 	}
 	if (c->kind == CALL_LIST) {
-		list_page(s, c, res, line, len);
+		pages_got(s, c, res, line, len);
 		return;
 	}
 	if (c->task == 1 && task_created(s, c, res))
@@ -659,6 +485,8 @@ static int fast_reply(mcp_session *s, struct frame *f, char *line,
 	if (raw_reply(line, len, &id, &rs, &re) < 0)
 		return -1;
 	c = idtab_get(&s->pending, id);
+	if (c && c->kind == CALL_LIST && len >= FAST_REPLY_MIN)
+		return pages_take(s, c, f, line, len, rs, re);
 	if (!c || c->kind != CALL_USER || c->task == 1)
 		return -1;
 	if (has_control(line + rs, re - rs))

@@ -150,6 +150,7 @@ struct mcp_call {
 	char task_id[128];
 	struct mcp_listener wait; /* for the tools listing (taskSupport) */
 	cJSON *acc;              /* its pages so far */
+	struct pagejob *job;     /* ... a long page or print under way */
 	struct lindex *lidx;     /* CALL_LIST: its entries indexed, freed */
 	void (*lidx_free)(struct lindex *); /* ... by this (surface.c's) */
 	unsigned pages;          /* ... how many */
@@ -272,6 +273,31 @@ void inbound_partial(mcp_session *s, const char *p, size_t n);
  * line passed the limit; or it was no reply, which is logged). */
 size_t inbound_too_long(mcp_session *s, size_t len, int has_id, uint64_t id,
 			uint64_t ids[2], char *msg, size_t n);
+/* pages.c: listing pages gathered, long ones a slice at a time */
+/* The text of member key of the top-level object of line, in *v; 1 if
+ * found. */
+int line_member(const char *line, size_t len, const char *key,
+		struct jscan_span *v);
+/* A page (reply result res, parsed; line its text) of listing c of s. */
+void pages_got(mcp_session *s, mcp_call *c, cJSON *res, const char *line,
+	       size_t len);
+/* The long reply line (a frame's, or f NULL: copied) to listing c, with
+ * its result at [rs, re): 0 when it is read a slice at a time from here
+ * (or dropped: a second reply to a page being read), -1 when it is no
+ * page (the cJSON path then takes the line). */
+int pages_take(mcp_session *s, mcp_call *c, struct frame *f, char *line,
+	       size_t len, size_t rs, size_t re);
+/* Listing c complete (or ended short): its document, now or in slices. */
+void pages_end(mcp_call *c);
+/* surface.c: the index of a listing's entries (mcp_entries) made from its
+ * document reply a part at a time: begin, step until it returns 1 (0:
+ * more; until is a uv_hrtime() to stop at, 0 none; -ENOMEM), then end,
+ * which hands it to c (0, or -ENOMEM with w freed); or drop. */
+struct lindex_walk;
+struct lindex_walk *surface_index_begin(mcp_call *c, const mcp_buf *reply);
+int surface_index_step(struct lindex_walk *w, uint64_t until);
+int surface_index_end(mcp_call *c, struct lindex_walk *w, mcp_session *s);
+void surface_index_drop(struct lindex_walk *w);
 /* Listing c of s ends short: the server answered a page with err (on the
  * first page the listing is "none"), or why it stopped (a repeated
  * cursor, a limit). Noted in s->notes for status, and logged. */

@@ -339,37 +339,71 @@ static int lindex_files(struct lindex *x)
 	return 0;
 }
 
-static struct lindex *lindex_build(mcp_call *c, mcp_session *s)
-{
-	const char *p = c->reply->data, *what = mcp_list_key(c->list);
-	const char *key = c->list == MCP_RESOURCES ? "uri" : "name";
-	struct jscan_span top = {0, c->reply->len}, arr = {0, 0}, it, v;
-	struct lindex *x = calloc(1, sizeof *x);
+/* The walk of a listing's document that makes its index, a part at a
+ * time when the listing is long (pages.c). */
+struct lindex_walk {
+	struct lindex *x;
+	const char *p, *what, *key;
 	struct jscan_members m;
-	unsigned long bad = 0, dup = 0;
-	char first[80] = "";
+	int any;                   /* the document has the array */
+	unsigned long bad, dup;
+	char first[80];
+};
 
-	if (!x)
+struct lindex_walk *surface_index_begin(mcp_call *c, const mcp_buf *reply)
+{
+	struct lindex_walk *w = calloc(1, sizeof *w);
+	struct jscan_span top = {0, reply->len}, arr = {0, 0};
+	const char *p = reply->data;
+
+	if (!w || !(w->x = calloc(1, sizeof *w->x))) {
+		free(w);
 		return NULL;
+	}
+	w->p = p;
+	w->what = mcp_list_key(c->list);
+	w->key = c->list == MCP_RESOURCES ? "uri" : "name";
 	if (!strncmp(p, "{\"error\"", 8)) {
-		x->failed = 1;
-		return x;
+		w->x->failed = 1;
+		return w;
 	}
 	while (top.at < top.n && strchr(" \t\r\n", p[top.at]))
 		top.at++;
 	top.n -= top.at;
-	if (!jscan_member(p, top, what, &arr) || p[arr.at] != '[')
+	if (!jscan_member(p, top, w->what, &arr) || p[arr.at] != '[')
 		arr.n = 0;
-	jscan_items_init(&m, p, arr.at, arr.at + arr.n);
-	while (arr.n && jscan_items_next(&m, &it)) {
+	w->any = arr.n != 0;
+	jscan_items_init(&w->m, p, arr.at, arr.at + arr.n);
+	return w;
+}
+
+void surface_index_drop(struct lindex_walk *w)
+{
+	if (w)
+		lindex_free(w->x);
+	free(w);
+}
+
+int surface_index_step(struct lindex_walk *w, uint64_t until)
+{
+	struct lindex *x = w->x;
+	const char *p = w->p;
+	struct jscan_span it, v;
+	unsigned k;
+
+	for (k = 0; w->any; k++) {
 		cJSON *j;
 		char *name, *file;
 
-		if (p[it.at] != '{' || !jscan_member(p, it, key, &v) ||
+		if (until && (k & 63) == 63 && uv_hrtime() > until)
+			return 0;
+		if (!jscan_items_next(&w->m, &it))
+			break;
+		if (p[it.at] != '{' || !jscan_member(p, it, w->key, &v) ||
 		    p[v.at] != '"')
 			continue;
 		if (!utf8_ok((const unsigned char *)p + v.at, v.n)) {
-			bad++;
+			w->bad++;
 			continue;
 		}
 		j = jsent_parse(p + v.at, v.n);
@@ -379,8 +413,8 @@ static struct lindex *lindex_build(mcp_call *c, mcp_session *s)
 		}
 		if (x->hn && x->byname[slot_of(x->byname, x->hn, x->nv,
 					       j->valuestring)]) {
-			if (!dup++)
-				snprintf(first, sizeof first, "%s",
+			if (!w->dup++)
+				snprintf(w->first, sizeof w->first, "%s",
 					 j->valuestring);
 			cJSON_Delete(j);
 			continue;
@@ -391,13 +425,21 @@ static struct lindex *lindex_build(mcp_call *c, mcp_session *s)
 		if (!file || lindex_add(x, name, file, it) < 0) {
 			if (!file)
 				free(name);
-			lindex_free(x);
-			return NULL;
+			return -ENOMEM;
 		}
 	}
-	if (lindex_files(x) < 0) {
-		lindex_free(x);
-		return NULL;
+	return 1;
+}
+
+int surface_index_end(mcp_call *c, struct lindex_walk *w, mcp_session *s)
+{
+	struct lindex *x = w->x;
+	const char *what = w->what, *key = w->key;
+	unsigned long bad = w->bad, dup = w->dup;
+
+	if (!x->failed && lindex_files(x) < 0) {
+		surface_index_drop(w);
+		return -ENOMEM;
 	}
 	if (bad)
 		surface_warn(s, "%s: %lu %s%s that %s not UTF-8 left out", what,
@@ -406,16 +448,32 @@ static struct lindex *lindex_build(mcp_call *c, mcp_session *s)
 	if (dup)
 		surface_warn(s, "%s: %lu duplicate %s%s listed once (the "
 			     "first: \"%s\")", what, dup, key,
-			     dup > 1 ? "s" : "", first);
-	return x;
+			     dup > 1 ? "s" : "", w->first);
+	if (c->lidx)
+		c->lidx_free(c->lidx);
+	c->lidx = x;
+	c->lidx_free = lindex_free;
+	free(w);
+	return 0;
+}
+
+static struct lindex *lindex_build(mcp_call *c, mcp_session *s)
+{
+	struct lindex_walk *w = surface_index_begin(c, c->reply);
+
+	if (!w)
+		return NULL;
+	if (surface_index_step(w, 0) < 0) {
+		surface_index_drop(w);
+		return NULL;
+	}
+	return surface_index_end(c, w, s) < 0 ? NULL : c->lidx;
 }
 
 static struct lindex *lindex_of(mcp_call *c, mcp_session *s)
 {
-	if (!c->lidx) {
-		c->lidx = lindex_build(c, s);
-		c->lidx_free = lindex_free;
-	}
+	if (!c->lidx)
+		lindex_build(c, s);
 	return c->lidx;
 }
 

@@ -27,6 +27,7 @@ Options:
                           gets 401
   --protocol V            protocolVersion to answer (default: the client's)
   --page-size K           tools/list page size, with nextCursor (default 3)
+  --extra-tools N         N more tools t0 ... listed (calling one fails)
   --sse-init              answer initialize as an event stream
   --no-get                answer GET /mcp with 405 (no server stream)
   --initialized-delay MS  answer notifications/initialized only after MS;
@@ -508,14 +509,15 @@ class Handler(BaseHTTPRequestHandler):
     def tools_list(self, rid, params):
         cursor = params.get('cursor') or 'c0'
         if not cursor.startswith('c') or not cursor[1:].isdigit() or \
-                int(cursor[1:]) >= len(TOOLS):
+                int(cursor[1:]) >= len(TOOLS) + OPTS.extra_tools:
             return self.send_json(200, rpc_error(rid, -32602,
                                                  f'bad cursor {cursor}'))
         at = int(cursor[1:])
-        page = TOOLS[at:at + OPTS.page_size]
+        page = (TOOLS + tuple(f't{i}' for i in range(OPTS.extra_tools))
+                )[at:at + OPTS.page_size]
         res = {'tools': [{'name': t, 'description': f'fake tool {t}',
                           'inputSchema': {'type': 'object'}} for t in page]}
-        if at + OPTS.page_size < len(TOOLS):
+        if at + OPTS.page_size < len(TOOLS) + OPTS.extra_tools:
             res['nextCursor'] = f'c{at + OPTS.page_size}'
         self.send_json(200, reply(rid, res))
 
@@ -777,6 +779,7 @@ def main(argv=None):
     ap.add_argument('--require-header')
     ap.add_argument('--protocol')
     ap.add_argument('--page-size', type=int, default=3)
+    ap.add_argument('--extra-tools', type=int, default=0)
     ap.add_argument('--sse-init', action='store_true')
     ap.add_argument('--no-get', action='store_true')
     ap.add_argument('--stateless', action='store_true')

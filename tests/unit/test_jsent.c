@@ -120,6 +120,60 @@ static void test_keep_mismatch(void **state)
 	cJSON_Delete(j);
 }
 
+/* A listing printed element by element (jsent_print_at, depth 2, joined
+ * with ", ") is byte for byte what the whole document prints: nested
+ * objects, empty ones, arrays, kept numbers and strings, a NUL. */
+static void test_print_at(void **state)
+{
+	static const char *items[] = {
+		"{\"name\":\"a\",\"inputSchema\":{\"type\":\"object\","
+		"\"properties\":{\"n\":{\"type\":\"number\",\"minimum\":1e400,"
+		"\"enum\":[1,2.50,[],{}]}},\"required\":[\"n\"]}}",
+		"{}",
+		"{\"name\":\"b\\u0000c\",\"x\":{\"y\":{\"z\":{}}},\"t\":\"\\n\"}",
+		"[1,{\"k\":[{\"d\":9007199254740993}]}]",
+		"\"s\"",
+	};
+	cJSON *doc = cJSON_CreateObject(), *arr = cJSON_CreateArray();
+	char *whole, *one, *joined = calloc(1, 1);
+	size_t i, n, len = 0;
+
+	(void)state;
+	cJSON_AddItemToObject(doc, "tools", arr);
+	for (i = 0; i < sizeof items / sizeof items[0]; i++) {
+		cJSON *j = jsent_parse(items[i], strlen(items[i]));
+
+		assert_non_null(j);
+		jsent_keep(j, items[i], strlen(items[i]));
+		cJSON_AddItemToArray(arr, j);
+	}
+	whole = jsent_print(doc, 1, NULL);
+	assert_non_null(whole);
+	joined = realloc(joined, strlen(whole) * 2);
+	len = (size_t)sprintf(joined, "{\n\t\"tools\":\t[");
+	for (i = 0; i < sizeof items / sizeof items[0]; i++) {
+		one = jsent_print_at(cJSON_GetArrayItem(arr, (int)i), 2, &n);
+		assert_non_null(one);
+		assert_int_equal(n, strlen(one));
+		len += (size_t)sprintf(joined + len, "%s%s", i ? ", " : "",
+				       one);
+		free(one);
+	}
+	sprintf(joined + len, "]\n}");
+	assert_string_equal(joined, whole);
+	assert_non_null(strstr(whole, "9007199254740993"));
+	assert_non_null(strstr(whole, "b\\u0000c"));
+	/* depth 0 is jsent_print itself */
+	one = jsent_print_at(arr->child, 0, &n);
+	free(whole);
+	whole = jsent_print(arr->child, 1, NULL);
+	assert_string_equal(one, whole);
+	free(one);
+	free(whole);
+	free(joined);
+	cJSON_Delete(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -128,6 +182,7 @@ int main(void)
 		cmocka_unit_test(test_keep),
 		cmocka_unit_test(test_keep_spaces),
 		cmocka_unit_test(test_keep_mismatch),
+		cmocka_unit_test(test_print_at),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

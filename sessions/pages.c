@@ -1,0 +1,460 @@
+/*
+ * pages.c - listing pages (tools, resources, templates, prompts): the items
+ * gathered until there is no nextCursor, then printed as one document.
+ * Each item is kept as the server sent it (jsent.h), page by page, so that
+ * the listing prints every number and string of every page as it came; the
+ * tool policy (policy_filter) and the modern era's filter of tools
+ * (era_filter_tools) look at an item before.
+ *
+ * Servers as they are (spec 9): a listing ends with what it has, and a
+ * note in status (session_list_note), when the server answers a page with
+ * an error (the first page: the list is "none"), repeats a cursor, or
+ * passes LIST_MAX_PAGES pages or LIST_MAX_ITEMS items.
+ *
+ * The loop is never busy for long (spec 6): a long page (FAST_REPLY_MIN
+ * and up, found by inbound.c's scan of the reply's structure) is read item
+ * by item, and a long listing printed item by item, a slice of at most
+ * SLICE_NS at a time from an idle handle, so that the other sessions'
+ * files answer in between. A page of 100,000 tools was one turn of the
+ * loop of about 2 s, every other thread's `status` waiting behind it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "era.h"
+#include "bigmem.h"
+#include "gbuf.h"
+#include "internal.h"
+#include "jscan.h"
+#include "jsent.h"
+
+#define LIST_MAX_PAGES 1000
+#define LIST_MAX_ITEMS 100000
+#define SLICE_NS (4 * 1000 * 1000ULL) /* one slice of a long listing */
+#define PRINT_SLICED 2048             /* items and up: printed in slices */
+
+int line_member(const char *line, size_t len, const char *key,
+		struct jscan_span *v)
+{
+	size_t i = 0;
+	struct jscan_span top;
+
+	while (i < len && (line[i] == ' ' || line[i] == '\t' ||
+			   line[i] == '\r' || line[i] == '\n'))
+		i++;
+	top.at = i;
+	top.n = len - i;
+	return jscan_member(line, top, key, v);
+}
+
+void session_list_forget(mcp_session *s, int what)
+{
+	int i;
+
+	for (i = 0; i < MCP_NLISTS; i++) {
+		if (what != MCP_NLISTS && what != i)
+			continue;
+		cJSON_Delete(s->notes[i]);
+		s->notes[i] = NULL;
+	}
+}
+
+void session_list_note(mcp_session *s, const mcp_call *c, const cJSON *err,
+		       const char *why)
+{
+	const char *method = msg_list_method(c->list);
+	cJSON *n = cJSON_CreateObject();
+	cJSON *code = cJSON_GetObjectItemCaseSensitive(err, "code");
+	cJSON *msg = cJSON_GetObjectItemCaseSensitive(err, "message");
+	int none = err && c->pages == 0;
+	char line[160];
+
+	if (err) {
+		snprintf(line, sizeof line, "page %u: error %d%s%.100s",
+			 c->pages + 1, cJSON_IsNumber(code) ? code->valueint
+							    : 0,
+			 cJSON_IsString(msg) ? ": " : "",
+			 cJSON_IsString(msg) ? msg->valuestring : "");
+		why = line;
+	}
+	cJSON_AddStringToObject(n, "kind", none ? "unsupported" : "partial");
+	if (err)
+		cJSON_AddItemToObject(n, "error", cJSON_Duplicate(err, 1));
+	if (!none) {
+		cJSON_AddStringToObject(n, "reason", why);
+		cJSON_AddNumberToObject(n, "pages", c->pages);
+		cJSON_AddNumberToObject(n, "items", cJSON_GetArraySize(c->acc));
+	}
+	cJSON_Delete(s->notes[c->list]);
+	s->notes[c->list] = n;
+	mlog(MLOG_INFO, "server %s thread %s: %s %s: %s", s->srv->conf->name,
+	     s->oneshot ? "(one-shot)" : s->name, method, none
+	     ? "taken as none" : "ends short", why);
+}
+
+/* ---- a long page or listing, a slice at a time ---- */
+
+struct pagejob {
+	uv_idle_t idle;
+	mcp_call *c;             /* a reference; c->job is this */
+	char *mem;               /* the page's line (reading), owned ... */
+	int big;                 /* ... a bigmem block or malloc'd */
+	const char *line;
+	size_t len;
+	struct jscan_span res;   /* its result */
+	struct jscan_members it; /* its items still to take */
+	cJSON *next;             /* printing: the next item of c->acc */
+	size_t printed;          /* ... how many are */
+	struct gbuf out;         /* ... the document so far */
+	mcp_buf *doc;            /* indexing: the document, then its reply */
+	struct lindex_walk *walk; /* ... the walk */
+};
+
+static void job_closed(uv_handle_t *h)
+{
+	struct pagejob *j = h->data;
+
+	gbuf_free(&j->out);
+	surface_index_drop(j->walk);
+	mcp_buf_unref(j->doc);
+	free(j);
+}
+
+static void job_end(struct pagejob *j)
+{
+	if (j->mem && j->big)
+		bigmem_free(j->mem);
+	else
+		free(j->mem);
+	j->mem = NULL;
+	j->c->job = NULL;
+	mcp_call_unref(j->c);
+	uv_idle_stop(&j->idle);
+	uv_close((uv_handle_t *)&j->idle, job_closed);
+}
+
+static struct pagejob *job_new(mcp_call *c, uv_idle_cb cb)
+{
+	struct pagejob *j = calloc(1, sizeof *j);
+
+	if (!j)
+		return NULL;
+	uv_idle_init(mcp_loop, &j->idle);
+	j->idle.data = j;
+	j->c = mcp_call_ref(c);
+	c->job = j;
+	uv_idle_start(&j->idle, cb);
+	return j;
+}
+
+static void index_slice(uv_idle_t *h)
+{
+	struct pagejob *j = h->data;
+	mcp_call *c = j->c;
+	mcp_buf *b = j->doc;
+	int r;
+
+	if (c->done) {
+		job_end(j);
+		return;
+	}
+	r = surface_index_step(j->walk, uv_hrtime() + SLICE_NS);
+	if (r == 0)
+		return;
+	if (r < 0 || surface_index_end(c, j->walk, c->s->oneshot ? NULL
+								  : c->s) < 0)
+		surface_index_drop(r < 0 ? j->walk : NULL); /* end freed it;
+			mcp_entries makes the index when it is asked */
+	j->walk = NULL;
+	j->doc = NULL;
+	job_end(j);
+	call_complete(c, b);
+}
+
+static void print_slice(uv_idle_t *h)
+{
+	struct pagejob *j = h->data;
+	mcp_call *c = j->c;
+	uint64_t t0 = uv_hrtime();
+	unsigned k;
+	mcp_buf *b;
+	size_t n;
+	char *t;
+
+	if (c->done) { /* failed meanwhile: its timeout, its server gone */
+		job_end(j);
+		return;
+	}
+	for (k = 0; j->next; k++) {
+		cJSON *it = j->next;
+
+		if ((k & 15) == 15 && uv_hrtime() - t0 > SLICE_NS)
+			return; /* the rest at the next turn */
+		j->next = it->next;
+		t = jsent_print_at(it, 2, &n);
+		if (!t || (j->printed++ && gbuf_add(&j->out, ", ", 2) < 0) ||
+		    gbuf_add(&j->out, t, n) < 0)
+			j->out.oom = 1;
+		free(t);
+		/* printed: freed now, not in one cJSON_Delete at the end */
+		cJSON_Delete(cJSON_DetachItemViaPointer(c->acc, it));
+		if (j->out.oom)
+			break;
+	}
+	b = NULL;
+	if (!j->out.oom && gbuf_add(&j->out, "]\n}\n", 4) == 0) {
+		n = j->out.len;
+		t = gbuf_take(&j->out);
+		b = t ? mcp_buf_wrap(t, 0, 0, n) : NULL;
+		if (t && !b)
+			free(t);
+	}
+	cJSON_Delete(c->acc);
+	c->acc = NULL;
+	/* its index too, before anyone asks for it in one piece */
+	if (b && (j->walk = surface_index_begin(c, b)) != NULL) {
+		j->doc = b;
+		uv_idle_stop(&j->idle); /* a started handle keeps its cb */
+		uv_idle_start(&j->idle, index_slice);
+		return;
+	}
+	job_end(j);
+	call_complete(c, b); /* NULL: an out of memory error */
+}
+
+/* The listing c is complete: its document, printed now or (a long one)
+ * a slice at a time. */
+void pages_end(mcp_call *c)
+{
+	const char *key = mcp_list_key(c->list);
+	cJSON *out;
+	struct pagejob *j;
+
+	cJSON_Delete(c->cursors);
+	c->cursors = NULL;
+	if (c->acc && cJSON_GetArraySize(c->acc) >= PRINT_SLICED &&
+	    (j = job_new(c, print_slice)) != NULL) {
+		j->next = c->acc->child;
+		if (gbuf_printf(&j->out, "{\n\t\"%s\":\t[", key) < 0)
+			j->out.oom = 1;
+		return;
+	}
+	out = cJSON_CreateObject();
+	cJSON_AddItemToObject(out, key, c->acc ? c->acc
+					       : cJSON_CreateArray());
+	c->acc = NULL;
+	call_complete(c, mcp_buf_json(out, 1));
+	cJSON_Delete(out);
+}
+
+/* 1 if cursor was the cursor of a page asked before (else it is kept). */
+static int cursor_seen(mcp_call *c, const char *cursor)
+{
+	cJSON *it;
+
+	if (!c->cursors)
+		c->cursors = cJSON_CreateArray();
+	cJSON_ArrayForEach(it, c->cursors)
+		if (!strcmp(it->valuestring, cursor))
+			return 1;
+	cJSON_AddItemToArray(c->cursors, cJSON_CreateString(cursor));
+	return 0;
+}
+
+/* A page of c has been gathered; next: its nextCursor or NULL. Ask for the
+ * next page, or end the listing. */
+static void page_done(mcp_session *s, mcp_call *c, const char *next)
+{
+	char why[96];
+	cJSON *m;
+
+	if (!next || !*next) {
+		pages_end(c);
+		return;
+	}
+	why[0] = 0;
+	if (cursor_seen(c, next))
+		snprintf(why, sizeof why, "page %u repeats a cursor", c->pages);
+	else if (c->pages >= LIST_MAX_PAGES)
+		snprintf(why, sizeof why, "stopped after %u pages (the limit)",
+			 c->pages);
+	else if (cJSON_GetArraySize(c->acc) >= LIST_MAX_ITEMS)
+		snprintf(why, sizeof why, "stopped at %d items (the limit)",
+			 cJSON_GetArraySize(c->acc));
+	if (why[0]) {
+		session_list_note(s, c, NULL, why);
+		pages_end(c);
+		return;
+	}
+	idtab_del(&s->pending, c->rpc_id);
+	c->rpc_id = s->next_id++;
+	if (call_track(s, c) < 0)
+		return;
+	m = msg_list(c->rpc_id, c->list, next);
+	session_send_json(s, m, c->rpc_id);
+	cJSON_Delete(m);
+}
+
+/* d, an item of a page of c, through the filters of its kind: d, or NULL
+ * when it is left out (then freed). */
+static cJSON *admit(mcp_session *s, mcp_call *c, cJSON *d)
+{
+	cJSON *one;
+
+	if (c->list != MCP_TOOLS)
+		return d;
+	one = cJSON_CreateArray();
+	cJSON_AddItemToArray(one, d);
+	policy_filter(s->srv->conf, one); /* spec 13 */
+	if (s->era == MCP_ERA_MODERN)
+		era_filter_tools(s, one); /* x-mcp-header */
+	d = one->child ? cJSON_DetachItemViaPointer(one, one->child) : NULL;
+	cJSON_Delete(one);
+	return d;
+}
+
+void pages_got(mcp_session *s, mcp_call *c, cJSON *res, const char *line,
+	       size_t len)
+{
+	const char *key = mcp_list_key(c->list);
+	cJSON *items = cJSON_GetObjectItemCaseSensitive(res, key);
+	cJSON *next = cJSON_GetObjectItemCaseSensitive(res, "nextCursor");
+	struct jscan_span rv = {0, 0}, iv = {0, 0}, v;
+	struct jscan_members it;
+	cJSON *t, *nx;
+	int raw;
+
+	if (!c->acc)
+		c->acc = cJSON_CreateArray();
+	c->pages++;
+	raw = line_member(line, len, "result", &rv) &&
+	      jscan_member(line, rv, key, &iv);
+	jscan_items_init(&it, line, iv.at, iv.at + iv.n);
+	/* each item is taken out of the page (a copy of 100,000 tools was
+	 * a quarter of the listing's time) */
+	for (t = cJSON_IsArray(items) ? items->child : NULL; t; t = nx) {
+		cJSON *d;
+		int got = raw && jscan_items_next(&it, &v);
+
+		nx = t->next;
+		d = cJSON_DetachItemViaPointer(items, t);
+		if (!d || !(d = admit(s, c, d)))
+			continue;
+		if (got)
+			jsent_keep(d, line + v.at, v.n);
+		cJSON_AddItemToArray(c->acc, d);
+	}
+	page_done(s, c, cJSON_IsString(next) ? next->valuestring : NULL);
+}
+
+/* The page's nextCursor (malloc'd), NULL when it has none; *bad set when
+ * it is there but no string. */
+static char *cursor_of(struct pagejob *j, int *bad)
+{
+	struct jscan_span v;
+	cJSON *s;
+	char *out = NULL;
+
+	if (!jscan_member(j->line, j->res, "nextCursor", &v))
+		return NULL;
+	s = jsent_parse(j->line + v.at, v.n);
+	if (cJSON_IsString(s))
+		out = strdup(s->valuestring);
+	else if (!cJSON_IsNull(s))
+		*bad = 1;
+	cJSON_Delete(s);
+	return out;
+}
+
+static void read_slice(uv_idle_t *h)
+{
+	struct pagejob *j = h->data;
+	mcp_call *c = j->c;
+	mcp_session *s = c->s;
+	uint64_t t0 = uv_hrtime();
+	struct jscan_span v;
+	char why[96] = "", *next;
+	unsigned k;
+	int bad = 0;
+
+	if (c->done) {
+		job_end(j);
+		return;
+	}
+	for (k = 0;; k++) {
+		cJSON *d;
+
+		if ((k & 15) == 15 && uv_hrtime() - t0 > SLICE_NS)
+			return; /* the rest at the next turn */
+		if (!jscan_items_next(&j->it, &v))
+			break;
+		if (!(d = jsent_parse(j->line + v.at, v.n))) {
+			bad = 1; /* cJSON's refusal or out of memory */
+			break;
+		}
+		if ((d = admit(s, c, d)) != NULL) {
+			jsent_keep(d, j->line + v.at, v.n);
+			cJSON_AddItemToArray(c->acc, d);
+		}
+	}
+	next = bad || j->it.bad ? NULL : cursor_of(j, &bad);
+	if (bad || j->it.bad)
+		snprintf(why, sizeof why, "page %u is not valid JSON "
+			 "(the items before are kept)", c->pages);
+	job_end(j); /* the page's bytes freed */
+	if (why[0]) {
+		session_list_note(s, c, NULL, why);
+		pages_end(c);
+	} else {
+		page_done(s, c, next);
+	}
+	free(next);
+}
+
+int pages_take(mcp_session *s, mcp_call *c, struct frame *f, char *line,
+	       size_t len, size_t rs, size_t re)
+{
+	const char *key = mcp_list_key(c->list);
+	struct jscan_span res = {rs, re - rs}, iv;
+	struct pagejob *j;
+	char *mem;
+	int big = 0;
+
+	if (c->job)
+		return 0; /* a second reply to this page: dropped */
+	if (line[rs] != '{' || !jscan_member(line, res, key, &iv) ||
+	    line[iv.at] != '[')
+		return -1; /* not a page: the cJSON path says what it is */
+	/* the frame's block holds the line where it is; a transport without
+	 * one (HTTP) gets a copy, and the spans are offsets in either */
+	if (f) {
+		mem = frame_take(f, &big);
+	} else if ((mem = malloc(len + 1)) != NULL) {
+		memcpy(mem, line, len);
+		mem[len] = 0;
+		line = mem;
+	}
+	if (!mem)
+		return -1;
+	if (!(j = job_new(c, read_slice))) {
+		if (big)
+			bigmem_free(mem);
+		else
+			free(mem);
+		return -1;
+	}
+	if (!c->acc)
+		c->acc = cJSON_CreateArray();
+	c->pages++;
+	j->mem = mem;
+	j->big = big;
+	j->line = line;
+	j->len = len;
+	j->res = res;
+	jscan_items_init(&j->it, line, iv.at, iv.at + iv.n);
+	mlog(MLOG_DEBUG, "server %s thread %s: %s page %u (%zu bytes) read "
+	     "a slice at a time", s->srv->conf->name, s->oneshot
+	     ? "(one-shot)" : s->name, msg_list_method(c->list), c->pages,
+	     len);
+	return 0;
+}
