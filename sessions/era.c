@@ -484,7 +484,8 @@ static cJSON *tool_of(const mcp_session *s, const char *name)
  * control character, spec 13), so cJSON's reading of it here, which
  * Mcp-Name and Mcp-Method come from, is the only one: the one the policy
  * checked and the one the server reads. */
-char **era_headers(const mcp_session *s, const char *line, size_t len)
+char **era_headers(const mcp_session *s, const char *line, size_t len,
+		   const char *tool)
 {
 	cJSON *m = cJSON_ParseWithLength(line, len), *p, *meta, *v, *t;
 	const char *method;
@@ -504,6 +505,8 @@ char **era_headers(const mcp_session *s, const char *line, size_t len)
 	hdr_add(&h, header("Mcp-Method", method));
 	v = cJSON_GetObjectItemCaseSensitive(p, strcmp(method,
 		"resources/read") ? "name" : "uri");
+	if (tool && *tool && !strcmp(method, "tools/call")) /* policy's */
+		v = cJSON_CreateStringReference(tool);
 	if (cJSON_IsString(v) && (!strcmp(method, "tools/call") ||
 				  !strcmp(method, "prompts/get") ||
 				  !strcmp(method, "resources/read")))
@@ -517,6 +520,8 @@ char **era_headers(const mcp_session *s, const char *line, size_t len)
 			      0);
 		cJSON_Delete(t);
 	}
+	if (tool && *tool && !strcmp(method, "tools/call"))
+		cJSON_Delete(v); /* the reference only */
 	cJSON_Delete(m);
 	return h.v;
 }

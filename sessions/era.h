@@ -45,8 +45,11 @@ int era_probe_verdict(mcp_session *s, cJSON *msg, char *why, size_t n);
 char *era_line(const mcp_session *s, const char *line, size_t len,
 	       size_t *outlen);
 /* The HTTP headers of the modern request line: "Name: value" strings,
- * NULL-terminated, malloc'd (era_headers_free), or NULL. */
-char **era_headers(const mcp_session *s, const char *line, size_t len);
+ * NULL-terminated, malloc'd (era_headers_free), or NULL. tool: for a user's
+ * tools/call, the tool as the policy read it (mcp_request_tool), which
+ * Mcp-Name then carries; NULL to read it from line. */
+char **era_headers(const mcp_session *s, const char *line, size_t len,
+		   const char *tool);
 void era_headers_free(char **h);
 /* Over HTTP, drop from tools (the listing's array) every tool whose
  * x-mcp-header annotations are invalid, with a log line for each. */

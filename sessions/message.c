@@ -174,9 +174,15 @@ void session_send(mcp_session *s, char *line, size_t len, uint64_t rpc_id)
 			len = mn;
 		}
 		if (s->ops->send_hdrs) {
+			mcp_call *c = idtab_get(&s->pending, rpc_id);
+			char *tool = c && c->kind == CALL_USER && c->line
+				     ? mcp_request_tool(c->line, &c->req)
+				     : NULL;
+
 			trace_msg(s, 0, line, len);
 			s->ops->send_hdrs(s->t, line, len, rpc_id,
-					  era_headers(s, line, len));
+					  era_headers(s, line, len, tool));
+			free(tool);
 			return;
 		}
 	}

@@ -74,35 +74,10 @@ void policy_filter(const struct mcp_server_conf *conf, cJSON *tools)
 	}
 }
 
-/* The tool a request names: {"name": N} or {"method": "tools/call",
- * "params": {"name": N}}; malloc'd, or NULL for any other request. */
+/* The tool a request names (mcp_request_tool), or NULL. */
 static char *call_tool(const mcp_call *c)
 {
-	const struct jscan_span *sp = c->req.tool ? &c->req.head
-						  : &c->req.params;
-	cJSON *j, *n;
-	char *name = NULL;
-
-	if (!c->line)
-		return NULL;
-	if (!c->req.tool) { /* the method, decoded: "tools\/call" is one */
-		j = cJSON_ParseWithLength(c->line + c->req.head.at,
-					  c->req.head.n);
-		n = j;
-		if (!cJSON_IsString(n) || strcmp(n->valuestring, "tools/call")) {
-			cJSON_Delete(j);
-			return NULL;
-		}
-		cJSON_Delete(j);
-	}
-	j = cJSON_ParseWithLength(c->line + sp->at, sp->n);
-	n = c->req.tool ? j : cJSON_GetObjectItemCaseSensitive(j, "name");
-	if (cJSON_IsString(n))
-		name = strdup(n->valuestring);
-	else if (!c->req.tool)
-		name = strdup(""); /* no name: no tool is allowed by that */
-	cJSON_Delete(j);
-	return name;
+	return c->line ? mcp_request_tool(c->line, &c->req) : NULL;
 }
 
 int policy_wants_listing(const mcp_session *s, const mcp_call *c)

@@ -473,3 +473,27 @@ char *mcp_request_build(const char *json, size_t len, uint64_t id,
 		return NULL;
 	return mcp_request_line(json, &r, id, progress_token, outlen);
 }
+
+char *mcp_request_tool(const char *json, const struct mcp_request *r)
+{
+	const struct jscan_span *sp = r->tool ? &r->head : &r->params;
+	cJSON *j, *n;
+	char *name = NULL;
+
+	if (!r->tool) {
+		j = cJSON_ParseWithLength(json + r->head.at, r->head.n);
+		if (!cJSON_IsString(j) || strcmp(j->valuestring, "tools/call")) {
+			cJSON_Delete(j);
+			return NULL;
+		}
+		cJSON_Delete(j);
+	}
+	j = cJSON_ParseWithLength(json + sp->at, sp->n);
+	n = r->tool ? j : cJSON_GetObjectItemCaseSensitive(j, "name");
+	if (cJSON_IsString(n))
+		name = strdup(n->valuestring);
+	else if (!r->tool)
+		name = strdup(""); /* no name: no tool is allowed by that */
+	cJSON_Delete(j);
+	return name;
+}

@@ -54,6 +54,14 @@ char *mcp_request_line(const char *json, const struct mcp_request *r,
 		       uint64_t id, const char *progress_token,
 		       size_t *outlen);
 
+/* The tool the text json (accepted as r) calls: {"name": N} or
+ * {"method": "tools/call", "params": {"name": N}} (the method decoded:
+ * "tools\/call" is one); N decoded, malloc'd; "" for a tools/call without
+ * a name; NULL for any other request (or out of memory). The one reading
+ * of the name that the tool policy checks and the modern era's Mcp-Name
+ * header carries (spec 13). */
+char *mcp_request_tool(const char *json, const struct mcp_request *r);
+
 /* v in decimal and a NUL into buf (21 bytes will do); returns the number
  * of digits. (snprintf costs more than the rest of a request line.) */
 size_t mcp_u64_str(char *buf, uint64_t v);
