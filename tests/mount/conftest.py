@@ -25,6 +25,7 @@ import os
 import signal
 import subprocess
 import sys
+import shutil
 import socket
 import threading
 import time
@@ -63,6 +64,21 @@ _become_subreaper()
 
 
 # ---------------------------------------------------------------- servers
+
+EVERYTHING = REPO / \
+    'node_modules/@modelcontextprotocol/server-everything/dist/index.js'
+# server-everything is in package.json: a test that needs it is skipped
+# only where npm ci was not run (CI fails such a skip: expected-skips.txt)
+needs_everything = pytest.mark.skipif(
+    not EVERYTHING.exists() or not shutil.which('node'),
+    reason=f'{EVERYTHING} missing (run npm ci) or no node')
+
+
+def everything(**extra):
+    """A config entry running server-everything over stdio."""
+    return dict({'command': 'node', 'args': [str(EVERYTHING), 'stdio']},
+                **extra)
+
 
 def fake(*opts):
     """A config entry running the fake MCP server with these options."""

@@ -30,24 +30,17 @@ server-everything over Streamable HTTP and HTTP+SSE.
 import errno
 import json
 import os
-import shutil
 import subprocess
 import threading
 import time
 
 import pytest
 
-from conftest import (call, fake, read_file, REPO, status, text, thread, tool,
-                      wait_until, write_file)
+from conftest import (call, everything, fake, needs_everything, read_file,
+                      status, text, thread, tool, wait_until, write_file)
 from test_http import Everything, FakeHTTP, sid_of
 from test_sse import EverythingSSE
 
-EVERYTHING = REPO / \
-    'node_modules/@modelcontextprotocol/server-everything/dist/index.js'
-
-needs_everything = pytest.mark.skipif(
-    not EVERYTHING.exists() or not shutil.which('node'),
-    reason=f'{EVERYTHING} missing (run npm ci) or no node')
 
 ELICIT = {'name': 'trigger-elicitation-request', 'arguments': {}}
 DEFAULTS = {
@@ -56,11 +49,6 @@ DEFAULTS = {
     'untitledMultipleSelectEnum': ['Guitar'],
     'titledSingleSelectEnum': 'hero-1', 'titledMultipleSelectEnum': ['fish-1'],
     'legacyTitledEnum': 'pet-1'}
-
-
-def everything(**extra):
-    return dict({'command': 'node', 'args': [str(EVERYTHING), 'stdio']},
-                **extra)
 
 
 class Background:

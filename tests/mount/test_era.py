@@ -22,7 +22,6 @@ import contextlib
 import errno
 import json
 import os
-import shutil
 import subprocess
 import threading
 import time
@@ -32,7 +31,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import (BUILD, call, events, fake_factory, FakeProcess,
+from conftest import (BUILD, EVERYTHING, call, events, fake_factory,
+                      FakeProcess, needs_everything,
                       read_file, REPO, run_with_deadline, status, text, thread,
                       tool, wait_until, write_file)
 from test_http import everything  # noqa: F401 - a fixture
@@ -40,8 +40,6 @@ from test_http import everything  # noqa: F401 - a fixture
 FAKE_BUILD = Path(os.environ.get('FAKE_BUILD', BUILD))
 FAKE = FAKE_BUILD / 'tests/fake/fakeserver'
 MODERN_HTTP = REPO / 'tests/fake/mcp_modern.py'
-EVERYTHING = REPO / \
-    'node_modules/@modelcontextprotocol/server-everything/dist/index.js'
 
 MODERN = '2026-07-28'
 V = 'io.modelcontextprotocol/protocolVersion'
@@ -52,9 +50,6 @@ META = {V: MODERN, CAPS: {'elicitation': {}},
         INFO: {'name': 'selfcheck', 'version': '1'}}
 ASK = {'name': 'ask', 'arguments': {}}
 
-needs_everything = pytest.mark.skipif(
-    not EVERYTHING.exists() or not shutil.which('node'),
-    reason=f'{EVERYTHING} missing (run npm ci) or no node')
 
 
 @pytest.fixture(autouse=True)

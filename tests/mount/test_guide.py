@@ -15,13 +15,12 @@ from pathlib import Path
 import pytest
 
 from test_http import fake_http  # noqa: F401 - the fixture
-from conftest import (DEMO, FAKESERVER, MCPFS, demo, fake, fusermount,
+from conftest import (DEMO, FAKESERVER, MCPFS, demo, everything, fake,
+                      fusermount, needs_everything,
                       is_mounted, read_file, run_mcpfs_expect_exit,
                       run_with_deadline, status, wait_until, write_file)
 
 REPO = Path(__file__).resolve().parents[2]
-EVERYTHING = REPO / \
-    'node_modules/@modelcontextprotocol/server-everything/dist/index.js'
 
 
 def sh(script, cwd, timeout=30):
@@ -119,11 +118,9 @@ def test_help_per_server_and_thread(mcpfs_mount):
         open(srv / 'help' / 'incr', 'w')
 
 
-@pytest.mark.skipif(not EVERYTHING.exists() or not shutil.which('node'),
-                    reason=f'{EVERYTHING} missing (npm ci) or no node')
+@needs_everything
 def test_help_prompts_and_schemas_everything(mcpfs_mount):
-    m = mcpfs_mount({'ev': {'command': 'node',
-                            'args': [str(EVERYTHING), 'stdio']}})
+    m = mcpfs_mount({'ev': everything()})
     t = m.path / 'ev' / 't1'
     os.mkdir(t)
     names = os.listdir(t / 'help')

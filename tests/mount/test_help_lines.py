@@ -8,13 +8,10 @@ with bash in a thread directory, and no reply may be a schema refusal."""
 
 import json
 import os
-import shutil
 
-import pytest
 
-from conftest import demo, read_file
+from conftest import demo, everything, needs_everything, read_file
 from help_util import calls, run_lines, scripted, sh
-from test_real_everything import EVERYTHING
 
 # server-everything's tools and prompts not run here, and why (asserted
 # below):
@@ -63,11 +60,9 @@ def run_every_line(thread, skip=()):
     return ran, bad
 
 
-@pytest.mark.skipif(not EVERYTHING.exists() or not shutil.which('node'),
-                    reason=f'{EVERYTHING} missing (npm ci) or no node')
+@needs_everything
 def test_every_help_line_of_everything_runs(mcpfs_mount):
-    m = mcpfs_mount({'ev': {'command': 'node',
-                            'args': [str(EVERYTHING), 'stdio']}})
+    m = mcpfs_mount({'ev': everything()})
     t = m.path / 'ev' / 't1'
     os.mkdir(t)
     names = os.listdir(t / 'help')

@@ -788,17 +788,22 @@ def test_everything_state_isolation_oneshot_rmdir(mcpfs_mount, everything):
     assert f'termination request for session {sid_b}' in everything.stdout()
 
 
-def test_everything_echo_and_log_events(mcpfs_mount, everything):
-    m = mcpfs_mount({'ev': {'url': everything.url}})
-    t = thread(m, 'ev')
+def echo_and_log_events(t):
+    """On a thread t of server-everything (any transport): echo answers,
+    and the server's log messages, once started, are lines in events."""
     assert call(t, {'name': 'echo', 'arguments': {'message': 'hi there'}}) \
         == {'content': [{'type': 'text', 'text': 'Echo: hi there'}]}
     toggled(call(t, TOGGLE), 'Started')
     msgs = wait_until(lambda: [e for e in events(t) if e.get('method') ==
-                               'notifications/message'], 15,
+                               'notifications/message'], 20,
                       'a notifications/message line in events', interval=0.2)
     assert msgs[0]['params']['level'] and 'data' in msgs[0]['params']
     toggled(call(t, TOGGLE), 'Stopped')
+
+
+def test_everything_echo_and_log_events(mcpfs_mount, everything):
+    m = mcpfs_mount({'ev': {'url': everything.url}})
+    echo_and_log_events(thread(m, 'ev'))
     m.unmount()
 
 

@@ -33,9 +33,9 @@ import pytest
 
 from conftest import (call, free_port, interrupted_read, read_file, status,
                       text, tool, wait_until)
-from test_http import (EVERYTHING, TOGGLE, entry, err, events,  # noqa: F401
-                       fake_http, open_call, recv, send, sid_of, thread,
-                       toggled, wait_state)
+from test_http import (EVERYTHING, TOGGLE, echo_and_log_events,  # noqa: F401
+                       entry, err, events, fake_http, open_call, recv, send,
+                       sid_of, thread, toggled, wait_state)
 
 FALLBACK = ('HTTP 404 from the server on the initialize POST: trying the '
             '2024-11-05 HTTP+SSE transport')
@@ -143,15 +143,7 @@ def test_state_isolation_status_and_rmdir(mcpfs_mount, everything_sse):
 
 def test_server_messages_go_to_events(mcpfs_mount, everything_sse):
     m = mcpfs_mount({'ev': {'type': 'sse', 'url': everything_sse.url}})
-    t = thread(m, 'ev', 't')
-    assert call(t, {'name': 'echo', 'arguments': {'message': 'hi there'}}) \
-        == {'content': [{'type': 'text', 'text': 'Echo: hi there'}]}
-    toggled(call(t, TOGGLE), 'Started')
-    msgs = wait_until(lambda: [e for e in events(t) if e.get('method') ==
-                               'notifications/message'], 20,
-                      'a notifications/message line in events', interval=0.2)
-    assert msgs[0]['params']['level'] and 'data' in msgs[0]['params']
-    toggled(call(t, TOGGLE), 'Stopped')
+    echo_and_log_events(thread(m, 'ev', 't'))
 
 
 @pytest.mark.parametrize('typed', [{}, {'type': 'http'}])

@@ -4,16 +4,11 @@ status.subscriptions lists them, a restart renews them, `unsubscribe URI`
 ends one, and the server's updates are lines in events."""
 import json
 import os
-import shutil
 import subprocess
 
-import pytest
 
-from conftest import (REPO, events, fake, status, text, thread, tool,
-                      wait_until)
-
-EVERYTHING = REPO / \
-    'node_modules/@modelcontextprotocol/server-everything/dist/index.js'
+from conftest import (events, everything, fake, needs_everything, status,
+                      text, thread, tool, wait_until)
 
 
 def sh(cmd, cwd):
@@ -110,12 +105,9 @@ def test_a_server_that_declares_it_and_refuses_loses_it(mcpfs_mount,
     assert len(seen(log, 'resources/subscribe')) == 1
 
 
-@pytest.mark.skipif(not EVERYTHING.exists() or not shutil.which('node'),
-                    reason='server-everything missing (npm ci) or no node')
+@needs_everything
 def test_server_everything_updates_reach_events(mcpfs_mount):
-    m = mcpfs_mount({'e': {'command': 'node',
-                           'args': [str(EVERYTHING), 'stdio'],
-                           'timeout': 30}})
+    m = mcpfs_mount({'e': everything(timeout=30)})
     t = thread(m, 'e')
     uri = 'demo://resource/static/document/architecture.md'
     listed = json.loads((t / 'resources.json').read_bytes())

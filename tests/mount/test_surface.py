@@ -10,23 +10,13 @@ import concurrent.futures
 import errno
 import json
 import os
-import shutil
 import subprocess
 
 import pytest
 
-from conftest import (call, fake, read_file, REPO, run_with_deadline, status,
-                      text, thread, tool, wait_until, write_file)
-
-EVERYTHING = REPO / \
-    'node_modules/@modelcontextprotocol/server-everything/dist/index.js'
-need_everything = pytest.mark.skipif(
-    not EVERYTHING.exists() or not shutil.which('node'),
-    reason=f'{EVERYTHING} missing (run npm ci) or no node')
-
-
-def everything():
-    return {'command': 'node', 'args': [str(EVERYTHING), 'stdio']}
+from conftest import (call, everything, fake, needs_everything, read_file,
+                      run_with_deadline, status, text, thread, tool,
+                      wait_until, write_file)
 
 
 def listdir(path, timeout=30):
@@ -247,7 +237,7 @@ def test_unknown_request_member_is_refused_by_name(mcpfs_mount):
 
 # ------------------------------------------------ server-everything
 
-@need_everything
+@needs_everything
 def test_everything_tools_resources_prompts(mcpfs_mount):
     m = mcpfs_mount({'e': everything()})
     t = thread(m, 'e')
@@ -286,7 +276,7 @@ def test_everything_tools_resources_prompts(mcpfs_mount):
     assert 'messages' in read_json(t / 'call')
 
 
-@need_everything
+@needs_everything
 def test_everything_image_and_embedded_resource(mcpfs_mount):
     m = mcpfs_mount({'e': everything()})
     t = thread(m, 'e')
@@ -317,7 +307,7 @@ def test_everything_image_and_embedded_resource(mcpfs_mount):
             (b['uri'] + '\n').encode()
 
 
-@need_everything
+@needs_everything
 def test_everything_task_member_is_forwarded(mcpfs_mount):
     m = mcpfs_mount({'e': everything()})
     t = thread(m, 'e')
@@ -335,7 +325,7 @@ def task_statuses(t):
             for x in call(t, {'method': 'tasks/list'})['tasks']}
 
 
-@need_everything
+@needs_everything
 def test_everything_required_task_runs_transparently(mcpfs_mount):
     m = mcpfs_mount({'e': everything()})
     t = thread(m, 'e')
@@ -354,7 +344,7 @@ def test_everything_required_task_runs_transparently(mcpfs_mount):
     assert 'runs as task' in m.output()
 
 
-@need_everything
+@needs_everything
 def test_everything_cancelled_task_is_cancelled_on_the_server(mcpfs_mount):
     m = mcpfs_mount({'e': everything()})
     t = thread(m, 'e')
