@@ -23,9 +23,9 @@ import sys
 
 import pytest
 
-from conftest import REPO, read_file, text, thread, tool, write_file
-from test_ask import (EVERYTHING, ELICIT, Background, answer, question,
-                      wait_questions)
+from conftest import (EVERYTHING, REPO, read_file, text, thread, tool,
+                      write_file)
+from test_ask import ELICIT, Background, answer, question, wait_questions
 
 PYFAKE = REPO / 'tests/fake/pyfake.py'
 
