@@ -216,7 +216,7 @@ int policy_wants_listing(const mcp_session *s, const mcp_call *c);
  * error naming the rule), 0 to send it. With can_wait, a user call that
  * readOnly decides and that has no listing yet is let through (to wait
  * for it in task_check); without, it is refused. */
-int policy_refuse(mcp_session *s, mcp_call *c, const mcp_call *listing,
+int policy_refuse(mcp_session *s, mcp_call *c, mcp_call *listing,
 		  int can_wait);
 cJSON *policy_json(const struct mcp_server_conf *conf); /* null: none */
 int policy_same(const struct mcp_server_conf *a,
@@ -298,6 +298,10 @@ struct lindex_walk *surface_index_begin(mcp_call *c, const mcp_buf *reply);
 int surface_index_step(struct lindex_walk *w, uint64_t until);
 int surface_index_end(mcp_call *c, struct lindex_walk *w, mcp_session *s);
 void surface_index_drop(struct lindex_walk *w);
+/* The entry of the done listing named name, parsed alone; NULL if none
+ * (or the listing failed). */
+cJSON *surface_entry_json(mcp_call *listing, mcp_session *s,
+			  const char *name);
 /* Listing c of s ends short: the server answered a page with err (on the
  * first page the listing is "none"), or why it stopped (a repeated
  * cursor, a limit). Noted in s->notes for status, and logged. */
@@ -341,8 +345,7 @@ void guide_server_free(mcp_server *srv);
 /* task.c: tool calls run as tasks (SEP-1686) */
 /* 1 if c must run as a task (listing: the tools listing of its session),
  * 0 if not, -1 if that is not known until the listing is done. */
-int task_required(const mcp_session *s, const mcp_call *c,
-		  const mcp_call *listing);
+int task_required(mcp_session *s, const mcp_call *c, mcp_call *listing);
 int task_augment(mcp_call *c);  /* add "task": {}; 0 or -1 */
 /* A reply to c: 1 if it was the CreateTaskResult (tasks/result is sent). */
 int task_created(mcp_session *s, mcp_call *c, cJSON *res);

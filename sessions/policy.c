@@ -94,19 +94,7 @@ int policy_wants_listing(const mcp_session *s, const mcp_call *c)
 }
 
 /* The listing entry of tool name, or NULL. */
-static const cJSON *find_tool(const cJSON *doc, const char *name)
-{
-	const cJSON *t, *n;
-
-	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(doc, "tools")) {
-		n = cJSON_GetObjectItemCaseSensitive(t, "name");
-		if (cJSON_IsString(n) && !strcmp(n->valuestring, name))
-			return t;
-	}
-	return NULL;
-}
-
-int policy_refuse(mcp_session *s, mcp_call *c, const mcp_call *listing,
+int policy_refuse(mcp_session *s, mcp_call *c, mcp_call *listing,
 		  int can_wait)
 {
 	const struct mcp_server_conf *conf = s->srv->conf;
@@ -119,16 +107,14 @@ int policy_refuse(mcp_session *s, mcp_call *c, const mcp_call *listing,
 		return 0;
 	rule = hides(conf, name, NULL);
 	if (!rule && conf->read_only) {
-		if (listing && listing->done)
-			doc = cJSON_ParseWithLength(listing->reply->data,
-						    listing->reply->len);
-		if (!doc && can_wait && c->kind == CALL_USER &&
+		if (can_wait && c->kind == CALL_USER &&
 		    (!listing || !listing->done)) {
 			free(name);
 			return 0; /* task_check fetches the listing first */
 		}
-		if (!doc || cJSON_GetObjectItemCaseSensitive(doc, "error") ||
-		    !find_tool(doc, name))
+		/* the listing holds only read-only tools (policy_filter) */
+		doc = surface_entry_json(listing, s, name);
+		if (!doc)
 			rule = "readOnly";
 		cJSON_Delete(doc);
 	}

@@ -502,6 +502,20 @@ const struct mcp_entry *mcp_entry_find(mcp_call *c, mcp_session *s,
 	return i ? &x->v[i - 1] : NULL;
 }
 
+/* The listing's entry named name, parsed alone (jsent_parse), or NULL:
+ * what policy.c and task.c ask of a tool without parsing a listing of
+ * 100,000 tools for each call. */
+cJSON *surface_entry_json(mcp_call *listing, mcp_session *s,
+			  const char *name)
+{
+	const struct mcp_entry *e;
+
+	if (!listing || !listing->done || !listing->reply || !name)
+		return NULL;
+	e = mcp_entry_find(listing, s, name, 1);
+	return e ? jsent_parse(listing->reply->data + e->at, e->n) : NULL;
+}
+
 /* ---- result/ ---- */
 
 static int b64val(unsigned char c)

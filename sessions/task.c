@@ -22,17 +22,6 @@
 
 #include "internal.h"
 
-/* The tool name of a tools/call c, decoded; NULL if none. */
-static char *tool_name(const mcp_call *c)
-{
-	cJSON *j = cJSON_ParseWithLength(c->line + c->req.head.at,
-					 c->req.head.n);
-	char *name = cJSON_IsString(j) ? strdup(j->valuestring) : NULL;
-
-	cJSON_Delete(j);
-	return name;
-}
-
 static int server_has_tool_tasks(const mcp_session *s)
 {
 	cJSON *t = cJSON_GetObjectItemCaseSensitive(s->capabilities, "tasks");
@@ -42,10 +31,9 @@ static int server_has_tool_tasks(const mcp_session *s)
 		       cJSON_GetObjectItemCaseSensitive(r, "tools"), "call") != NULL;
 }
 
-int task_required(const mcp_session *s, const mcp_call *c,
-		  const mcp_call *listing)
+int task_required(mcp_session *s, const mcp_call *c, mcp_call *listing)
 {
-	cJSON *doc, *t;
+	cJSON *t, *ts;
 	char *name;
 	int r = 0;
 
@@ -62,19 +50,13 @@ int task_required(const mcp_session *s, const mcp_call *c,
 		return 0;
 	if (!listing || !listing->done)
 		return -1;
-	doc = cJSON_ParseWithLength(listing->reply->data, listing->reply->len);
-	name = tool_name(c);
-	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(doc, "tools")) {
-		cJSON *n = cJSON_GetObjectItemCaseSensitive(t, "name");
-		cJSON *e = cJSON_GetObjectItemCaseSensitive(t, "execution");
-		cJSON *ts = cJSON_GetObjectItemCaseSensitive(e, "taskSupport");
-
-		if (name && cJSON_IsString(n) && !strcmp(n->valuestring, name))
-			r = cJSON_IsString(ts) &&
-			    !strcmp(ts->valuestring, "required");
-	}
+	name = mcp_request_tool(c->line, &c->req); /* policy.c's reading */
+	t = surface_entry_json(listing, s, name);
+	ts = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(t, "execution"), "taskSupport");
+	r = cJSON_IsString(ts) && !strcmp(ts->valuestring, "required");
 	free(name);
-	cJSON_Delete(doc);
+	cJSON_Delete(t);
 	return r;
 }
 
