@@ -22,6 +22,7 @@
 #include "buildconfig.h"
 #include "fs.h"
 #include "mimetab.h"
+#include "serve.h"
 #include "writers.h"
 
 /* The system's media types (Debian's media-types package). */
@@ -185,6 +186,7 @@ static void begin_shutdown(const char *why)
 	shutting_down = 1;
 	mlog(MLOG_INFO, "shutting down (%s)", why);
 	uv_poll_stop(&fuse_poll);
+	serve_close(); /* the clients' sessions end first */
 	/* the sessions close first: a read waiting on a call gets the JSON
 	 * error naming the shutdown while the mount is still there (after the
 	 * unmount the kernel would fail it with ECONNABORTED) */
@@ -492,6 +494,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "--mcpfs-exec"))
 		return mcp_supervise(argc, argv);
+	if (argc > 1 && !strcmp(argv[1], "serve")) /* spec 14 */
+		return serve_relay(argc - 1, argv + 1);
 	if (fuse_opt_parse(&args, &o, opt_spec, opt_proc) == -1)
 		return quit(&o, &args, NULL, 2);
 	if (o.show_help || o.show_version) {
@@ -580,6 +584,7 @@ int main(int argc, char **argv)
 	uv_signal_start(&sig_term, signal_cb, SIGTERM);
 	uv_signal_start(&sig_hup, signal_cb, SIGHUP);
 	mlog(MLOG_INFO, "mcpfs %s mounted on %s", MCPFS_VERSION, mountpoint);
+	serve_listen(loop, mountpoint);
 	uv_run(loop, UV_RUN_DEFAULT);
 	fs_fh_free_all();
 	uv_close((uv_handle_t *)&fuse_poll, NULL);

@@ -47,4 +47,16 @@ void serve_peer_drop(struct serve_peer *p, uint64_t tag);
  * freed. */
 void serve_peer_end(struct serve_peer *p);
 
+/* serve/unix.c: `mcpfs serve` joins a mount through a unix socket of its
+ * own. serve_listen after the mount (0, or -errno: logged, the mount
+ * goes on without it); serve_close at shutdown (every client's session
+ * ends). The socket's path for a mountpoint (make: its directory too). */
+#include <uv.h>
+int serve_listen(uv_loop_t *loop, const char *mountpoint);
+void serve_close(void);
+int serve_socket_path(const char *mnt, char *out, size_t n, int make);
+/* `mcpfs serve [--thread NAME] MOUNTPOINT` (argv[0] is "serve"): relays
+ * stdin and stdout to the mount; the exit status. */
+int serve_relay(int argc, char **argv);
+
 #endif

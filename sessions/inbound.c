@@ -64,6 +64,13 @@ static void list_stale(mcp_call **slot)
 		call_set_ref(slot, NULL);
 }
 
+static void (*observer)(mcp_session *s, const char *json, size_t len);
+
+void mcp_observe(void (*note)(mcp_session *s, const char *json, size_t len))
+{
+	observer = note;
+}
+
 static void notification(mcp_session *s, const char *method, cJSON *msg,
 			 const char *line, size_t len)
 {
@@ -71,8 +78,11 @@ static void notification(mcp_session *s, const char *method, cJSON *msg,
 	size_t n = len;
 
 	/* as sent, but raw control bytes escaped: events stays JSON lines */
-	if (jsent_escape_controls(line, len, &clean, &n) >= 0)
+	if (jsent_escape_controls(line, len, &clean, &n) >= 0) {
 		ring_line(&s->events, clean ? clean : line, n);
+		if (observer)
+			observer(s, clean ? clean : line, n);
+	}
 	free(clean);
 	if (!strcmp(method, "notifications/progress")) {
 		progress_for(s, cJSON_GetObjectItemCaseSensitive(msg, "params"));

@@ -65,6 +65,13 @@ struct mcp_hooks {
 int mcp_init(uv_loop_t *loop, const struct mcp_options *opts,
 	     const struct mcp_hooks *hooks);
 
+/* The second front door (serve/, spec 14) hears every notification a
+ * server sends, after it is a line in events: the session it came on and
+ * its JSON text (raw control bytes escaped), borrowed for the call. One
+ * observer; NULL removes it. */
+void mcp_observe(void (*note)(mcp_session *s, const char *json,
+			      size_t len));
+
 /* Load (first call) or reload the config file. Returns 0, or -EINVAL with
  * *err set to a malloc'd message naming the file, field and problem (on
  * reload the old config stays in force). path NULL = built-in default. */

@@ -1,0 +1,695 @@
+/*
+ * peer.c - one MCP client of the mount (spec 14): the mount spoken to as
+ * one MCP server, on the session core (sessions/sessions.h).
+ *
+ * The client sees every configured server's tools as SERVER__TOOL and its
+ * prompts as SERVER__PROMPT (listings: the server-level ones, cached, with
+ * the tool policy applied), resources by their own URIs (a read goes to
+ * the first server in the config that lists the URI). Its tool calls run
+ * in a thread of each server, made on first use: the thread named by
+ * `mcpfs serve --thread NAME`, else serve-N, this client's own, closed
+ * when it leaves. A call there is a call of that thread's `call` file
+ * (result/, status, events), so a shell and the client share the session.
+ * The client's progress token, cancellation and the servers' log messages
+ * and list_changed pass through. A server's question (elicitation,
+ * sampling) waits under the thread's requests/, as for any call.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+
+#include <cjson/cJSON.h>
+
+#include "buildconfig.h"
+#include "serve.h"
+#include "sessions.h"
+
+#define SEP "__"               /* SERVER__TOOL */
+#define MAX_WAITS 256          /* servers one listing waits on */
+
+enum job_kind { J_LIST, J_CALL };
+
+struct job;
+struct waitc {
+	struct mcp_listener l;       /* first: the listener's address */
+	struct job *j;
+	mcp_call *c;
+	uint64_t srv_id;
+};
+
+struct job {
+	LIST_ENTRY(job) link;
+	struct serve_peer *p;
+	uint64_t tag;
+	char *id;                    /* the client's id, as JSON text */
+	char *token;                 /* its progressToken as JSON text */
+	uint64_t sess_id;            /* J_CALL: the thread it runs in */
+	uint64_t srv_id;             /* a read: the server that lists it */
+	enum job_kind kind;
+	enum mcp_list what;          /* J_LIST: which */
+	const char *method;          /* J_LIST: the client's method */
+	char *uri;                   /* J_LIST for a read: the URI, or NULL */
+	cJSON *read;                 /* ... the read request */
+	size_t n, left;
+	struct waitc w[];
+};
+
+struct serve_peer {
+	LIST_ENTRY(serve_peer) link;
+	struct serve_out *out;
+	char thread[64];
+	int own;                     /* serve-N: closed when the client goes */
+	LIST_HEAD(, job) jobs;
+};
+
+static LIST_HEAD(, serve_peer) peers = LIST_HEAD_INITIALIZER(peers);
+static unsigned long serve_n;
+
+static void send_text(struct serve_peer *p, const char *t, size_t n,
+		      uint64_t tag, int last)
+{
+	p->out->send(p->out, t, n, tag, last);
+}
+
+static void send_json(struct serve_peer *p, cJSON *m, uint64_t tag, int last)
+{
+	char *t = m ? cJSON_PrintUnformatted(m) : NULL;
+
+	if (t)
+		send_text(p, t, strlen(t), tag, last);
+	else
+		mlog(MLOG_WARN, "serve: a message to a client was lost: out "
+		     "of memory");
+	free(t);
+}
+
+/* {"jsonrpc":"2.0","id":ID,"result":R} with id the JSON text id. */
+static void send_result(struct serve_peer *p, const char *id, cJSON *r,
+			uint64_t tag)
+{
+	cJSON *m = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(m, "jsonrpc", "2.0");
+	cJSON_AddItemToObject(m, "id", cJSON_Parse(id));
+	cJSON_AddItemToObject(m, "result", r);
+	send_json(p, m, tag, 1);
+	cJSON_Delete(m);
+}
+
+static void send_error(struct serve_peer *p, const char *id, int code,
+		       const char *msg, uint64_t tag)
+{
+	cJSON *m = cJSON_CreateObject(), *e = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(m, "jsonrpc", "2.0");
+	cJSON_AddItemToObject(m, "id", id ? cJSON_Parse(id) : cJSON_CreateNull());
+	cJSON_AddNumberToObject(e, "code", code);
+	cJSON_AddStringToObject(e, "message", msg);
+	cJSON_AddItemToObject(m, "error", e);
+	send_json(p, m, tag, 1);
+	cJSON_Delete(m);
+}
+
+/* ---- servers and threads ---- */
+
+/* The server whose name + "__" begins name (the longest such), and in
+ * *rest what follows; NULL if none. */
+static mcp_server *split_name(const char *name, const char **rest)
+{
+	mcp_server *srv, *best = NULL;
+	size_t n, bn = 0;
+
+	for (srv = mcp_server_first(); srv; srv = mcp_server_next(srv)) {
+		n = strlen(mcp_server_name(srv));
+		if (n > bn && !strncmp(name, mcp_server_name(srv), n) &&
+		    !strncmp(name + n, SEP, 2) && name[n + 2]) {
+			best = srv;
+			bn = n;
+		}
+	}
+	if (best)
+		*rest = name + bn + 2;
+	return best;
+}
+
+/* p's thread of srv, made when it has none: 0 or -errno. */
+static int thread_of(struct serve_peer *p, mcp_server *srv, mcp_session **s)
+{
+	int r;
+
+	*s = mcp_session_find(srv, p->thread);
+	if (*s)
+		return 0;
+	r = mcp_session_create(srv, p->thread, s);
+	if (r == 0)
+		mlog(MLOG_INFO, "serve: thread %s of server %s made for a "
+		     "client", p->thread, mcp_server_name(srv));
+	return r;
+}
+
+/* ---- jobs: a client request waiting on calls ---- */
+
+static void job_free(struct job *j)
+{
+	size_t i;
+
+	LIST_REMOVE(j, link);
+	for (i = 0; i < j->n; i++) {
+		mcp_listener_remove(&j->w[i].l);
+		mcp_call_unref(j->w[i].c);
+	}
+	free(j->id);
+	free(j->token);
+	free(j->uri);
+	cJSON_Delete(j->read);
+	free(j);
+}
+
+static struct job *job_new(struct serve_peer *p, size_t n, const char *id,
+			   uint64_t tag)
+{
+	struct job *j = calloc(1, sizeof *j + n * sizeof j->w[0]);
+
+	if (!j)
+		return NULL;
+	j->p = p;
+	j->tag = tag;
+	j->id = strdup(id);
+	LIST_INSERT_HEAD(&p->jobs, j, link);
+	return j;
+}
+
+static void job_done(struct job *j);
+
+static void wait_done(struct mcp_listener *l, mcp_call *c)
+{
+	struct waitc *w = (struct waitc *)l;
+	struct job *j = w->j;
+
+	(void)c;
+	if (--j->left == 0)
+		job_done(j);
+}
+
+/* Wait on c (a reference, taken) as j's next call; a done one counts at
+ * once. */
+static void job_wait(struct job *j, mcp_call *c, uint64_t srv_id)
+{
+	struct waitc *w = &j->w[j->n++];
+
+	w->j = j;
+	w->c = c;
+	w->srv_id = srv_id;
+	w->l.done = wait_done;
+	j->left++;
+	if (!mcp_call_is_done(c))
+		mcp_call_listen(c, &w->l);
+	else
+		j->left--;
+}
+
+/* The array key of a listing reply (mcp_list's document), parsed. */
+static cJSON *listing_items(mcp_call *c, enum mcp_list what, cJSON **doc)
+{
+	mcp_buf *b = mcp_call_reply(c);
+
+	*doc = b ? cJSON_ParseWithLength(b->data, b->len) : NULL;
+	return cJSON_GetObjectItemCaseSensitive(*doc, mcp_list_key(what));
+}
+
+static void read_routed(struct job *j);
+
+/* Every listing of j is in: one document for the client. */
+static void list_done(struct job *j)
+{
+	cJSON *all = cJSON_CreateArray(), *r, *seen = cJSON_CreateObject();
+	size_t i;
+
+	for (i = 0; i < j->n; i++) {
+		mcp_server *srv = mcp_server_by_id(j->w[i].srv_id);
+		cJSON *doc, *items = listing_items(j->w[i].c, j->what, &doc);
+		cJSON *it, *nx;
+
+		if (!srv || !cJSON_IsArray(items)) {
+			if (srv)
+				mlog(MLOG_INFO, "serve: %s of server %s left "
+				     "out: it failed", j->method,
+				     mcp_server_name(srv));
+			cJSON_Delete(doc);
+			continue;
+		}
+		for (it = items->child; it; it = nx) {
+			cJSON *name = cJSON_GetObjectItemCaseSensitive(it,
+				j->what == MCP_RESOURCES ? "uri" : "name");
+			char *full;
+
+			nx = it->next;
+			if (!cJSON_IsString(name))
+				continue;
+			if (j->what == MCP_RESOURCES) {
+				/* the first server listing a URI serves it */
+				if (cJSON_GetObjectItemCaseSensitive(
+					    seen, name->valuestring))
+					continue;
+				cJSON_AddNumberToObject(seen, name->valuestring,
+							(double)j->w[i].srv_id);
+			} else if (j->what != MCP_TEMPLATES) {
+				if (asprintf(&full, "%s" SEP "%s",
+					     mcp_server_name(srv),
+					     name->valuestring) < 0)
+					continue;
+				cJSON_SetValuestring(name, full);
+				free(full);
+			}
+			cJSON_AddItemToArray(all,
+				cJSON_DetachItemViaPointer(items, it));
+		}
+		cJSON_Delete(doc);
+	}
+	if (j->uri) { /* a read waited for the routes */
+		cJSON *to = cJSON_GetObjectItemCaseSensitive(seen, j->uri);
+
+		cJSON_Delete(all);
+		j->srv_id = to ? (uint64_t)to->valuedouble : 0;
+		cJSON_Delete(seen);
+		read_routed(j);
+		return;
+	}
+	cJSON_Delete(seen);
+	r = cJSON_CreateObject();
+	cJSON_AddItemToObject(r, mcp_list_key(j->what), all);
+	send_result(j->p, j->id, r, j->tag);
+	job_free(j);
+}
+
+/* A call of j is done: its reply as the client's result or error. */
+static void call_done(struct job *j)
+{
+	mcp_buf *b = mcp_call_reply(j->w[0].c);
+	size_t n, k;
+	char *m;
+
+	if (!b || b->len < 2) {
+		send_error(j->p, j->id, -32603, "no reply", j->tag);
+		job_free(j);
+		return;
+	}
+	n = b->len;
+	while (n && (b->data[n - 1] == '\n' || b->data[n - 1] == '\r'))
+		n--;
+	m = malloc(n + strlen(j->id) + 48);
+	if (!m) {
+		send_error(j->p, j->id, -32603, "out of memory", j->tag);
+		job_free(j);
+		return;
+	}
+	/* mcpfs's own errors are {"error": E}: {"jsonrpc", "id", "error": E};
+	 * anything else is the result as the server sent it */
+	if (!strncmp(b->data, "{\"error\":", 9))
+		k = (size_t)sprintf(m, "{\"jsonrpc\":\"2.0\",\"id\":%s,%.*s",
+				    j->id, (int)(n - 1), b->data + 1);
+	else
+		k = (size_t)sprintf(m, "{\"jsonrpc\":\"2.0\",\"id\":%s,"
+				    "\"result\":%.*s}", j->id, (int)n,
+				    b->data);
+	send_text(j->p, m, k, j->tag, 1);
+	free(m);
+	job_free(j);
+}
+
+static void job_done(struct job *j)
+{
+	if (j->kind == J_LIST)
+		list_done(j);
+	else
+		call_done(j);
+}
+
+/* ---- the client's requests ---- */
+
+static const char *const versions[] = {
+	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05",
+};
+
+static void initialize(struct serve_peer *p, const char *id, cJSON *params,
+		       uint64_t tag)
+{
+	cJSON *v = cJSON_GetObjectItemCaseSensitive(params, "protocolVersion");
+	const char *ver = versions[0];
+	cJSON *r = cJSON_CreateObject(), *caps, *c, *info;
+	size_t i;
+
+	for (i = 0; cJSON_IsString(v) && i < sizeof versions / sizeof *versions;
+	     i++)
+		if (!strcmp(v->valuestring, versions[i]))
+			ver = versions[i];
+	cJSON_AddStringToObject(r, "protocolVersion", ver);
+	caps = cJSON_AddObjectToObject(r, "capabilities");
+	c = cJSON_AddObjectToObject(caps, "tools");
+	cJSON_AddTrueToObject(c, "listChanged");
+	c = cJSON_AddObjectToObject(caps, "prompts");
+	cJSON_AddTrueToObject(c, "listChanged");
+	c = cJSON_AddObjectToObject(caps, "resources");
+	cJSON_AddTrueToObject(c, "listChanged");
+	cJSON_AddObjectToObject(caps, "logging");
+	info = cJSON_AddObjectToObject(r, "serverInfo");
+	cJSON_AddStringToObject(info, "name", "mcpfs");
+	cJSON_AddStringToObject(info, "version", MCPFS_VERSION);
+	cJSON_AddStringToObject(r, "instructions",
+		"The tools of every server of an mcpfs mount, as "
+		"SERVER__TOOL. Calls run in the thread " "directories of the "
+		"mount, which a shell can read and call into.");
+	mlog(MLOG_INFO, "serve: a client (protocol %s) in thread %s", ver,
+	     p->thread);
+	send_result(p, id, r, tag);
+}
+
+/* tools/list, prompts/list, resources/list, resources/templates/list; or
+ * (uri set) the routes a resources/read needs. */
+static void start_lists(struct serve_peer *p, const char *id, uint64_t tag,
+			enum mcp_list what, const char *method, const char *uri,
+			cJSON *read)
+{
+	size_t n = 0;
+	mcp_server *srv;
+	struct job *j;
+
+	for (srv = mcp_server_first(); srv; srv = mcp_server_next(srv))
+		n++;
+	if (n > MAX_WAITS)
+		n = MAX_WAITS;
+	if (!(j = job_new(p, n, id, tag))) {
+		cJSON_Delete(read);
+		send_error(p, id, -32603, "out of memory", tag);
+		return;
+	}
+	j->kind = J_LIST;
+	j->what = what;
+	j->method = method;
+	j->uri = uri ? strdup(uri) : NULL;
+	j->read = read;
+	j->left = 1; /* held until every listing is asked for */
+	for (srv = mcp_server_first(); srv && j->n < n;
+	     srv = mcp_server_next(srv)) {
+		mcp_call *c;
+
+		if (mcp_list(srv, NULL, what, &c) == 0)
+			job_wait(j, c, mcp_server_id(srv));
+	}
+	if (--j->left == 0)
+		job_done(j);
+}
+
+/* Send the request text req (a call file's JSON) to the thread of srv:
+ * side (prompts, resources) or a call of the thread (tools). */
+static void start_call(struct serve_peer *p, struct job *j, mcp_server *srv,
+		       cJSON *req, int side)
+{
+	char *t = cJSON_PrintUnformatted(req);
+	const char *why = NULL;
+	mcp_session *s;
+	mcp_call *c;
+	int r;
+
+	j->kind = J_CALL;
+	r = t ? thread_of(p, srv, &s) : -ENOMEM;
+	if (r == 0) {
+		j->sess_id = mcp_session_id(s);
+		r = side ? mcp_call_side(srv, s, t, strlen(t), &c, &why)
+			 : mcp_call_start(srv, s, t, strlen(t), &c, &why);
+	}
+	free(t);
+	if (r < 0) {
+		char msg[200];
+
+		snprintf(msg, sizeof msg, "%s", why ? why : r == -EAGAIN
+			 ? "too many threads (--max-sessions)"
+			 : strerror(-r));
+		send_error(p, j->id, r == -EINVAL ? -32602 : -32603, msg,
+			   j->tag);
+		job_free(j);
+		return;
+	}
+	j->n = 0;
+	j->left = 0;
+	job_wait(j, c, mcp_server_id(srv));
+	if (j->left == 0)
+		job_done(j);
+}
+
+static void tools_call(struct serve_peer *p, const char *id, cJSON *params,
+		       uint64_t tag, int prompt)
+{
+	cJSON *name = cJSON_GetObjectItemCaseSensitive(params, "name");
+	cJSON *args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
+	cJSON *meta = cJSON_GetObjectItemCaseSensitive(params, "_meta");
+	cJSON *tok = cJSON_GetObjectItemCaseSensitive(meta, "progressToken");
+	const char *rest = NULL;
+	mcp_server *srv;
+	cJSON *req, *in;
+	struct job *j;
+
+	srv = cJSON_IsString(name) ? split_name(name->valuestring, &rest)
+				   : NULL;
+	if (!srv) {
+		send_error(p, id, -32602, prompt ? "no such prompt (names are "
+			   "SERVER__PROMPT)" : "no such tool (names are "
+			   "SERVER__TOOL)", tag);
+		return;
+	}
+	if (!(j = job_new(p, 1, id, tag))) {
+		send_error(p, id, -32603, "out of memory", tag);
+		return;
+	}
+	if (tok)
+		j->token = cJSON_PrintUnformatted(tok);
+	req = cJSON_CreateObject();
+	if (prompt) {
+		cJSON_AddStringToObject(req, "method", "prompts/get");
+		in = cJSON_AddObjectToObject(req, "params");
+	} else {
+		in = req;
+	}
+	cJSON_AddStringToObject(in, "name", rest);
+	if (args)
+		cJSON_AddItemToObject(in, "arguments",
+				      cJSON_Duplicate(args, 1));
+	if (meta)
+		cJSON_AddItemToObject(in, "_meta", cJSON_Duplicate(meta, 1));
+	start_call(p, j, srv, req, prompt);
+	cJSON_Delete(req);
+}
+
+/* A resources/read whose server is known (j->srv_id, 0: none lists it). */
+static void read_routed(struct job *j)
+{
+	mcp_server *srv = j->srv_id ? mcp_server_by_id(j->srv_id) : NULL;
+	size_t i;
+
+	for (i = 0; i < j->n; i++) {
+		mcp_listener_remove(&j->w[i].l);
+		mcp_call_unref(j->w[i].c);
+	}
+	j->n = 0;
+	if (!srv) {
+		send_error(j->p, j->id, -32002, "resource not found: no server "
+			   "of the mount lists it", j->tag);
+		job_free(j);
+		return;
+	}
+	start_call(j->p, j, srv, j->read, 1);
+}
+
+static void cancelled(struct serve_peer *p, cJSON *params)
+{
+	cJSON *rid = cJSON_GetObjectItemCaseSensitive(params, "requestId");
+	char *id = rid ? cJSON_PrintUnformatted(rid) : NULL;
+	struct job *j, *nx;
+	size_t i;
+
+	for (j = LIST_FIRST(&p->jobs); id && j; j = nx) {
+		nx = LIST_NEXT(j, link);
+		if (strcmp(j->id, id))
+			continue;
+		/* no reply to a cancelled request (MCP cancellation) */
+		for (i = 0; i < j->n; i++)
+			mcp_listener_remove(&j->w[i].l);
+		for (i = 0; j->kind == J_CALL && i < j->n; i++)
+			mcp_call_cancel(j->w[i].c);
+		job_free(j);
+	}
+	free(id);
+}
+
+int serve_peer_input(struct serve_peer *p, const char *json, size_t len,
+		     uint64_t tag)
+{
+	cJSON *m = cJSON_ParseWithLength(json, len), *id, *method, *params;
+	char *ids = NULL;
+	const char *meth;
+	int r = 1;
+
+	method = cJSON_GetObjectItemCaseSensitive(m, "method");
+	id = cJSON_GetObjectItemCaseSensitive(m, "id");
+	params = cJSON_GetObjectItemCaseSensitive(m, "params");
+	if (!cJSON_IsObject(m)) {
+		send_error(p, NULL, -32700, "parse error: not a JSON-RPC "
+			   "message", tag);
+		cJSON_Delete(m);
+		return -EINVAL;
+	}
+	if (!cJSON_IsString(method)) { /* a response, or nonsense */
+		cJSON_Delete(m);
+		return 0;
+	}
+	meth = method->valuestring;
+	if (!id || cJSON_IsNull(id)) { /* a notification */
+		if (!strcmp(meth, "notifications/cancelled"))
+			cancelled(p, params);
+		cJSON_Delete(m);
+		return 0;
+	}
+	ids = cJSON_PrintUnformatted(id);
+	if (!ids) {
+		cJSON_Delete(m);
+		return -ENOMEM;
+	}
+	if (!strcmp(meth, "initialize"))
+		initialize(p, ids, params, tag);
+	else if (!strcmp(meth, "ping") || !strcmp(meth, "logging/setLevel"))
+		send_result(p, ids, cJSON_CreateObject(), tag);
+	else if (!strcmp(meth, "tools/list"))
+		start_lists(p, ids, tag, MCP_TOOLS, "tools/list", NULL, NULL);
+	else if (!strcmp(meth, "prompts/list"))
+		start_lists(p, ids, tag, MCP_PROMPTS, "prompts/list", NULL,
+			    NULL);
+	else if (!strcmp(meth, "resources/list"))
+		start_lists(p, ids, tag, MCP_RESOURCES, "resources/list", NULL,
+			    NULL);
+	else if (!strcmp(meth, "resources/templates/list"))
+		start_lists(p, ids, tag, MCP_TEMPLATES,
+			    "resources/templates/list", NULL, NULL);
+	else if (!strcmp(meth, "tools/call"))
+		tools_call(p, ids, params, tag, 0);
+	else if (!strcmp(meth, "prompts/get"))
+		tools_call(p, ids, params, tag, 1);
+	else if (!strcmp(meth, "resources/read")) {
+		cJSON *uri = cJSON_GetObjectItemCaseSensitive(params, "uri");
+		cJSON *req = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(req, "method", "resources/read");
+		cJSON_AddItemToObject(req, "params", cJSON_Duplicate(params, 1));
+		if (cJSON_IsString(uri))
+			start_lists(p, ids, tag, MCP_RESOURCES, "resources/list",
+				    uri->valuestring, req);
+		else {
+			cJSON_Delete(req);
+			send_error(p, ids, -32602, "resources/read needs a uri",
+				   tag);
+		}
+	} else
+		send_error(p, ids, -32601, "method not found", tag);
+	free(ids);
+	cJSON_Delete(m);
+	return r;
+}
+
+/* ---- what the servers say ---- */
+
+/* A server's notification: to the clients it concerns. */
+static void note(mcp_session *s, const char *json, size_t len)
+{
+	cJSON *m = cJSON_ParseWithLength(json, len);
+	cJSON *method = cJSON_GetObjectItemCaseSensitive(m, "method");
+	cJSON *params = cJSON_GetObjectItemCaseSensitive(m, "params");
+	cJSON *tok = cJSON_GetObjectItemCaseSensitive(params, "progressToken");
+	char *t = tok ? cJSON_PrintUnformatted(tok) : NULL;
+	const char *meth = cJSON_IsString(method) ? method->valuestring : "";
+	uint64_t sid = mcp_session_id(s);
+	struct serve_peer *p;
+	struct job *j;
+
+	LIST_FOREACH(p, &peers, link) {
+		int mine = !strcmp(p->thread, mcp_session_name(s));
+
+		if (!strcmp(meth, "notifications/progress")) {
+			LIST_FOREACH(j, &p->jobs, link)
+				if (j->sess_id == sid && j->token && t &&
+				    !strcmp(j->token, t))
+					send_text(p, json, len, j->tag, 0);
+		} else if (strstr(meth, "/list_changed") ||
+			   (mine && !strcmp(meth, "notifications/message"))) {
+			send_text(p, json, len, 0, 0);
+		}
+	}
+	free(t);
+	cJSON_Delete(m);
+}
+
+/* ---- peers ---- */
+
+struct serve_peer *serve_peer_new(const char *thread, struct serve_out *out)
+{
+	struct serve_peer *p = calloc(1, sizeof *p);
+
+	if (!p)
+		return NULL;
+	p->out = out;
+	LIST_INIT(&p->jobs);
+	if (thread && *thread) {
+		snprintf(p->thread, sizeof p->thread, "%s", thread);
+	} else {
+		snprintf(p->thread, sizeof p->thread, "serve-%lu", ++serve_n);
+		p->own = 1;
+	}
+	if (LIST_EMPTY(&peers))
+		mcp_observe(note);
+	LIST_INSERT_HEAD(&peers, p, link);
+	return p;
+}
+
+void serve_peer_drop(struct serve_peer *p, uint64_t tag)
+{
+	struct job *j, *nx;
+	size_t i;
+
+	for (j = LIST_FIRST(&p->jobs); j; j = nx) {
+		nx = LIST_NEXT(j, link);
+		if (j->tag != tag)
+			continue;
+		for (i = 0; i < j->n; i++)
+			mcp_listener_remove(&j->w[i].l);
+		for (i = 0; j->kind == J_CALL && i < j->n; i++)
+			mcp_call_cancel(j->w[i].c);
+		job_free(j);
+	}
+}
+
+void serve_peer_end(struct serve_peer *p)
+{
+	struct job *j;
+	mcp_server *srv;
+	size_t i;
+
+	while ((j = LIST_FIRST(&p->jobs)) != NULL) {
+		for (i = 0; i < j->n; i++)
+			mcp_listener_remove(&j->w[i].l);
+		for (i = 0; j->kind == J_CALL && i < j->n; i++)
+			mcp_call_cancel(j->w[i].c);
+		job_free(j);
+	}
+	for (srv = mcp_server_first(); p->own && srv;
+	     srv = mcp_server_next(srv)) {
+		mcp_session *s = mcp_session_find(srv, p->thread);
+
+		if (s)
+			mcp_session_ctl(s, "close", 5);
+	}
+	mlog(MLOG_INFO, "serve: the client of thread %s left", p->thread);
+	LIST_REMOVE(p, link);
+	if (LIST_EMPTY(&peers))
+		mcp_observe(NULL);
+	free(p);
+}

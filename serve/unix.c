@@ -1,0 +1,425 @@
+/*
+ * unix.c - `mcpfs serve`: MCP over stdio for a client that starts it (spec
+ * 14), joined to the mcpfs mounted at MOUNTPOINT through a unix socket of
+ * that mount's.
+ *
+ * The mount listens at DIR/mcpfs-HASH.sock, DIR being $XDG_RUNTIME_DIR/mcpfs
+ * or else /tmp/mcpfs-UID (made 0700, and refused unless it is a directory
+ * of the user's own with no access for others), HASH the FNV-1a 64 of the
+ * mountpoint's real path: `mcpfs serve` finds it from the path alone. Only
+ * the mounting user gets in: the directory's mode, and the peer's uid
+ * (SO_PEERCRED) checked at accept.
+ *
+ * On the socket, JSON-RPC messages one per line both ways (the MCP stdio
+ * framing), after one first line from `mcpfs serve`:
+ * {"mcpfs-serve": 1, "thread": NAME-or-null}. The relay itself only copies
+ * bytes: stdin to the socket, the socket to stdout.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <uv.h>
+
+#include "gbuf.h"
+#include "serve.h"
+#include "sessions.h"
+
+#define LINE_MAX_BYTES ((size_t)64 << 20) /* a client's longest message */
+#define QUEUE_MAX ((size_t)256 << 20)     /* unread bytes to a client */
+
+/* ---- where the socket is ---- */
+
+int serve_socket_path(const char *mnt, char *out, size_t n, int make)
+{
+	const char *rt = getenv("XDG_RUNTIME_DIR");
+	char dir[PATH_MAX], real[PATH_MAX];
+	uint64_t h = 0xcbf29ce484222325ULL;
+	struct stat st;
+	const char *c;
+
+	if (!realpath(mnt, real))
+		return -errno;
+	for (c = real; *c; c++)
+		h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
+	if (rt && *rt == '/')
+		snprintf(dir, sizeof dir, "%s/mcpfs", rt);
+	else
+		snprintf(dir, sizeof dir, "/tmp/mcpfs-%lu",
+			 (unsigned long)getuid());
+	if (make && mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	if (lstat(dir, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
+	    (st.st_mode & 077))
+		return -EPERM; /* not a private directory of ours */
+	if ((size_t)snprintf(out, n, "%s/mcpfs-%016llx.sock", dir,
+			     (unsigned long long)h) >= n ||
+	    strlen(out) >= sizeof(((struct sockaddr_un *)0)->sun_path))
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* ---- the mount's side ---- */
+
+struct conn {
+	uv_pipe_t pipe;
+	LIST_ENTRY(conn) link;
+	struct serve_out out;       /* its peer's messages go out here */
+	struct serve_peer *peer;    /* after the first line */
+	struct gbuf in;             /* bytes of lines not yet whole */
+	uint64_t tags;
+	int closing;
+};
+
+static uv_pipe_t listener;
+static int listening;
+static LIST_HEAD(, conn) conns = LIST_HEAD_INITIALIZER(conns);
+static char sock_path[PATH_MAX];
+
+static void conn_closed(uv_handle_t *h)
+{
+	struct conn *k = h->data;
+
+	gbuf_free(&k->in);
+	free(k);
+}
+
+static void conn_close(struct conn *k)
+{
+	if (k->closing)
+		return;
+	k->closing = 1;
+	LIST_REMOVE(k, link);
+	if (k->peer)
+		serve_peer_end(k->peer);
+	k->peer = NULL;
+	uv_close((uv_handle_t *)&k->pipe, conn_closed);
+}
+
+static void written(uv_write_t *w, int status)
+{
+	(void)status;
+	free(w->data);
+	free(w);
+}
+
+static void conn_send(struct serve_out *o, const char *json, size_t len,
+		      uint64_t tag, int last)
+{
+	struct conn *k = (struct conn *)((char *)o -
+					 offsetof(struct conn, out));
+	uv_write_t *w;
+	uv_buf_t b;
+	char *m;
+
+	(void)tag;
+	(void)last;
+	if (k->closing)
+		return;
+	if (uv_stream_get_write_queue_size((uv_stream_t *)&k->pipe) >
+	    QUEUE_MAX) {
+		mlog(MLOG_WARN, "serve: a client reads nothing of %zu MiB "
+		     "sent to it: closed", QUEUE_MAX >> 20);
+		conn_close(k);
+		return;
+	}
+	w = malloc(sizeof *w);
+	m = malloc(len + 1);
+	if (!w || !m) {
+		free(w);
+		free(m);
+		mlog(MLOG_WARN, "serve: a message to a client was lost: out "
+		     "of memory");
+		return;
+	}
+	memcpy(m, json, len);
+	m[len] = '\n';
+	w->data = m;
+	b = uv_buf_init(m, (unsigned)(len + 1));
+	if (uv_write(w, (uv_stream_t *)&k->pipe, &b, 1, written) < 0) {
+		free(m);
+		free(w);
+		conn_close(k);
+	}
+}
+
+/* The first line: which thread. 0, or -1 (the connection is closed). */
+static int hello(struct conn *k, const char *line, size_t n)
+{
+	cJSON *h = cJSON_ParseWithLength(line, n);
+	cJSON *v = cJSON_GetObjectItemCaseSensitive(h, "mcpfs-serve");
+	cJSON *t = cJSON_GetObjectItemCaseSensitive(h, "thread");
+	int ok = cJSON_IsNumber(v) && (cJSON_IsNull(t) || !t ||
+				       (cJSON_IsString(t) && *t->valuestring &&
+					strlen(t->valuestring) < 64 &&
+					!strchr(t->valuestring, '/') &&
+					t->valuestring[0] != '.'));
+
+	if (ok)
+		k->peer = serve_peer_new(cJSON_IsString(t) ? t->valuestring
+							   : NULL, &k->out);
+	cJSON_Delete(h);
+	if (!k->peer) {
+		mlog(MLOG_WARN, "serve: a connection without a valid first "
+		     "line (or out of memory): closed");
+		conn_close(k);
+		return -1;
+	}
+	return 0;
+}
+
+static void alloc_cb(uv_handle_t *h, size_t want, uv_buf_t *buf)
+{
+	struct conn *k = h->data;
+	size_t n = want < 65536 ? 65536 : want;
+
+	if (gbuf_reserve(&k->in, n) < 0) {
+		*buf = uv_buf_init(NULL, 0);
+		return;
+	}
+	*buf = uv_buf_init(k->in.p + k->in.len, (unsigned)n);
+}
+
+static void read_cb(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
+{
+	struct conn *k = st->data;
+	size_t at = 0;
+	char *nl;
+
+	(void)buf;
+	if (nread < 0) { /* EOF or an error: the client's session ends */
+		conn_close(k);
+		return;
+	}
+	k->in.len += (size_t)nread;
+	k->in.p[k->in.len] = 0;
+	while (!k->closing &&
+	       (nl = memchr(k->in.p + at, '\n', k->in.len - at)) != NULL) {
+		size_t n = (size_t)(nl - (k->in.p + at));
+		char *line = k->in.p + at;
+
+		at += n + 1;
+		if (n && line[n - 1] == '\r')
+			n--;
+		if (!n)
+			continue;
+		if (!k->peer) {
+			if (hello(k, line, n) < 0)
+				return;
+			continue;
+		}
+		serve_peer_input(k->peer, line, n, ++k->tags);
+	}
+	if (k->closing)
+		return;
+	memmove(k->in.p, k->in.p + at, k->in.len - at);
+	k->in.len -= at;
+	if (k->in.len > LINE_MAX_BYTES) {
+		mlog(MLOG_WARN, "serve: a client's message is over %zu MiB: "
+		     "closed", LINE_MAX_BYTES >> 20);
+		conn_close(k);
+	}
+}
+
+static void accept_cb(uv_stream_t *l, int status)
+{
+	struct conn *k;
+	struct ucred cr;
+	socklen_t cl = sizeof cr;
+	uv_os_fd_t fd;
+
+	if (status < 0 || !(k = calloc(1, sizeof *k)))
+		return;
+	uv_pipe_init(l->loop, &k->pipe, 0);
+	k->pipe.data = k;
+	k->out.send = conn_send;
+	LIST_INSERT_HEAD(&conns, k, link);
+	if (uv_accept(l, (uv_stream_t *)&k->pipe) < 0) {
+		conn_close(k);
+		return;
+	}
+	if (uv_fileno((uv_handle_t *)&k->pipe, &fd) < 0 ||
+	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) < 0 ||
+	    cr.uid != getuid()) {
+		mlog(MLOG_WARN, "serve: a connection from another user "
+		     "refused");
+		conn_close(k);
+		return;
+	}
+	uv_read_start((uv_stream_t *)&k->pipe, alloc_cb, read_cb);
+}
+
+int serve_listen(uv_loop_t *loop, const char *mountpoint)
+{
+	int r = serve_socket_path(mountpoint, sock_path, sizeof sock_path, 1);
+
+	if (r < 0) {
+		mlog(MLOG_WARN, "serve: no socket for `mcpfs serve`: %s",
+		     strerror(-r));
+		return r;
+	}
+	unlink(sock_path); /* a mount's before, gone without cleaning up */
+	uv_pipe_init(loop, &listener, 0);
+	if ((r = uv_pipe_bind(&listener, sock_path)) < 0 ||
+	    (r = uv_listen((uv_stream_t *)&listener, 16, accept_cb)) < 0) {
+		mlog(MLOG_WARN, "serve: cannot listen at %s: %s", sock_path,
+		     uv_strerror(r));
+		uv_close((uv_handle_t *)&listener, NULL);
+		return r;
+	}
+	chmod(sock_path, 0600);
+	listening = 1;
+	mlog(MLOG_INFO, "serve: `mcpfs serve %s` joins at %s", mountpoint,
+	     sock_path);
+	return 0;
+}
+
+void serve_close(void)
+{
+	if (!listening)
+		return;
+	listening = 0;
+	uv_close((uv_handle_t *)&listener, NULL);
+	unlink(sock_path);
+	while (!LIST_EMPTY(&conns))
+		conn_close(LIST_FIRST(&conns));
+}
+
+/* ---- `mcpfs serve`: the relay ---- */
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* 1 if path is where an mcpfs is mounted (/proc/self/mountinfo). */
+static int is_mcpfs_mount(const char *real)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	char line[8192], mp[PATH_MAX], *dash;
+	int found = 0;
+
+	while (f && fgets(line, sizeof line, f)) {
+		if (sscanf(line, "%*s %*s %*s %*s %4095s", mp) != 1)
+			continue;
+		dash = strstr(line, " - ");
+		if (dash && !strcmp(mp, real) &&
+		    !strncmp(dash + 3, "fuse.mcpfs ", 11))
+			found = 1;
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+int serve_relay(int argc, char **argv)
+{
+	const char *thread = NULL, *mnt = NULL;
+	char path[PATH_MAX], real[PATH_MAX], buf[65536];
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct pollfd pf[2];
+	int i, fd, in_open = 1, r;
+	cJSON *h;
+	char *hl;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--thread") && i + 1 < argc)
+			thread = argv[++i];
+		else if (!strncmp(argv[i], "--thread=", 9))
+			thread = argv[i] + 9;
+		else if (argv[i][0] != '-' && !mnt)
+			mnt = argv[i];
+		else
+			mnt = NULL, i = argc + 1;
+	}
+	if (!mnt || i > argc) {
+		fprintf(stderr, "usage: mcpfs serve [--thread NAME] "
+			"MOUNTPOINT\n");
+		return 2;
+	}
+	if (!realpath(mnt, real) || !is_mcpfs_mount(real)) {
+		fprintf(stderr, "mcpfs serve: no mcpfs is mounted at %s\n", mnt);
+		return 1;
+	}
+	r = serve_socket_path(real, path, sizeof path, 0);
+	fd = r < 0 ? -1 : socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0) {
+		memcpy(a.sun_path, path, strlen(path) + 1); /* fits: checked */
+		if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0)
+			r = -errno;
+	}
+	if (r < 0 || fd < 0) {
+		fprintf(stderr, "mcpfs serve: the mcpfs mounted at %s does not "
+			"listen (%s%s%s): is it an older mcpfs, or another "
+			"user's?\n", mnt, r < 0 ? strerror(-r) : "no socket",
+			r < 0 ? " at " : "", r < 0 ? path : "");
+		return 1;
+	}
+	h = cJSON_CreateObject();
+	cJSON_AddNumberToObject(h, "mcpfs-serve", 1);
+	if (thread)
+		cJSON_AddStringToObject(h, "thread", thread);
+	else
+		cJSON_AddNullToObject(h, "thread");
+	hl = cJSON_PrintUnformatted(h);
+	cJSON_Delete(h);
+	if (!hl || write_all(fd, hl, strlen(hl)) < 0 ||
+	    write_all(fd, "\n", 1) < 0) {
+		fprintf(stderr, "mcpfs serve: the mount closed the "
+			"connection\n");
+		return 1;
+	}
+	free(hl);
+	for (;;) {
+		pf[0] = (struct pollfd){ .fd = in_open ? 0 : -1,
+					 .events = POLLIN };
+		pf[1] = (struct pollfd){ .fd = fd, .events = POLLIN };
+		if (poll(pf, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return 1;
+		}
+		if (pf[1].revents) {
+			ssize_t n = read(fd, buf, sizeof buf);
+
+			if (n <= 0)
+				return 0; /* the mount ended the session */
+			if (write_all(1, buf, (size_t)n) < 0)
+				return 1;
+		}
+		if (in_open && pf[0].revents) {
+			ssize_t n = read(0, buf, sizeof buf);
+
+			if (n <= 0) { /* the client is done: half-close */
+				in_open = 0;
+				shutdown(fd, SHUT_WR);
+			} else if (write_all(fd, buf, (size_t)n) < 0) {
+				return 1;
+			}
+		}
+	}
+}
