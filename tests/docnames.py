@@ -16,10 +16,11 @@ from pathlib import Path
 
 ROOT = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).parents[1])
 DOCS = [Path(a) for a in sys.argv[2:]] or [ROOT / 'doc' / 'architecture.md']
-TOP = ('lib', 'fs', 'sessions', 'tests', 'doc', 'examples', 'debian', 'man')
+TOP = ('lib', 'fs', 'serve', 'sessions', 'tests', 'doc', 'examples', 'debian',
+       'man')
 FILE_EXT = ('c', 'h', 'py', 'md', 'sh', 'build', 'txt', 'mjs')
 
-sources = [p for d in ('lib', 'fs', 'sessions', 'tests', 'examples')
+sources = [p for d in ('lib', 'fs', 'serve', 'sessions', 'tests', 'examples')
            for p in (ROOT / d).rglob('*')
            if p.suffix in ('.c', '.h') or p.name == 'meson.build']
 sources += [ROOT / 'meson.build', ROOT / 'meson_options.txt']

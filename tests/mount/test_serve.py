@@ -1,0 +1,218 @@
+"""The mount as an MCP server (spec 14): `mcpfs serve` over stdio, driven
+by MCP clients no one here wrote (the official TypeScript SDK's client,
+tests/serve/sdk_client.mjs, and mcporter 0.12.3 from npm), with the shell
+in the same thread between their calls.
+"""
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import (MCPFS, REPO, everything, fake, needs_everything,
+                      read_file, run_with_deadline, status, text, tool,
+                      wait_until)
+
+SDK_CLIENT = REPO / 'tests/serve/sdk_client.mjs'
+MCPORTER = REPO / 'node_modules/mcporter/dist/cli.js'
+NODE22 = REPO / 'node_modules/.bin/node'
+
+needs_sdk = pytest.mark.skipif(
+    not (REPO / 'node_modules/@modelcontextprotocol/sdk').exists() or
+    not shutil.which('node'), reason='the SDK missing (npm ci) or no node')
+
+
+class Client:
+    """The SDK's client, through `mcpfs serve [--thread NAME] MOUNT`."""
+
+    def __init__(self, m, thread_name=None):
+        self.p = subprocess.Popen(
+            ['node', str(SDK_CLIENT), str(MCPFS), str(m.path)] +
+            ([thread_name] if thread_name else []),
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+            cwd=str(REPO))
+        hello = self._line(60)
+        assert hello.get('ok') == 'connected', hello
+        assert hello['server']['name'] == 'mcpfs', hello
+
+    def _line(self, timeout):
+        line = run_with_deadline(self.p.stdout.readline, timeout,
+                                 'a line from the SDK client')
+        assert line, 'the SDK client ended'
+        return json.loads(line)
+
+    def do(self, timeout=60, **cmd):
+        self.p.stdin.write(json.dumps(cmd) + '\n')
+        self.p.stdin.flush()
+        return self._line(timeout)
+
+    def ok(self, **cmd):
+        r = self.do(**cmd)
+        assert 'ok' in r, r
+        return r['ok']
+
+    def close(self):
+        r = self.do(op='close')
+        assert r == {'ok': 'closed'}, r
+        assert self.p.wait(30) == 0
+
+
+def result_text(r):
+    return r['result']['content'][0]['text']
+
+
+@needs_sdk
+def test_an_agent_and_the_shell_share_a_thread(mcpfs_mount):
+    m = mcpfs_mount({'a': fake(), 'b': fake()})
+    c = Client(m, 'agent')
+    tools = c.ok(op='tools')
+    assert {'a__counter', 'a__echo', 'b__counter'} <= set(tools), tools
+    assert result_text(c.ok(op='call', name='a__counter')) == '1'
+    # the agent's thread is a directory of the mount, made on first use
+    assert os.listdir(m.path / 'a') and 'agent' in os.listdir(m.path / 'a')
+    assert 'agent' not in os.listdir(m.path / 'b')
+    t = m.path / 'a' / 'agent'
+    assert text(tool(t, 'counter')) == '2'          # the shell's call
+    assert result_text(c.ok(op='call', name='a__counter')) == '3'
+    # the agent's calls are the thread's calls: result/ shows the last
+    assert read_file(t / 'result' / 'text') == b'3\n'
+    pid = text(tool(t, 'pid'))                      # the server's own
+    assert result_text(c.ok(op='call', name='a__pid')) == pid
+    c.close()
+    # a named thread stays when its client leaves
+    assert text(tool(t, 'pid')) == pid
+    assert text(tool(t, 'counter')) == '4'
+    # a second client of the same name joins the same live process
+    c = Client(m, 'agent')
+    assert result_text(c.ok(op='call', name='a__counter')) == '5'
+    c.close()
+
+
+@needs_sdk
+def test_a_client_without_a_name_gets_threads_of_its_own(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    one, two = Client(m), Client(m)
+    assert result_text(one.ok(op='call', name='a__counter')) == '1'
+    assert result_text(two.ok(op='call', name='a__counter')) == '1'
+    own = sorted(n for n in os.listdir(m.path / 'a') if n.startswith('serve-'))
+    assert len(own) == 2, os.listdir(m.path / 'a')
+    assert result_text(one.ok(op='call', name='a__counter')) == '2'
+    one.close()
+    # the client's serve-N thread closes with its session; the other stays
+    wait_until(lambda: len([n for n in os.listdir(m.path / 'a')
+                            if n.startswith('serve-')]) == 1, 20,
+               'the first client\'s thread to close')
+    assert result_text(two.ok(op='call', name='a__counter')) == '2'
+    two.close()
+
+
+@needs_sdk
+def test_the_tool_policy_applies_through_serve(mcpfs_mount):
+    m = mcpfs_mount({'a': dict(fake(), denyTools=['echo'])})
+    c = Client(m, 'agent')
+    tools = c.ok(op='tools')
+    assert 'a__counter' in tools and 'a__echo' not in tools, tools
+    r = c.do(op='call', name='a__echo', arguments={'text': 'x'})
+    assert 'error' in r and 'not allowed by the policy' in r['error'], r
+    r = c.do(op='call', name='nosuch__tool')
+    assert 'error' in r and 'SERVER__TOOL' in r['error'], r
+    c.close()
+
+
+@needs_sdk
+def test_progress_and_cancellation_pass_through(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    c = Client(m, 'agent')
+    r = c.ok(op='call', name='a__progress', arguments={'steps': 3, 'ms': 50},
+             progress=True)
+    assert result_text(r) == 'done', r
+    # in order, each with the client's own token; the SDK drops the last
+    # when the reply comes right behind it (it runs a notification's
+    # handler a turn later, after the reply removed it), so 2 or 3
+    got = [p['progress'] for p in r['progress']]
+    assert got in ([1, 2], [1, 2, 3]), r
+    # the client's cancel reaches the server as notifications/cancelled
+    r = c.do(op='call', name='a__sleep', arguments={'ms': 20000},
+             abortMs=300)
+    assert 'error' in r and 'abort' in r['error'].lower(), r
+    t = m.path / 'a' / 'agent'
+    wait_until(lambda: b'notifications/cancelled' in read_file(t / 'trace'),
+               20, 'the cancel in the thread\'s trace')
+    assert result_text(c.ok(op='call', name='a__echo',
+                            arguments={'text': 'still'})) == 'still'
+    c.close()
+
+
+@needs_sdk
+@needs_everything
+def test_prompts_and_resources_of_server_everything(mcpfs_mount):
+    m = mcpfs_mount({'ev': everything(timeout=60)})
+    c = Client(m, 'agent')
+    prompts = c.ok(op='prompts')
+    assert 'ev__simple-prompt' in prompts, prompts
+    p = c.ok(op='prompt', name='ev__simple-prompt')
+    assert p['messages'][0]['role'] == 'user', p
+    uris = c.ok(op='resources')
+    assert uris and all('://' in u for u in uris), uris
+    got = c.ok(op='read', uri=uris[0])
+    assert got['contents'][0]['uri'] == uris[0], got
+    r = c.do(op='read', uri='nowhere://x')
+    assert 'error' in r and 'not found' in r['error'].lower(), r
+    # the shell sees the agent's thread and its server's process
+    assert status(m.path / 'ev' / 'agent')['state'] == 'ready'
+    c.close()
+
+
+@pytest.mark.skipif(not MCPORTER.exists() or not NODE22.exists(),
+                    reason='mcporter or node 22 missing (npm ci)')
+def test_mcporter_calls_through_serve(mcpfs_mount, tmp_path):
+    m = mcpfs_mount({'a': fake()})
+
+    def mcporter(*args):
+        r = subprocess.run(
+            [str(NODE22), str(MCPORTER), 'call', '--stdio', str(MCPFS),
+             '--stdio-arg', 'serve', '--stdio-arg', '--thread',
+             '--stdio-arg', 'agent', '--stdio-arg', str(m.path),
+             '--name', 'mcpfs', *args],
+            capture_output=True, text=True, timeout=120, cwd=str(tmp_path),
+            env=dict(os.environ, HOME=str(tmp_path)))
+        assert r.returncode == 0, (r.stdout, r.stderr)
+        return r.stdout
+    assert mcporter('--tool', 'a__counter').strip() == '1'
+    t = m.path / 'a' / 'agent'
+    assert text(tool(t, 'counter')) == '2'          # the shell, between
+    assert mcporter('--tool', 'a__counter').strip() == '3'
+    assert mcporter('--tool', 'a__echo', '--args',
+                    '{"text": "hi there"}').strip() == \
+        'hi there'
+
+
+def test_serve_needs_a_mount(tmp_path):
+    r = subprocess.run([str(MCPFS), 'serve', str(tmp_path)],
+                       capture_output=True, text=True, timeout=20)
+    assert r.returncode == 1, r
+    assert 'no mcpfs is mounted at' in r.stderr, r.stderr
+    r = subprocess.run([str(MCPFS), 'serve'], capture_output=True,
+                       text=True, timeout=20)
+    assert r.returncode == 2 and 'usage: mcpfs serve' in r.stderr, r
+
+
+def test_the_socket_is_private(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    log = m.output()
+    path = log.split('serve: `mcpfs serve ')[1].split(' joins at ')[1]
+    path = path.split()[0]
+    st = os.stat(os.path.dirname(path))
+    assert st.st_mode & 0o077 == 0 and st.st_uid == os.getuid()
+    # a first line that is not serve's own ends the connection
+    import socket
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(path)
+    s.sendall(b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n')
+    s.settimeout(20)
+    assert s.recv(100) == b''
+    s.close()
+    assert 'without a valid first line' in m.output()
+    m.unmount()
+    assert not os.path.exists(path)

@@ -1,0 +1,72 @@
+// sdk_client.mjs - the official TypeScript SDK's client driving
+// `mcpfs serve` for tests/mount/test_serve.py: an MCP client that no one
+// here wrote, on the other side of the second front door (spec 14).
+//
+//   node sdk_client.mjs MCPFS MOUNTPOINT [THREAD]
+//
+// Reads one JSON command per line on stdin and prints one JSON line per
+// command on stdout ({"ok": ...} or {"error": MESSAGE}):
+//   {"op": "tools"}                     the tool names
+//   {"op": "call", "name", "arguments", "progress": true,
+//    "abortMs": N}                      callTool (progress: collect the
+//                                       notifications; abortMs: cancel
+//                                       after N ms through an AbortSignal)
+//   {"op": "prompts"} / {"op": "prompt", "name", "arguments"}
+//   {"op": "resources"} / {"op": "read", "uri"}
+//   {"op": "close"}                     ends the session, then exits
+// Resolves @modelcontextprotocol/sdk from the repository's node_modules.
+import { createInterface } from "node:readline";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
+const [mcpfs, mount, thread] = process.argv.slice(2);
+const args = ["serve", ...(thread ? ["--thread", thread] : []), mount];
+const transport = new StdioClientTransport({ command: mcpfs, args,
+                                             stderr: "inherit" });
+const client = new Client({ name: "mcpfs-test-sdk", version: "0" });
+const logs = [];
+await client.connect(transport);
+const out = (o) => process.stdout.write(JSON.stringify(o) + "\n");
+out({ ok: "connected", server: client.getServerVersion() });
+
+const run = async (c) => {
+  switch (c.op) {
+    case "tools":
+      return (await client.listTools()).tools.map((t) => t.name);
+    case "call": {
+      const progress = [];
+      const ac = new AbortController();
+      if (c.abortMs) setTimeout(() => ac.abort(), c.abortMs);
+      const r = await client.callTool(
+        { name: c.name, arguments: c.arguments || {} }, undefined,
+        { signal: ac.signal, timeout: 120000,
+          onprogress: c.progress ? (p) => progress.push(p) : undefined });
+      return { result: r, progress };
+    }
+    case "prompts":
+      return (await client.listPrompts()).prompts.map((p) => p.name);
+    case "prompt":
+      return await client.getPrompt({ name: c.name,
+                                      arguments: c.arguments || {} });
+    case "resources":
+      return (await client.listResources()).resources.map((r) => r.uri);
+    case "read":
+      return await client.readResource({ uri: c.uri });
+    default:
+      throw new Error("unknown op " + c.op);
+  }
+};
+
+for await (const line of createInterface({ input: process.stdin })) {
+  if (!line.trim()) continue;
+  const c = JSON.parse(line);
+  if (c.op === "close") break;
+  try {
+    out({ ok: await run(c) });
+  } catch (e) {
+    out({ error: String(e && e.message ? e.message : e) });
+  }
+}
+await client.close();
+out({ ok: "closed" });
+process.exit(0); // stdin is still open: the test closes it after
