@@ -68,6 +68,8 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 			ino = STATUS_INO;
 		} else if (!strcmp(name, "README.md")) {
 			ino = README_INO;
+		} else if (!strcmp(name, ".serve.json")) {
+			ino = SERVEJSON_INO; /* when --serve: else ENOENT */
 		} else if ((n.srv = mcp_server_find(name)) != NULL) {
 			ino = fs_ino(mcp_server_id(n.srv), K_DIR);
 		}
@@ -310,6 +312,8 @@ static mcp_buf *snapshot(const struct node *n, int *is)
 		return mcp_status_json();
 	if (n->type == N_README)
 		return mcp_readme();
+	if (n->type == N_SERVEJSON)
+		return mcp_client_entry();
 	if (n->kind == K_STATUS)
 		return mcp_session_status_json(n->s);
 	if (n->kind == K_STDERR)
@@ -494,6 +498,7 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino,
 {
 	struct node n;
 	struct fh *h;
+	mcp_buf *b;
 	size_t k;
 
 	if (fs_resolve(ino, &n) < 0) {
@@ -501,6 +506,7 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino,
 		return;
 	}
 	if (n.type == N_DOTSTATUS || n.type == N_README ||
+	    n.type == N_SERVEJSON ||
 	    (n.type != N_ROOT && !KIND_IS(n.kind, KF_DIR))) {
 		fuse_reply_err(req, ENOTDIR);
 		return;
@@ -517,6 +523,10 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino,
 		fs_dir_add(h, req, "..", ROOT_INO, 1);
 		fs_dir_add(h, req, ".status", STATUS_INO, 0);
 		fs_dir_add(h, req, "README.md", README_INO, 0);
+		if ((b = mcp_client_entry()) != NULL) {
+			mcp_buf_unref(b);
+			fs_dir_add(h, req, ".serve.json", SERVEJSON_INO, 0);
+		}
 		for (srv = mcp_server_first(); srv; srv = mcp_server_next(srv))
 			fs_dir_add(h, req, mcp_server_name(srv),
 				fs_ino(mcp_server_id(srv), K_DIR), 1);

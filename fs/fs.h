@@ -67,7 +67,8 @@ extern const struct kind_info fs_kinds[K_NKINDS];
 
 /* A resolved inode. */
 struct node {
-	enum { N_ROOT, N_DOTSTATUS, N_README, N_SERVER, N_SESSION } type;
+	enum { N_ROOT, N_DOTSTATUS, N_README, N_SERVEJSON, N_SERVER,
+	       N_SESSION } type;
 	enum kind kind;
 	unsigned long idx;
 	mcp_server *srv;
@@ -88,6 +89,7 @@ static inline fuse_ino_t ino_make(uint64_t id, unsigned long idx,
 #define ROOT_INO 1
 #define STATUS_INO 2
 #define README_INO 3
+#define SERVEJSON_INO 4 /* MOUNT/.serve.json, with --serve (spec 14) */
 
 /* node.c */
 void node_mount_time(double t);

@@ -42,6 +42,7 @@ struct opts {
 	char *call_timeout;
 	char *max_sessions;
 	char *max_message;
+	char *serve;            /* --serve ADDR:PORT (spec 14) */
 	int notrace;
 };
 
@@ -64,6 +65,8 @@ static const struct fuse_opt opt_spec[] = {
 	OPT("--max-sessions=%s", max_sessions),
 	OPT("--max-message %s", max_message),
 	OPT("--max-message=%s", max_message),
+	OPT("--serve %s", serve),
+	OPT("--serve=%s", serve),
 	/* every option as -o NAME=VALUE too, for mount -t fuse.mcpfs, fstab */
 	OPT("project=%s", project),
 	OPT("log=%s", log),
@@ -71,6 +74,7 @@ static const struct fuse_opt opt_spec[] = {
 	OPT("call_timeout=%s", call_timeout),
 	OPT("max_sessions=%s", max_sessions),
 	OPT("max_message=%s", max_message),
+	OPT("serve=%s", serve),
 	OPT("notrace", notrace),
 	OPT("-d", debug),
 	OPT("--debug", debug),
@@ -85,6 +89,7 @@ static struct fuse_session *se;
 static uv_poll_t fuse_poll;
 static uv_signal_t sig_int, sig_term, sig_hup;
 static int shutting_down;
+static int exit_code;      /* of a mount that ends itself (--serve) */
 static char *mountpoint;
 
 /*
@@ -143,7 +148,9 @@ static void usage(const char *prog)
 {
 	printf("usage: %s [-c CONFIG]... [options] MOUNTPOINT\n"
 	       "       %s CONFIG MOUNTPOINT [-o OPTS]   (as mount.fuse3 runs "
-	       "it)\n\n"
+	       "it)\n"
+	       "       %s serve [--thread NAME] MOUNTPOINT   (MCP on stdio "
+	       "for an agent)\n\n"
 	       "  -c, --config FILE     servers.json (default "
 	       "$XDG_CONFIG_HOME/mcpfs/servers.json,\n"
 	       "                        else the built-in demo); repeats, "
@@ -162,6 +169,9 @@ static void usage(const char *prog)
 	       "  --max-message SIZE    longest message a server may send "
 	       "(default 64M;\n"
 	       "                        suffixes K, M, G)\n"
+	       "  --serve ADDR:PORT     also serve the mount as an MCP server "
+	       "over HTTP\n"
+	       "                        (token in MOUNTPOINT/.serve.json)\n"
 	       "  -o OPT                FUSE mount options, and every option "
 	       "above as\n"
 	       "                        -o idle_timeout=S,call_timeout=S,"
@@ -171,7 +181,7 @@ static void usage(const char *prog)
 	       "directories\n"
 	       "  -V, --version         print the version\n"
 	       "  -h, --help            this help\n\n"
-	       "Unmount with: fusermount3 -u MOUNTPOINT\n", prog, prog);
+	       "Unmount with: fusermount3 -u MOUNTPOINT\n", prog, prog, prog);
 }
 
 static void shutdown_done(void)
@@ -187,6 +197,7 @@ static void begin_shutdown(const char *why)
 	mlog(MLOG_INFO, "shutting down (%s)", why);
 	uv_poll_stop(&fuse_poll);
 	serve_close(); /* the clients' sessions end first */
+	serve_http_stop();
 	/* the sessions close first: a read waiting on a call gets the JSON
 	 * error naming the shutdown while the mount is still there (after the
 	 * unmount the kernel would fail it with ECONNABORTED) */
@@ -469,6 +480,7 @@ static void free_opts(struct opts *o)
 	free(o->call_timeout);
 	free(o->max_sessions);
 	free(o->max_message);
+	free(o->serve);
 }
 
 /* Leave main with rc before mounting, freeing what the options hold. */
@@ -523,6 +535,12 @@ int main(int argc, char **argv)
 		     &mo.max_line) < 0)
 		return quit(&o, &args, cl.mountpoint, 2);
 	mo.max_sessions = (unsigned)cap;
+	if (o.serve && serve_http_check(o.serve) < 0) {
+		fprintf(stderr, "mcpfs: --serve %s: not an address to listen "
+			"at (HOST:PORT, e.g. 127.0.0.1:8765, or [::1]:8765)\n",
+			o.serve);
+		return quit(&o, &args, cl.mountpoint, 2);
+	}
 	if (check_config(&o) < 0 || check_mountpoint(cl.mountpoint) < 0)
 		return quit(&o, &args, cl.mountpoint, 1);
 	/* servers start here, not in / where daemonizing leaves mcpfs */
@@ -585,6 +603,10 @@ int main(int argc, char **argv)
 	uv_signal_start(&sig_hup, signal_cb, SIGHUP);
 	mlog(MLOG_INFO, "mcpfs %s mounted on %s", MCPFS_VERSION, mountpoint);
 	serve_listen(loop, mountpoint);
+	if (o.serve && serve_http_start(loop, o.serve) < 0) {
+		begin_shutdown("--serve: cannot listen");
+		exit_code = 1;
+	}
 	uv_run(loop, UV_RUN_DEFAULT);
 	fs_fh_free_all();
 	uv_close((uv_handle_t *)&fuse_poll, NULL);
@@ -599,5 +621,5 @@ int main(int argc, char **argv)
 	free_opts(&o);
 	mimetab_free();
 	mlog(MLOG_INFO, "exit");
-	return 0;
+	return exit_code;
 }

@@ -153,6 +153,13 @@ static int resolve(fuse_ino_t ino, struct node *n)
 		n->type = ino == STATUS_INO ? N_DOTSTATUS : N_README;
 		return 0;
 	}
+	if (ino == SERVEJSON_INO) {
+		mcp_buf *b = mcp_client_entry();
+
+		mcp_buf_unref(b);
+		n->type = N_SERVEJSON;
+		return b ? 0 : -ENOENT;
+	}
 	n->kind = (enum kind)(ino & ((1u << KIND_BITS) - 1));
 	n->idx = (unsigned long)(ino >> KIND_BITS) & ((1ul << INDEX_BITS) - 1);
 	if (n->kind >= K_NKINDS || (n->idx && !KIND_IS(n->kind, KF_INDEXED)))
@@ -234,6 +241,8 @@ void node_attr(fuse_ino_t ino, const struct node *n, struct stat *st)
 		b = mcp_status_json();
 	else if (n->type == N_README)
 		b = mcp_readme();
+	else if (n->type == N_SERVEJSON)
+		b = mcp_client_entry();
 	if (b)
 		st->st_size = (off_t)b->len;
 	mcp_buf_unref(b);

@@ -59,4 +59,12 @@ int serve_socket_path(const char *mnt, char *out, size_t n, int make);
  * stdin and stdout to the mount; the exit status. */
 int serve_relay(int argc, char **argv);
 
+/* serve/http.c: --serve ADDR:PORT, Streamable HTTP (spec 14). check:
+ * 0 or -EINVAL for an address mcpfs cannot listen at (at start, before
+ * the mount); start after the mount (0, or -errno: logged); stop at
+ * shutdown. */
+int serve_http_check(const char *addr);
+int serve_http_start(uv_loop_t *loop, const char *addr);
+void serve_http_stop(void);
+
 #endif

@@ -475,3 +475,18 @@ void mcp_shutdown(const char *why, void (*done_cb)(void))
 	}
 	sessions_reap_done(why, reaped);
 }
+
+/* ---- MOUNT/.serve.json (spec 14) ---- */
+
+static mcp_buf *client_entry;
+
+void mcp_set_client_entry(const char *json)
+{
+	mcp_buf_unref(client_entry);
+	client_entry = json ? mcp_buf_new(json, strlen(json)) : NULL;
+}
+
+mcp_buf *mcp_client_entry(void)
+{
+	return mcp_buf_ref(client_entry);
+}

@@ -65,6 +65,11 @@ struct mcp_hooks {
 int mcp_init(uv_loop_t *loop, const struct mcp_options *opts,
 	     const struct mcp_hooks *hooks);
 
+/* MOUNT/.serve.json (spec 14): the client entry of --serve, set by serve/
+ * (a copy is kept; NULL: none, and no such file). */
+void mcp_set_client_entry(const char *json);
+mcp_buf *mcp_client_entry(void); /* a reference, or NULL */
+
 /* The second front door (serve/, spec 14) hears every notification a
  * server sends, after it is a line in events: the session it came on and
  * its JSON text (raw control bytes escaped), borrowed for the call. One

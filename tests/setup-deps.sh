@@ -5,7 +5,8 @@
 # Safe to run again: it installs only what is missing.
 set -e
 BUILD_PKGS="meson ninja-build pkg-config gcc libfuse3-dev fuse3 libuv1-dev
-libcjson-dev libcurl4-openssl-dev libssl-dev libfyaml-dev media-types"
+libcjson-dev libcurl4-openssl-dev libssl-dev libfyaml-dev media-types
+libmicrohttpd-dev"
 TEST_PKGS="libcmocka-dev python3 python3-pytest clang libclang-rt-14-dev
 valgrind chromium procps psmisc util-linux man-db groff-base git fiu-utils
 busybox zsh debhelper dpkg-dev fakeroot lintian"

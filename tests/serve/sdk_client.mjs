@@ -3,6 +3,7 @@
 // here wrote, on the other side of the second front door (spec 14).
 //
 //   node sdk_client.mjs MCPFS MOUNTPOINT [THREAD]
+//   node sdk_client.mjs --http URL TOKEN       (the mount's --serve)
 //
 // Reads one JSON command per line on stdin and prints one JSON line per
 // command on stdout ({"ok": ...} or {"error": MESSAGE}):
@@ -18,11 +19,14 @@
 import { createInterface } from "node:readline";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
 const [mcpfs, mount, thread] = process.argv.slice(2);
 const args = ["serve", ...(thread ? ["--thread", thread] : []), mount];
-const transport = new StdioClientTransport({ command: mcpfs, args,
-                                             stderr: "inherit" });
+const transport = mcpfs === "--http"
+  ? new StreamableHTTPClientTransport(new URL(mount), { requestInit: {
+      headers: { Authorization: "Bearer " + thread } } })
+  : new StdioClientTransport({ command: mcpfs, args, stderr: "inherit" });
 const client = new Client({ name: "mcpfs-test-sdk", version: "0" });
 const logs = [];
 await client.connect(transport);
@@ -67,6 +71,7 @@ for await (const line of createInterface({ input: process.stdin })) {
     out({ error: String(e && e.message ? e.message : e) });
   }
 }
+if (mcpfs === "--http") await transport.terminateSession();
 await client.close();
 out({ ok: "closed" });
 process.exit(0); // stdin is still open: the test closes it after

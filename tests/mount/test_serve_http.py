@@ -1,0 +1,148 @@
+"""The mount as an MCP server over Streamable HTTP (spec 14, `--serve`):
+the bearer token, the Origin check, loopback only, MOUNT/.serve.json, and
+the official TypeScript SDK's Streamable HTTP client sharing a thread with
+the shell.
+"""
+import json
+import os
+import socket
+import stat
+import subprocess
+import urllib.error
+import urllib.request
+
+import pytest
+
+from conftest import MCPFS, REPO, fake, read_file, run_with_deadline, text, \
+    tool, wait_until
+from test_serve import needs_sdk, result_text
+
+SDK_CLIENT = REPO / 'tests/serve/sdk_client.mjs'
+
+
+def entry(m):
+    e = json.loads(read_file(m.path / '.serve.json'))['mcpServers']['mcpfs']
+    return e['url'], e['headers']['Authorization']
+
+
+def post(url, body, headers=None):
+    """(status, headers, body) of a POST."""
+    req = urllib.request.Request(url, data=json.dumps(body).encode(),
+                                 method='POST', headers=dict(
+                                     {'Content-Type': 'application/json',
+                                      'Accept': 'application/json, '
+                                      'text/event-stream'},
+                                     **(headers or {})))
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.status, r.headers, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers, e.read()
+
+
+INIT = {'jsonrpc': '2.0', 'id': 1, 'method': 'initialize',
+        'params': {'protocolVersion': '2025-06-18', 'capabilities': {},
+                   'clientInfo': {'name': 'test', 'version': '0'}}}
+
+
+def test_the_token_and_the_origin(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()}, args=['--serve', '127.0.0.1:0'])
+    url, auth = entry(m)
+    assert url.startswith('http://127.0.0.1:') and url.endswith('/mcp')
+    assert auth.startswith('Bearer ') and len(auth) == 7 + 64
+    st = os.stat(m.path / '.serve.json')
+    assert stat.S_IMODE(st.st_mode) == 0o400, oct(st.st_mode)
+    # a dot file: hidden from ls, there for ls -a
+    ls = subprocess.run(['ls', str(m.path)], capture_output=True,
+                        text=True, timeout=20).stdout.split()
+    assert '.serve.json' not in ls and '.serve.json' in os.listdir(m.path)
+    assert post(url, INIT)[0] == 401
+    s, h, _ = post(url, INIT, {'Authorization': 'Bearer ' + '0' * 64})
+    assert s == 401 and h['WWW-Authenticate'] == 'Bearer'
+    s, _, body = post(url, INIT, {'Authorization': auth,
+                                  'Origin': 'http://evil.example'})
+    assert s == 403, body
+    s, h, body = post(url, INIT, {'Authorization': auth,
+                                  'Origin': 'http://localhost:5173'})
+    assert s == 200, body
+    assert json.loads(body)['result']['serverInfo']['name'] == 'mcpfs'
+    assert len(h['Mcp-Session-Id']) == 32
+    # a request of no session, and of an unknown one
+    call = {'jsonrpc': '2.0', 'id': 2, 'method': 'tools/list'}
+    assert post(url, call, {'Authorization': auth})[0] == 400
+    assert post(url, call, {'Authorization': auth,
+                            'Mcp-Session-Id': 'f' * 32})[0] == 404
+
+
+def test_loopback_only(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()}, args=['--serve', '127.0.0.1:0'])
+    port = int(entry(m)[0].rsplit(':', 1)[1].split('/')[0])
+    with socket.create_connection(('127.0.0.1', port), timeout=10):
+        pass
+    addrs = subprocess.run(['hostname', '-I'], capture_output=True,
+                           text=True).stdout.split()
+    addrs = [a for a in addrs if ':' not in a and not a.startswith('127.')]
+    if not addrs:
+        pytest.skip('no address but loopback on this machine')
+    with pytest.raises(OSError):
+        socket.create_connection((addrs[0], port), timeout=5).close()
+
+
+def test_no_serve_no_entry_and_a_bad_address(mcpfs_mount, tmp_path):
+    m = mcpfs_mount({'a': fake()})
+    assert not (m.path / '.serve.json').exists()
+    assert '.serve.json' not in os.listdir(m.path)
+    r = subprocess.run([str(MCPFS), '-f', '--serve', 'nowhere', str(tmp_path)],
+                       capture_output=True, text=True, timeout=20)
+    assert r.returncode == 2 and '--serve nowhere' in r.stderr, r
+
+
+class HttpClient:
+    """The SDK's StreamableHTTPClientTransport client on one URL."""
+
+    def __init__(self, url, auth):
+        self.p = subprocess.Popen(['node', str(SDK_CLIENT), '--http', url,
+                                   auth[len('Bearer '):]],
+                                  stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, text=True,
+                                  cwd=str(REPO))
+        assert self._line().get('ok') == 'connected'
+
+    def _line(self):
+        line = run_with_deadline(self.p.stdout.readline, 60,
+                                 'a line from the SDK client')
+        assert line, 'the SDK client ended'
+        return json.loads(line)
+
+    def ok(self, **cmd):
+        self.p.stdin.write(json.dumps(cmd) + '\n')
+        self.p.stdin.flush()
+        r = self._line()
+        assert 'ok' in r, r
+        return r['ok']
+
+    def close(self):
+        assert self.ok(op='close') == 'closed'
+        assert self.p.wait(30) == 0
+
+
+@needs_sdk
+def test_the_sdk_over_http_shares_a_thread_with_the_shell(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()}, args=['--serve', '127.0.0.1:0'])
+    url, auth = entry(m)
+    c = HttpClient(url + '/agent', auth)
+    assert 'a__counter' in c.ok(op='tools')
+    assert result_text(c.ok(op='call', name='a__counter')) == '1'
+    t = m.path / 'a' / 'agent'
+    assert text(tool(t, 'counter')) == '2'
+    assert result_text(c.ok(op='call', name='a__counter')) == '3'
+    c.close()
+    assert text(tool(t, 'counter')) == '4'      # a named thread stays
+    # /mcp: a thread of the client's own, closed when its session ends
+    c = HttpClient(url, auth)
+    assert result_text(c.ok(op='call', name='a__counter')) == '1'
+    assert [n for n in os.listdir(m.path / 'a') if n.startswith('serve-')]
+    c.close()
+    wait_until(lambda: not [n for n in os.listdir(m.path / 'a')
+                            if n.startswith('serve-')], 20,
+               'the client\'s thread to close with its session')
