@@ -3,11 +3,12 @@
  * HTTP (spec 14), for a client that connects rather than starts a process.
  *
  * libmicrohttpd in its external epoll mode, on the one loop: its epoll fd
- * on a uv_poll, its timeout on a uv_timer; a POST whose reply is not ready
- * is suspended (MHD_suspend_connection) and resumed when the peer sends
- * it. POST /mcp starts an MCP session (Mcp-Session-Id at initialize) in a
- * serve-N thread of its own; POST /mcp/NAME in the thread NAME. A request's
- * answer is application/json; notifications and responses are 202; GET
+ * on a uv_poll, its timeout on a uv_timer. A POST whose reply is there at
+ * once is answered as application/json; else as an event stream of its
+ * progress notifications and then its reply, the connection suspended
+ * (MHD_suspend_connection) while there is nothing to send. POST /mcp starts an MCP session (Mcp-Session-Id at initialize) in a
+ * serve-N thread of its own; POST /mcp/NAME in the thread NAME.
+ * Notifications and responses are 202; GET
  * (a standalone event stream) is 405, DELETE ends the session.
  *
  * Every request needs `Authorization: Bearer TOKEN` (401 otherwise; the
@@ -52,8 +53,11 @@ struct hreq {                    /* one POST */
 	struct gbuf body;
 	uint64_t tag;
 	int dispatched, suspended, done, fresh;
-	char *reply;
+	char *reply;                 /* the answer as JSON, when it came at once */
 	size_t rlen;
+	int sse;                     /* ... else an event stream: */
+	struct gbuf q;               /* its events not yet sent */
+	size_t qoff;
 };
 
 static struct MHD_Daemon *daemon_;
@@ -101,17 +105,22 @@ static void hs_send(struct serve_out *o, const char *json, size_t len,
 					    offsetof(struct hsess, out));
 	struct hreq *r;
 
-	if (!tag || !last)
-		return; /* no event stream: progress and the rest are not sent */
+	if (!tag)
+		return; /* no standalone stream: list_changed, logs not sent */
 	LIST_FOREACH(r, &hs->reqs, link) {
 		if (r->tag != tag || r->done)
 			continue;
-		r->reply = malloc(len);
-		if (r->reply) {
+		if (r->sse) { /* progress, then the reply, as events */
+			gbuf_add(&r->q, "event: message\ndata: ", 21);
+			gbuf_add(&r->q, json, len);
+			gbuf_add(&r->q, "\n\n", 2);
+		} else if (last && (r->reply = malloc(len)) != NULL) {
 			memcpy(r->reply, json, len);
 			r->rlen = len;
+		} else if (!last) {
+			return; /* before the stream: a reply comes at once */
 		}
-		r->done = 1;
+		r->done = last;
 		if (r->suspended) {
 			r->suspended = 0;
 			MHD_resume_connection(r->conn);
@@ -263,6 +272,51 @@ static int is_initialize(const char *body, size_t n)
 	return r;
 }
 
+/* The event stream of a request whose reply is not there yet: its
+ * progress and then its reply, as they come (the connection is suspended
+ * while there is nothing to send). */
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct hreq *r = cls;
+	size_t n = r->q.len - r->qoff;
+
+	(void)pos;
+	if (n) {
+		if (n > max)
+			n = max;
+		memcpy(buf, r->q.p + r->qoff, n);
+		r->qoff += n;
+		if (r->qoff == r->q.len) {
+			gbuf_clear(&r->q);
+			r->qoff = 0;
+		}
+		return (ssize_t)n;
+	}
+	if (r->done || !r->hs)
+		return MHD_CONTENT_READER_END_OF_STREAM;
+	r->suspended = 1;
+	MHD_suspend_connection(r->conn);
+	return 0;
+}
+
+static enum MHD_Result stream(struct MHD_Connection *c, struct hreq *r)
+{
+	struct MHD_Response *rs = MHD_create_response_from_callback(
+		MHD_SIZE_UNKNOWN, 16384, stream_read, r, NULL);
+	enum MHD_Result ok;
+
+	if (!rs)
+		return MHD_NO;
+	r->sse = 1;
+	MHD_add_response_header(rs, "Content-Type", "text/event-stream");
+	MHD_add_response_header(rs, "Cache-Control", "no-cache");
+	if (r->fresh)
+		MHD_add_response_header(rs, "Mcp-Session-Id", r->hs->id);
+	ok = MHD_queue_response(c, MHD_HTTP_OK, rs);
+	MHD_destroy_response(rs);
+	return ok;
+}
+
 static enum MHD_Result dispatch(struct MHD_Connection *c, struct hreq *r,
 				const char *thread)
 {
@@ -298,9 +352,7 @@ static enum MHD_Result dispatch(struct MHD_Connection *c, struct hreq *r,
 	if (r->done)
 		return respond(c, MHD_HTTP_OK, "application/json", r->reply,
 			       r->rlen, r->fresh ? r->hs->id : NULL);
-	r->suspended = 1;
-	MHD_suspend_connection(c);
-	return MHD_YES;
+	return stream(c, r);
 }
 
 static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
@@ -355,12 +407,6 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
 	}
 	if (!r->dispatched)
 		return dispatch(c, r, thread ? thread : "");
-	if (r->done && r->reply) /* resumed: the reply is here */
-		return respond(c, MHD_HTTP_OK, "application/json", r->reply,
-			       r->rlen, r->fresh && r->hs ? r->hs->id : NULL);
-	if (r->done || !r->hs)
-		return refuse(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "the session "
-			      "ended");
 	return MHD_YES;
 }
 
@@ -380,6 +426,7 @@ static void completed(void *cls, struct MHD_Connection *c, void **ctx,
 			serve_peer_drop(r->hs->peer, r->tag);
 	}
 	gbuf_free(&r->body);
+	gbuf_free(&r->q);
 	free(r->reply);
 	free(r);
 	*ctx = NULL;

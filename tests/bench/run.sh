@@ -183,7 +183,7 @@ CONF=$WORK/servers.json
 mount_fs() {
 	mkdir -p "$1"
 	"$MCPFS" -f -c "${3:-$CONF}" --max-sessions 2000 --idle-timeout 0 \
-		-o max_message=256M "$1" \
+		-o max_message=256M ${MOUNT_EXTRA:-} "$1" \
 		2>"$2" &
 	MPID=$!
 	PIDS="$PIDS $MPID"
@@ -329,7 +329,7 @@ FLOOR=$(first "$("$B" floor "$N" "$REQ" -- "$DEMO")") || fail "line $LINENO"
 row "1. floor: C client ↔ demo-server over pipes, sequential echo$PINNOTE" \
 	"$(f1 "$FLOOR") µs/call" "—" "1x" "—" "—"
 
-mount_fs "$MNT" "$WORK/mcpfs.log"
+MOUNT_EXTRA="--serve 127.0.0.1:0" mount_fs "$MNT" "$WORK/mcpfs.log"
 MAIN_PID=$MPID
 mkdir "$MNT/demo/t1" || fail "line $LINENO"
 
@@ -665,6 +665,38 @@ if [ -n "$EV_PORT" ]; then
 		"$(yes_if "$R <= 1")"
 else
 	row "7c. SDK over Streamable HTTP" "skipped: node, the SDK or server-everything missing, or it did not start" "—" "—" "mcpfs ≤ 1x" "—"
+fi
+
+# ---- 10. the second front door: an SDK client through mcpfs serve ----
+# The SDK's client calling server-everything's echo through the mount
+# (`mcpfs serve` over stdio, and --serve's Streamable HTTP) against the
+# same client straight to the server (stdio), sequential, three rounds
+# alternating, medians (spec 14; target: serve adds at most 20%).
+log "10. serve"
+if [ "$HAVE_SDK" = yes ]; then
+	SREQ='{"name":"everything__echo","arguments":{"message":"hi"}}'
+	SURL=$(sed -n 's/.*"url":[[:space:]]*"\([^"]*\)".*/\1/p' "$MNT/.serve.json")
+	STOK=$(sed -n 's/.*"Bearer \([0-9a-f]*\)".*/\1/p' "$MNT/.serve.json")
+	: >"$WORK/s.direct"; : >"$WORK/s.serve"; : >"$WORK/s.http"
+	for rep in 1 2 3; do
+		out=$(node "$HERE/sdk.mjs" seq 500 "$NREQ" node "$EVERYTHING" stdio) || fail "line $LINENO"
+		first "$out" >>"$WORK/s.direct"
+		out=$(node "$HERE/sdk.mjs" seq 500 "$SREQ" "$MCPFS" serve --thread bench "$MNT") || fail "line $LINENO"
+		first "$out" >>"$WORK/s.serve"
+		out=$(MCP_BEARER=$STOK node "$HERE/sdk.mjs" seq 500 "$SREQ" "$SURL/bench") || fail "line $LINENO"
+		first "$out" >>"$WORK/s.http"
+	done
+	SD=$(median <"$WORK/s.direct"); SS=$(median <"$WORK/s.serve"); SH=$(median <"$WORK/s.http")
+	R=$(calc "a/b" a="$SS" b="$SD")
+	row "10a. SDK client → mcpfs serve (stdio) → thread of server-everything, echo, sequential" \
+		"$(f1 "$SS") µs/call" "SDK straight to the server $(f1 "$SD") µs" \
+		"$(f2 "$R")x" "≤ 1.2x" "$(yes_if "$R <= 1.2")"
+	R=$(calc "a/b" a="$SH" b="$SD")
+	row "10b. SDK client → --serve Streamable HTTP → the same thread, echo, sequential" \
+		"$(f1 "$SH") µs/call" "SDK straight to the server $(f1 "$SD") µs" \
+		"$(f2 "$R")x" "≤ 1.2x" "$(yes_if "$R <= 1.2")"
+else
+	row "10. serve" "skipped: node, the SDK or server-everything missing" "—" "—" "≤ 1.2x" "—"
 fi
 
 # ---- 8. a peer: mcporter's keep-alive daemon ----

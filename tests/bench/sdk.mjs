@@ -20,8 +20,12 @@ const k = mode === "pipe" ? Number(rest.shift()) : 1;
 const req = JSON.parse(rest.shift());
 const [command, ...args] = rest;
 
+// MCP_BEARER: a bearer token for an HTTP server (mcpfs's --serve)
+const headers = process.env.MCP_BEARER
+  ? { Authorization: "Bearer " + process.env.MCP_BEARER } : {};
 const transport = command.startsWith("http://")
-  ? new StreamableHTTPClientTransport(new URL(command))
+  ? new StreamableHTTPClientTransport(new URL(command),
+                                      { requestInit: { headers } })
   : new StdioClientTransport({ command, args, stderr: "ignore" });
 const client = new Client({ name: "mcpfs-bench-sdk", version: "0" });
 await client.connect(transport);

@@ -146,3 +146,28 @@ def test_the_sdk_over_http_shares_a_thread_with_the_shell(mcpfs_mount):
     wait_until(lambda: not [n for n in os.listdir(m.path / 'a')
                             if n.startswith('serve-')], 20,
                'the client\'s thread to close with its session')
+
+
+@needs_sdk
+def test_progress_and_cancel_over_http(mcpfs_mount):
+    # a reply that is not there at once comes as an event stream: the
+    # call's progress first, then the reply
+    m = mcpfs_mount({'a': fake()}, args=['--serve', '127.0.0.1:0'])
+    url, auth = entry(m)
+    c = HttpClient(url + '/agent', auth)
+    r = c.ok(op='call', name='a__progress', arguments={'steps': 3, 'ms': 50},
+             progress=True)
+    assert result_text(r) == 'done', r
+    assert [p['progress'] for p in r['progress']] in ([1, 2], [1, 2, 3]), r
+    c.p.stdin.write(json.dumps({'op': 'call', 'name': 'a__sleep',
+                                'arguments': {'ms': 20000},
+                                'abortMs': 300}) + '\n')
+    c.p.stdin.flush()
+    r = c._line()
+    assert 'error' in r and 'abort' in r['error'].lower(), r
+    t = m.path / 'a' / 'agent'
+    wait_until(lambda: b'notifications/cancelled' in read_file(t / 'trace'),
+               20, 'the cancel in the thread\'s trace')
+    assert result_text(c.ok(op='call', name='a__echo',
+                            arguments={'text': 'still'})) == 'still'
+    c.close()
