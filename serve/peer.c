@@ -56,12 +56,17 @@ struct job {
 	struct waitc w[];
 };
 
+#define MAX_ASKED 64              /* questions forwarded, unanswered */
+
 struct serve_peer {
 	LIST_ENTRY(serve_peer) link;
 	struct serve_out *out;
 	char thread[64];
 	int own;                     /* serve-N: closed when the client goes */
+	int elicit, sample;          /* the client's capabilities */
 	LIST_HEAD(, job) jobs;
+	uint64_t asked[MAX_ASKED];   /* ids of questions sent to the client */
+	uint64_t asked_tag[MAX_ASKED]; /* ... with the tag they went with */
 };
 
 static LIST_HEAD(, serve_peer) peers = LIST_HEAD_INITIALIZER(peers);
@@ -345,6 +350,9 @@ static void initialize(struct serve_peer *p, const char *id, cJSON *params,
 	     i++)
 		if (!strcmp(v->valuestring, versions[i]))
 			ver = versions[i];
+	c = cJSON_GetObjectItemCaseSensitive(params, "capabilities");
+	p->elicit = cJSON_GetObjectItemCaseSensitive(c, "elicitation") != NULL;
+	p->sample = cJSON_GetObjectItemCaseSensitive(c, "sampling") != NULL;
 	cJSON_AddStringToObject(r, "protocolVersion", ver);
 	caps = cJSON_AddObjectToObject(r, "capabilities");
 	c = cJSON_AddObjectToObject(caps, "tools");
@@ -523,6 +531,138 @@ static void cancelled(struct serve_peer *p, cJSON *params)
 	free(id);
 }
 
+/* ---- a server's questions, to a client that can answer them ---- */
+
+#define ASK_ID "mcpfs-ask-"
+
+static int asked_slot(struct serve_peer *p, uint64_t id)
+{
+	int i;
+
+	for (i = 0; i < MAX_ASKED; i++)
+		if (p->asked[i] == id)
+			return i;
+	return -1;
+}
+
+/* The client's answer m to question ASK_ID N: the question's answer (it
+ * is checked as a shell's would be; one that does not fit leaves the
+ * question for the shell, logged). An error answer leaves it too. */
+static void answered(struct serve_peer *p, cJSON *m)
+{
+	cJSON *id = cJSON_GetObjectItemCaseSensitive(m, "id");
+	cJSON *res = cJSON_GetObjectItemCaseSensitive(m, "result");
+	uint64_t qid;
+	mcp_ask *q;
+	char *t;
+	int k;
+
+	if (!cJSON_IsString(id) || strncmp(id->valuestring, ASK_ID, 10))
+		return;
+	qid = strtoull(id->valuestring + 10, NULL, 10);
+	if ((k = asked_slot(p, qid)) < 0 || !(q = mcp_ask_by_id(qid)))
+		return;
+	p->asked[k] = 0;
+	if (!res) {
+		mlog(MLOG_INFO, "serve: the client of thread %s did not answer "
+		     "question %s: it stays in requests/", p->thread,
+		     mcp_ask_name(q));
+		return;
+	}
+	t = cJSON_PrintUnformatted(res);
+	if (t && mcp_ask_answer(q, t, strlen(t)) < 0)
+		mlog(MLOG_INFO, "serve: the client's answer to question %s of "
+		     "thread %s does not fit it: it stays in requests/",
+		     mcp_ask_name(q), p->thread);
+	free(t);
+}
+
+/* A question event of s (an "mcpfs/request" line): an open question goes
+ * to a client of that thread that declared the capability, on the stream
+ * of its call there; a question that ends otherwise is withdrawn from the
+ * client that has it. */
+static void question(mcp_session *s, cJSON *params)
+{
+	cJSON *n = cJSON_GetObjectItemCaseSensitive(params, "request");
+	cJSON *st = cJSON_GetObjectItemCaseSensitive(params, "state");
+	mcp_ask *q = cJSON_IsNumber(n) ? mcp_ask_by_num(s, (unsigned long)
+							n->valuedouble) : NULL;
+	uint64_t sid = mcp_session_id(s);
+	struct serve_peer *p;
+	struct job *j;
+	char msg[160];
+	int k;
+
+	if (!cJSON_IsString(st))
+		return;
+	if (!q)
+		return;
+	if (strcmp(st->valuestring, "open")) {
+		/* answered by the shell, expired, dropped (the event comes
+		 * while q is still there): no longer asked of a client */
+		LIST_FOREACH(p, &peers, link) {
+			if ((k = asked_slot(p, mcp_ask_id(q))) < 0)
+				continue;
+			snprintf(msg, sizeof msg, "{\"jsonrpc\":\"2.0\",\"method\""
+				 ":\"notifications/cancelled\",\"params\":"
+				 "{\"requestId\":\"" ASK_ID "%llu\"}}",
+				 (unsigned long long)p->asked[k]);
+			send_text(p, msg, strlen(msg), p->asked_tag[k], 0);
+			p->asked[k] = 0;
+		}
+		return;
+	}
+	LIST_FOREACH(p, &peers, link) {
+		const char *method = NULL;
+		mcp_buf *b;
+		cJSON *body, *out, *x;
+		uint64_t tag = 0;
+
+		if (strcmp(p->thread, mcp_session_name(s)) ||
+		    (k = asked_slot(p, 0)) < 0)
+			continue;
+		b = mcp_ask_json(q);
+		body = b ? cJSON_ParseWithLength(b->data, b->len) : NULL;
+		mcp_buf_unref(b);
+		x = cJSON_GetObjectItemCaseSensitive(body, "method");
+		method = cJSON_IsString(x) ? x->valuestring : "";
+		if (!((p->elicit && !strcmp(method, "elicitation/create")) ||
+		      (p->sample && !strcmp(method,
+					    "sampling/createMessage")))) {
+			cJSON_Delete(body);
+			continue;
+		}
+		LIST_FOREACH(j, &p->jobs, link) /* the call it belongs to */
+			if (j->kind == J_CALL && j->sess_id == sid) {
+				tag = j->tag;
+				break;
+			}
+		out = cJSON_CreateObject();
+		cJSON_AddStringToObject(out, "jsonrpc", "2.0");
+		snprintf(msg, sizeof msg, ASK_ID "%llu",
+			 (unsigned long long)mcp_ask_id(q));
+		cJSON_AddStringToObject(out, "id", msg);
+		cJSON_AddStringToObject(out, "method", method);
+		/* the request's params: the file's fields but mcpfs's own */
+		cJSON_DeleteItemFromObject(body, "id");
+		cJSON_DeleteItemFromObject(body, "method");
+		cJSON_DeleteItemFromObject(body, "server");
+		cJSON_DeleteItemFromObject(body, "created");
+		cJSON_DeleteItemFromObject(body, "expires");
+		cJSON_DeleteItemFromObject(body, "answer");
+		cJSON_DeleteItemFromObject(body, "refused");
+		cJSON_DeleteItemFromObject(body, "host");
+		cJSON_AddItemToObject(out, "params", body);
+		p->asked[k] = mcp_ask_id(q);
+		p->asked_tag[k] = tag;
+		send_json(p, out, tag, 0);
+		cJSON_Delete(out);
+		mlog(MLOG_INFO, "serve: question %s of thread %s sent to its "
+		     "client", mcp_ask_name(q), p->thread);
+		return; /* one client answers it */
+	}
+}
+
 int serve_peer_input(struct serve_peer *p, const char *json, size_t len,
 		     uint64_t tag)
 {
@@ -540,7 +680,8 @@ int serve_peer_input(struct serve_peer *p, const char *json, size_t len,
 		cJSON_Delete(m);
 		return -EINVAL;
 	}
-	if (!cJSON_IsString(method)) { /* a response, or nonsense */
+	if (!cJSON_IsString(method)) { /* a response: to a question? */
+		answered(p, m);
 		cJSON_Delete(m);
 		return 0;
 	}
@@ -611,6 +752,12 @@ static void note(mcp_session *s, const char *json, size_t len)
 	struct serve_peer *p;
 	struct job *j;
 
+	if (!strcmp(meth, "mcpfs/request")) {
+		question(s, params);
+		free(t);
+		cJSON_Delete(m);
+		return;
+	}
 	LIST_FOREACH(p, &peers, link) {
 		int mine = !strcmp(p->thread, mcp_session_name(s));
 

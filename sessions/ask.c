@@ -138,8 +138,10 @@ static void ask_event(mcp_ask *q, const char *state, cJSON *extra)
 		cJSON_Delete(extra);
 	}
 	txt = jsent_print(m, 0, NULL);
-	if (txt)
+	if (txt) {
 		ring_line(&q->s->events, txt, strlen(txt));
+		session_observe(q->s, txt, strlen(txt)); /* serve/ */
+	}
 	free(txt);
 	cJSON_Delete(m);
 }

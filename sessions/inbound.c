@@ -64,13 +64,6 @@ static void list_stale(mcp_call **slot)
 		call_set_ref(slot, NULL);
 }
 
-static void (*observer)(mcp_session *s, const char *json, size_t len);
-
-void mcp_observe(void (*note)(mcp_session *s, const char *json, size_t len))
-{
-	observer = note;
-}
-
 static void notification(mcp_session *s, const char *method, cJSON *msg,
 			 const char *line, size_t len)
 {
@@ -80,8 +73,7 @@ static void notification(mcp_session *s, const char *method, cJSON *msg,
 	/* as sent, but raw control bytes escaped: events stays JSON lines */
 	if (jsent_escape_controls(line, len, &clean, &n) >= 0) {
 		ring_line(&s->events, clean ? clean : line, n);
-		if (observer)
-			observer(s, clean ? clean : line, n);
+		session_observe(s, clean ? clean : line, n); /* serve/ */
 	}
 	free(clean);
 	if (!strcmp(method, "notifications/progress")) {

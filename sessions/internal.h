@@ -273,6 +273,10 @@ void inbound_partial(mcp_session *s, const char *p, size_t n);
  * line passed the limit; or it was no reply, which is logged). */
 size_t inbound_too_long(mcp_session *s, size_t len, int has_id, uint64_t id,
 			uint64_t ids[2], char *msg, size_t n);
+/* live/observe.c: a notification or a question event of s (its events
+ * line) to the observer of mcp_observe, if any */
+void session_observe(mcp_session *s, const char *json, size_t len);
+
 /* pages.c: listing pages gathered, long ones a slice at a time */
 /* The text of member key of the top-level object of line, in *v; 1 if
  * found. */

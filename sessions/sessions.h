@@ -71,9 +71,10 @@ void mcp_set_client_entry(const char *json);
 mcp_buf *mcp_client_entry(void); /* a reference, or NULL */
 
 /* The second front door (serve/, spec 14) hears every notification a
- * server sends, after it is a line in events: the session it came on and
- * its JSON text (raw control bytes escaped), borrowed for the call. One
- * observer; NULL removes it. */
+ * server sends, and each event of a question (the "mcpfs/request" lines:
+ * open, answered, expired, ...), after it is a line in events: the
+ * session and the JSON text (raw control bytes escaped), borrowed for the
+ * call. One observer; NULL removes it. */
 void mcp_observe(void (*note)(mcp_session *s, const char *json,
 			      size_t len));
 

@@ -12,7 +12,7 @@ import pytest
 
 from conftest import (MCPFS, REPO, everything, fake, needs_everything,
                       read_file, run_with_deadline, status, text, tool,
-                      wait_until)
+                      wait_until, write_file)
 
 SDK_CLIENT = REPO / 'tests/serve/sdk_client.mjs'
 MCPORTER = REPO / 'node_modules/mcporter/dist/cli.js'
@@ -26,12 +26,15 @@ needs_sdk = pytest.mark.skipif(
 class Client:
     """The SDK's client, through `mcpfs serve [--thread NAME] MOUNT`."""
 
-    def __init__(self, m, thread_name=None):
+    def __init__(self, m, thread_name=None, answer=None):
+        env = dict(os.environ)
+        if answer is not None:  # it can answer elicitation: with this
+            env['ELICIT_ANSWER'] = json.dumps(answer)
         self.p = subprocess.Popen(
             ['node', str(SDK_CLIENT), str(MCPFS), str(m.path)] +
             ([thread_name] if thread_name else []),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-            cwd=str(REPO))
+            cwd=str(REPO), env=env)
         hello = self._line(60)
         assert hello.get('ok') == 'connected', hello
         assert hello['server']['name'] == 'mcpfs', hello
@@ -51,6 +54,11 @@ class Client:
         r = self.do(**cmd)
         assert 'ok' in r, r
         return r['ok']
+
+    def send(self, **cmd):
+        """A command whose answer is read later (self._line)."""
+        self.p.stdin.write(json.dumps(cmd) + '\n')
+        self.p.stdin.flush()
 
     def close(self):
         r = self.do(op='close')
@@ -216,3 +224,53 @@ def test_the_socket_is_private(mcpfs_mount):
     assert 'without a valid first line' in m.output()
     m.unmount()
     assert not os.path.exists(path)
+
+
+FORM = {'message': 'Your name?', 'requestedSchema': {
+    'type': 'object', 'properties': {'name': {'type': 'string'}},
+    'required': ['name']}}
+
+
+@needs_sdk
+def test_a_client_that_can_answer_gets_the_question(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    c = Client(m, 'agent', answer={'action': 'accept',
+                                   'content': {'name': 'Ada'}})
+    r = c.ok(op='call', name='a__ask', arguments={
+        'method': 'elicitation/create', 'params': FORM})
+    # the server got the client's answer; the client got the form
+    assert json.loads(result_text(r)) == {
+        'result': {'action': 'accept', 'content': {'name': 'Ada'}}}, r
+    assert r['asked'] == [dict(FORM, mode='form')], r
+    assert os.listdir(m.path / 'a' / 'agent' / 'requests') == []
+    # an answer that does not fit the form leaves it for the shell
+    c.close()
+    c = Client(m, 'agent', answer={'action': 'accept', 'content': {}})
+    c.send(op='call', name='a__ask', arguments={
+        'method': 'elicitation/create', 'params': FORM})
+    req = m.path / 'a' / 'agent' / 'requests'
+    wait_until(lambda: os.listdir(req), 30, 'the question left to the shell')
+    write_file(req / os.listdir(req)[0],
+               json.dumps({'action': 'accept', 'content': {'name': 'Sh'}}))
+    r = c._line(60)
+    assert json.loads(result_text(r['ok']))['result']['content'] == \
+        {'name': 'Sh'}, r
+    c.close()
+
+
+@needs_sdk
+def test_a_client_that_cannot_answer_leaves_it_to_the_shell(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    c = Client(m, 'agent')               # no elicitation capability
+    c.send(op='call', name='a__ask', arguments={
+        'method': 'elicitation/create', 'params': FORM})
+    req = m.path / 'a' / 'agent' / 'requests'
+    wait_until(lambda: os.listdir(req), 30, 'the question in requests/')
+    q = json.loads(read_file(req / os.listdir(req)[0]))
+    assert q['message'] == 'Your name?', q
+    write_file(req / os.listdir(req)[0],
+               json.dumps({'action': 'accept', 'content': {'name': 'Eve'}}))
+    r = c._line(60)
+    assert json.loads(result_text(r['ok']))['result']['content'] == \
+        {'name': 'Eve'}, r
+    c.close()

@@ -15,7 +15,7 @@ import pytest
 
 from conftest import MCPFS, REPO, fake, read_file, run_with_deadline, text, \
     tool, wait_until
-from test_serve import needs_sdk, result_text
+from test_serve import FORM, needs_sdk, result_text
 
 SDK_CLIENT = REPO / 'tests/serve/sdk_client.mjs'
 
@@ -100,12 +100,15 @@ def test_no_serve_no_entry_and_a_bad_address(mcpfs_mount, tmp_path):
 class HttpClient:
     """The SDK's StreamableHTTPClientTransport client on one URL."""
 
-    def __init__(self, url, auth):
+    def __init__(self, url, auth, answer=None):
+        env = dict(os.environ)
+        if answer is not None:  # it can answer elicitation: with this
+            env['ELICIT_ANSWER'] = json.dumps(answer)
         self.p = subprocess.Popen(['node', str(SDK_CLIENT), '--http', url,
                                    auth[len('Bearer '):]],
                                   stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, text=True,
-                                  cwd=str(REPO))
+                                  cwd=str(REPO), env=env)
         assert self._line().get('ok') == 'connected'
 
     def _line(self):
@@ -170,4 +173,20 @@ def test_progress_and_cancel_over_http(mcpfs_mount):
                20, 'the cancel in the thread\'s trace')
     assert result_text(c.ok(op='call', name='a__echo',
                             arguments={'text': 'still'})) == 'still'
+    c.close()
+
+
+@needs_sdk
+def test_a_question_goes_to_an_http_client_that_can_answer(mcpfs_mount):
+    # the server's elicitation/create travels on the call's event stream,
+    # the client's answer comes back as a POST of its own
+    m = mcpfs_mount({'a': fake()}, args=['--serve', '127.0.0.1:0'])
+    url, auth = entry(m)
+    c = HttpClient(url + '/agent', auth,
+                   answer={'action': 'accept', 'content': {'name': 'Bob'}})
+    r = c.ok(op='call', name='a__ask', arguments={
+        'method': 'elicitation/create', 'params': FORM})
+    assert json.loads(result_text(r)) == {
+        'result': {'action': 'accept', 'content': {'name': 'Bob'}}}, r
+    assert r['asked'][0]['message'] == 'Your name?', r
     c.close()

@@ -15,11 +15,15 @@
 //   {"op": "prompts"} / {"op": "prompt", "name", "arguments"}
 //   {"op": "resources"} / {"op": "read", "uri"}
 //   {"op": "close"}                     ends the session, then exits
+// With ELICIT_ANSWER set (a JSON ElicitResult), the client declares the
+// elicitation capability and answers every elicitation/create with it
+// (each request it got is printed as {"asked": params}).
 // Resolves @modelcontextprotocol/sdk from the repository's node_modules.
 import { createInterface } from "node:readline";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const [mcpfs, mount, thread] = process.argv.slice(2);
 const args = ["serve", ...(thread ? ["--thread", thread] : []), mount];
@@ -27,7 +31,15 @@ const transport = mcpfs === "--http"
   ? new StreamableHTTPClientTransport(new URL(mount), { requestInit: {
       headers: { Authorization: "Bearer " + thread } } })
   : new StdioClientTransport({ command: mcpfs, args, stderr: "inherit" });
-const client = new Client({ name: "mcpfs-test-sdk", version: "0" });
+const answer = process.env.ELICIT_ANSWER;
+const client = new Client({ name: "mcpfs-test-sdk", version: "0" },
+  answer ? { capabilities: { elicitation: {} } } : undefined);
+const asked = [];
+if (answer)
+  client.setRequestHandler(ElicitRequestSchema, async (req) => {
+    asked.push(req.params);
+    return JSON.parse(answer);
+  });
 const logs = [];
 await client.connect(transport);
 const out = (o) => process.stdout.write(JSON.stringify(o) + "\n");
@@ -45,7 +57,7 @@ const run = async (c) => {
         { name: c.name, arguments: c.arguments || {} }, undefined,
         { signal: ac.signal, timeout: 120000,
           onprogress: c.progress ? (p) => progress.push(p) : undefined });
-      return { result: r, progress };
+      return { result: r, progress, asked: asked.splice(0) };
     }
     case "prompts":
       return (await client.listPrompts()).prompts.map((p) => p.name);
