@@ -12,7 +12,7 @@ import pytest
 
 from conftest import (MCPFS, REPO, everything, fake, needs_everything,
                       read_file, run_with_deadline, status, text, tool,
-                      wait_until)
+                      wait_until, write_file)
 
 SDK_CLIENT = REPO / 'tests/serve/sdk_client.mjs'
 MCPORTER = REPO / 'node_modules/mcporter/dist/cli.js'
@@ -26,12 +26,16 @@ needs_sdk = pytest.mark.skipif(
 class Client:
     """The SDK's client, through `mcpfs serve [--thread NAME] MOUNT`."""
 
-    def __init__(self, m, thread_name=None):
+    def __init__(self, m, thread_name=None, answer=None):
+        env = dict(os.environ)
+        if answer is not None:  # it declares elicitation and sampling
+            env['SDK_ANSWER'] = json.dumps(answer) if answer != 'error' \
+                else answer
         self.p = subprocess.Popen(
             ['node', str(SDK_CLIENT), str(MCPFS), str(m.path)] +
             ([thread_name] if thread_name else []),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-            cwd=str(REPO))
+            cwd=str(REPO), env=env)
         hello = self._line(60)
         assert hello.get('ok') == 'connected', hello
         assert hello['server']['name'] == 'mcpfs', hello
@@ -42,9 +46,12 @@ class Client:
         assert line, 'the SDK client ended'
         return json.loads(line)
 
-    def do(self, timeout=60, **cmd):
+    def send(self, **cmd):
         self.p.stdin.write(json.dumps(cmd) + '\n')
         self.p.stdin.flush()
+
+    def do(self, timeout=60, **cmd):
+        self.send(**cmd)
         return self._line(timeout)
 
     def ok(self, **cmd):
@@ -161,6 +168,64 @@ def test_prompts_and_resources_of_server_everything(mcpfs_mount):
     assert 'error' in r and 'not found' in r['error'].lower(), r
     # the shell sees the agent's thread and its server's process
     assert status(m.path / 'ev' / 'agent')['state'] == 'ready'
+    c.close()
+
+
+ELICIT = {'method': 'elicitation/create', 'params': {
+    'message': 'your name?', 'requestedSchema': {
+        'type': 'object', 'properties': {'name': {'type': 'string'}}}}}
+
+
+def questions(t):
+    try:
+        return sorted(os.listdir(t / 'requests'), key=int)
+    except FileNotFoundError:  # the client's thread is not made yet
+        return []
+
+
+@needs_sdk
+def test_a_question_goes_to_a_client_that_can_answer(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    c = Client(m, 'agent', answer={'action': 'accept',
+                                   'content': {'name': 'Ada'}})
+    c.send(op='call', name='a__ask', arguments=ELICIT)
+    asked = c._line(60)
+    assert asked == {'asked': {'method': 'elicitation/create',
+                               'params': ELICIT['params']}}, asked
+    r = c._line(60)
+    assert 'ok' in r, r
+    got = json.loads(result_text(r['ok']))
+    assert got == {'result': {'action': 'accept',
+                              'content': {'name': 'Ada'}}}, got
+    t = m.path / 'a' / 'agent'
+    assert questions(t) == []
+    assert b'"state":"answered"' in read_file(t / 'events')
+    c.close()
+
+
+@pytest.mark.parametrize('answer', [None, 'error'])
+@needs_sdk
+def test_a_question_the_client_cannot_answer_waits_for_the_shell(
+        mcpfs_mount, answer):
+    # None: the client declares no elicitation; 'error': it answers with
+    # an error. Either way the question waits under requests/.
+    m = mcpfs_mount({'a': fake()})
+    c = Client(m, 'agent', answer=answer)
+    c.send(op='call', name='a__ask', arguments=ELICIT)
+    if answer == 'error':
+        assert 'asked' in c._line(60)
+    t = m.path / 'a' / 'agent'
+    q = wait_until(lambda: questions(t), 30, 'a question in requests/')
+    if answer == 'error':
+        wait_until(lambda: b'this client says no' in
+                   read_file(t / 'requests' / q[0]), 30,
+                   'the client\'s error in the question')
+    write_file(t / 'requests' / q[0],
+               json.dumps({'action': 'accept', 'content': {'name': 'sh'}}))
+    r = c._line(60)
+    got = json.loads(result_text(r['ok']))
+    assert got == {'result': {'action': 'accept',
+                              'content': {'name': 'sh'}}}, got
     c.close()
 
 
