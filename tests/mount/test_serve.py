@@ -171,6 +171,46 @@ def test_prompts_and_resources_of_server_everything(mcpfs_mount):
     c.close()
 
 
+@needs_sdk
+@needs_everything
+def test_server_everything_through_serve(mcpfs_mount):
+    # the brief's list: tools, echo, get-sum, progress of the
+    # long-running operation by the client's token, a cancelled call, and
+    # an elicitation the client answers, all on the real server
+    m = mcpfs_mount({'everything': everything(timeout=120)})
+    c = Client(m, answer={'action': 'accept', 'content': {'name': 'Ada'}})
+    tools = c.ok(op='tools')
+    assert {'everything__echo', 'everything__get-sum',
+            'everything__trigger-long-running-operation'} <= set(tools), \
+        tools
+    assert result_text(c.ok(op='call', name='everything__echo',
+                            arguments={'message': 'hi'})) == 'Echo: hi'
+    assert '5' in result_text(c.ok(op='call', name='everything__get-sum',
+                                   arguments={'a': 2, 'b': 3}))
+    r = c.ok(op='call', name='everything__trigger-long-running-operation',
+             arguments={'duration': 1, 'steps': 3}, progress=True)
+    assert 'completed' in result_text(r), r
+    got = [(p['progress'], p['total']) for p in r['progress']]
+    assert got in ([(1, 3), (2, 3)], [(1, 3), (2, 3), (3, 3)]), r
+    r = c.do(op='call', name='everything__trigger-long-running-operation',
+             arguments={'duration': 60, 'steps': 2}, abortMs=500)
+    assert 'error' in r and 'abort' in r['error'].lower(), r
+    own = [n for n in os.listdir(m.path / 'everything')
+           if n.startswith('serve-')]
+    assert len(own) == 1, own
+    t = m.path / 'everything' / own[0]
+    wait_until(lambda: b'notifications/cancelled' in read_file(t / 'trace'),
+               20, 'the cancel in the thread\'s trace')
+    # mcpfs declares elicitation (spec 10), so the server offers this
+    c.send(op='call', name='everything__trigger-elicitation-request')
+    assert c._line(60)['asked']['method'] == 'elicitation/create'
+    r = c._line(60)
+    assert 'Ada' in json.dumps(r), r
+    c.close()
+    wait_until(lambda: own[0] not in os.listdir(m.path / 'everything'), 20,
+               'the serve-N thread to close')
+
+
 ELICIT = {'method': 'elicitation/create', 'params': {
     'message': 'your name?', 'requestedSchema': {
         'type': 'object', 'properties': {'name': {'type': 'string'}}}}}
@@ -244,6 +284,14 @@ def test_mcporter_calls_through_serve(mcpfs_mount, tmp_path):
             env=dict(os.environ, HOME=str(tmp_path)))
         assert r.returncode == 0, (r.stdout, r.stderr)
         return r.stdout
+    r = subprocess.run(
+        [str(NODE22), str(MCPORTER), 'list', '--stdio', str(MCPFS),
+         '--stdio-arg', 'serve', '--stdio-arg', str(m.path),
+         '--name', 'mcpfs', '--schema'],
+        capture_output=True, text=True, timeout=120, cwd=str(tmp_path),
+        env=dict(os.environ, HOME=str(tmp_path)))
+    assert r.returncode == 0 and 'a__counter' in r.stdout and \
+        'a__echo' in r.stdout, (r.stdout, r.stderr)
     assert mcporter('--tool', 'a__counter').strip() == '1'
     t = m.path / 'a' / 'agent'
     assert text(tool(t, 'counter')) == '2'          # the shell, between
