@@ -12,7 +12,10 @@
  * (result/, status, events), so a shell and the client share the session.
  * The client's progress token, cancellation and the servers' log messages
  * and list_changed pass through. A server's question (elicitation,
- * sampling) waits under the thread's requests/, as for any call.
+ * sampling) opens under the thread's requests/, as for any call, and goes
+ * to the thread's client when it declared that capability (the first such
+ * client of the thread): its answer answers the question; its error, or
+ * no such client, leaves the question to the shell.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -56,13 +59,27 @@ struct job {
 	struct waitc w[];
 };
 
+/* A server's question sent to the client, waiting for its answer. */
+struct fwd {
+	LIST_ENTRY(fwd) link;
+	uint64_t ask_id;             /* mcp_ask_id; the request's id is
+				      * "mcpfs-ask-ID" */
+};
+
+enum { CAP_FORM = 1, CAP_URL = 2, CAP_SAMPLING = 4 };
+
 struct serve_peer {
 	LIST_ENTRY(serve_peer) link;
 	struct serve_out *out;
 	char thread[64];
 	int own;                     /* serve-N: closed when the client goes */
+	unsigned caps;               /* CAP_*: what initialize declared */
 	LIST_HEAD(, job) jobs;
+	LIST_HEAD(, fwd) asks;
 };
+
+#define ASK_ID "mcpfs-ask-"
+
 
 static LIST_HEAD(, serve_peer) peers = LIST_HEAD_INITIALIZER(peers);
 static unsigned long serve_n;
@@ -341,10 +358,23 @@ static void initialize(struct serve_peer *p, const char *id, cJSON *params,
 	cJSON *r = cJSON_CreateObject(), *caps, *c, *info;
 	size_t i;
 
+	cJSON *cc = cJSON_GetObjectItemCaseSensitive(params, "capabilities");
+	cJSON *el = cJSON_GetObjectItemCaseSensitive(cc, "elicitation");
+
 	for (i = 0; cJSON_IsString(v) && i < sizeof versions / sizeof *versions;
 	     i++)
 		if (!strcmp(v->valuestring, versions[i]))
 			ver = versions[i];
+	/* elicitation {} is form mode alone (MCP 2025-11-25) */
+	p->caps = 0;
+	if (cJSON_IsObject(el))
+		p->caps |= (!cJSON_GetObjectItemCaseSensitive(el, "url") ||
+			    cJSON_GetObjectItemCaseSensitive(el, "form")
+			    ? CAP_FORM : 0) |
+			   (cJSON_GetObjectItemCaseSensitive(el, "url")
+			    ? CAP_URL : 0);
+	if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(cc, "sampling")))
+		p->caps |= CAP_SAMPLING;
 	cJSON_AddStringToObject(r, "protocolVersion", ver);
 	caps = cJSON_AddObjectToObject(r, "capabilities");
 	c = cJSON_AddObjectToObject(caps, "tools");
@@ -523,6 +553,102 @@ static void cancelled(struct serve_peer *p, cJSON *params)
 	free(id);
 }
 
+/* ---- a server's questions, asked of the client ---- */
+
+/* The client's response m to a question sent to it: its result answers
+ * the question (a result that does not fit leaves it open, "refused"
+ * saying why); its error leaves it to the shell. */
+static void answered(struct serve_peer *p, cJSON *m)
+{
+	cJSON *id = cJSON_GetObjectItemCaseSensitive(m, "id");
+	cJSON *res = cJSON_GetObjectItemCaseSensitive(m, "result");
+	cJSON *err = cJSON_GetObjectItemCaseSensitive(m, "error");
+	cJSON *msg = cJSON_GetObjectItemCaseSensitive(err, "message");
+	uint64_t n;
+	struct fwd *f;
+	mcp_ask *q;
+	char *t, why[300];
+
+	if (!cJSON_IsString(id) || strncmp(id->valuestring, ASK_ID,
+					   strlen(ASK_ID)))
+		return;
+	n = strtoull(id->valuestring + strlen(ASK_ID), NULL, 10);
+	LIST_FOREACH(f, &p->asks, link)
+		if (f->ask_id == n)
+			break;
+	if (!f)
+		return;
+	LIST_REMOVE(f, link);
+	free(f);
+	if (!(q = mcp_ask_by_id(n))) /* answered by the shell, or expired */
+		return;
+	if (res) {
+		t = cJSON_PrintUnformatted(res);
+		if (t)
+			mcp_ask_answer(q, t, strlen(t));
+		free(t);
+		return;
+	}
+	snprintf(why, sizeof why, "the MCP client of thread %s answered with "
+		 "an error: %s", p->thread, cJSON_IsString(msg)
+		 ? msg->valuestring : "(no message)");
+	mcp_ask_refuse(q, why);
+}
+
+/* q opened: to the first client of its thread that can answer it. */
+static void asked(mcp_ask *q, const char *params, size_t len)
+{
+	mcp_session *s = mcp_ask_session(q);
+	mcp_buf *b = mcp_ask_json(q);
+	cJSON *d = b ? cJSON_ParseWithLength(b->data, b->len) : NULL;
+	cJSON *meth = cJSON_GetObjectItemCaseSensitive(d, "method");
+	cJSON *mode = cJSON_GetObjectItemCaseSensitive(d, "mode");
+	unsigned need;
+	struct serve_peer *p;
+	struct job *j;
+	struct fwd *f;
+	uint64_t tag = 0;
+	char *m;
+	int k;
+
+	if (b)
+		mcp_buf_unref(b);
+	need = !cJSON_IsString(meth) ? 0
+	       : !strcmp(meth->valuestring, "sampling/createMessage")
+	       ? CAP_SAMPLING
+	       : cJSON_IsString(mode) && !strcmp(mode->valuestring, "url")
+	       ? CAP_URL : CAP_FORM;
+	LIST_FOREACH(p, &peers, link)
+		if ((p->caps & need) && !strcmp(p->thread,
+						mcp_session_name(s)))
+			break;
+	if (!need || !p || !(f = calloc(1, sizeof *f))) {
+		cJSON_Delete(d);
+		return;
+	}
+	/* with the client's request that runs in the thread, if one does */
+	LIST_FOREACH(j, &p->jobs, link)
+		if (j->kind == J_CALL && j->sess_id == mcp_session_id(s)) {
+			tag = j->tag;
+			break;
+		}
+	k = asprintf(&m, "{\"jsonrpc\":\"2.0\",\"id\":\"" ASK_ID "%llu\","
+		     "\"method\":\"%s\",\"params\":%.*s}",
+		     (unsigned long long)mcp_ask_id(q), meth->valuestring,
+		     (int)len, params);
+	cJSON_Delete(d);
+	if (k < 0) {
+		free(f);
+		return;
+	}
+	f->ask_id = mcp_ask_id(q);
+	LIST_INSERT_HEAD(&p->asks, f, link);
+	mlog(MLOG_INFO, "serve: question %s of thread %s sent to its client",
+	     mcp_ask_name(q), p->thread);
+	send_text(p, m, (size_t)k, tag, 0);
+	free(m);
+}
+
 int serve_peer_input(struct serve_peer *p, const char *json, size_t len,
 		     uint64_t tag)
 {
@@ -541,6 +667,7 @@ int serve_peer_input(struct serve_peer *p, const char *json, size_t len,
 		return -EINVAL;
 	}
 	if (!cJSON_IsString(method)) { /* a response, or nonsense */
+		answered(p, m);
 		cJSON_Delete(m);
 		return 0;
 	}
@@ -638,14 +765,17 @@ struct serve_peer *serve_peer_new(const char *thread, struct serve_out *out)
 		return NULL;
 	p->out = out;
 	LIST_INIT(&p->jobs);
+	LIST_INIT(&p->asks);
 	if (thread && *thread) {
 		snprintf(p->thread, sizeof p->thread, "%s", thread);
 	} else {
 		snprintf(p->thread, sizeof p->thread, "serve-%lu", ++serve_n);
 		p->own = 1;
 	}
-	if (LIST_EMPTY(&peers))
+	if (LIST_EMPTY(&peers)) {
 		mcp_observe(note);
+		mcp_observe_asks(asked);
+	}
 	LIST_INSERT_HEAD(&peers, p, link);
 	return p;
 }
@@ -670,9 +800,14 @@ void serve_peer_drop(struct serve_peer *p, uint64_t tag)
 void serve_peer_end(struct serve_peer *p)
 {
 	struct job *j;
+	struct fwd *f;
 	mcp_server *srv;
 	size_t i;
 
+	while ((f = LIST_FIRST(&p->asks)) != NULL) { /* they stay open */
+		LIST_REMOVE(f, link);
+		free(f);
+	}
 	while ((j = LIST_FIRST(&p->jobs)) != NULL) {
 		for (i = 0; i < j->n; i++)
 			mcp_listener_remove(&j->w[i].l);
@@ -689,7 +824,9 @@ void serve_peer_end(struct serve_peer *p)
 	}
 	mlog(MLOG_INFO, "serve: the client of thread %s left", p->thread);
 	LIST_REMOVE(p, link);
-	if (LIST_EMPTY(&peers))
+	if (LIST_EMPTY(&peers)) {
 		mcp_observe(NULL);
+		mcp_observe_asks(NULL);
+	}
 	free(p);
 }

@@ -15,11 +15,16 @@
 //   {"op": "prompts"} / {"op": "prompt", "name", "arguments"}
 //   {"op": "resources"} / {"op": "read", "uri"}
 //   {"op": "close"}                     ends the session, then exits
+// With SDK_ANSWER set in the environment the client declares elicitation
+// and sampling and answers every such request of the server with that JSON
+// (SDK_ANSWER=error: with a JSON-RPC error); each request it got is
+// printed first as {"asked": {method, params}}.
 // Resolves @modelcontextprotocol/sdk from the repository's node_modules.
 import { createInterface } from "node:readline";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { CreateMessageRequestSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const [mcpfs, mount, thread] = process.argv.slice(2);
 const args = ["serve", ...(thread ? ["--thread", thread] : []), mount];
@@ -27,10 +32,20 @@ const transport = mcpfs === "--http"
   ? new StreamableHTTPClientTransport(new URL(mount), { requestInit: {
       headers: { Authorization: "Bearer " + thread } } })
   : new StdioClientTransport({ command: mcpfs, args, stderr: "inherit" });
-const client = new Client({ name: "mcpfs-test-sdk", version: "0" });
-const logs = [];
-await client.connect(transport);
+const answer = process.env.SDK_ANSWER;
+const client = new Client({ name: "mcpfs-test-sdk", version: "0" },
+  answer ? { capabilities: { elicitation: {}, sampling: {} } } : {});
 const out = (o) => process.stdout.write(JSON.stringify(o) + "\n");
+if (answer) {
+  const reply = async (req) => {
+    out({ asked: { method: req.method, params: req.params } });
+    if (answer === "error") throw new Error("this client says no");
+    return JSON.parse(answer);
+  };
+  client.setRequestHandler(ElicitRequestSchema, reply);
+  client.setRequestHandler(CreateMessageRequestSchema, reply);
+}
+await client.connect(transport);
 out({ ok: "connected", server: client.getServerVersion() });
 
 const run = async (c) => {
