@@ -35,7 +35,11 @@
 #include "serve.h"
 #include "sessions.h"
 
-#define BODY_MAX ((size_t)64 << 20)
+/* The protocol versions a client may name in MCP-Protocol-Version: those
+ * serve/peer.c negotiates at initialize. */
+static const char *const versions[] = {
+	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05",
+};
 
 struct hreq;
 struct hsess {                   /* one client's MCP session */
@@ -66,6 +70,7 @@ static uv_timer_t mhd_timer;
 static LIST_HEAD(, hsess) sessions = LIST_HEAD_INITIALIZER(sessions);
 static char token[65];
 static uint64_t tags;
+static size_t body_max;          /* the mount's --max-message */
 
 /* ---- the loop ---- */
 
@@ -251,6 +256,30 @@ static int origin_ok(struct MHD_Connection *c)
 	return 0;
 }
 
+/* 1 when MCP-Protocol-Version is absent (MCP: assume 2025-03-26) or a
+ * version mcpfs speaks; MCP wants 400 for any other. */
+static int version_ok(struct MHD_Connection *c)
+{
+	const char *v = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						    "MCP-Protocol-Version");
+	size_t i;
+
+	for (i = 0; v && i < sizeof versions / sizeof *versions; i++)
+		if (!strcmp(v, versions[i]))
+			return 1;
+	return !v;
+}
+
+/* 1 when Content-Length says the body is over --max-message (refused
+ * before it is read; a chunked one is refused when it gets there). */
+static int too_long(struct MHD_Connection *c)
+{
+	const char *l = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						    "Content-Length");
+
+	return l && strtoull(l, NULL, 10) > body_max;
+}
+
 /* The thread a path names: "" for /mcp, NAME for /mcp/NAME, NULL else. */
 static const char *thread_of_path(const char *url)
 {
@@ -262,11 +291,17 @@ static const char *thread_of_path(const char *url)
 	return NULL;
 }
 
+#define PARSE_ERROR "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":" \
+	"{\"code\":-32700,\"message\":\"Parse error\"}}"
+
+/* 1 when a body that parses as JSON is an initialize request; 0 when it
+ * is JSON but another message; -1 when it is not JSON. */
 static int is_initialize(const char *body, size_t n)
 {
 	cJSON *m = cJSON_ParseWithLength(body, n);
 	cJSON *v = cJSON_GetObjectItemCaseSensitive(m, "method");
-	int r = cJSON_IsString(v) && !strcmp(v->valuestring, "initialize");
+	int r = m ? cJSON_IsString(v) && !strcmp(v->valuestring, "initialize")
+		  : -1;
 
 	cJSON_Delete(m);
 	return r;
@@ -322,7 +357,7 @@ static enum MHD_Result dispatch(struct MHD_Connection *c, struct hreq *r,
 {
 	const char *sid = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 						      "Mcp-Session-Id");
-	int k;
+	int k, init;
 
 	r->dispatched = 1;
 	if (!r->body.len)
@@ -330,7 +365,10 @@ static enum MHD_Result dispatch(struct MHD_Connection *c, struct hreq *r,
 	if (r->body.oom)
 		return refuse(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
 			      "out of memory");
-	if (!sid && is_initialize(r->body.p, r->body.len)) {
+	if ((init = is_initialize(r->body.p, r->body.len)) < 0)
+		return respond(c, MHD_HTTP_BAD_REQUEST, "application/json",
+			       PARSE_ERROR, strlen(PARSE_ERROR), NULL);
+	if (!sid && init) {
 		r->hs = hs_new(*thread ? thread : NULL);
 		if (!r->hs)
 			return refuse(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
@@ -348,6 +386,15 @@ static enum MHD_Result dispatch(struct MHD_Connection *c, struct hreq *r,
 	if (k == 0) {
 		r->done = 1;
 		return respond(c, MHD_HTTP_ACCEPTED, NULL, "", 0, NULL);
+	}
+	if (k < 0) { /* JSON, but no JSON-RPC message: the peer's error */
+		r->done = 1;
+		if (r->reply)
+			return respond(c, MHD_HTTP_BAD_REQUEST,
+				       "application/json", r->reply, r->rlen,
+				       NULL);
+		return refuse(c, MHD_HTTP_BAD_REQUEST, "not a JSON-RPC "
+			      "message");
 	}
 	if (r->done)
 		return respond(c, MHD_HTTP_OK, "application/json", r->reply,
@@ -373,6 +420,10 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
 		if (!origin_ok(c))
 			return refuse(c, MHD_HTTP_FORBIDDEN, "a request from "
 				      "a web page of another origin");
+		if (!version_ok(c))
+			return refuse(c, MHD_HTTP_BAD_REQUEST, "an "
+				      "MCP-Protocol-Version mcpfs does not "
+				      "speak");
 		if (!thread)
 			return refuse(c, MHD_HTTP_NOT_FOUND, "not an MCP "
 				      "endpoint: /mcp or /mcp/NAME");
@@ -388,6 +439,9 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
 		if (strcmp(method, "POST"))
 			return respond(c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL,
 				       "", 0, NULL);
+		if (too_long(c))
+			return refuse(c, MHD_HTTP_CONTENT_TOO_LARGE,
+				      "message too long (--max-message)");
 		if (!(r = calloc(1, sizeof *r)))
 			return MHD_NO;
 		r->conn = c;
@@ -395,7 +449,11 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
 		return MHD_YES;
 	}
 	if (*size) { /* a part of the body */
-		if (r->body.len + *size > BODY_MAX) {
+		if (r->dispatched) { /* refused already: the rest is dropped */
+			*size = 0;
+			return MHD_YES;
+		}
+		if (r->body.len + *size > body_max) {
 			*size = 0;
 			r->dispatched = 1;
 			return refuse(c, MHD_HTTP_CONTENT_TOO_LARGE,
@@ -491,7 +549,7 @@ int serve_http_check(const char *addr)
 	return parse_addr(addr, &ss, &len, &v6);
 }
 
-int serve_http_start(uv_loop_t *loop, const char *addr)
+int serve_http_start(uv_loop_t *loop, const char *addr, size_t max_message)
 {
 	struct sockaddr_storage ss;
 	const union MHD_DaemonInfo *info;
@@ -507,6 +565,7 @@ int serve_http_start(uv_loop_t *loop, const char *addr)
 		return -EINVAL;
 	for (i = 0; i < 32; i++)
 		sprintf(token + 2 * i, "%02x", b[i]);
+	body_max = max_message;
 	daemon_ = MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
 				   MHD_USE_ERROR_LOG | (v6 ? MHD_USE_IPv6 : 0),
 				   0, NULL, NULL, handler, NULL,

@@ -61,10 +61,11 @@ int serve_relay(int argc, char **argv);
 
 /* serve/http.c: --serve ADDR:PORT, Streamable HTTP (spec 14). check:
  * 0 or -EINVAL for an address mcpfs cannot listen at (at start, before
- * the mount); start after the mount (0, or -errno: logged); stop at
+ * the mount); start after the mount (0, or -errno: logged), a body
+ * longer than max_message (--max-message) refused with 413; stop at
  * shutdown. */
 int serve_http_check(const char *addr);
-int serve_http_start(uv_loop_t *loop, const char *addr);
+int serve_http_start(uv_loop_t *loop, const char *addr, size_t max_message);
 void serve_http_stop(void);
 
 #endif

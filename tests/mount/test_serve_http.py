@@ -26,8 +26,9 @@ def entry(m):
 
 
 def post(url, body, headers=None):
-    """(status, headers, body) of a POST."""
-    req = urllib.request.Request(url, data=json.dumps(body).encode(),
+    """(status, headers, body) of a POST (body: JSON, or bytes as they are)."""
+    data = body if isinstance(body, bytes) else json.dumps(body).encode()
+    req = urllib.request.Request(url, data=data,
                                  method='POST', headers=dict(
                                      {'Content-Type': 'application/json',
                                       'Accept': 'application/json, '
@@ -95,6 +96,37 @@ def test_no_serve_no_entry_and_a_bad_address(mcpfs_mount, tmp_path):
     r = subprocess.run([str(MCPFS), '-f', '--serve', 'nowhere', str(tmp_path)],
                        capture_output=True, text=True, timeout=20)
     assert r.returncode == 2 and '--serve nowhere' in r.stderr, r
+
+
+def test_the_limits_of_a_post(mcpfs_mount):
+    """What is not an MCP message gets a 4xx at once: a body over the
+    mount's --max-message is 413, what is not JSON 400 (a parse error),
+    JSON that is no JSON-RPC message 400, an MCP-Protocol-Version mcpfs
+    does not speak 400 (MCP's words); a version it speaks is served."""
+    m = mcpfs_mount({'a': fake()}, args=['--serve', '127.0.0.1:0',
+                                         '--max-message', '4K'])
+    url, auth = entry(m)
+    a = {'Authorization': auth}
+    s, h, _ = post(url, INIT, a)
+    assert s == 200
+    sid = dict(a, **{'Mcp-Session-Id': h['Mcp-Session-Id']})
+    ping = {'jsonrpc': '2.0', 'id': 2, 'method': 'ping'}
+    s, _, body = post(url, b'{"jsonrpc": "2.0", "id": 3, "meth', sid)
+    assert s == 400 and json.loads(body)['error']['code'] == -32700, body
+    s, _, body = post(url, b'[1, 2]', sid)
+    assert s == 400 and 'error' in json.loads(body), body
+    s, _, body = post(url, {'jsonrpc': '2.0', 'id': 4, 'method': 'ping',
+                            'params': {'pad': 'x' * 5000}}, sid)
+    assert s == 413, body
+    s, _, body = post(url, ping, dict(sid, **{
+        'MCP-Protocol-Version': '1999-01-01'}))
+    assert s == 400 and b'MCP-Protocol-Version' in body, body
+    s, _, body = post(url, ping, dict(sid, **{
+        'MCP-Protocol-Version': '2025-06-18'}))
+    assert s == 200 and json.loads(body)['id'] == 2, body
+    # the session is still served after all that
+    s, _, body = post(url, ping, sid)
+    assert s == 200 and json.loads(body)['result'] == {}, body
 
 
 class HttpClient:
