@@ -8,8 +8,8 @@
  * progress notifications and then its reply, the connection suspended
  * (MHD_suspend_connection) while there is nothing to send. POST /mcp starts an MCP session (Mcp-Session-Id at initialize) in a
  * serve-N thread of its own; POST /mcp/NAME in the thread NAME.
- * Notifications and responses are 202; GET
- * (a standalone event stream) is 405, DELETE ends the session.
+ * Notifications and responses are 202; GET is the session's standalone
+ * event stream (list_changed, log messages), DELETE ends the session.
  *
  * Every request needs `Authorization: Bearer TOKEN` (401 otherwise; the
  * token is 32 random bytes from getrandom(2), hex, made at start), and a
@@ -48,6 +48,7 @@ struct hsess {                   /* one client's MCP session */
 	struct serve_out out;
 	struct serve_peer *peer;
 	LIST_HEAD(, hreq) reqs;
+	struct hreq *get;            /* its standalone event stream (GET) */
 };
 
 struct hreq {                    /* one POST */
@@ -57,6 +58,7 @@ struct hreq {                    /* one POST */
 	struct gbuf body;
 	uint64_t tag;
 	int dispatched, suspended, done, fresh;
+	int big;                     /* its body went past --max-message */
 	char *reply;                 /* the answer as JSON, when it came at once */
 	size_t rlen;
 	int sse;                     /* ... else an event stream: */
@@ -71,6 +73,7 @@ static LIST_HEAD(, hsess) sessions = LIST_HEAD_INITIALIZER(sessions);
 static char token[65];
 static uint64_t tags;
 static size_t body_max;          /* the mount's --max-message */
+static int resumed;              /* a connection resumed: MHD_run soon */
 
 /* ---- the loop ---- */
 
@@ -80,8 +83,11 @@ static void mhd_run(void)
 {
 	MHD_UNSIGNED_LONG_LONG ms;
 
+	resumed = 0;
 	MHD_run(daemon_);
-	if (MHD_get_timeout(daemon_, &ms) == MHD_YES)
+	if (resumed) /* a connection resumed while MHD ran: once more */
+		uv_timer_start(&mhd_timer, mhd_timer_cb, 0, 0);
+	else if (MHD_get_timeout(daemon_, &ms) == MHD_YES)
 		uv_timer_start(&mhd_timer, mhd_timer_cb, ms, 0);
 	else
 		uv_timer_stop(&mhd_timer);
@@ -103,6 +109,25 @@ static void mhd_poll_cb(uv_poll_t *h, int status, int events)
 
 /* ---- sessions and replies ---- */
 
+static void event(struct hreq *r, const char *json, size_t len)
+{
+	gbuf_add(&r->q, "event: message\ndata: ", 21);
+	gbuf_add(&r->q, json, len);
+	gbuf_add(&r->q, "\n\n", 2);
+}
+
+/* r has something to send (or is over): resume it if it waits. */
+static void wake(struct hreq *r)
+{
+	if (!r->suspended)
+		return;
+	r->suspended = 0;
+	MHD_resume_connection(r->conn);
+	/* MHD answers it from its next run: make that soon */
+	resumed = 1;
+	uv_timer_start(&mhd_timer, mhd_timer_cb, 0, 0);
+}
+
 static void hs_send(struct serve_out *o, const char *json, size_t len,
 		    uint64_t tag, int last)
 {
@@ -110,28 +135,26 @@ static void hs_send(struct serve_out *o, const char *json, size_t len,
 					    offsetof(struct hsess, out));
 	struct hreq *r;
 
-	if (!tag)
-		return; /* no standalone stream: list_changed, logs not sent */
+	if (!tag) { /* list_changed, logs: on the GET stream if there is one */
+		if ((r = hs->get) != NULL) {
+			event(r, json, len);
+			wake(r);
+		}
+		return;
+	}
 	LIST_FOREACH(r, &hs->reqs, link) {
 		if (r->tag != tag || r->done)
 			continue;
-		if (r->sse) { /* progress, then the reply, as events */
-			gbuf_add(&r->q, "event: message\ndata: ", 21);
-			gbuf_add(&r->q, json, len);
-			gbuf_add(&r->q, "\n\n", 2);
-		} else if (last && (r->reply = malloc(len)) != NULL) {
+		if (r->sse) /* progress, then the reply, as events */
+			event(r, json, len);
+		else if (last && (r->reply = malloc(len)) != NULL) {
 			memcpy(r->reply, json, len);
 			r->rlen = len;
 		} else if (!last) {
 			return; /* before the stream: a reply comes at once */
 		}
 		r->done = last;
-		if (r->suspended) {
-			r->suspended = 0;
-			MHD_resume_connection(r->conn);
-			/* MHD answers it from its next run: make that soon */
-			uv_timer_start(&mhd_timer, mhd_timer_cb, 0, 0);
-		}
+		wake(r);
 		return;
 	}
 }
@@ -153,11 +176,12 @@ static void hs_end(struct hsess *hs)
 	while ((r = LIST_FIRST(&hs->reqs)) != NULL) {
 		LIST_REMOVE(r, link);
 		r->hs = NULL;
-		if (r->suspended) { /* answered: the session ended */
-			r->suspended = 0;
-			MHD_resume_connection(r->conn);
-			uv_timer_start(&mhd_timer, mhd_timer_cb, 0, 0);
-		}
+		wake(r); /* answered: the session ended */
+	}
+	if ((r = hs->get) != NULL) {
+		hs->get = NULL;
+		r->hs = NULL;
+		wake(r);
 	}
 	LIST_REMOVE(hs, link);
 	serve_peer_end(hs->peer);
@@ -352,6 +376,29 @@ static enum MHD_Result stream(struct MHD_Connection *c, struct hreq *r)
 	return ok;
 }
 
+/* GET: the session's standalone event stream of what belongs to no
+ * request (list_changed, log messages); one at a time. */
+static enum MHD_Result standalone(struct MHD_Connection *c, void **ctx)
+{
+	struct hsess *hs = hs_find(MHD_lookup_connection_value(
+		c, MHD_HEADER_KIND, "Mcp-Session-Id"));
+	struct hreq *r;
+
+	if (!hs)
+		return refuse(c, MHD_HTTP_NOT_FOUND, "no such session");
+	if (hs->get)
+		return refuse(c, MHD_HTTP_CONFLICT, "the session has its "
+			      "event stream already");
+	if (!(r = calloc(1, sizeof *r)))
+		return MHD_NO;
+	r->conn = c;
+	r->hs = hs;
+	r->dispatched = 1;
+	hs->get = r;
+	*ctx = r;
+	return stream(c, r);
+}
+
 static enum MHD_Result dispatch(struct MHD_Connection *c, struct hreq *r,
 				const char *thread)
 {
@@ -436,6 +483,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
 			hs_end(hs);
 			return respond(c, MHD_HTTP_OK, NULL, "", 0, NULL);
 		}
+		if (!strcmp(method, "GET"))
+			return standalone(c, ctx);
 		if (strcmp(method, "POST"))
 			return respond(c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL,
 				       "", 0, NULL);
@@ -449,23 +498,23 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
 		return MHD_YES;
 	}
 	if (*size) { /* a part of the body */
-		if (r->dispatched) { /* refused already: the rest is dropped */
-			*size = 0;
-			return MHD_YES;
+		if (r->big || r->body.len + *size > body_max) {
+			r->big = 1; /* the rest is read and dropped */
+			gbuf_free(&r->body);
+		} else {
+			gbuf_add(&r->body, data, *size);
 		}
-		if (r->body.len + *size > body_max) {
-			*size = 0;
-			r->dispatched = 1;
-			return refuse(c, MHD_HTTP_CONTENT_TOO_LARGE,
-				      "message too long");
-		}
-		gbuf_add(&r->body, data, *size);
 		*size = 0;
 		return MHD_YES;
 	}
-	if (!r->dispatched)
-		return dispatch(c, r, thread ? thread : "");
-	return MHD_YES;
+	if (r->dispatched)
+		return MHD_YES;
+	if (r->big) { /* MHD takes an answer only once the body is in */
+		r->dispatched = 1;
+		return refuse(c, MHD_HTTP_CONTENT_TOO_LARGE,
+			      "message too long (--max-message)");
+	}
+	return dispatch(c, r, thread ? thread : "");
 }
 
 static void completed(void *cls, struct MHD_Connection *c, void **ctx,
@@ -478,7 +527,9 @@ static void completed(void *cls, struct MHD_Connection *c, void **ctx,
 	(void)why;
 	if (!r)
 		return;
-	if (r->hs) {
+	if (r->hs && r->hs->get == r) {
+		r->hs->get = NULL;
+	} else if (r->hs) {
 		LIST_REMOVE(r, link);
 		if (!r->done) /* the client went away before its reply */
 			serve_peer_drop(r->hs->peer, r->tag);
@@ -569,9 +620,9 @@ int serve_http_start(uv_loop_t *loop, const char *addr, size_t max_message)
 	daemon_ = MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
 				   MHD_USE_ERROR_LOG | (v6 ? MHD_USE_IPv6 : 0),
 				   0, NULL, NULL, handler, NULL,
+				   MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 				   MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				   MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
-				   MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 				   MHD_OPTION_END);
 	if (!daemon_) {
 		mlog(MLOG_ERR, "--serve %s: cannot listen there", addr);

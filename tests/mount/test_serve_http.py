@@ -3,6 +3,7 @@ the bearer token, the Origin check, loopback only, MOUNT/.serve.json, and
 the official TypeScript SDK's Streamable HTTP client sharing a thread with
 the shell.
 """
+import http.client
 import json
 import os
 import socket
@@ -26,8 +27,12 @@ def entry(m):
 
 
 def post(url, body, headers=None):
-    """(status, headers, body) of a POST (body: JSON, or bytes as they are)."""
-    data = body if isinstance(body, bytes) else json.dumps(body).encode()
+    """(status, headers, body) of a POST (body: JSON, bytes as they are,
+    or a tuple of bytes sent chunked)."""
+    data = body if isinstance(body, bytes) else iter(body) \
+        if isinstance(body, tuple) else json.dumps(body).encode()
+    if isinstance(body, tuple):
+        headers = dict(headers or {}, **{'Transfer-Encoding': 'chunked'})
     req = urllib.request.Request(url, data=data,
                                  method='POST', headers=dict(
                                      {'Content-Type': 'application/json',
@@ -118,6 +123,10 @@ def test_the_limits_of_a_post(mcpfs_mount):
     s, _, body = post(url, {'jsonrpc': '2.0', 'id': 4, 'method': 'ping',
                             'params': {'pad': 'x' * 5000}}, sid)
     assert s == 413, body
+    s, _, body = post(url, (b'{"jsonrpc": "2.0", "id": 5, "method": "ping",',
+                            b'"params": {"pad": "' + b'x' * 5000 + b'"}}'),
+                      sid)
+    assert s == 413, body
     s, _, body = post(url, ping, dict(sid, **{
         'MCP-Protocol-Version': '1999-01-01'}))
     assert s == 400 and b'MCP-Protocol-Version' in body, body
@@ -127,6 +136,56 @@ def test_the_limits_of_a_post(mcpfs_mount):
     # the session is still served after all that
     s, _, body = post(url, ping, sid)
     assert s == 200 and json.loads(body)['result'] == {}, body
+
+
+def test_the_standalone_event_stream(mcpfs_mount):
+    """GET with the session's id is its event stream of what belongs to no
+    request: the server's list_changed and its thread's log messages; a
+    second one is 409; DELETE ends it."""
+    m = mcpfs_mount({'a': fake()}, args=['--serve', '127.0.0.1:0'])
+    url, auth = entry(m)
+    url += '/agent'
+    s, h, _ = post(url, INIT, {'Authorization': auth})
+    assert s == 200
+    sid = {'Authorization': auth, 'Mcp-Session-Id': h['Mcp-Session-Id']}
+    assert post(url, {'jsonrpc': '2.0', 'method':
+                      'notifications/initialized'}, sid)[0] == 202
+    port = int(url.rsplit(':', 1)[1].split('/')[0])
+    c = http.client.HTTPConnection('127.0.0.1', port, timeout=60)
+    c.request('GET', '/mcp/agent', headers=dict(
+        sid, Accept='text/event-stream'))
+    r = run_with_deadline(c.getresponse, 30, 'the GET stream')
+    assert r.status == 200
+    assert r.getheader('Content-Type') == 'text/event-stream'
+    c2 = http.client.HTTPConnection('127.0.0.1', port, timeout=30)
+    c2.request('GET', '/mcp/agent', headers=sid)
+    assert c2.getresponse().status == 409
+
+    def message():
+        while True:
+            line = run_with_deadline(r.readline, 60, 'an event')
+            assert line, 'the stream ended'
+            if line.startswith(b'data: '):
+                return json.loads(line[6:])
+
+    def call(i, name, args):
+        s, _, body = post(url, {'jsonrpc': '2.0', 'id': i, 'method':
+                                'tools/call', 'params': {
+                                    'name': name, 'arguments': args}}, sid)
+        assert s == 200, body
+        return body
+
+    call(2, 'a__list_changed', {})
+    assert message()['method'] == 'notifications/tools/list_changed'
+    call(3, 'a__log', {'level': 'error', 'data': 'seen on the stream'})
+    n = message()
+    assert n['method'] == 'notifications/message', n
+    assert n['params']['data'] == 'seen on the stream'
+    req = urllib.request.Request(url, method='DELETE', headers=sid)
+    with urllib.request.urlopen(req, timeout=30) as d:
+        assert d.status == 200
+    assert run_with_deadline(r.read, 30, 'the end of the stream').strip() \
+        == b''
 
 
 class HttpClient:
