@@ -661,6 +661,11 @@ int serve_http_start(uv_loop_t *loop, const char *addr, size_t max_message)
 	free(entry);
 	mlog(MLOG_INFO, "serve: MCP over HTTP at http://%s:%u/mcp (the token "
 	     "is in MOUNT/.serve.json)", host, port);
+	if (v6 ? !IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)&ss)->sin6_addr)
+	       : (ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr) >> 24) !=
+		 127)
+		mlog(MLOG_WARN, "serve: %s is not a loopback address: whoever "
+		     "reaches it with the token drives the mount", host);
 	return 0;
 }
 
