@@ -16,7 +16,7 @@ import pytest
 
 from conftest import MCPFS, REPO, fake, read_file, run_with_deadline, text, \
     tool, wait_until
-from test_serve import needs_sdk, result_text
+from test_serve import ELICIT, needs_sdk, result_text
 
 SDK_CLIENT = REPO / 'tests/serve/sdk_client.mjs'
 
@@ -191,12 +191,15 @@ def test_the_standalone_event_stream(mcpfs_mount):
 class HttpClient:
     """The SDK's StreamableHTTPClientTransport client on one URL."""
 
-    def __init__(self, url, auth):
+    def __init__(self, url, auth, answer=None):
+        env = dict(os.environ)
+        if answer is not None:
+            env['SDK_ANSWER'] = json.dumps(answer)
         self.p = subprocess.Popen(['node', str(SDK_CLIENT), '--http', url,
                                    auth[len('Bearer '):]],
                                   stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, text=True,
-                                  cwd=str(REPO))
+                                  cwd=str(REPO), env=env)
         assert self._line().get('ok') == 'connected'
 
     def _line(self):
@@ -205,9 +208,12 @@ class HttpClient:
         assert line, 'the SDK client ended'
         return json.loads(line)
 
-    def ok(self, **cmd):
+    def send(self, **cmd):
         self.p.stdin.write(json.dumps(cmd) + '\n')
         self.p.stdin.flush()
+
+    def ok(self, **cmd):
+        self.send(**cmd)
         r = self._line()
         assert 'ok' in r, r
         return r['ok']
@@ -261,4 +267,26 @@ def test_progress_and_cancel_over_http(mcpfs_mount):
                20, 'the cancel in the thread\'s trace')
     assert result_text(c.ok(op='call', name='a__echo',
                             arguments={'text': 'still'})) == 'still'
+    c.close()
+
+
+@needs_sdk
+def test_a_question_goes_to_the_http_client(mcpfs_mount):
+    """A server's elicitation during a call reaches the SDK client on that
+    call's event stream, and its answer (a POSTed response, 202) is the
+    server's answer."""
+    m = mcpfs_mount({'a': fake()}, args=['--serve', '127.0.0.1:0'])
+    url, auth = entry(m)
+    c = HttpClient(url + '/agent', auth,
+                   answer={'action': 'accept', 'content': {'name': 'Ada'}})
+    c.send(op='call', name='a__ask', arguments=ELICIT)
+    asked = c._line()
+    assert asked == {'asked': {'method': 'elicitation/create',
+                               'params': ELICIT['params']}}, asked
+    r = c._line()
+    assert 'ok' in r, r
+    got = json.loads(result_text(r['ok']))
+    assert got == {'result': {'action': 'accept',
+                              'content': {'name': 'Ada'}}}, got
+    assert b'"state":"answered"' in read_file(m.path / 'a/agent/events')
     c.close()
