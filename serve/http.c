@@ -69,6 +69,7 @@ struct hreq {                    /* one POST */
 static struct MHD_Daemon *daemon_;
 static uv_poll_t mhd_poll;
 static uv_timer_t mhd_timer;
+static uv_timer_t ka_timer;      /* keep-alives while streams wait */
 static LIST_HEAD(, hsess) sessions = LIST_HEAD_INITIALIZER(sessions);
 static char token[65];
 static uint64_t tags;
@@ -126,6 +127,33 @@ static void wake(struct hreq *r)
 	/* MHD answers it from its next run: make that soon */
 	resumed = 1;
 	uv_timer_start(&mhd_timer, mhd_timer_cb, 0, 0);
+}
+
+/* Every second while a stream waits: an SSE comment on each waiting
+ * stream, so that a client that went away is seen (MHD does not watch a
+ * suspended connection; the write to a closed one fails and ends it, and
+ * a POST ended so drops its call). */
+static void ka_cb(uv_timer_t *t)
+{
+	struct hsess *hs;
+	struct hreq *r;
+	int waiting = 0;
+
+	LIST_FOREACH(hs, &sessions, link) {
+		LIST_FOREACH(r, &hs->reqs, link)
+			if (r->suspended) {
+				gbuf_add(&r->q, ":\n\n", 3);
+				wake(r);
+				waiting = 1;
+			}
+		if ((r = hs->get) != NULL && r->suspended) {
+			gbuf_add(&r->q, ":\n\n", 3);
+			wake(r);
+			waiting = 1;
+		}
+	}
+	if (!waiting)
+		uv_timer_stop(t);
 }
 
 static void hs_send(struct serve_out *o, const char *json, size_t len,
@@ -355,6 +383,8 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 		return MHD_CONTENT_READER_END_OF_STREAM;
 	r->suspended = 1;
 	MHD_suspend_connection(r->conn);
+	if (!uv_is_active((uv_handle_t *)&ka_timer))
+		uv_timer_start(&ka_timer, ka_cb, 1000, 1000);
 	return 0;
 }
 
@@ -635,6 +665,7 @@ int serve_http_start(uv_loop_t *loop, const char *addr, size_t max_message)
 	uv_poll_init(loop, &mhd_poll, fd);
 	uv_poll_start(&mhd_poll, UV_READABLE, mhd_poll_cb);
 	uv_timer_init(loop, &mhd_timer);
+	uv_timer_init(loop, &ka_timer);
 	mhd_run();
 	if (v6) {
 		char a6[INET6_ADDRSTRLEN];
@@ -678,6 +709,7 @@ void serve_http_stop(void)
 	uv_poll_stop(&mhd_poll);
 	uv_close((uv_handle_t *)&mhd_poll, NULL);
 	uv_close((uv_handle_t *)&mhd_timer, NULL);
+	uv_close((uv_handle_t *)&ka_timer, NULL);
 	MHD_stop_daemon(daemon_);
 	daemon_ = NULL;
 	mcp_set_client_entry(NULL);

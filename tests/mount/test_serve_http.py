@@ -290,3 +290,33 @@ def test_a_question_goes_to_the_http_client(mcpfs_mount):
                               'content': {'name': 'Ada'}}}, got
     assert b'"state":"answered"' in read_file(m.path / 'a/agent/events')
     c.close()
+
+
+def test_a_closed_connection_cancels_its_call(mcpfs_mount):
+    """A client that goes away before its reply (the POST's connection
+    closed, no notifications/cancelled) has its call cancelled at the
+    server; the session goes on."""
+    m = mcpfs_mount({'a': fake()}, args=['--serve', '127.0.0.1:0'])
+    url, auth = entry(m)
+    url += '/agent'
+    s, h, _ = post(url, INIT, {'Authorization': auth})
+    sid = {'Authorization': auth, 'Mcp-Session-Id': h['Mcp-Session-Id'],
+           'Content-Type': 'application/json',
+           'Accept': 'application/json, text/event-stream'}
+    port = int(url.rsplit(':', 1)[1].split('/')[0])
+    c = http.client.HTTPConnection('127.0.0.1', port, timeout=60)
+    c.request('POST', '/mcp/agent', body=json.dumps(
+        {'jsonrpc': '2.0', 'id': 7, 'method': 'tools/call', 'params': {
+            'name': 'a__sleep', 'arguments': {'ms': 60000}}}), headers=sid)
+    r = run_with_deadline(c.getresponse, 30, 'the call\'s event stream')
+    assert r.status == 200
+    assert r.getheader('Content-Type') == 'text/event-stream'
+    t = m.path / 'a' / 'agent'
+    assert b'notifications/cancelled' not in read_file(t / 'trace')
+    c.sock.shutdown(socket.SHUT_RDWR)
+    c.close()
+    wait_until(lambda: b'notifications/cancelled' in read_file(t / 'trace'),
+               30, 'the cancel in the thread\'s trace')
+    s, _, body = post(url, {'jsonrpc': '2.0', 'id': 8, 'method': 'ping'},
+                      sid)
+    assert s == 200 and json.loads(body)['result'] == {}, body
