@@ -229,6 +229,7 @@ static struct hsess *hs_new(const char *thread)
 	for (i = 0; i < 16; i++)
 		sprintf(hs->id + 2 * i, "%02x", b[i]);
 	hs->out.send = hs_send;
+	hs->out.asks = 1; /* on the call's event stream, else the GET one */
 	LIST_INIT(&hs->reqs);
 	if (!(hs->peer = serve_peer_new(thread, &hs->out))) {
 		free(hs);

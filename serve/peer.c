@@ -619,7 +619,7 @@ static void asked(mcp_ask *q, const char *params, size_t len)
 	       : cJSON_IsString(mode) && !strcmp(mode->valuestring, "url")
 	       ? CAP_URL : CAP_FORM;
 	LIST_FOREACH(p, &peers, link)
-		if ((p->caps & need) && !strcmp(p->thread,
+		if ((p->caps & need) && p->out->asks && !strcmp(p->thread,
 						mcp_session_name(s)))
 			break;
 	if (!need || !p || !(f = calloc(1, sizeof *f))) {

@@ -26,6 +26,11 @@ struct serve_out {
 	 * reply that ends tag's request. */
 	void (*send)(struct serve_out *o, const char *json, size_t len,
 		     uint64_t tag, int last);
+	/* 1: send carries requests to the client (a server's elicitation
+	 * or sampling, with last = 0) and the transport hands the client's
+	 * responses to serve_peer_input; 0: such questions wait under
+	 * requests/ for the shell. */
+	int asks;
 };
 
 /* A new client session whose calls run in the thread named thread of each

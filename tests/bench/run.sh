@@ -454,6 +454,24 @@ else
 	row "7a. SDK sequential" "skipped: node_modules/@modelcontextprotocol/sdk or server-everything missing" "—" "—" "no slower than SDK" "—"
 fi
 
+# ---- 7s. the same SDK client through `mcpfs serve` (spec 14) ----
+# The client's calls go stdin -> the relay -> the mount's unix socket ->
+# the thread bench-serve of server "everything" -> back; the same client,
+# server and tool as 7a, in the same run.
+log "7s. SDK through mcpfs serve"
+if [ "$HAVE_SDK" = yes ]; then
+	SREQ='{"name":"everything__echo","arguments":{"message":"hi"}}'
+	out=$(node "$HERE/sdk.mjs" seq 1000 "$SREQ" "$MCPFS" serve \
+		--thread bench-serve "$MNT") || fail "line $LINENO"
+	TSRV=$(first "$out")
+	R=$(calc "a/b" a="$TSRV" b="$TSDK")
+	row "7s. the same SDK client (7a) through \`mcpfs serve\` over stdio, everything__echo in a thread of the mount" \
+		"$(f1 "$TSRV") µs/call" "SDK straight to server-everything (7a) $(f1 "$TSDK") µs" \
+		"serve/SDK $(f2 "$R")x" "serve ≤ 1.2x" "$(yes_if "$R <= 1.2")"
+else
+	row "7s. SDK through mcpfs serve" "skipped: node_modules/@modelcontextprotocol/sdk or server-everything missing" "—" "—" "serve ≤ 1.2x" "—"
+fi
+
 # ---- the rest runs on all CPUs ----
 if [ "$PIN" = 1 ]; then
 	taskset -apc "$ALL" $$ >/dev/null
