@@ -1,7 +1,9 @@
 """The mount as an MCP server over Streamable HTTP (spec 14, `--serve`):
-the bearer token, the Origin check, loopback only, MOUNT/.serve.json, and
-the official TypeScript SDK's Streamable HTTP client sharing a thread with
-the shell.
+the bearer token, the Origin check, loopback only, MOUNT/.serve.json, what
+is refused before the peer (413, 400, MCP-Protocol-Version), the GET
+stream, a closed connection cancelling its call, and the official
+TypeScript SDK's Streamable HTTP client sharing a thread with the shell,
+seeing progress, cancelling and answering a server's question.
 """
 import http.client
 import json
