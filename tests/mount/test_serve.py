@@ -243,6 +243,23 @@ def test_a_question_goes_to_a_client_that_can_answer(mcpfs_mount):
     c.close()
 
 
+@needs_sdk
+def test_a_sampling_request_goes_to_the_client(mcpfs_mount):
+    m = mcpfs_mount({'a': dict(fake(), sampling=True)})
+    msg = {'role': 'assistant', 'content': {'type': 'text', 'text': 'hi'},
+           'model': 'the-client'}
+    c = Client(m, answer=msg)
+    params = {'messages': [{'role': 'user', 'content': {
+        'type': 'text', 'text': 'say hi'}}], 'maxTokens': 5}
+    c.send(op='call', name='a__ask', arguments={
+        'method': 'sampling/createMessage', 'params': params})
+    assert c._line(60) == {'asked': {'method': 'sampling/createMessage',
+                                     'params': params}}
+    got = json.loads(result_text(c._line(60)['ok']))
+    assert got == {'result': msg}, got
+    c.close()
+
+
 @pytest.mark.parametrize('answer', [None, 'error'])
 @needs_sdk
 def test_a_question_the_client_cannot_answer_waits_for_the_shell(
