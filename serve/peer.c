@@ -630,7 +630,8 @@ static void asked(mcp_ask *q, const char *params, size_t len)
 	LIST_FOREACH(p, &peers, link) {
 		uint64_t tag = 0;
 
-		if (!method || strcmp(p->thread, mcp_session_name(s)) ||
+		if (!method || !p->out->asks ||
+		    strcmp(p->thread, mcp_session_name(s)) ||
 		    !((p->elicit && !strcmp(method, "elicitation/create")) ||
 		      (p->sample && !strcmp(method,
 					    "sampling/createMessage"))) ||
