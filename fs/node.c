@@ -217,6 +217,32 @@ static void set_time(struct timespec *ts, double t)
 	ts->tv_nsec = (long)((t - (double)ts->tv_sec) * 1e9);
 }
 
+/* st_blksize of a file: what `cat` and other stdio readers take for their
+ * read size (coreutils: at least 128 KiB). Each read of a direct-I/O file
+ * is one FUSE round trip, and the kernel pins (faults in) the whole read
+ * buffer first, so a big size costs a small read about 0.5 ms: 1 MiB (the
+ * most one request carries, max_pages) only for call when the reply a
+ * fresh open reads is done with 1 MiB or more, or is arriving in pieces
+ * (a line longer than one read of the server's output: sessions/call.c
+ * streams it). */
+static blksize_t blksize(const struct node *n)
+{
+	mcp_call *c;
+	mcp_buf *b;
+	const char *p;
+	size_t have;
+
+	if (n->type < N_SERVER || n->kind != K_CALL || !n->srv)
+		return 4096;
+	c = mcp_latest(n->srv, n->s);
+	if (!c)
+		return 4096;
+	if (!mcp_call_is_done(c))
+		return mcp_call_partial(c, &p) ? 1 << 20 : 4096;
+	have = (b = mcp_call_reply(c)) ? b->len : 0;
+	return have >= (1u << 20) ? 1 << 20 : 4096;
+}
+
 void node_attr(fuse_ino_t ino, const struct node *n, struct stat *st)
 {
 	double mt = mount_time, ct = mount_time;
@@ -261,7 +287,7 @@ void node_attr(fuse_ino_t ino, const struct node *n, struct stat *st)
 	set_time(&st->st_mtim, mt);
 	set_time(&st->st_atim, mt);
 	set_time(&st->st_ctim, ct);
-	st->st_blksize = 4096;
+	st->st_blksize = blksize(n);
 	st->st_blocks = (st->st_size + 511) / 512;
 }
 

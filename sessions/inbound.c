@@ -372,23 +372,27 @@ static void stream_scan(struct stream *st)
 	st->scan = i;
 }
 
-/* The offset of the first byte below 0x20 in p[i, n), or n: a block at a
- * time by its lowest byte (a loop the compiler vectorizes), then within
- * the block that has one. */
+/* The offset of the first byte below 0x20 in p[i, n), or n: 32 bytes at
+ * a time, four words tested at once for a byte below 0x20 (with x - 0x20
+ * in every byte, a byte below 0x20 and not above 0x7f borrows into its top
+ * bit: exact for "is there one", see Hacker's Delight, "haszero"), then
+ * byte by byte in the 32 that have one. GCC 12 at -O2 does not vectorize
+ * a byte loop, and this scan of a long reply was most of mcpfs's time
+ * (perf: 60% of a 63 MiB call). */
 static size_t first_control(const char *p, size_t i, size_t n)
 {
-	const unsigned char *u = (const unsigned char *)p;
-	unsigned char low;
-	size_t k, e;
+	const uint64_t ones = 0x0101010101010101ull, high = ones << 7;
+	const uint64_t sub = ones * 0x20;
+	uint64_t w[4];
 
-	for (; i < n; i = e) {
-		e = n - i > 4096 ? i + 4096 : n;
-		for (low = 0xff, k = i; k < e; k++)
-			low = u[k] < low ? u[k] : low;
-		if (low < 0x20)
+	while (i < n && n - i >= sizeof w) {
+		memcpy(w, p + i, sizeof w);
+		if ((((w[0] - sub) & ~w[0]) | ((w[1] - sub) & ~w[1]) |
+		     ((w[2] - sub) & ~w[2]) | ((w[3] - sub) & ~w[3])) & high)
 			break;
+		i += sizeof w;
 	}
-	while (i < n && u[i] >= 0x20)
+	while (i < n && (unsigned char)p[i] >= 0x20)
 		i++;
 	return i;
 }

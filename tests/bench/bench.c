@@ -18,6 +18,10 @@
  *   bench conc    SECS REQ FILE...        one thread per FILE (each its own
  *                                         open file), sequential calls for
  *                                         SECS seconds
+ *   bench pfloor  SECS K REQ -- CMD...    conc's floor: K threads, each with
+ *                                         its own server over pipes (floor's
+ *                                         client), sequential calls for SECS
+ *                                         seconds; no mcpfs
  *
  * REQ is the tools/call params, {"name": ..., "arguments": {...}}: written as
  * is to a call file, wrapped in a JSON-RPC request on a pipe.
@@ -25,7 +29,7 @@
  * floor, oneshot, reuse, reopen and pread print "MEDIAN_US P10_US P90_US BYTES" (the
  * per-call times after a warm-up of min(N/10, 50) calls, which are not
  * counted; BYTES is the size of the last reply); conc prints
- * "CALLS_PER_SEC CALLS SECONDS MAX_US MIN_CALLS MAX_CALLS" (the slowest
+ * (and pfloor) "CALLS_PER_SEC CALLS SECONDS MAX_US MIN_CALLS MAX_CALLS" (the slowest
  * call of any thread; the fewest and most calls one thread made). Call files are read with a 64 KiB buffer
  * (BENCH_RBUF=BYTES to change it; FUSE pins the whole buffer per read, see
  * README.md); with BENCH_PHASES set, reuse and reopen also print to stderr
@@ -407,23 +411,33 @@ static int cmd_file(size_t n, const char *req, const char *path, int reopen)
 struct worker {
 	pthread_t th;
 	const char *path, *req;
+	struct peer *peer;    /* pfloor: a server over pipes instead of path */
 	double until;
 	unsigned long calls;
 	double max_us;
 	pthread_barrier_t *ready, *go;
 };
 
+/* One call of a worker: on its call file, or (pfloor) to its server. */
+static void worker_call(struct worker *wk, int fd, size_t rl, char *buf)
+{
+	if (wk->peer)
+		peer_rpc(wk->peer, "tools/call", wk->req);
+	else
+		file_call(fd, wk->req, rl, buf, 1 << 16, NULL);
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *wk = arg;
 	size_t rl = strlen(wk->req);
 	char *buf = malloc(1 << 16);
-	int fd = open(wk->path, O_RDWR), i;
+	int fd = wk->peer ? -1 : open(wk->path, O_RDWR), i;
 
-	if (fd < 0 || !buf)
+	if ((!wk->peer && fd < 0) || !buf)
 		die(wk->path);
 	for (i = 0; i < 20; i++) /* warm-up: the session is up and hot */
-		file_call(fd, wk->req, rl, buf, 1 << 16, NULL);
+		worker_call(wk, fd, rl, buf);
 	pthread_barrier_wait(wk->ready);
 	pthread_barrier_wait(wk->go);
 	for (;;) {
@@ -431,19 +445,23 @@ static void *worker_main(void *arg)
 
 		if (t0 >= wk->until)
 			break;
-		file_call(fd, wk->req, rl, buf, 1 << 16, NULL);
+		worker_call(wk, fd, rl, buf);
 		dt = now_us() - t0;
 		if (dt > wk->max_us)
 			wk->max_us = dt;
 		wk->calls++;
 	}
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	free(buf);
 	return NULL;
 }
 
-static int cmd_conc(double secs, const char *req, int nf, char **files)
+/* files NULL: pfloor, nf servers of argv over pipes. */
+static int cmd_conc(double secs, const char *req, int nf, char **files,
+		    char **argv)
 {
+	struct peer *peers = files ? NULL : calloc((size_t)nf, sizeof *peers);
 	struct worker *wk = calloc((size_t)nf, sizeof *wk);
 	pthread_barrier_t ready, go;
 	unsigned long total = 0;
@@ -455,8 +473,17 @@ static int cmd_conc(double secs, const char *req, int nf, char **files)
 		die("malloc");
 	pthread_barrier_init(&ready, NULL, (unsigned)nf + 1);
 	pthread_barrier_init(&go, NULL, (unsigned)nf + 1);
+	if (!files && !peers)
+		die("malloc");
 	for (i = 0; i < nf; i++) {
-		wk[i].path = files[i];
+		if (peers) {
+			peer_spawn(&peers[i], argv);
+			peer_init(&peers[i]);
+			wk[i].peer = &peers[i];
+			wk[i].path = argv[0];
+		} else {
+			wk[i].path = files[i];
+		}
 		wk[i].req = req;
 		wk[i].ready = &ready;
 		wk[i].go = &go;
@@ -482,6 +509,8 @@ static int cmd_conc(double secs, const char *req, int nf, char **files)
 			hi = wk[i].calls;
 	}
 	t1 = now_us();
+	for (i = 0; peers && i < nf; i++)
+		peer_close(&peers[i]);
 	printf("%.0f %lu %.3f %.0f %lu %lu\n",
 	       (double)total / ((t1 - t0) / 1e6), total, (t1 - t0) / 1e6,
 	       max_us, lo, hi);
@@ -537,7 +566,8 @@ static void usage(void)
 		"       bench reuse|reopen N REQ FILE\n"
 		"       bench pread N FILE\n"
 		"       bench first REQ DIR\n"
-		"       bench conc SECS REQ FILE...\n");
+		"       bench conc SECS REQ FILE...\n"
+		"       bench pfloor SECS K REQ -- CMD [ARG...]\n");
 	exit(2);
 }
 
@@ -576,7 +606,15 @@ int main(int argc, char **argv)
 		if (argc < 5)
 			usage();
 		return cmd_conc(strtod(argv[2], NULL), argv[3], argc - 4,
-				argv + 4);
+				argv + 4, NULL);
+	}
+	if (!strcmp(argv[1], "pfloor")) {
+		int k = atoi(argv[3]);
+
+		if (argc < 7 || strcmp(argv[5], "--") || k < 1)
+			usage();
+		return cmd_conc(strtod(argv[2], NULL), argv[4], k, NULL,
+				argv + 6);
 	}
 	usage();
 	return 2;

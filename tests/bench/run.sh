@@ -473,6 +473,7 @@ i=1
 while [ $i -le 64 ]; do mkdir "$MNT/demo/c$i" || fail "line $LINENO"; i=$((i + 1)); done
 wait_ready "$MNT/demo" 65
 RATE1=
+: >"$WORK/c.pfloor"
 for k in 1 4 16 64; do
 	files=
 	i=1
@@ -485,11 +486,18 @@ for k in 1 4 16 64; do
 		out=$("$B" conc "$(calc "s/3" s="$SECS")" "$REQ" $files) || fail "line $LINENO"
 		echo "$out" | awk '{ print $1 }' >>"$WORK/c.rate"
 		echo "$out" | awk '{ print $4, $5, $6 }' >>"$WORK/c.max"
+		if [ "$k" = 16 ]; then
+			# 4f: the floor's own parallel rate, alternating with
+			# mcpfs's runs: 16 C clients, 16 demo-servers, pipes
+			out=$("$B" pfloor "$(calc "s/3" s="$SECS")" 16 "$REQ" -- "$DEMO") || fail "line $LINENO"
+			echo "$out" | awk '{ print $1 }' >>"$WORK/c.pfloor"
+		fi
 	done
 	rate=$(median <"$WORK/c.rate")
 	maxus=$(awk '$1 > m { m = $1 } END { print m }' "$WORK/c.max")
 	spread=$(awk 'NR == 1 || $2 < lo { lo = $2 } $3 > hi { hi = $3 } END { print lo "–" hi }' "$WORK/c.max")
 	[ -z "$RATE1" ] && RATE1=$rate
+	[ "$k" = 16 ] && RATE16=$rate
 	R=$(calc "a/b" a="$rate" b="$RATE1")
 	case $k in
 	1) tgt="—"; met="—" ;;
@@ -501,6 +509,11 @@ for k in 1 4 16 64; do
 		"$(f0 "$rate") calls/s ($(f1 "$(calc "m/1000" m="$maxus")") ms; $spread)" \
 		"1 session $(f0 "$RATE1")/s" "$(f2 "$R")x" "$tgt" "$met"
 done
+
+PF=$(median <"$WORK/c.pfloor")
+R=$(calc "a/b" a="$RATE16" b="$PF")
+row "4f. 16 sessions (row 4) against the floor's parallel rate: 16 C clients, each its own demo-server over pipes, no mcpfs (median of 3, alternating)" \
+	"$(f0 "$RATE16") calls/s" "floor 16 × pipes $(f0 "$PF")/s" "$(f2 "$R")x" "≥ 0.6x" "$(yes_if "$R >= 0.6")"
 
 # ---- 5. large replies ----
 log "5. large replies"

@@ -132,3 +132,30 @@ def test_escaped_reply_streams_to_its_end(mcpfs_mount):
     assert got == (b'{"content":[{"type":"text","text":"' +
                    ESC_UNIT.encode() * units + b'"}]}\n')
     assert text(json.loads(got)) == esc_text(size)
+
+
+def test_call_blksize_follows_the_reply(mcpfs_mount):
+    """st_blksize of call, the read size `cat` takes: 1 MiB (one FUSE
+    request's most) while a long reply arrives in pieces and once a reply
+    of 1 MiB or more is done; 4096 for a small reply, whose reader would
+    otherwise pay for a 1 MiB buffer it does not fill."""
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    assert os.stat(t / 'call').st_blksize == 4096   # no reply yet
+    call(t, {'name': 'echo', 'arguments': {'text': 'ok'}})
+    assert os.stat(t / 'call').st_blksize == 4096
+    fd = open_call(t)
+    try:
+        os.write(fd, json.dumps({'name': 'big', 'arguments': {
+            'bytes': 4 << 20, 'pause_ms': 4000}}).encode())
+        got = run_with_deadline(lambda: os.read(fd, 1 << 20), 30,
+                                'the first piece of the reply')
+        assert got and status(t / 'status')['in_flight'] == 1
+        assert os.stat(t / 'call').st_blksize == 1 << 20   # arriving
+        read_all(fd)
+    finally:
+        os.close(fd)
+    assert os.stat(t / 'call').st_blksize == 1 << 20   # done, 4 MiB
+    reply = call(t, {'name': 'big', 'arguments': {'bytes': 1000}})
+    assert len(text(reply)) == 1000
+    assert os.stat(t / 'call').st_blksize == 4096
