@@ -56,6 +56,7 @@
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -747,3 +748,51 @@ void callfile_free(struct callfile *cf)
 	free(cf->parked);
 	free(cf);
 }
+
+/* ---- as the ops of call, tools.json, tools/x and prompts/x ---- */
+
+static int call_open(struct fh *h, const struct node *n, int acc)
+{
+	h->cf = callfile_new(n->kind, mcp_server_id(n->srv), h->session_id,
+			     acc == O_WRONLY);
+	return h->cf ? 0 : -errno;
+}
+
+static void call_read(struct fh *h, fuse_req_t req, size_t size, off_t off)
+{
+	callfile_read(h->cf, req, size, off);
+}
+
+static void call_write(struct fh *h, fuse_req_t req, const char *buf,
+		       size_t size)
+{
+	callfile_write(h->cf, req, buf, size);
+}
+
+static void call_flush(struct fh *h, fuse_req_t req)
+{
+	callfile_flush(h->cf, req);
+}
+
+static void call_release(struct fh *h)
+{
+	if (h->cf)
+		callfile_free(h->cf);
+	h->cf = NULL;
+}
+
+const struct file_ops call_ops = {
+	.open = call_open,
+	.read = call_read,
+	.write = call_write,
+	.flush = call_flush,
+	.release = call_release,
+};
+
+const struct file_ops tool_ops = {
+	.open_reply = listing_open,
+	.read = call_read,
+	.write = call_write,
+	.flush = call_flush,
+	.release = call_release,
+};

@@ -712,3 +712,8 @@ static void run(struct park *p)
 	mcp_call_unref(c);
 	park_free(p);
 }
+
+const struct file_ops listing_snap_ops = {
+	.open_reply = listing_open,
+	.read = fs_read_snap,
+};
