@@ -10,13 +10,13 @@
 
 #include "fs.h"
 
-static int auth_open(struct fh *h, const struct node *n, int acc)
+static int authfile_open(struct fh *h, const struct node *n, int acc)
 {
 	h->snap = mcp_server_auth_json(n->srv);
 	return h->snap ? 0 : -EIO;
 }
 
-static void auth_write(struct fh *h, fuse_req_t req, const char *buf,
+static void authfile_write(struct fh *h, fuse_req_t req, const char *buf,
 		       size_t size)
 {
 	mcp_server *srv = mcp_server_by_id(h->server_id);
@@ -29,7 +29,7 @@ static void auth_write(struct fh *h, fuse_req_t req, const char *buf,
 }
 
 const struct file_ops auth_ops = {
-	.open = auth_open,
+	.open = authfile_open,
 	.read = fs_read_snap,
-	.write = auth_write,
+	.write = authfile_write,
 };
