@@ -28,7 +28,7 @@ static void authfile_write(struct fh *h, fuse_req_t req, const char *buf,
 		fuse_reply_write(req, size);
 }
 
-const struct file_ops auth_ops = {
+const struct file_ops authfile_ops = {
 	.open = authfile_open,
 	.read = fs_read_snap,
 	.write = authfile_write,

@@ -758,23 +758,23 @@ static int call_open(struct fh *h, const struct node *n, int acc)
 	return h->cf ? 0 : -errno;
 }
 
-static void call_read(struct fh *h, fuse_req_t req, size_t size, off_t off)
+void callfile_fh_read(struct fh *h, fuse_req_t req, size_t size, off_t off)
 {
 	callfile_read(h->cf, req, size, off);
 }
 
-static void call_write(struct fh *h, fuse_req_t req, const char *buf,
+void callfile_fh_write(struct fh *h, fuse_req_t req, const char *buf,
 		       size_t size)
 {
 	callfile_write(h->cf, req, buf, size);
 }
 
-static void call_flush(struct fh *h, fuse_req_t req)
+void callfile_fh_flush(struct fh *h, fuse_req_t req)
 {
 	callfile_flush(h->cf, req);
 }
 
-static void call_release(struct fh *h)
+void callfile_fh_release(struct fh *h)
 {
 	if (h->cf)
 		callfile_free(h->cf);
@@ -783,16 +783,8 @@ static void call_release(struct fh *h)
 
 const struct file_ops call_ops = {
 	.open = call_open,
-	.read = call_read,
-	.write = call_write,
-	.flush = call_flush,
-	.release = call_release,
-};
-
-const struct file_ops tool_ops = {
-	.open_reply = listing_open,
-	.read = call_read,
-	.write = call_write,
-	.flush = call_flush,
-	.release = call_release,
+	.read = callfile_fh_read,
+	.write = callfile_fh_write,
+	.flush = callfile_fh_flush,
+	.release = callfile_fh_release,
 };

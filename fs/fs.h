@@ -178,6 +178,12 @@ extern const struct file_ops listing_snap_ops;
 struct callfile;
 /* call and tools.json; tools/x and prompts/x (opened by listing.c) */
 extern const struct file_ops call_ops, tool_ops;
+/* call_ops' hooks (tool_ops in listing.c has them too) */
+void callfile_fh_read(struct fh *h, fuse_req_t req, size_t size, off_t off);
+void callfile_fh_write(struct fh *h, fuse_req_t req, const char *buf,
+		       size_t size);
+void callfile_fh_flush(struct fh *h, fuse_req_t req);
+void callfile_fh_release(struct fh *h);
 
 /* write_only: opened O_WRONLY (nothing to queue for reading; for tools/x
  * and prompts/x, a last close with nothing written sends {}). NULL with
@@ -207,7 +213,7 @@ void askfile_flush(struct askfile *af, fuse_req_t req);
 void askfile_free(struct askfile *af);
 
 /* authfile.c: <server>/auth */
-extern const struct file_ops auth_ops;
+extern const struct file_ops authfile_ops;
 
 extern const struct fuse_lowlevel_ops mcpfs_ops;
 void fs_set_session(struct fuse_session *se);

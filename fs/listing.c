@@ -717,3 +717,12 @@ const struct file_ops listing_snap_ops = {
 	.open_reply = listing_open,
 	.read = fs_read_snap,
 };
+
+/* tools/x and prompts/x: opened here, then a callfile's (callfile.c) */
+const struct file_ops tool_ops = {
+	.open_reply = listing_open,
+	.read = callfile_fh_read,
+	.write = callfile_fh_write,
+	.flush = callfile_fh_flush,
+	.release = callfile_fh_release,
+};
