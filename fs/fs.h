@@ -177,7 +177,7 @@ extern const struct file_ops listing_snap_ops;
 /* Per-open state of call and tools.json (fi->fh). */
 struct callfile;
 /* call and tools.json; tools/x and prompts/x (opened by listing.c) */
-extern const struct file_ops call_ops, tool_ops;
+extern const struct file_ops call_ops, toolsjson_ops, tool_ops;
 /* call_ops' hooks (tool_ops in listing.c has them too) */
 void callfile_fh_read(struct fh *h, fuse_req_t req, size_t size, off_t off);
 void callfile_fh_write(struct fh *h, fuse_req_t req, const char *buf,
@@ -185,10 +185,11 @@ void callfile_fh_write(struct fh *h, fuse_req_t req, const char *buf,
 void callfile_fh_flush(struct fh *h, fuse_req_t req);
 void callfile_fh_release(struct fh *h);
 
-/* write_only: opened O_WRONLY (nothing to queue for reading; for tools/x
+/* listing: tools.json (the tools listing, read at offsets); prompt:
+ * prompts/x (the request a prompts/get); write_only: opened O_WRONLY (nothing to queue for reading; for tools/x
  * and prompts/x, a last close with nothing written sends {}). NULL with
  * errno set (ENOENT: the thread or server is gone; ENOMEM). */
-struct callfile *callfile_new(enum kind kind, uint64_t server_id,
+struct callfile *callfile_new(int listing, int prompt, uint64_t server_id,
 			      uint64_t session_id, int write_only);
 /* tools/<tool> and prompts/<prompt>: the request is the arguments object,
  * sent as a tools/call or prompts/get of name. */
