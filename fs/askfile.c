@@ -102,3 +102,40 @@ void askfile_flush(struct askfile *af, fuse_req_t req)
 	jsonwrite_reset(&af->w);
 	fuse_reply_err(req, r < 0 ? -r : 0);
 }
+
+/* requests/<n>: the question at open (h->snap), and the answer */
+static int ask_open(struct fh *h, const struct node *n, int acc)
+{
+	mcp_ask *q = mcp_ask_by_num(n->s, n->idx);
+
+	if (!q)
+		return -ENOENT;
+	h->snap = mcp_ask_json(q);
+	h->af = askfile_new(mcp_ask_id(q));
+	return h->snap && h->af ? 0 : -ENOMEM;
+}
+
+static void ask_write(struct fh *h, fuse_req_t req, const char *buf,
+		      size_t size)
+{
+	askfile_write(h->af, req, buf, size);
+}
+
+static void ask_flush(struct fh *h, fuse_req_t req)
+{
+	askfile_flush(h->af, req);
+}
+
+static void ask_release(struct fh *h)
+{
+	askfile_free(h->af);
+	h->af = NULL;
+}
+
+const struct file_ops ask_ops = {
+	.open = ask_open,
+	.read = fs_read_snap,
+	.write = ask_write,
+	.flush = ask_flush,
+	.release = ask_release,
+};

@@ -10,15 +10,14 @@
 
 #include "fs.h"
 
-int authfile_open(struct fh *h, mcp_server *srv)
+static int authfile_open(struct fh *h, const struct node *n, int acc)
 {
-	h->server_id = mcp_server_id(srv);
-	h->snap = mcp_server_auth_json(srv);
+	h->snap = mcp_server_auth_json(n->srv);
 	return h->snap ? 0 : -EIO;
 }
 
-void authfile_write(struct fh *h, fuse_req_t req, const char *buf,
-		    size_t size)
+static void authfile_write(struct fh *h, fuse_req_t req, const char *buf,
+		       size_t size)
 {
 	mcp_server *srv = mcp_server_by_id(h->server_id);
 	int r = srv ? mcp_server_auth_write(srv, buf, size) : -ENOENT;
@@ -28,3 +27,9 @@ void authfile_write(struct fh *h, fuse_req_t req, const char *buf,
 	else
 		fuse_reply_write(req, size);
 }
+
+const struct file_ops authfile_ops = {
+	.open = authfile_open,
+	.read = fs_read_snap,
+	.write = authfile_write,
+};

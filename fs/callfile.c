@@ -56,6 +56,7 @@
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,7 +82,8 @@ struct parked {
 };
 
 struct callfile {
-	enum kind kind;
+	int listing;  /* tools.json: the listing, read at offsets */
+	int prompt;   /* prompts/x: a prompts/get */
 	uint64_t server_id, session_id;
 	struct jsonwrite in;  /* the request being written */
 	int sent;             /* a request was sent (or refused) here */
@@ -161,18 +163,19 @@ static void pop(struct callfile *cf)
 	memmove(cf->reps, cf->reps + 1, --cf->nreps * sizeof *cf->reps);
 }
 
-struct callfile *callfile_new(enum kind kind, uint64_t server_id,
+struct callfile *callfile_new(int listing, int prompt, uint64_t server_id,
 			      uint64_t session_id, int write_only)
 {
 	struct callfile *cf = calloc(1, sizeof *cf);
 
 	if (!cf)
 		return NULL;
-	cf->kind = kind;
+	cf->listing = listing;
+	cf->prompt = prompt;
 	cf->server_id = server_id;
 	cf->session_id = session_id;
 	cf->write_only = write_only;
-	if (kind == K_TOOLS) {
+	if (listing) {
 		mcp_server *srv;
 		mcp_session *s;
 		mcp_call *c;
@@ -198,7 +201,7 @@ static void serve(struct callfile *cf, const struct parked *p)
 {
 	struct rep *h = &cf->reps[0];
 	mcp_buf *b = mcp_call_reply(h->call);
-	size_t at = cf->kind == K_TOOLS ? (size_t)p->off : h->pos, n;
+	size_t at = cf->listing ? (size_t)p->off : h->pos, n;
 	int e;
 
 	if (h->streamed && (e = mcp_call_stream_broken(h->call)) != 0) {
@@ -207,13 +210,13 @@ static void serve(struct callfile *cf, const struct parked *p)
 		return;
 	}
 	if (at >= b->len) {
-		if (cf->kind != K_TOOLS)
+		if (!cf->listing)
 			pop(cf); /* this read of 0 ends the reply */
 		fuse_reply_buf(p->req, NULL, 0);
 		return;
 	}
 	n = b->len - at < p->size ? b->len - at : p->size;
-	if (cf->kind != K_TOOLS)
+	if (!cf->listing)
 		h->pos += n;
 	fuse_reply_buf(p->req, b->data + at, n);
 }
@@ -231,7 +234,7 @@ static int serve_partial(struct callfile *cf, const struct parked *p)
 	const char *d;
 	size_t avail, n;
 
-	if (cf->kind == K_TOOLS)
+	if (cf->listing)
 		return 0;
 	avail = mcp_call_partial(h->call, &d);
 	if (avail <= h->pos)
@@ -314,7 +317,7 @@ static void interrupt_cb(fuse_req_t req, void *data)
 	unpark(cf, i);
 	if (!cf->nparked)
 		listen_to(cf, NULL);
-	if (cf->kind != K_TOOLS)
+	if (!cf->listing)
 		cf->interrupted = 1;
 	fuse_reply_err(req, EINTR);
 }
@@ -468,7 +471,7 @@ static void attach(struct callfile *cf, mcp_call *c, struct wrec *rec)
 		return;
 	}
 	/* a reply read to its last byte is over, its read of 0 or not */
-	while (cf->nreps && cf->kind != K_TOOLS &&
+	while (cf->nreps && !cf->listing &&
 	       mcp_call_is_done(cf->reps[0].call) &&
 	       cf->reps[0].pos >= mcp_call_reply(cf->reps[0].call)->len &&
 	       !cf->nparked)
@@ -504,7 +507,7 @@ int callfile_target(struct callfile *cf, const char *name)
 	cJSON_Delete(j);
 	cf->key = malloc(strlen(name) + 3);
 	if (cf->key) {
-		memcpy(cf->key, cf->kind == K_PROMPT ? "p:" : "t:", 2);
+		memcpy(cf->key, cf->prompt ? "p:" : "t:", 2);
 		strcpy(cf->key + 2, name);
 	}
 	return cf->target && cf->key ? 0 : -ENOMEM;
@@ -524,7 +527,7 @@ static char *wrap(const struct callfile *cf, const char *args, size_t len,
 		*why = "the arguments must be a JSON object";
 		return NULL;
 	}
-	if (cf->kind == K_PROMPT)
+	if (cf->prompt)
 		gbuf_puts(&b, "{\"method\":\"prompts/get\",\"params\":");
 	gbuf_puts(&b, "{\"name\":");
 	gbuf_puts(&b, cf->target);
@@ -533,7 +536,7 @@ static char *wrap(const struct callfile *cf, const char *args, size_t len,
 		gbuf_add(&b, args, len);
 	else
 		gbuf_puts(&b, "{}");
-	gbuf_puts(&b, cf->kind == K_PROMPT ? "}}" : "}");
+	gbuf_puts(&b, cf->prompt ? "}}" : "}");
 	*outlen = b.len;
 	return gbuf_take(&b);
 }
@@ -603,7 +606,7 @@ static int lines_check(struct callfile *cf)
 		return 0;
 	r = resolve(cf, &srv, &s);
 	if (r == 0)
-		r = mcp_args_check(srv, s, cf->kind == K_PROMPT, cf->key + 2, p,
+		r = mcp_args_check(srv, s, cf->prompt, cf->key + 2, p,
 				   (size_t)(nl + 1 - p), &cf->lines_line,
 				   &why);
 	if (r == 0)
@@ -627,7 +630,7 @@ static int lines_dispatch(struct callfile *cf, int w)
 
 	cf->in_lines = 0;
 	if (r == 0 && cJSON_IsString(t))
-		r = mcp_args_lines(srv, s, cf->kind == K_PROMPT,
+		r = mcp_args_lines(srv, s, cf->prompt,
 				   t->valuestring, cf->lines.p, cf->lines.len,
 				   &json, &why);
 	cJSON_Delete(t);
@@ -647,7 +650,7 @@ void callfile_write(struct callfile *cf, fuse_req_t req, const char *buf,
 {
 	int was_big = cf->in.too_big, r;
 
-	if (cf->kind == K_TOOLS) {
+	if (cf->listing) {
 		fuse_reply_err(req, EBADF);
 		return;
 	}
@@ -695,7 +698,7 @@ void callfile_flush(struct callfile *cf, fuse_req_t req)
 {
 	int r = 0;
 
-	if (cf->kind != K_TOOLS) {
+	if (!cf->listing) {
 		cf->writer = fuse_req_ctx(req)->pid;
 		if (cf->target && cf->write_only && !cf->sent && !cf->closer &&
 		    !jsonwrite_pending(&cf->in) && !cf->in_lines &&
@@ -747,3 +750,57 @@ void callfile_free(struct callfile *cf)
 	free(cf->parked);
 	free(cf);
 }
+
+/* ---- as the ops of call, tools.json, tools/x and prompts/x ---- */
+
+static int call_open(struct fh *h, const struct node *n, int acc)
+{
+	h->cf = callfile_new(0, 0, mcp_server_id(n->srv), h->session_id,
+			     acc == O_WRONLY);
+	return h->cf ? 0 : -errno;
+}
+
+static int toolsjson_open(struct fh *h, const struct node *n, int acc)
+{
+	h->cf = callfile_new(1, 0, mcp_server_id(n->srv), h->session_id,
+			     acc == O_WRONLY);
+	return h->cf ? 0 : -errno;
+}
+
+void callfile_fh_read(struct fh *h, fuse_req_t req, size_t size, off_t off)
+{
+	callfile_read(h->cf, req, size, off);
+}
+
+void callfile_fh_write(struct fh *h, fuse_req_t req, const char *buf,
+		       size_t size)
+{
+	callfile_write(h->cf, req, buf, size);
+}
+
+void callfile_fh_flush(struct fh *h, fuse_req_t req)
+{
+	callfile_flush(h->cf, req);
+}
+
+void callfile_fh_release(struct fh *h)
+{
+	if (h->cf)
+		callfile_free(h->cf);
+	h->cf = NULL;
+}
+
+const struct file_ops call_ops = {
+	.open = call_open,
+	.read = callfile_fh_read,
+	.write = callfile_fh_write,
+	.flush = callfile_fh_flush,
+	.release = callfile_fh_release,
+};
+
+const struct file_ops toolsjson_ops = {
+	.open = toolsjson_open,
+	.read = callfile_fh_read,
+	.flush = callfile_fh_flush,
+	.release = callfile_fh_release,
+};

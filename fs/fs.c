@@ -64,12 +64,8 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		return;
 	}
 	if (p.type == N_ROOT) {
-		if (!strcmp(name, ".status")) {
-			ino = STATUS_INO;
-		} else if (!strcmp(name, "README.md")) {
-			ino = README_INO;
-		} else if (!strcmp(name, ".serve.json")) {
-			ino = SERVEJSON_INO; /* when --serve: else ENOENT */
+		if ((k = kind_named(name, KF_ROOT)) != K_DIR) {
+			ino = fs_kinds[k].ino; /* if not present: ENOENT */
 		} else if ((n.srv = mcp_server_find(name)) != NULL) {
 			ino = fs_ino(mcp_server_id(n.srv), K_DIR);
 		}
@@ -291,10 +287,10 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	struct node p;
 
 	if (fs_resolve(parent, &p) == 0 && p.type == N_SESSION &&
-	    (p.kind == K_TOOLDIR || p.kind == K_PROMPTDIR)) {
+	    fs_kinds[p.kind].what) { /* tools/, prompts/ */
 		mlog(MLOG_INFO, "%s/%s/%s: no such %s on server %s (ls %s)",
 		     mcp_session_name(p.s), fs_kinds[p.kind].name, name,
-		     p.kind == K_TOOLDIR ? "tool" : "prompt",
+		     fs_kinds[p.kind].what,
 		     mcp_server_name(p.srv), fs_kinds[p.kind].name);
 		fuse_reply_err(req, ENOENT);
 		return;
@@ -302,43 +298,22 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	op_refuse(req);
 }
 
-/* What a file kept in memory reads (.status, README.md, a thread's status
- * and stderr), made at its open: NULL when out of memory; *is 0 when n is
- * none of those. */
-static mcp_buf *snapshot(const struct node *n, int *is)
-{
-	*is = 1;
-	if (n->type == N_DOTSTATUS)
-		return mcp_status_json();
-	if (n->type == N_README)
-		return mcp_readme();
-	if (n->type == N_SERVEJSON)
-		return mcp_client_entry();
-	if (n->kind == K_STATUS)
-		return mcp_session_status_json(n->s);
-	if (n->kind == K_STDERR)
-		return mcp_session_stderr(n->s);
-	*is = 0;
-	return NULL;
-}
-
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct node n;
 	struct fh *h;
-	int acc = fi->flags & O_ACCMODE, snap;
+	const struct file_ops *ops;
+	int acc = fi->flags & O_ACCMODE, r;
 
 	if (fs_resolve(ino, &n) < 0) {
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
-	if (n.type == N_ROOT || (n.type >= N_SERVER &&
-				 KIND_IS(n.kind, KF_DIR))) {
+	if (KIND_IS(n.kind, KF_DIR)) {
 		fuse_reply_err(req, EISDIR);
 		return;
 	}
-	if (acc != O_RDONLY && (n.type < N_SERVER ||
-				!KIND_IS(n.kind, KF_WRITE))) {
+	if (acc != O_RDONLY && !KIND_IS(n.kind, KF_WRITE)) {
 		fuse_reply_err(req, EACCES);
 		return;
 	}
@@ -347,47 +322,24 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
+	ops = fs_kinds[n.kind].ops;
 	h->kind = n.kind;
-	h->dotstatus = n.type < N_SERVER;
+	h->ops = ops;
 	if (n.s)
 		h->session_id = mcp_session_id(n.s);
-	h->snap = snapshot(&n, &snap);
-	if (snap && !h->snap) {
-		fs_fh_free(h); /* an empty file would be a silent error */
-		fuse_reply_err(req, ENOMEM);
-		return;
-	}
-	if (!snap && (n.kind == K_CALL || n.kind == K_TOOLS) &&
-	    !(h->cf = callfile_new(n.kind, mcp_server_id(n.srv),
-				   h->session_id, acc == O_WRONLY))) {
-		int e = errno;
-
+	if (n.srv)
+		h->server_id = mcp_server_id(n.srv);
+	if (ops->open && (r = ops->open(h, &n, acc)) < 0) {
 		fs_fh_free(h);
-		fuse_reply_err(req, e);
+		fuse_reply_err(req, -r);
 		return;
-	}
-	if (n.kind == K_AUTH && authfile_open(h, n.srv) < 0) {
-		fs_fh_free(h);
-		fuse_reply_err(req, EIO);
-		return;
-	}
-	if (n.kind == K_REQ) { /* the question at open, and the answer */
-		mcp_ask *q = mcp_ask_by_num(n.s, n.idx);
-
-		h->snap = q ? mcp_ask_json(q) : NULL;
-		h->af = q ? askfile_new(mcp_ask_id(q)) : NULL;
-		if (!h->snap || !h->af) {
-			fs_fh_free(h);
-			fuse_reply_err(req, q ? ENOMEM : ENOENT);
-			return;
-		}
 	}
 	if (n.s)
 		mcp_session_hold(n.s);
 	fi->fh = (uint64_t)(uintptr_t)h;
 	fi->direct_io = 1; /* call is seekable: callfile.c ignores offsets */
-	if (!h->dotstatus && KIND_IS(n.kind, KF_LISTING)) {
-		listing_open(req, ino, h, fi); /* replies, or fails and frees */
+	if (ops->open_reply) {
+		ops->open_reply(req, ino, h, fi); /* replies, or fails, frees */
 		return;
 	}
 	fuse_reply_open(req, fi);
@@ -398,44 +350,10 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 {
 	struct fh *h = (struct fh *)(uintptr_t)fi->fh;
 
-	if (h->cf) {
-		callfile_read(h->cf, req, size, off);
-	} else if (h->snap) {
-		size_t len = h->snap->len;
-
-		if ((size_t)off >= len)
-			fuse_reply_buf(req, NULL, 0);
-		else
-			fuse_reply_buf(req, h->snap->data + off,
-				       len - (size_t)off < size
-					   ? len - (size_t)off : size);
-	} else if (h->kind == K_EVENTS || h->kind == K_TRACE) {
-		enum mcp_log which = h->kind == K_TRACE ? MCP_TRACE : MCP_EVENTS;
-		mcp_session *s = mcp_session_by_id(h->session_id);
-		char *buf = s ? malloc(size) : NULL;
-		uint64_t pos = (uint64_t)off + h->ev_shift, start;
-		size_t n = 0;
-
-		/* a read from before the window starts at its oldest line,
-		 * and this open file goes on from there: cat gives the
-		 * window once, then EOF */
-		if (buf) {
-			start = mcp_session_log_start(s, which);
-			if (pos < start) {
-				h->ev_shift = start - (uint64_t)off;
-				pos = start;
-			}
-			n = mcp_session_log_read(s, which, pos, buf, size);
-		}
-
-		if (s && !buf)
-			fuse_reply_err(req, ENOMEM); /* not an EOF */
-		else
-			fuse_reply_buf(req, buf, n);
-		free(buf);
-	} else {
-		fuse_reply_buf(req, NULL, 0);
-	}
+	if (h->ops->read)
+		h->ops->read(h, req, size, off);
+	else
+		fs_read_snap(h, req, size, off);
 }
 
 static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
@@ -443,26 +361,10 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 {
 	struct fh *h = (struct fh *)(uintptr_t)fi->fh;
 
-	if (h->cf) {
-		callfile_write(h->cf, req, buf, size);
-	} else if (h->af) {
-		askfile_write(h->af, req, buf, size);
-	} else if (h->kind == K_AUTH) {
-		authfile_write(h, req, buf, size);
-	} else if (h->kind == K_CTL) {
-		mcp_session *s = mcp_session_by_id(h->session_id);
-		int r = s ? mcp_session_ctl(s, buf, size) : -ENOENT;
-
-		if (r == -EINVAL) /* and in status.last_error */
-			mlog(MLOG_INFO, "ctl: unknown verb (want cancel, "
-			     "restart, close, subscribe or unsubscribe)");
-		if (r < 0)
-			fuse_reply_err(req, -r);
-		else
-			fuse_reply_write(req, size);
-	} else {
+	if (h->ops->write)
+		h->ops->write(h, req, buf, size);
+	else
 		fuse_reply_err(req, EBADF);
-	}
 }
 
 static void op_flush(fuse_req_t req, fuse_ino_t ino,
@@ -470,10 +372,8 @@ static void op_flush(fuse_req_t req, fuse_ino_t ino,
 {
 	struct fh *h = (struct fh *)(uintptr_t)fi->fh;
 
-	if (h->cf)
-		callfile_flush(h->cf, req);
-	else if (h->af)
-		askfile_flush(h->af, req);
+	if (h->ops->flush)
+		h->ops->flush(h, req);
 	else
 		fuse_reply_err(req, 0);
 }
@@ -496,18 +396,15 @@ static void op_release(fuse_req_t req, fuse_ino_t ino,
 static void op_opendir(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_file_info *fi)
 {
-	struct node n;
+	struct node n, e;
 	struct fh *h;
-	mcp_buf *b;
 	size_t k;
 
 	if (fs_resolve(ino, &n) < 0) {
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
-	if (n.type == N_DOTSTATUS || n.type == N_README ||
-	    n.type == N_SERVEJSON ||
-	    (n.type != N_ROOT && !KIND_IS(n.kind, KF_DIR))) {
+	if (!KIND_IS(n.kind, KF_DIR)) {
 		fuse_reply_err(req, ENOTDIR);
 		return;
 	}
@@ -521,12 +418,11 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino,
 		mcp_server *srv;
 
 		fs_dir_add(h, req, "..", ROOT_INO, 1);
-		fs_dir_add(h, req, ".status", STATUS_INO, 0);
-		fs_dir_add(h, req, "README.md", README_INO, 0);
-		if ((b = mcp_client_entry()) != NULL) {
-			mcp_buf_unref(b);
-			fs_dir_add(h, req, ".serve.json", SERVEJSON_INO, 0);
-		}
+		for (k = 0; k < K_NKINDS; k++)
+			if (KIND_IS(k, KF_ROOT) && fs_resolve(fs_kinds[k].ino,
+							      &e) == 0)
+				fs_dir_add(h, req, fs_kinds[k].name,
+					   fs_kinds[k].ino, 0);
 		for (srv = mcp_server_first(); srv; srv = mcp_server_next(srv))
 			fs_dir_add(h, req, mcp_server_name(srv),
 				fs_ino(mcp_server_id(srv), K_DIR), 1);
@@ -535,8 +431,8 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino,
 
 		fs_dir_add(h, req, "..", ROOT_INO, 1);
 		for (k = 0; k < K_NKINDS; k++)
-			if (KIND_IS(k, KF_SERVER) && (k != K_AUTH ||
-					mcp_server_has_auth(n.srv)))
+			if (KIND_IS(k, KF_SERVER) && fs_resolve(fs_ino(
+					mcp_server_id(n.srv), k), &e) == 0)
 				fs_dir_add(h, req, fs_kinds[k].name,
 					   fs_ino(mcp_server_id(n.srv), k),
 					   KIND_IS(k, KF_DIR));

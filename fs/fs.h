@@ -31,6 +31,8 @@ enum kind {
 	K_REQ,      /* requests/<n>: the index is the question's number */
 	K_HELP,     /* help/<tool>, help/prompt:<name> */
 	K_AUTH,     /* <server>/auth of a url server (spec 8) */
+	/* at the mount's root, each at a fixed inode (kind_info.ino) */
+	K_DOTSTATUS, K_README, K_SERVEJSON,
 	K_NKINDS
 };
 
@@ -48,16 +50,50 @@ enum {
 	KF_THREAD = 8,     /* an entry of every thread directory */
 	KF_INDEXED = 16,   /* one of many, numbered, in a directory above */
 	KF_LISTING = 32,   /* listing.c serves its open (and its entries) */
+	KF_ROOT = 64,      /* an entry of the mount's root, at inode .ino */
+};
+
+struct fh;
+
+/*
+ * What an open file of a kind does (fi->fh is a struct fh whose ops are
+ * its kind's). Any hook may be NULL: no open work; a read of h->snap
+ * (fs_read_snap); a write EBADF; a flush that succeeds; nothing to free.
+ */
+struct file_ops {
+	/* Fill h (kind, session and server ids set) for node n opened with
+	 * access mode acc; 0 or -errno. */
+	int (*open)(struct fh *h, const struct node *n, int acc);
+	/* Instead of open: replies to req itself, now or later, or fails
+	 * and frees h (listing.c). */
+	void (*open_reply)(fuse_req_t req, fuse_ino_t ino, struct fh *h,
+			   struct fuse_file_info *fi);
+	void (*read)(struct fh *h, fuse_req_t req, size_t size, off_t off);
+	void (*write)(struct fh *h, fuse_req_t req, const char *buf,
+		      size_t size);
+	void (*flush)(struct fh *h, fuse_req_t req);
+	void (*release)(struct fh *h); /* frees what open made */
 };
 struct kind_info {
-	const char *name;  /* in a server or thread directory, else NULL */
+	const char *name;  /* in a server, thread or root directory, else NULL */
 	unsigned flags;
-	/* st_size: the length of content in memory; NULL or 0 = unknown */
+	/* st_size: the length of content in memory; NULL or 0 = unknown
+	 * (a kind with snap: the length of what snap makes) */
 	off_t (*size)(const struct node *n);
 	/* a listing directory: the kind of its entries, and the listing
 	 * that names them */
 	enum kind child;
 	enum mcp_list list;
+	const struct file_ops *ops; /* NULL: a directory */
+	/* a snapshot kind (snapfile.c): its content, made at the open;
+	 * NULL when out of memory */
+	mcp_buf *(*snap)(const struct node *n);
+	/* NULL or whether the node is there now (else ENOENT) */
+	int (*present)(const struct node *n);
+	/* NULL or its times (mtime and ctime), else the session's */
+	double (*created)(const struct node *n);
+	fuse_ino_t ino;   /* KF_ROOT: its inode number */
+	const char *what; /* an entry's kind in messages: "tool" */
 };
 extern const struct kind_info fs_kinds[K_NKINDS];
 #define KIND_IS(k, f) ((fs_kinds[k].flags & (f)) != 0)
@@ -67,8 +103,7 @@ extern const struct kind_info fs_kinds[K_NKINDS];
 
 /* A resolved inode. */
 struct node {
-	enum { N_ROOT, N_DOTSTATUS, N_README, N_SERVEJSON, N_SERVER,
-	       N_SESSION } type;
+	enum { N_ROOT, N_ROOTFILE, N_SERVER, N_SESSION } type;
 	enum kind kind;
 	unsigned long idx;
 	mcp_server *srv;
@@ -86,10 +121,7 @@ static inline fuse_ino_t ino_make(uint64_t id, unsigned long idx,
 			    (uint64_t)(idx & INDEX_MASK) << KIND_BITS | k);
 }
 
-#define ROOT_INO 1
-#define STATUS_INO 2
-#define README_INO 3
-#define SERVEJSON_INO 4 /* MOUNT/.serve.json, with --serve (spec 14) */
+#define ROOT_INO 1 /* the root's files: fs_kinds[k].ino, from 2 on */
 
 /* node.c */
 void node_mount_time(double t);
@@ -100,7 +132,7 @@ void fs_reply_entry(fuse_req_t req, fuse_ino_t ino, const struct node *n);
 /* Per-open state of every file and directory (fi->fh). */
 struct fh {
 	enum kind kind;
-	int dotstatus;
+	const struct file_ops *ops; /* fs_kinds[kind].ops (a file) */
 	uint64_t session_id;
 	uint64_t server_id;      /* auth */
 	mcp_buf *snap;           /* the bytes read: status, stderr, result/... */
@@ -124,6 +156,14 @@ void fs_open_fail(fuse_req_t req, struct fh *h, int err);
 int fs_dir_add(struct fh *h, fuse_req_t req, const char *name,
 	       fuse_ino_t ino, int isdir);
 
+/* snapfile.c: a file whose content is made at its open (h->snap) */
+extern const struct file_ops snap_ops;
+void fs_read_snap(struct fh *h, fuse_req_t req, size_t size, off_t off);
+/* logfile.c: events and trace, the session's logs (spec 4) */
+extern const struct file_ops events_ops, trace_ops;
+/* ctlfile.c: ctl, a thread's verbs */
+extern const struct file_ops ctl_ops;
+
 /* listing.c: tools/, resources/, prompts/, result/ and the .json files */
 /* Each replies to req itself, now or once a listing arrives. */
 void listing_lookup(fuse_req_t req, fuse_ino_t parent, const char *name);
@@ -131,14 +171,25 @@ void listing_opendir(fuse_req_t req, fuse_ino_t ino, struct fh *h,
 		     struct fuse_file_info *fi);
 void listing_open(fuse_req_t req, fuse_ino_t ino, struct fh *h,
 		  struct fuse_file_info *fi);
+/* a snapshot opened by listing.c (help/, result/, resources/, .json) */
+extern const struct file_ops listing_snap_ops;
 
 /* Per-open state of call and tools.json (fi->fh). */
 struct callfile;
+/* call and tools.json; tools/x and prompts/x (opened by listing.c) */
+extern const struct file_ops call_ops, toolsjson_ops, tool_ops;
+/* call_ops' hooks (tool_ops in listing.c has them too) */
+void callfile_fh_read(struct fh *h, fuse_req_t req, size_t size, off_t off);
+void callfile_fh_write(struct fh *h, fuse_req_t req, const char *buf,
+		       size_t size);
+void callfile_fh_flush(struct fh *h, fuse_req_t req);
+void callfile_fh_release(struct fh *h);
 
-/* write_only: opened O_WRONLY (nothing to queue for reading; for tools/x
+/* listing: tools.json (the tools listing, read at offsets); prompt:
+ * prompts/x (the request a prompts/get); write_only: opened O_WRONLY (nothing to queue for reading; for tools/x
  * and prompts/x, a last close with nothing written sends {}). NULL with
  * errno set (ENOENT: the thread or server is gone; ENOMEM). */
-struct callfile *callfile_new(enum kind kind, uint64_t server_id,
+struct callfile *callfile_new(int listing, int prompt, uint64_t server_id,
 			      uint64_t session_id, int write_only);
 /* tools/<tool> and prompts/<prompt>: the request is the arguments object,
  * sent as a tools/call or prompts/get of name. */
@@ -155,6 +206,7 @@ void callfile_free(struct callfile *cf);
 /* Per-open state of requests/<n> (askfile.c): the answer being written. */
 struct askfile;
 
+extern const struct file_ops ask_ops;
 struct askfile *askfile_new(uint64_t ask_id);
 void askfile_write(struct askfile *af, fuse_req_t req, const char *buf,
 		   size_t size);
@@ -162,9 +214,7 @@ void askfile_flush(struct askfile *af, fuse_req_t req);
 void askfile_free(struct askfile *af);
 
 /* authfile.c: <server>/auth */
-int authfile_open(struct fh *h, mcp_server *srv);
-void authfile_write(struct fh *h, fuse_req_t req, const char *buf,
-		    size_t size);
+extern const struct file_ops authfile_ops;
 
 extern const struct fuse_lowlevel_ops mcpfs_ops;
 void fs_set_session(struct fuse_session *se);

@@ -610,7 +610,8 @@ static void open_(fuse_req_t req, fuse_ino_t ino, struct fh *h,
 	}
 	case K_TOOL:
 	case K_PROMPT:
-		h->cf = callfile_new(n.kind, mcp_server_id(n.srv),
+		h->cf = callfile_new(0, fs_kinds[n.kind].list == MCP_PROMPTS,
+				     mcp_server_id(n.srv),
 				     mcp_session_id(n.s), (fi->flags &
 					O_ACCMODE) == O_WRONLY);
 		if (!h->cf) {
@@ -618,7 +619,7 @@ static void open_(fuse_req_t req, fuse_ino_t ino, struct fh *h,
 			return;
 		}
 		if (callfile_target(h->cf, mcp_name_at(n.s,
-				n.kind == K_TOOL ? MCP_TOOLS : MCP_PROMPTS,
+				fs_kinds[n.kind].list,
 				n.idx)) < 0) {
 			fs_open_fail(req, h, ENOMEM);
 			return;
@@ -712,3 +713,17 @@ static void run(struct park *p)
 	mcp_call_unref(c);
 	park_free(p);
 }
+
+const struct file_ops listing_snap_ops = {
+	.open_reply = listing_open,
+	.read = fs_read_snap,
+};
+
+/* tools/x and prompts/x: opened here, then a callfile's (callfile.c) */
+const struct file_ops tool_ops = {
+	.open_reply = listing_open,
+	.read = callfile_fh_read,
+	.write = callfile_fh_write,
+	.flush = callfile_fh_flush,
+	.release = callfile_fh_release,
+};

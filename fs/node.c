@@ -1,6 +1,6 @@
 /*
- * node.c - the nodes of the tree: the table of file kinds (fs_kinds: name,
- * what a kind may do, its size), inode numbers and what they resolve to,
+ * node.c - the nodes of the tree: inode numbers and what they resolve to
+ * (by the table of file kinds, fs_kinds in kinds.c),
  * their attributes, and the per-open state (struct fh) every file and
  * directory gets. fs.c (the ops) and listing.c (the spec 9 directories)
  * both use it; it uses neither.
@@ -32,8 +32,6 @@ void node_mount_time(double t)
 	mount_time = t;
 }
 
-/* ---- sizes of the kinds whose content is in memory ---- */
-
 static off_t buf_size(mcp_buf *b)
 {
 	off_t n = b ? (off_t)b->len : 0;
@@ -42,166 +40,62 @@ static off_t buf_size(mcp_buf *b)
 	return n;
 }
 
-static off_t size_status(const struct node *n)
-{
-	return buf_size(mcp_session_status_json(n->s));
-}
-
-static off_t size_stderr(const struct node *n)
-{
-	return buf_size(mcp_session_stderr(n->s));
-}
-
-static off_t size_events(const struct node *n)
-{
-	return (off_t)mcp_session_log_size(n->s, MCP_EVENTS);
-}
-
-static off_t size_trace(const struct node *n)
-{
-	return (off_t)mcp_session_log_size(n->s, MCP_TRACE);
-}
-
-static off_t size_listing(const struct node *n, enum mcp_list what)
-{
-	mcp_call *c = mcp_list_cached(n->srv, n->s, what);
-
-	return c ? (off_t)mcp_call_reply(c)->len : 0;
-}
-
-static off_t size_tools(const struct node *n)
-{
-	return size_listing(n, MCP_TOOLS);
-}
-
-static off_t size_prompts(const struct node *n)
-{
-	return n->s ? size_listing(n, MCP_PROMPTS) : 0;
-}
-
-static off_t size_result(const struct node *n)
-{
-	const struct mcp_part *parts;
-	size_t np;
-
-	mcp_result(n->s, &parts, &np);
-	return n->idx < np ? (off_t)parts[n->idx].data->len : 0;
-}
-
-static off_t size_req(const struct node *n)
-{
-	mcp_ask *q = mcp_ask_by_num(n->s, n->idx);
-
-	return q ? buf_size(mcp_ask_json(q)) : 0;
-}
-
-static off_t size_help(const struct node *n)
-{
-	const char *f = mcp_help_name_at(n->srv, n->s, n->idx);
-
-	return f ? buf_size(mcp_help(n->srv, n->s, f)) : 0;
-}
-
-/* result/ names no listing: its entries are the latest reply's parts. */
-const struct kind_info fs_kinds[K_NKINDS] = {
-	[K_DIR] = {NULL, KF_DIR, NULL},
-	[K_CALL] = {"call", KF_SERVER | KF_THREAD | KF_WRITE, NULL},
-	[K_TOOLS] = {"tools.json", KF_SERVER | KF_THREAD, size_tools},
-	[K_STATUS] = {"status", KF_THREAD, size_status},
-	[K_STDERR] = {"stderr", KF_THREAD, size_stderr},
-	[K_EVENTS] = {"events", KF_THREAD, size_events},
-	[K_TRACE] = {"trace", KF_THREAD, size_trace},
-	[K_CTL] = {"ctl", KF_THREAD | KF_WRITE, NULL},
-	[K_TOOLDIR] = {"tools", KF_THREAD | KF_DIR | KF_LISTING, NULL,
-		       K_TOOL, MCP_TOOLS},
-	[K_RESULTDIR] = {"result", KF_THREAD | KF_DIR | KF_LISTING, NULL,
-			 K_RESULT, MCP_TOOLS},
-	[K_RESDIR] = {"resources", KF_THREAD | KF_DIR | KF_LISTING, NULL,
-		      K_RESOURCE, MCP_RESOURCES},
-	[K_RESJSON] = {"resources.json", KF_THREAD | KF_LISTING, NULL},
-	[K_PROMPTDIR] = {"prompts", KF_THREAD | KF_DIR | KF_LISTING, NULL,
-			 K_PROMPT, MCP_PROMPTS},
-	[K_PROMPTSJSON] = {"prompts.json", KF_THREAD | KF_LISTING,
-			   size_prompts},
-	[K_REQDIR] = {"requests", KF_THREAD | KF_DIR, NULL},
-	[K_HELPDIR] = {"help", KF_SERVER | KF_THREAD | KF_DIR | KF_LISTING,
-		       NULL, K_HELP, MCP_TOOLS},
-	[K_TOOL] = {NULL, KF_INDEXED | KF_WRITE | KF_LISTING, NULL},
-	[K_RESULT] = {NULL, KF_INDEXED | KF_LISTING, size_result},
-	[K_RESOURCE] = {NULL, KF_INDEXED | KF_LISTING, NULL},
-	[K_PROMPT] = {NULL, KF_INDEXED | KF_WRITE | KF_LISTING, NULL},
-	[K_REQ] = {NULL, KF_INDEXED | KF_WRITE, size_req},
-	[K_HELP] = {NULL, KF_INDEXED | KF_LISTING, size_help},
-	[K_AUTH] = {"auth", KF_SERVER | KF_WRITE, NULL}, /* url servers */
-};
-
 fuse_ino_t fs_ino(uint64_t id, enum kind k)
 {
 	return ino_make(id, 0, k);
 }
 
+static int present(const struct node *n)
+{
+	return !fs_kinds[n->kind].present || fs_kinds[n->kind].present(n)
+		       ? 0 : -ENOENT;
+}
+
+/* A server directory, its entries, and those of its directories (help/) */
+static int in_server(enum kind k)
+{
+	size_t d;
+
+	for (d = 0; d < K_NKINDS; d++)
+		if (KIND_IS(d, KF_SERVER) && KIND_IS(d, KF_DIR) &&
+		    fs_kinds[d].child == k && KIND_IS(k, KF_INDEXED))
+			return 1;
+	return KIND_IS(k, KF_SERVER) || fs_kinds[k].flags == KF_DIR;
+}
+
 static int resolve(fuse_ino_t ino, struct node *n)
 {
 	uint64_t id = ino >> (KIND_BITS + INDEX_BITS);
+	size_t k;
 
 	memset(n, 0, sizeof *n);
 	if (ino == ROOT_INO) {
 		n->type = N_ROOT;
 		return 0;
 	}
-	if (ino == STATUS_INO || ino == README_INO) {
-		n->type = ino == STATUS_INO ? N_DOTSTATUS : N_README;
-		return 0;
-	}
-	if (ino == SERVEJSON_INO) {
-		mcp_buf *b = mcp_client_entry();
-
-		mcp_buf_unref(b);
-		n->type = N_SERVEJSON;
-		return b ? 0 : -ENOENT;
-	}
+	for (k = 0; k < K_NKINDS; k++)
+		if (KIND_IS(k, KF_ROOT) && fs_kinds[k].ino == ino) {
+			n->type = N_ROOTFILE;
+			n->kind = (enum kind)k;
+			return present(n);
+		}
 	n->kind = (enum kind)(ino & ((1u << KIND_BITS) - 1));
 	n->idx = (unsigned long)(ino >> KIND_BITS) & ((1ul << INDEX_BITS) - 1);
-	if (n->kind >= K_NKINDS || (n->idx && !KIND_IS(n->kind, KF_INDEXED)))
+	if (n->kind >= K_NKINDS || KIND_IS(n->kind, KF_ROOT) ||
+	    (n->idx && !KIND_IS(n->kind, KF_INDEXED)))
 		return -ENOENT;
 	if ((n->srv = mcp_server_by_id(id)) != NULL) {
 		n->type = N_SERVER;
-		if (n->kind == K_AUTH)
-			return mcp_server_has_auth(n->srv) ? 0 : -ENOENT;
-		if (n->kind == K_HELP)
-			return mcp_help_name_at(n->srv, NULL, n->idx) ? 0
-								       : -ENOENT;
-		return n->kind == K_DIR || KIND_IS(n->kind, KF_SERVER) ? 0
-								      : -ENOENT;
+		if (!in_server(n->kind))
+			return -ENOENT;
+		return present(n);
 	}
 	if ((n->s = mcp_session_by_id(id)) != NULL) {
-		const struct mcp_part *parts;
-		size_t np;
-
 		n->type = N_SESSION;
 		n->srv = mcp_session_server(n->s);
-		switch (n->kind) {
-		case K_TOOL:
-			return mcp_name_at(n->s, MCP_TOOLS, n->idx) ? 0 : -ENOENT;
-		case K_PROMPT:
-			return mcp_name_at(n->s, MCP_PROMPTS, n->idx) ? 0
-								       : -ENOENT;
-		case K_RESOURCE:
-			return mcp_name_at(n->s, MCP_RESOURCES, n->idx) ? 0
-									 : -ENOENT;
-		case K_RESULT:
-			mcp_result(n->s, &parts, &np);
-			return n->idx < np ? 0 : -ENOENT;
-		case K_REQ:
-			return mcp_ask_by_num(n->s, n->idx) ? 0 : -ENOENT;
-		case K_HELP:
-			return mcp_help_name_at(n->srv, n->s, n->idx) ? 0
-								     : -ENOENT;
-		case K_AUTH:
-			return -ENOENT;
-		default:
-			return 0;
-		}
+		if (KIND_IS(n->kind, KF_SERVER) && !KIND_IS(n->kind, KF_THREAD))
+			return -ENOENT; /* auth */
+		return present(n);
 	}
 	return -ENOENT;
 }
@@ -246,9 +140,8 @@ static blksize_t blksize(const struct node *n)
 void node_attr(fuse_ino_t ino, const struct node *n, struct stat *st)
 {
 	double mt = mount_time, ct = mount_time;
-	int dir = n->type == N_ROOT ||
-		  (n->type >= N_SERVER && KIND_IS(n->kind, KF_DIR));
-	mcp_buf *b = NULL;
+	int dir = KIND_IS(n->kind, KF_DIR);
+	const struct kind_info *ki = &fs_kinds[n->kind];
 
 	memset(st, 0, sizeof *st);
 	st->st_ino = ino;
@@ -259,30 +152,18 @@ void node_attr(fuse_ino_t ino, const struct node *n, struct stat *st)
 		st->st_nlink = 2;
 	} else {
 		st->st_mode = S_IFREG |
-			      (n->type >= N_SERVER &&
-			       KIND_IS(n->kind, KF_WRITE) ? 0600 : 0400);
+			      (KIND_IS(n->kind, KF_WRITE) ? 0600 : 0400);
 		st->st_nlink = 1;
 	}
-	if (n->type == N_DOTSTATUS)
-		b = mcp_status_json();
-	else if (n->type == N_README)
-		b = mcp_readme();
-	else if (n->type == N_SERVEJSON)
-		b = mcp_client_entry();
-	if (b)
-		st->st_size = (off_t)b->len;
-	mcp_buf_unref(b);
-	if (n->type >= N_SERVER && fs_kinds[n->kind].size)
-		st->st_size = fs_kinds[n->kind].size(n);
+	if (ki->size)
+		st->st_size = ki->size(n);
+	else if (ki->snap)
+		st->st_size = buf_size(ki->snap(n));
 	if (n->s) {
 		mt = mcp_session_last_used(n->s);
 		ct = mcp_session_created(n->s);
-		if (n->kind == K_REQ) {
-			mcp_ask *q = mcp_ask_by_num(n->s, n->idx);
-
-			if (q)
-				mt = ct = mcp_ask_created(q);
-		}
+		if (ki->created)
+			mt = ct = ki->created(n);
 	}
 	set_time(&st->st_mtim, mt);
 	set_time(&st->st_atim, mt);
@@ -300,8 +181,7 @@ static void reply_entry(fuse_req_t req, fuse_ino_t ino, const struct node *n)
 	e.generation = 1;
 	e.attr_timeout = 0;
 	/* names in result/ and the listings change with each reply */
-	e.entry_timeout = n->type >= N_SERVER && KIND_IS(n->kind, KF_INDEXED)
-				  ? 0 : 1.0;
+	e.entry_timeout = KIND_IS(n->kind, KF_INDEXED) ? 0 : 1.0;
 	node_attr(ino, n, &e.attr);
 	fuse_reply_entry(req, &e);
 }
@@ -331,9 +211,8 @@ void fs_fh_free_all(void)
 void fs_fh_free(struct fh *h)
 {
 	LIST_REMOVE(h, link);
-	if (h->cf)
-		callfile_free(h->cf);
-	askfile_free(h->af);
+	if (h->ops && h->ops->release)
+		h->ops->release(h);
 	mcp_buf_unref(h->snap);
 	gbuf_free(&h->dir);
 	free(h);

@@ -1,0 +1,218 @@
+/*
+ * kinds.c - the table of file kinds, fs_kinds: for each kind its name in
+ * a directory, what it may do (flags), its ops (the file that serves an
+ * open file of it) and the small functions its ops and node.c ask: its
+ * size, its snapshot, whether it is there now, its times. Nothing here
+ * is called by name from another file: the table is the way in.
+ *
+ * To add a kind: a K_ name in fs.h's enum kind, an entry here and, if no
+ * ops below fit, one file with its ops (declared in fs.h, added to
+ * meson.build). A file at the mount's root whose content comes from a
+ * function is one entry: {"name", KF_ROOT, .ops = &snap_ops, .snap = f,
+ * .ino = the next free root inode} (K_SERVEJSON is one).
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "fs.h"
+
+static off_t buf_size(mcp_buf *b)
+{
+	off_t n = b ? (off_t)b->len : 0;
+
+	mcp_buf_unref(b);
+	return n;
+}
+
+static off_t size_events(const struct node *n)
+{
+	return (off_t)mcp_session_log_size(n->s, MCP_EVENTS);
+}
+
+static off_t size_trace(const struct node *n)
+{
+	return (off_t)mcp_session_log_size(n->s, MCP_TRACE);
+}
+
+static off_t size_listing(const struct node *n, enum mcp_list what)
+{
+	mcp_call *c = mcp_list_cached(n->srv, n->s, what);
+
+	return c ? (off_t)mcp_call_reply(c)->len : 0;
+}
+
+static off_t size_tools(const struct node *n)
+{
+	return size_listing(n, MCP_TOOLS);
+}
+
+static off_t size_prompts(const struct node *n)
+{
+	return n->s ? size_listing(n, MCP_PROMPTS) : 0;
+}
+
+static off_t size_result(const struct node *n)
+{
+	const struct mcp_part *parts;
+	size_t np;
+
+	mcp_result(n->s, &parts, &np);
+	return n->idx < np ? (off_t)parts[n->idx].data->len : 0;
+}
+
+static off_t size_req(const struct node *n)
+{
+	mcp_ask *q = mcp_ask_by_num(n->s, n->idx);
+
+	return q ? buf_size(mcp_ask_json(q)) : 0;
+}
+
+static off_t size_help(const struct node *n)
+{
+	const char *f = mcp_help_name_at(n->srv, n->s, n->idx);
+
+	return f ? buf_size(mcp_help(n->srv, n->s, f)) : 0;
+}
+
+static mcp_buf *snap_status(const struct node *n)
+{
+	return mcp_session_status_json(n->s);
+}
+
+static mcp_buf *snap_stderr(const struct node *n)
+{
+	return mcp_session_stderr(n->s);
+}
+
+static mcp_buf *snap_dotstatus(const struct node *n)
+{
+	return mcp_status_json();
+}
+
+static mcp_buf *snap_readme(const struct node *n)
+{
+	return mcp_readme();
+}
+
+static mcp_buf *snap_servejson(const struct node *n)
+{
+	return mcp_client_entry();
+}
+
+/* ---- nodes that are there only at times ---- */
+
+static int has_auth(const struct node *n)
+{
+	return n->type == N_SERVER && mcp_server_has_auth(n->srv);
+}
+
+static int serving(const struct node *n)
+{
+	mcp_buf *b = mcp_client_entry();
+
+	mcp_buf_unref(b);
+	return b != NULL;
+}
+
+static int has_help(const struct node *n)
+{
+	return mcp_help_name_at(n->srv, n->s, n->idx) != NULL;
+}
+
+static int has_tool(const struct node *n)
+{
+	return n->s && mcp_name_at(n->s, MCP_TOOLS, n->idx);
+}
+
+static int has_prompt(const struct node *n)
+{
+	return n->s && mcp_name_at(n->s, MCP_PROMPTS, n->idx);
+}
+
+static int has_resource(const struct node *n)
+{
+	return n->s && mcp_name_at(n->s, MCP_RESOURCES, n->idx);
+}
+
+static int has_result(const struct node *n)
+{
+	const struct mcp_part *parts;
+	size_t np;
+
+	if (!n->s)
+		return 0;
+	mcp_result(n->s, &parts, &np);
+	return n->idx < np;
+}
+
+static int has_req(const struct node *n)
+{
+	return n->s && mcp_ask_by_num(n->s, n->idx);
+}
+
+/* requests/<n>: its times are the question's */
+static double req_created(const struct node *n)
+{
+	mcp_ask *q = mcp_ask_by_num(n->s, n->idx);
+
+	return q ? mcp_ask_created(q) : mcp_session_last_used(n->s);
+}
+
+/*
+ * The table of kinds. To add a kind: an entry here (name, flags, ops and
+ * what its ops need) and, if none of the ops below fits, one file for its
+ * ops. result/ names no listing: its entries are the latest reply's parts.
+ */
+#define SERVER_THREAD (KF_SERVER | KF_THREAD)
+#define LISTDIR (KF_THREAD | KF_DIR | KF_LISTING)
+const struct kind_info fs_kinds[K_NKINDS] = {
+	[K_DIR] = {.flags = KF_DIR},
+	[K_CALL] = {"call", SERVER_THREAD | KF_WRITE, .ops = &call_ops},
+	[K_TOOLS] = {"tools.json", SERVER_THREAD, size_tools,
+		     .ops = &toolsjson_ops},
+	[K_STATUS] = {"status", KF_THREAD, .ops = &snap_ops,
+		      .snap = snap_status},
+	[K_STDERR] = {"stderr", KF_THREAD, .ops = &snap_ops,
+		      .snap = snap_stderr},
+	[K_EVENTS] = {"events", KF_THREAD, size_events, .ops = &events_ops},
+	[K_TRACE] = {"trace", KF_THREAD, size_trace, .ops = &trace_ops},
+	[K_CTL] = {"ctl", KF_THREAD | KF_WRITE, .ops = &ctl_ops},
+	[K_TOOLDIR] = {"tools", LISTDIR, .child = K_TOOL, .list = MCP_TOOLS,
+		       .what = "tool"},
+	[K_RESULTDIR] = {"result", LISTDIR, .child = K_RESULT,
+			 .list = MCP_TOOLS},
+	[K_RESDIR] = {"resources", LISTDIR, .child = K_RESOURCE,
+		      .list = MCP_RESOURCES},
+	[K_RESJSON] = {"resources.json", KF_THREAD | KF_LISTING,
+		       .ops = &listing_snap_ops},
+	[K_PROMPTDIR] = {"prompts", LISTDIR, .child = K_PROMPT,
+			 .list = MCP_PROMPTS, .what = "prompt"},
+	[K_PROMPTSJSON] = {"prompts.json", KF_THREAD | KF_LISTING,
+			   size_prompts, .ops = &listing_snap_ops},
+	[K_REQDIR] = {"requests", KF_THREAD | KF_DIR},
+	[K_HELPDIR] = {"help", SERVER_THREAD | KF_DIR | KF_LISTING,
+		       .child = K_HELP, .list = MCP_TOOLS},
+	[K_TOOL] = {NULL, KF_INDEXED | KF_WRITE | KF_LISTING,
+		    .list = MCP_TOOLS, .ops = &tool_ops, .present = has_tool},
+	[K_RESULT] = {NULL, KF_INDEXED | KF_LISTING, size_result,
+		      .ops = &listing_snap_ops, .present = has_result},
+	[K_RESOURCE] = {NULL, KF_INDEXED | KF_LISTING,
+			.ops = &listing_snap_ops, .present = has_resource},
+	[K_PROMPT] = {NULL, KF_INDEXED | KF_WRITE | KF_LISTING,
+		      .list = MCP_PROMPTS, .ops = &tool_ops,
+		      .present = has_prompt},
+	[K_REQ] = {NULL, KF_INDEXED | KF_WRITE, size_req, .ops = &ask_ops,
+		   .present = has_req, .created = req_created},
+	[K_HELP] = {NULL, KF_INDEXED | KF_LISTING, size_help,
+		    .ops = &listing_snap_ops, .present = has_help},
+	[K_AUTH] = {"auth", KF_SERVER | KF_WRITE, .ops = &authfile_ops,
+		    .present = has_auth}, /* url servers */
+	[K_DOTSTATUS] = {".status", KF_ROOT, .ops = &snap_ops,
+			 .snap = snap_dotstatus, .ino = 2},
+	[K_README] = {"README.md", KF_ROOT, .ops = &snap_ops,
+		      .snap = snap_readme, .ino = 3},
+	/* with --serve (spec 14) */
+	[K_SERVEJSON] = {".serve.json", KF_ROOT, .ops = &snap_ops,
+			 .snap = snap_servejson, .present = serving, .ino = 4},
+};
+
