@@ -295,11 +295,11 @@ int pages_take(mcp_session *s, mcp_call *c, struct frame *f, char *line,
 void pages_end(mcp_call *c);
 /* surface.c: the index of a listing's entries (mcp_entries) made from its
  * document reply a part at a time: begin, step until it returns 1 (0:
- * more; until is a uv_hrtime() to stop at, 0 none; -ENOMEM), then end,
+ * more, after about budget ns; 0: no budget; -ENOMEM), then end,
  * which hands it to c (0, or -ENOMEM with w freed); or drop. */
 struct lindex_walk;
 struct lindex_walk *surface_index_begin(mcp_call *c, const mcp_buf *reply);
-int surface_index_step(struct lindex_walk *w, uint64_t until);
+int surface_index_step(struct lindex_walk *w, uint64_t budget);
 int surface_index_end(mcp_call *c, struct lindex_walk *w, mcp_session *s);
 void surface_index_drop(struct lindex_walk *w);
 /* The entry of the done listing named name, parsed alone; NULL if none

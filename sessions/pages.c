@@ -158,7 +158,7 @@ static void index_slice(uv_idle_t *h)
 		job_end(j);
 		return;
 	}
-	r = surface_index_step(j->walk, uv_hrtime() + SLICE_NS);
+	r = surface_index_step(j->walk, SLICE_NS);
 	if (r == 0)
 		return;
 	if (r < 0 || surface_index_end(c, j->walk, c->s->oneshot ? NULL

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "gbuf.h"
 #include "internal.h"
@@ -384,10 +385,19 @@ void surface_index_drop(struct lindex_walk *w)
 	free(w);
 }
 
-int surface_index_step(struct lindex_walk *w, uint64_t until)
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int surface_index_step(struct lindex_walk *w, uint64_t budget)
 {
 	struct lindex *x = w->x;
 	const char *p = w->p;
+	uint64_t until = budget ? now_ns() + budget : 0;
 	struct jscan_span it, v;
 	unsigned k;
 
@@ -395,7 +405,7 @@ int surface_index_step(struct lindex_walk *w, uint64_t until)
 		cJSON *j;
 		char *name, *file;
 
-		if (until && (k & 63) == 63 && uv_hrtime() > until)
+		if (until && (k & 63) == 63 && now_ns() > until)
 			return 0;
 		if (!jscan_items_next(&w->m, &it))
 			break;
