@@ -326,7 +326,8 @@ void hs_listen(mcp_session *s);     /* modern: subscriptions/listen */
 int hs_probe_done(mcp_session *s, mcp_call *c, cJSON *msg, char *why,
 		  size_t n);
 
-/* client.c: mcpfs's answers to the server's requests */
+/* client.c: mcpfs's answers to what a server asks it (ping, roots;
+ * questions for the user go to ask.c) */
 void client_request(mcp_session *s, const char *method, cJSON *id,
 		    cJSON *msg, const char *line, size_t len);
 

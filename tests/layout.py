@@ -24,7 +24,11 @@
    and base/, sessions/protocol/ (what goes over the wire) base/ but not
    core/, sessions/base/ (the objects both share) neither; the one way
    up is a hook table a caller above hands in (struct call_hooks), which
-   a call by name does not show.
+   a call by name does not show;
+8. a transport (sessions/transport/, sessions/http/) calls no function of
+   the rest of sessions/ (not mlog, not a config helper): what it needs of
+   the core comes in its struct transport_env (transport_log, conf_dup,
+   ...), so the HTTP module and the transports stay apart from the core.
 
 Calls are found by name (comments and strings removed), which is exact
 enough for this tree: every non-static function has one definition.
@@ -171,6 +175,19 @@ upward = sorted(f'{rel(f)} -> {rel(d)}' for f in files for d in edges[f]
 results.append((not upward, 'sessions/ layers called downward only '
                 '(core -> protocol -> base)' +
                 ('' if not upward else ': ' + '; '.join(upward))))
+
+TRANSPORTS = ('sessions/transport', 'sessions/http')
+
+
+def is_transport(f):
+    return any(under(f.parent.relative_to(ROOT), t) for t in TRANSPORTS)
+
+
+reach = sorted(f'{rel(f)} -> {rel(d)}' for f in files for d in edges[f]
+               if is_transport(f) and not is_transport(d) and
+               not under(d.parent.relative_to(ROOT), 'lib'))
+results.append((not reach, 'transports call the core only through their '
+                'env' + ('' if not reach else ': ' + '; '.join(reach))))
 
 crowded = []
 for d in DIRS:

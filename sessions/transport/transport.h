@@ -138,6 +138,21 @@ enum {
 	TRANSPORT_RETRIES_4XX = 1u << 4,
 };
 
+/* The log of a transport: env's sink, never mlog (a transport uses no
+ * global of the core). */
+__attribute__((format(printf, 3, 4)))
+static inline void transport_log(const struct transport_env *e, int level,
+				 const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!e->log)
+		return;
+	va_start(ap, fmt);
+	e->log(level, fmt, ap);
+	va_end(ap);
+}
+
 struct transport_ops {
 	const char *name;       /* "stdio", "http", "sse": shown in status */
 	unsigned caps;          /* TRANSPORT_* */
