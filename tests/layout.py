@@ -23,8 +23,8 @@
    (the lifecycle of sessions and a thread's files) may call protocol/
    and base/, sessions/protocol/ (what goes over the wire) base/ but not
    core/, sessions/base/ (the objects both share) neither; the one way
-   up is a hook table a caller above hands in (struct call_hooks), which
-   a call by name does not show;
+   up is a hook session.c hands down at sessions_init (call_setup,
+   inbound_setup, message_setup), which a call by name does not show;
 8. a transport (sessions/transport/, sessions/http/) calls no function of
    the rest of sessions/ (not mlog, not a config helper): what it needs of
    the core comes in its struct transport_env (transport_log, conf_dup,
