@@ -603,7 +603,7 @@ int main(int argc, char **argv)
 	uv_signal_start(&sig_hup, signal_cb, SIGHUP);
 	mlog(MLOG_INFO, "mcpfs %s mounted on %s", MCPFS_VERSION, mountpoint);
 	serve_listen(loop, mountpoint);
-	if (o.serve && serve_http_start(loop, o.serve) < 0) {
+	if (o.serve && serve_http_start(loop, o.serve, mo.max_line) < 0) {
 		begin_shutdown("--serve: cannot listen");
 		exit_code = 1;
 	}

@@ -8,8 +8,8 @@
  * progress notifications and then its reply, the connection suspended
  * (MHD_suspend_connection) while there is nothing to send. POST /mcp starts an MCP session (Mcp-Session-Id at initialize) in a
  * serve-N thread of its own; POST /mcp/NAME in the thread NAME.
- * Notifications and responses are 202; GET
- * (a standalone event stream) is 405, DELETE ends the session.
+ * Notifications and responses are 202; GET is the session's standalone
+ * event stream (list_changed, log messages), DELETE ends the session.
  *
  * Every request needs `Authorization: Bearer TOKEN` (401 otherwise; the
  * token is 32 random bytes from getrandom(2), hex, made at start), and a
@@ -35,7 +35,11 @@
 #include "serve.h"
 #include "sessions.h"
 
-#define BODY_MAX ((size_t)64 << 20)
+/* The protocol versions a client may name in MCP-Protocol-Version: those
+ * serve/peer.c negotiates at initialize. */
+static const char *const versions[] = {
+	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05",
+};
 
 struct hreq;
 struct hsess {                   /* one client's MCP session */
@@ -44,6 +48,7 @@ struct hsess {                   /* one client's MCP session */
 	struct serve_out out;
 	struct serve_peer *peer;
 	LIST_HEAD(, hreq) reqs;
+	struct hreq *get;            /* its standalone event stream (GET) */
 };
 
 struct hreq {                    /* one POST */
@@ -53,6 +58,7 @@ struct hreq {                    /* one POST */
 	struct gbuf body;
 	uint64_t tag;
 	int dispatched, suspended, done, fresh;
+	int big;                     /* its body went past --max-message */
 	char *reply;                 /* the answer as JSON, when it came at once */
 	size_t rlen;
 	int sse;                     /* ... else an event stream: */
@@ -63,9 +69,12 @@ struct hreq {                    /* one POST */
 static struct MHD_Daemon *daemon_;
 static uv_poll_t mhd_poll;
 static uv_timer_t mhd_timer;
+static uv_timer_t ka_timer;      /* keep-alives while streams wait */
 static LIST_HEAD(, hsess) sessions = LIST_HEAD_INITIALIZER(sessions);
 static char token[65];
 static uint64_t tags;
+static size_t body_max;          /* the mount's --max-message */
+static int resumed;              /* a connection resumed: MHD_run soon */
 
 /* ---- the loop ---- */
 
@@ -75,8 +84,11 @@ static void mhd_run(void)
 {
 	MHD_UNSIGNED_LONG_LONG ms;
 
+	resumed = 0;
 	MHD_run(daemon_);
-	if (MHD_get_timeout(daemon_, &ms) == MHD_YES)
+	if (resumed) /* a connection resumed while MHD ran: once more */
+		uv_timer_start(&mhd_timer, mhd_timer_cb, 0, 0);
+	else if (MHD_get_timeout(daemon_, &ms) == MHD_YES)
 		uv_timer_start(&mhd_timer, mhd_timer_cb, ms, 0);
 	else
 		uv_timer_stop(&mhd_timer);
@@ -98,6 +110,52 @@ static void mhd_poll_cb(uv_poll_t *h, int status, int events)
 
 /* ---- sessions and replies ---- */
 
+static void event(struct hreq *r, const char *json, size_t len)
+{
+	gbuf_add(&r->q, "event: message\ndata: ", 21);
+	gbuf_add(&r->q, json, len);
+	gbuf_add(&r->q, "\n\n", 2);
+}
+
+/* r has something to send (or is over): resume it if it waits. */
+static void wake(struct hreq *r)
+{
+	if (!r->suspended)
+		return;
+	r->suspended = 0;
+	MHD_resume_connection(r->conn);
+	/* MHD answers it from its next run: make that soon */
+	resumed = 1;
+	uv_timer_start(&mhd_timer, mhd_timer_cb, 0, 0);
+}
+
+/* Every second while a stream waits: an SSE comment on each waiting
+ * stream, so that a client that went away is seen (MHD does not watch a
+ * suspended connection; the write to a closed one fails and ends it, and
+ * a POST ended so drops its call). */
+static void ka_cb(uv_timer_t *t)
+{
+	struct hsess *hs;
+	struct hreq *r;
+	int waiting = 0;
+
+	LIST_FOREACH(hs, &sessions, link) {
+		LIST_FOREACH(r, &hs->reqs, link)
+			if (r->suspended) {
+				gbuf_add(&r->q, ":\n\n", 3);
+				wake(r);
+				waiting = 1;
+			}
+		if ((r = hs->get) != NULL && r->suspended) {
+			gbuf_add(&r->q, ":\n\n", 3);
+			wake(r);
+			waiting = 1;
+		}
+	}
+	if (!waiting)
+		uv_timer_stop(t);
+}
+
 static void hs_send(struct serve_out *o, const char *json, size_t len,
 		    uint64_t tag, int last)
 {
@@ -105,28 +163,26 @@ static void hs_send(struct serve_out *o, const char *json, size_t len,
 					    offsetof(struct hsess, out));
 	struct hreq *r;
 
-	if (!tag)
-		return; /* no standalone stream: list_changed, logs not sent */
+	if (!tag) { /* list_changed, logs: on the GET stream if there is one */
+		if ((r = hs->get) != NULL) {
+			event(r, json, len);
+			wake(r);
+		}
+		return;
+	}
 	LIST_FOREACH(r, &hs->reqs, link) {
 		if (r->tag != tag || r->done)
 			continue;
-		if (r->sse) { /* progress, then the reply, as events */
-			gbuf_add(&r->q, "event: message\ndata: ", 21);
-			gbuf_add(&r->q, json, len);
-			gbuf_add(&r->q, "\n\n", 2);
-		} else if (last && (r->reply = malloc(len)) != NULL) {
+		if (r->sse) /* progress, then the reply, as events */
+			event(r, json, len);
+		else if (last && (r->reply = malloc(len)) != NULL) {
 			memcpy(r->reply, json, len);
 			r->rlen = len;
 		} else if (!last) {
 			return; /* before the stream: a reply comes at once */
 		}
 		r->done = last;
-		if (r->suspended) {
-			r->suspended = 0;
-			MHD_resume_connection(r->conn);
-			/* MHD answers it from its next run: make that soon */
-			uv_timer_start(&mhd_timer, mhd_timer_cb, 0, 0);
-		}
+		wake(r);
 		return;
 	}
 }
@@ -148,11 +204,12 @@ static void hs_end(struct hsess *hs)
 	while ((r = LIST_FIRST(&hs->reqs)) != NULL) {
 		LIST_REMOVE(r, link);
 		r->hs = NULL;
-		if (r->suspended) { /* answered: the session ended */
-			r->suspended = 0;
-			MHD_resume_connection(r->conn);
-			uv_timer_start(&mhd_timer, mhd_timer_cb, 0, 0);
-		}
+		wake(r); /* answered: the session ended */
+	}
+	if ((r = hs->get) != NULL) {
+		hs->get = NULL;
+		r->hs = NULL;
+		wake(r);
 	}
 	LIST_REMOVE(hs, link);
 	serve_peer_end(hs->peer);
@@ -172,6 +229,7 @@ static struct hsess *hs_new(const char *thread)
 	for (i = 0; i < 16; i++)
 		sprintf(hs->id + 2 * i, "%02x", b[i]);
 	hs->out.send = hs_send;
+	hs->out.asks = 1; /* on the call's event stream, else the GET one */
 	LIST_INIT(&hs->reqs);
 	if (!(hs->peer = serve_peer_new(thread, &hs->out))) {
 		free(hs);
@@ -251,6 +309,30 @@ static int origin_ok(struct MHD_Connection *c)
 	return 0;
 }
 
+/* 1 when MCP-Protocol-Version is absent (MCP: assume 2025-03-26) or a
+ * version mcpfs speaks; MCP wants 400 for any other. */
+static int version_ok(struct MHD_Connection *c)
+{
+	const char *v = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						    "MCP-Protocol-Version");
+	size_t i;
+
+	for (i = 0; v && i < sizeof versions / sizeof *versions; i++)
+		if (!strcmp(v, versions[i]))
+			return 1;
+	return !v;
+}
+
+/* 1 when Content-Length says the body is over --max-message (refused
+ * before it is read; a chunked one is refused when it gets there). */
+static int too_long(struct MHD_Connection *c)
+{
+	const char *l = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						    "Content-Length");
+
+	return l && strtoull(l, NULL, 10) > body_max;
+}
+
 /* The thread a path names: "" for /mcp, NAME for /mcp/NAME, NULL else. */
 static const char *thread_of_path(const char *url)
 {
@@ -262,11 +344,17 @@ static const char *thread_of_path(const char *url)
 	return NULL;
 }
 
+#define PARSE_ERROR "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":" \
+	"{\"code\":-32700,\"message\":\"Parse error\"}}"
+
+/* 1 when a body that parses as JSON is an initialize request; 0 when it
+ * is JSON but another message; -1 when it is not JSON. */
 static int is_initialize(const char *body, size_t n)
 {
 	cJSON *m = cJSON_ParseWithLength(body, n);
 	cJSON *v = cJSON_GetObjectItemCaseSensitive(m, "method");
-	int r = cJSON_IsString(v) && !strcmp(v->valuestring, "initialize");
+	int r = m ? cJSON_IsString(v) && !strcmp(v->valuestring, "initialize")
+		  : -1;
 
 	cJSON_Delete(m);
 	return r;
@@ -296,6 +384,8 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 		return MHD_CONTENT_READER_END_OF_STREAM;
 	r->suspended = 1;
 	MHD_suspend_connection(r->conn);
+	if (!uv_is_active((uv_handle_t *)&ka_timer))
+		uv_timer_start(&ka_timer, ka_cb, 1000, 1000);
 	return 0;
 }
 
@@ -317,12 +407,35 @@ static enum MHD_Result stream(struct MHD_Connection *c, struct hreq *r)
 	return ok;
 }
 
+/* GET: the session's standalone event stream of what belongs to no
+ * request (list_changed, log messages); one at a time. */
+static enum MHD_Result standalone(struct MHD_Connection *c, void **ctx)
+{
+	struct hsess *hs = hs_find(MHD_lookup_connection_value(
+		c, MHD_HEADER_KIND, "Mcp-Session-Id"));
+	struct hreq *r;
+
+	if (!hs)
+		return refuse(c, MHD_HTTP_NOT_FOUND, "no such session");
+	if (hs->get)
+		return refuse(c, MHD_HTTP_CONFLICT, "the session has its "
+			      "event stream already");
+	if (!(r = calloc(1, sizeof *r)))
+		return MHD_NO;
+	r->conn = c;
+	r->hs = hs;
+	r->dispatched = 1;
+	hs->get = r;
+	*ctx = r;
+	return stream(c, r);
+}
+
 static enum MHD_Result dispatch(struct MHD_Connection *c, struct hreq *r,
 				const char *thread)
 {
 	const char *sid = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 						      "Mcp-Session-Id");
-	int k;
+	int k, init;
 
 	r->dispatched = 1;
 	if (!r->body.len)
@@ -330,7 +443,10 @@ static enum MHD_Result dispatch(struct MHD_Connection *c, struct hreq *r,
 	if (r->body.oom)
 		return refuse(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
 			      "out of memory");
-	if (!sid && is_initialize(r->body.p, r->body.len)) {
+	if ((init = is_initialize(r->body.p, r->body.len)) < 0)
+		return respond(c, MHD_HTTP_BAD_REQUEST, "application/json",
+			       PARSE_ERROR, strlen(PARSE_ERROR), NULL);
+	if (!sid && init) {
 		r->hs = hs_new(*thread ? thread : NULL);
 		if (!r->hs)
 			return refuse(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
@@ -348,6 +464,15 @@ static enum MHD_Result dispatch(struct MHD_Connection *c, struct hreq *r,
 	if (k == 0) {
 		r->done = 1;
 		return respond(c, MHD_HTTP_ACCEPTED, NULL, "", 0, NULL);
+	}
+	if (k < 0) { /* JSON, but no JSON-RPC message: the peer's error */
+		r->done = 1;
+		if (r->reply)
+			return respond(c, MHD_HTTP_BAD_REQUEST,
+				       "application/json", r->reply, r->rlen,
+				       NULL);
+		return refuse(c, MHD_HTTP_BAD_REQUEST, "not a JSON-RPC "
+			      "message");
 	}
 	if (r->done)
 		return respond(c, MHD_HTTP_OK, "application/json", r->reply,
@@ -373,6 +498,10 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
 		if (!origin_ok(c))
 			return refuse(c, MHD_HTTP_FORBIDDEN, "a request from "
 				      "a web page of another origin");
+		if (!version_ok(c))
+			return refuse(c, MHD_HTTP_BAD_REQUEST, "an "
+				      "MCP-Protocol-Version mcpfs does not "
+				      "speak");
 		if (!thread)
 			return refuse(c, MHD_HTTP_NOT_FOUND, "not an MCP "
 				      "endpoint: /mcp or /mcp/NAME");
@@ -385,9 +514,14 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
 			hs_end(hs);
 			return respond(c, MHD_HTTP_OK, NULL, "", 0, NULL);
 		}
+		if (!strcmp(method, "GET"))
+			return standalone(c, ctx);
 		if (strcmp(method, "POST"))
 			return respond(c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL,
 				       "", 0, NULL);
+		if (too_long(c))
+			return refuse(c, MHD_HTTP_CONTENT_TOO_LARGE,
+				      "message too long (--max-message)");
 		if (!(r = calloc(1, sizeof *r)))
 			return MHD_NO;
 		r->conn = c;
@@ -395,19 +529,23 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
 		return MHD_YES;
 	}
 	if (*size) { /* a part of the body */
-		if (r->body.len + *size > BODY_MAX) {
-			*size = 0;
-			r->dispatched = 1;
-			return refuse(c, MHD_HTTP_CONTENT_TOO_LARGE,
-				      "message too long");
+		if (r->big || r->body.len + *size > body_max) {
+			r->big = 1; /* the rest is read and dropped */
+			gbuf_free(&r->body);
+		} else {
+			gbuf_add(&r->body, data, *size);
 		}
-		gbuf_add(&r->body, data, *size);
 		*size = 0;
 		return MHD_YES;
 	}
-	if (!r->dispatched)
-		return dispatch(c, r, thread ? thread : "");
-	return MHD_YES;
+	if (r->dispatched)
+		return MHD_YES;
+	if (r->big) { /* MHD takes an answer only once the body is in */
+		r->dispatched = 1;
+		return refuse(c, MHD_HTTP_CONTENT_TOO_LARGE,
+			      "message too long (--max-message)");
+	}
+	return dispatch(c, r, thread ? thread : "");
 }
 
 static void completed(void *cls, struct MHD_Connection *c, void **ctx,
@@ -420,7 +558,9 @@ static void completed(void *cls, struct MHD_Connection *c, void **ctx,
 	(void)why;
 	if (!r)
 		return;
-	if (r->hs) {
+	if (r->hs && r->hs->get == r) {
+		r->hs->get = NULL;
+	} else if (r->hs) {
 		LIST_REMOVE(r, link);
 		if (!r->done) /* the client went away before its reply */
 			serve_peer_drop(r->hs->peer, r->tag);
@@ -491,7 +631,7 @@ int serve_http_check(const char *addr)
 	return parse_addr(addr, &ss, &len, &v6);
 }
 
-int serve_http_start(uv_loop_t *loop, const char *addr)
+int serve_http_start(uv_loop_t *loop, const char *addr, size_t max_message)
 {
 	struct sockaddr_storage ss;
 	const union MHD_DaemonInfo *info;
@@ -507,12 +647,13 @@ int serve_http_start(uv_loop_t *loop, const char *addr)
 		return -EINVAL;
 	for (i = 0; i < 32; i++)
 		sprintf(token + 2 * i, "%02x", b[i]);
+	body_max = max_message;
 	daemon_ = MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
 				   MHD_USE_ERROR_LOG | (v6 ? MHD_USE_IPv6 : 0),
 				   0, NULL, NULL, handler, NULL,
+				   MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 				   MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				   MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
-				   MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 				   MHD_OPTION_END);
 	if (!daemon_) {
 		mlog(MLOG_ERR, "--serve %s: cannot listen there", addr);
@@ -525,6 +666,7 @@ int serve_http_start(uv_loop_t *loop, const char *addr)
 	uv_poll_init(loop, &mhd_poll, fd);
 	uv_poll_start(&mhd_poll, UV_READABLE, mhd_poll_cb);
 	uv_timer_init(loop, &mhd_timer);
+	uv_timer_init(loop, &ka_timer);
 	mhd_run();
 	if (v6) {
 		char a6[INET6_ADDRSTRLEN];
@@ -551,6 +693,11 @@ int serve_http_start(uv_loop_t *loop, const char *addr)
 	free(entry);
 	mlog(MLOG_INFO, "serve: MCP over HTTP at http://%s:%u/mcp (the token "
 	     "is in MOUNT/.serve.json)", host, port);
+	if (v6 ? !IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)&ss)->sin6_addr)
+	       : (ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr) >> 24) !=
+		 127)
+		mlog(MLOG_WARN, "serve: %s is not a loopback address: whoever "
+		     "reaches it with the token drives the mount", host);
 	return 0;
 }
 
@@ -563,6 +710,7 @@ void serve_http_stop(void)
 	uv_poll_stop(&mhd_poll);
 	uv_close((uv_handle_t *)&mhd_poll, NULL);
 	uv_close((uv_handle_t *)&mhd_timer, NULL);
+	uv_close((uv_handle_t *)&ka_timer, NULL);
 	MHD_stop_daemon(daemon_);
 	daemon_ = NULL;
 	mcp_set_client_entry(NULL);

@@ -563,10 +563,15 @@ static void answered(struct serve_peer *p, cJSON *m)
 	if ((k = asked_slot(p, qid)) < 0 || !(q = mcp_ask_by_id(qid)))
 		return;
 	p->asked[k] = 0;
-	if (!res) {
-		mlog(MLOG_INFO, "serve: the client of thread %s did not answer "
-		     "question %s: it stays in requests/", p->thread,
-		     mcp_ask_name(q));
+	if (!res) { /* an error: the question stays, saying so */
+		cJSON *e = cJSON_GetObjectItemCaseSensitive(m, "error");
+		cJSON *em = cJSON_GetObjectItemCaseSensitive(e, "message");
+		char why[400];
+
+		snprintf(why, sizeof why, "the MCP client of thread %s answered "
+			 "with an error: %.200s", p->thread, cJSON_IsString(em)
+			 ? em->valuestring : "(no message)");
+		mcp_ask_refuse(q, why);
 		return;
 	}
 	t = cJSON_PrintUnformatted(res);
@@ -577,90 +582,83 @@ static void answered(struct serve_peer *p, cJSON *m)
 	free(t);
 }
 
-/* A question event of s (an "mcpfs/request" line): an open question goes
- * to a client of that thread that declared the capability, on the stream
- * of its call there; a question that ends otherwise is withdrawn from the
- * client that has it. */
+/* A question event of s (an "mcpfs/request" line): a question that ends
+ * otherwise than by its client's answer (the shell answered, it expired,
+ * the server went) is withdrawn from the client that has it. The event
+ * comes while the question is still there. */
 static void question(mcp_session *s, cJSON *params)
 {
 	cJSON *n = cJSON_GetObjectItemCaseSensitive(params, "request");
 	cJSON *st = cJSON_GetObjectItemCaseSensitive(params, "state");
 	mcp_ask *q = cJSON_IsNumber(n) ? mcp_ask_by_num(s, (unsigned long)
 							n->valuedouble) : NULL;
-	uint64_t sid = mcp_session_id(s);
 	struct serve_peer *p;
-	struct job *j;
 	char msg[160];
 	int k;
 
-	if (!cJSON_IsString(st))
+	if (!q || !cJSON_IsString(st) || !strcmp(st->valuestring, "open"))
 		return;
-	if (!q)
-		return;
-	if (strcmp(st->valuestring, "open")) {
-		/* answered by the shell, expired, dropped (the event comes
-		 * while q is still there): no longer asked of a client */
-		LIST_FOREACH(p, &peers, link) {
-			if ((k = asked_slot(p, mcp_ask_id(q))) < 0)
-				continue;
-			snprintf(msg, sizeof msg, "{\"jsonrpc\":\"2.0\",\"method\""
-				 ":\"notifications/cancelled\",\"params\":"
-				 "{\"requestId\":\"" ASK_ID "%llu\"}}",
-				 (unsigned long long)p->asked[k]);
-			send_text(p, msg, strlen(msg), p->asked_tag[k], 0);
-			p->asked[k] = 0;
-		}
-		return;
-	}
 	LIST_FOREACH(p, &peers, link) {
-		const char *method = NULL;
-		mcp_buf *b;
-		cJSON *body, *out, *x;
+		if ((k = asked_slot(p, mcp_ask_id(q))) < 0)
+			continue;
+		snprintf(msg, sizeof msg, "{\"jsonrpc\":\"2.0\",\"method\":"
+			 "\"notifications/cancelled\",\"params\":{\"requestId\""
+			 ":\"" ASK_ID "%llu\"}}", (unsigned long long)p->asked[k]);
+		send_text(p, msg, strlen(msg), p->asked_tag[k], 0);
+		p->asked[k] = 0;
+	}
+}
+
+/* A question q just opened, with the server's own params: to a client of
+ * its thread that declared the capability (one gets it), on the stream of
+ * its call there; else it waits in requests/ as for any call. */
+static void asked(mcp_ask *q, const char *params, size_t len)
+{
+	mcp_session *s = mcp_ask_session(q);
+	mcp_buf *b = mcp_ask_json(q);
+	cJSON *body = b ? cJSON_ParseWithLength(b->data, b->len) : NULL;
+	cJSON *x = cJSON_GetObjectItemCaseSensitive(body, "method");
+	char *method = cJSON_IsString(x) ? strdup(x->valuestring) : NULL;
+	uint64_t sid = mcp_session_id(s);
+	struct serve_peer *p;
+	struct job *j;
+	char *m;
+	int k;
+
+	mcp_buf_unref(b);
+	cJSON_Delete(body);
+	LIST_FOREACH(p, &peers, link) {
 		uint64_t tag = 0;
 
-		if (strcmp(p->thread, mcp_session_name(s)) ||
+		if (!method || !p->out->asks ||
+		    strcmp(p->thread, mcp_session_name(s)) ||
+		    !((p->elicit && !strcmp(method, "elicitation/create")) ||
+		      (p->sample && !strcmp(method,
+					    "sampling/createMessage"))) ||
 		    (k = asked_slot(p, 0)) < 0)
 			continue;
-		b = mcp_ask_json(q);
-		body = b ? cJSON_ParseWithLength(b->data, b->len) : NULL;
-		mcp_buf_unref(b);
-		x = cJSON_GetObjectItemCaseSensitive(body, "method");
-		method = cJSON_IsString(x) ? x->valuestring : "";
-		if (!((p->elicit && !strcmp(method, "elicitation/create")) ||
-		      (p->sample && !strcmp(method,
-					    "sampling/createMessage")))) {
-			cJSON_Delete(body);
-			continue;
-		}
 		LIST_FOREACH(j, &p->jobs, link) /* the call it belongs to */
 			if (j->kind == J_CALL && j->sess_id == sid) {
 				tag = j->tag;
 				break;
 			}
-		out = cJSON_CreateObject();
-		cJSON_AddStringToObject(out, "jsonrpc", "2.0");
-		snprintf(msg, sizeof msg, ASK_ID "%llu",
-			 (unsigned long long)mcp_ask_id(q));
-		cJSON_AddStringToObject(out, "id", msg);
-		cJSON_AddStringToObject(out, "method", method);
-		/* the request's params: the file's fields but mcpfs's own */
-		cJSON_DeleteItemFromObject(body, "id");
-		cJSON_DeleteItemFromObject(body, "method");
-		cJSON_DeleteItemFromObject(body, "server");
-		cJSON_DeleteItemFromObject(body, "created");
-		cJSON_DeleteItemFromObject(body, "expires");
-		cJSON_DeleteItemFromObject(body, "answer");
-		cJSON_DeleteItemFromObject(body, "refused");
-		cJSON_DeleteItemFromObject(body, "host");
-		cJSON_AddItemToObject(out, "params", body);
+		m = malloc(len + strlen(method) + 96);
+		if (!m)
+			break;
+		k = asked_slot(p, 0);
 		p->asked[k] = mcp_ask_id(q);
 		p->asked_tag[k] = tag;
-		send_json(p, out, tag, 0);
-		cJSON_Delete(out);
+		sprintf(m, "{\"jsonrpc\":\"2.0\",\"id\":\"" ASK_ID "%llu\","
+			"\"method\":\"%s\",\"params\":%.*s}",
+			(unsigned long long)mcp_ask_id(q), method, (int)len,
+			params);
 		mlog(MLOG_INFO, "serve: question %s of thread %s sent to its "
 		     "client", mcp_ask_name(q), p->thread);
-		return; /* one client answers it */
+		send_text(p, m, strlen(m), tag, 0);
+		free(m);
+		break;
 	}
+	free(method);
 }
 
 int serve_peer_input(struct serve_peer *p, const char *json, size_t len,
@@ -791,8 +789,10 @@ struct serve_peer *serve_peer_new(const char *thread, struct serve_out *out)
 		snprintf(p->thread, sizeof p->thread, "serve-%lu", ++serve_n);
 		p->own = 1;
 	}
-	if (LIST_EMPTY(&peers))
+	if (LIST_EMPTY(&peers)) {
 		mcp_observe(note);
+		mcp_observe_asks(asked);
+	}
 	LIST_INSERT_HEAD(&peers, p, link);
 	return p;
 }
@@ -836,7 +836,9 @@ void serve_peer_end(struct serve_peer *p)
 	}
 	mlog(MLOG_INFO, "serve: the client of thread %s left", p->thread);
 	LIST_REMOVE(p, link);
-	if (LIST_EMPTY(&peers))
+	if (LIST_EMPTY(&peers)) {
 		mcp_observe(NULL);
+		mcp_observe_asks(NULL);
+	}
 	free(p);
 }

@@ -26,6 +26,11 @@ struct serve_out {
 	 * reply that ends tag's request. */
 	void (*send)(struct serve_out *o, const char *json, size_t len,
 		     uint64_t tag, int last);
+	/* 1: send carries requests to the client (a server's elicitation
+	 * or sampling, with last = 0) and the transport hands the client's
+	 * responses to serve_peer_input; 0: such questions wait under
+	 * requests/ for the shell. */
+	int asks;
 };
 
 /* A new client session whose calls run in the thread named thread of each
@@ -61,10 +66,11 @@ int serve_relay(int argc, char **argv);
 
 /* serve/http.c: --serve ADDR:PORT, Streamable HTTP (spec 14). check:
  * 0 or -EINVAL for an address mcpfs cannot listen at (at start, before
- * the mount); start after the mount (0, or -errno: logged); stop at
+ * the mount); start after the mount (0, or -errno: logged), a body
+ * longer than max_message (--max-message) refused with 413; stop at
  * shutdown. */
 int serve_http_check(const char *addr);
-int serve_http_start(uv_loop_t *loop, const char *addr);
+int serve_http_start(uv_loop_t *loop, const char *addr, size_t max_message);
 void serve_http_stop(void);
 
 #endif

@@ -247,6 +247,7 @@ static void accept_cb(uv_stream_t *l, int status)
 	uv_pipe_init(l->loop, &k->pipe, 0);
 	k->pipe.data = k;
 	k->out.send = conn_send;
+	k->out.asks = 1; /* the socket carries requests both ways */
 	LIST_INSERT_HEAD(&conns, k, link);
 	if (uv_accept(l, (uv_stream_t *)&k->pipe) < 0) {
 		conn_close(k);

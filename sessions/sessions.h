@@ -77,6 +77,12 @@ mcp_buf *mcp_client_entry(void); /* a reference, or NULL */
  * call. One observer; NULL removes it. */
 void mcp_observe(void (*note)(mcp_session *s, const char *json,
 			      size_t len));
+/* ... and every question a server asks (elicitation, sampling) as it
+ * opens under its thread's requests/: q and the request's params as JSON
+ * text (borrowed for the call). The observer may answer q
+ * (mcp_ask_answer) later or at once. One observer; NULL removes it. */
+void mcp_observe_asks(void (*ask)(mcp_ask *q, const char *params,
+				  size_t len));
 
 /* Load (first call) or reload the config file. Returns 0, or -EINVAL with
  * *err set to a malloc'd message naming the file, field and problem (on

@@ -365,6 +365,7 @@ static void ask_open(mcp_session *s, const char *method, cJSON *id,
 		cJSON_AddStringToObject(x, "host", host);
 	}
 	ask_event(q, "open", x);
+	ask_observed(q, params);
 }
 
 void ask_cancelled(mcp_session *s, cJSON *params)

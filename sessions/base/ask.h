@@ -43,5 +43,8 @@ void ask_cancelled(mcp_session *s, cJSON *params);
 /* The transport is gone (lost, restart, close): drop every question of s
  * without answering it. */
 void ask_drop_all(mcp_session *s, const char *why);
+/* live/observe.c: q just opened with params (borrowed): to the observer
+ * of mcp_observe_asks, if any (which may answer q at once). */
+void ask_observed(mcp_ask *q, const cJSON *params);
 
 #endif

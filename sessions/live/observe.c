@@ -1,13 +1,21 @@
 /*
  * observe.c - the second front door's ear (serve/, spec 14): every
- * notification a server sends and every question it asks reach one
- * observer, after they are lines in the thread's events. Alone in its
- * file so that inbound.c and ask.c both tell it without calling each
- * other.
+ * notification a server sends and every event of its questions (the
+ * thread's events lines) reach one observer, and each question as it
+ * opens, with the request's own params, reaches another, so that a client
+ * which declared the capability can be asked it. Alone in its file so
+ * that inbound.c and ask.c both tell it without calling each other.
  */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "ask.h"
 #include "internal.h"
 
 static void (*observer)(mcp_session *s, const char *json, size_t len);
+static void (*ask_observer)(mcp_ask *q, const char *params, size_t len);
 
 void mcp_observe(void (*note)(mcp_session *s, const char *json, size_t len))
 {
@@ -18,4 +26,22 @@ void session_observe(mcp_session *s, const char *json, size_t len)
 {
 	if (observer)
 		observer(s, json, len);
+}
+
+void mcp_observe_asks(void (*ask)(mcp_ask *q, const char *params,
+				  size_t len))
+{
+	ask_observer = ask;
+}
+
+void ask_observed(mcp_ask *q, const cJSON *params)
+{
+	char *t;
+
+	if (!ask_observer)
+		return;
+	t = params ? cJSON_PrintUnformatted(params) : strdup("{}");
+	if (t)
+		ask_observer(q, t, strlen(t));
+	free(t);
 }

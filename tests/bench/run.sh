@@ -677,7 +677,16 @@ if [ "$HAVE_SDK" = yes ]; then
 	SREQ='{"name":"everything__echo","arguments":{"message":"hi"}}'
 	SURL=$(sed -n 's/.*"url":[[:space:]]*"\([^"]*\)".*/\1/p' "$MNT/.serve.json")
 	STOK=$(sed -n 's/.*"Bearer \([0-9a-f]*\)".*/\1/p' "$MNT/.serve.json")
-	: >"$WORK/s.direct"; : >"$WORK/s.serve"; : >"$WORK/s.http"
+	: >"$WORK/s.direct"; : >"$WORK/s.serve"; : >"$WORK/s.http"; : >"$WORK/s.dhttp"
+	# the same server over its own Streamable HTTP (PORT: a free one)
+	EPORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	PORT=$EPORT node "$EVERYTHING" streamableHttp >"$WORK/everything-http.log" 2>&1 &
+	SRVPIDS="$SRVPIDS $!"
+	i=0
+	until curl -s -o /dev/null "http://127.0.0.1:$EPORT/mcp"; do
+		i=$((i + 1)); [ $i -lt 300 ] || fail "line $LINENO: server-everything over HTTP did not start"
+		sleep 0.1
+	done
 	for rep in 1 2 3; do
 		out=$(node "$HERE/sdk.mjs" seq 500 "$NREQ" node "$EVERYTHING" stdio) || fail "line $LINENO"
 		first "$out" >>"$WORK/s.direct"
@@ -685,8 +694,11 @@ if [ "$HAVE_SDK" = yes ]; then
 		first "$out" >>"$WORK/s.serve"
 		out=$(MCP_BEARER=$STOK node "$HERE/sdk.mjs" seq 500 "$SREQ" "$SURL/bench") || fail "line $LINENO"
 		first "$out" >>"$WORK/s.http"
+		out=$(node "$HERE/sdk.mjs" seq 500 "$NREQ" "http://127.0.0.1:$EPORT/mcp") || fail "line $LINENO"
+		first "$out" >>"$WORK/s.dhttp"
 	done
 	SD=$(median <"$WORK/s.direct"); SS=$(median <"$WORK/s.serve"); SH=$(median <"$WORK/s.http")
+	SDH=$(median <"$WORK/s.dhttp")
 	R=$(calc "a/b" a="$SS" b="$SD")
 	row "10a. SDK client → mcpfs serve (stdio) → thread of server-everything, echo, sequential" \
 		"$(f1 "$SS") µs/call" "SDK straight to the server $(f1 "$SD") µs" \
@@ -694,6 +706,10 @@ if [ "$HAVE_SDK" = yes ]; then
 	R=$(calc "a/b" a="$SH" b="$SD")
 	row "10b. SDK client → --serve Streamable HTTP → the same thread, echo, sequential" \
 		"$(f1 "$SH") µs/call" "SDK straight to the server $(f1 "$SD") µs" \
+		"$(f2 "$R")x" "≤ 1.2x" "$(yes_if "$R <= 1.2")"
+	R=$(calc "a/b" a="$SH" b="$SDH")
+	row "10c. as 10b, against the SDK straight to server-everything over its own Streamable HTTP" \
+		"$(f1 "$SH") µs/call" "SDK straight to the server over HTTP $(f1 "$SDH") µs" \
 		"$(f2 "$R")x" "≤ 1.2x" "$(yes_if "$R <= 1.2")"
 else
 	row "10. serve" "skipped: node, the SDK or server-everything missing" "—" "—" "≤ 1.2x" "—"

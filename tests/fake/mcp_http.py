@@ -508,16 +508,17 @@ class Handler(BaseHTTPRequestHandler):
 
     def tools_list(self, rid, params):
         cursor = params.get('cursor') or 'c0'
+        extra = getattr(OPTS, 'extra_tools', 0)  # authserver.py: none
         if not cursor.startswith('c') or not cursor[1:].isdigit() or \
-                int(cursor[1:]) >= len(TOOLS) + OPTS.extra_tools:
+                int(cursor[1:]) >= len(TOOLS) + extra:
             return self.send_json(200, rpc_error(rid, -32602,
                                                  f'bad cursor {cursor}'))
         at = int(cursor[1:])
-        page = (TOOLS + tuple(f't{i}' for i in range(OPTS.extra_tools))
+        page = (TOOLS + tuple(f't{i}' for i in range(extra))
                 )[at:at + OPTS.page_size]
         res = {'tools': [{'name': t, 'description': f'fake tool {t}',
                           'inputSchema': {'type': 'object'}} for t in page]}
-        if at + OPTS.page_size < len(TOOLS) + OPTS.extra_tools:
+        if at + OPTS.page_size < len(TOOLS) + extra:
             res['nextCursor'] = f'c{at + OPTS.page_size}'
         self.send_json(200, reply(rid, res))
 

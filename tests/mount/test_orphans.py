@@ -211,9 +211,15 @@ def run_death(mcpfs_mount, kind, server):
     make, members = SERVERS[server]
     args = ['--idle-timeout', str(IDLE)] if kind == 'idle' else []
     m = mcpfs_mount({server: make()}, args=args)
-    sessions = start_sessions(m, server, 2)
+    # each session's processes are taken right after its start: under load
+    # npx's second start took longer than the idle timeout, and the first
+    # session had been closed (rightly) before a snapshot taken after both
+    sessions, each = [], {}
+    for i in range(2):
+        t, lead = start_session(m, server, f't{i}')
+        sessions.append((t, lead))
+        each[lead] = snapshot_of([lead], members)
     leads = [lead for _, lead in sessions]
-    each = {lead: snapshot_of([lead], members) for lead in leads}
     snap = set().union(*each.values())
     (t0, lead0), (t1, lead1) = sessions
     if kind == 'sigkill':

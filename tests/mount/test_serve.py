@@ -28,8 +28,9 @@ class Client:
 
     def __init__(self, m, thread_name=None, answer=None):
         env = dict(os.environ)
-        if answer is not None:  # it can answer elicitation: with this
-            env['ELICIT_ANSWER'] = json.dumps(answer)
+        if answer is not None:  # it declares elicitation and sampling
+            env['SDK_ANSWER'] = answer if answer in ('error', 'slow') \
+                else json.dumps(answer)
         self.p = subprocess.Popen(
             ['node', str(SDK_CLIENT), str(MCPFS), str(m.path)] +
             ([thread_name] if thread_name else []),
@@ -45,20 +46,18 @@ class Client:
         assert line, 'the SDK client ended'
         return json.loads(line)
 
-    def do(self, timeout=60, **cmd):
+    def send(self, **cmd):
         self.p.stdin.write(json.dumps(cmd) + '\n')
         self.p.stdin.flush()
+
+    def do(self, timeout=60, **cmd):
+        self.send(**cmd)
         return self._line(timeout)
 
     def ok(self, **cmd):
         r = self.do(**cmd)
         assert 'ok' in r, r
         return r['ok']
-
-    def send(self, **cmd):
-        """A command whose answer is read later (self._line)."""
-        self.p.stdin.write(json.dumps(cmd) + '\n')
-        self.p.stdin.flush()
 
     def close(self):
         r = self.do(op='close')
@@ -172,6 +171,161 @@ def test_prompts_and_resources_of_server_everything(mcpfs_mount):
     c.close()
 
 
+@needs_sdk
+@needs_everything
+def test_server_everything_through_serve(mcpfs_mount):
+    # the brief's list: tools, echo, get-sum, progress of the
+    # long-running operation by the client's token, a cancelled call, and
+    # an elicitation the client answers, all on the real server
+    m = mcpfs_mount({'everything': everything(timeout=120)})
+    c = Client(m, answer={'action': 'accept', 'content': {'name': 'Ada'}})
+    tools = c.ok(op='tools')
+    assert {'everything__echo', 'everything__get-sum',
+            'everything__trigger-long-running-operation'} <= set(tools), \
+        tools
+    assert result_text(c.ok(op='call', name='everything__echo',
+                            arguments={'message': 'hi'})) == 'Echo: hi'
+    assert '5' in result_text(c.ok(op='call', name='everything__get-sum',
+                                   arguments={'a': 2, 'b': 3}))
+    r = c.ok(op='call', name='everything__trigger-long-running-operation',
+             arguments={'duration': 1, 'steps': 3}, progress=True)
+    assert 'completed' in result_text(r), r
+    got = [(p['progress'], p['total']) for p in r['progress']]
+    assert got in ([(1, 3), (2, 3)], [(1, 3), (2, 3), (3, 3)]), r
+    r = c.do(op='call', name='everything__trigger-long-running-operation',
+             arguments={'duration': 60, 'steps': 2}, abortMs=500)
+    assert 'error' in r and 'abort' in r['error'].lower(), r
+    own = [n for n in os.listdir(m.path / 'everything')
+           if n.startswith('serve-')]
+    assert len(own) == 1, own
+    t = m.path / 'everything' / own[0]
+    wait_until(lambda: b'notifications/cancelled' in read_file(t / 'trace'),
+               20, 'the cancel in the thread\'s trace')
+    # mcpfs declares elicitation (spec 10), so the server offers this
+    c.send(op='call', name='everything__trigger-elicitation-request')
+    assert c._line(60)['asked']['method'] == 'elicitation/create'
+    r = c._line(60)
+    assert 'Ada' in json.dumps(r), r
+    c.close()
+    wait_until(lambda: own[0] not in os.listdir(m.path / 'everything'), 20,
+               'the serve-N thread to close')
+
+
+ELICIT = {'method': 'elicitation/create', 'params': {
+    'message': 'your name?', 'requestedSchema': {
+        'type': 'object', 'properties': {'name': {'type': 'string'}}}}}
+
+
+def questions(t):
+    try:
+        return sorted(os.listdir(t / 'requests'), key=int)
+    except FileNotFoundError:  # the client's thread is not made yet
+        return []
+
+
+@needs_sdk
+def test_a_question_goes_to_a_client_that_can_answer(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    c = Client(m, 'agent', answer={'action': 'accept',
+                                   'content': {'name': 'Ada'}})
+    c.send(op='call', name='a__ask', arguments=ELICIT)
+    asked = c._line(60)
+    assert asked == {'asked': {'method': 'elicitation/create',
+                               'params': ELICIT['params']}}, asked
+    r = c._line(60)
+    assert 'ok' in r, r
+    got = json.loads(result_text(r['ok']))
+    assert got == {'result': {'action': 'accept',
+                              'content': {'name': 'Ada'}}}, got
+    t = m.path / 'a' / 'agent'
+    assert questions(t) == []
+    assert b'"state":"answered"' in read_file(t / 'events')
+    c.close()
+
+
+@needs_sdk
+def test_a_sampling_request_goes_to_the_client(mcpfs_mount):
+    m = mcpfs_mount({'a': dict(fake(), sampling=True)})
+    msg = {'role': 'assistant', 'content': {'type': 'text', 'text': 'hi'},
+           'model': 'the-client'}
+    c = Client(m, answer=msg)
+    params = {'messages': [{'role': 'user', 'content': {
+        'type': 'text', 'text': 'say hi'}}], 'maxTokens': 5}
+    c.send(op='call', name='a__ask', arguments={
+        'method': 'sampling/createMessage', 'params': params})
+    assert c._line(60) == {'asked': {'method': 'sampling/createMessage',
+                                     'params': params}}
+    got = json.loads(result_text(c._line(60)['ok']))
+    assert got == {'result': msg}, got
+    c.close()
+
+
+@pytest.mark.parametrize('answer', [None, 'error'])
+@needs_sdk
+def test_a_question_the_client_cannot_answer_waits_for_the_shell(
+        mcpfs_mount, answer):
+    # None: the client declares no elicitation; 'error': it answers with
+    # an error. Either way the question waits under requests/.
+    m = mcpfs_mount({'a': fake()})
+    c = Client(m, 'agent', answer=answer)
+    c.send(op='call', name='a__ask', arguments=ELICIT)
+    if answer == 'error':
+        assert 'asked' in c._line(60)
+    t = m.path / 'a' / 'agent'
+    q = wait_until(lambda: questions(t), 30, 'a question in requests/')
+    if answer == 'error':
+        wait_until(lambda: b'this client says no' in
+                   read_file(t / 'requests' / q[0]), 30,
+                   'the client\'s error in the question')
+    write_file(t / 'requests' / q[0],
+               json.dumps({'action': 'accept', 'content': {'name': 'sh'}}))
+    r = c._line(60)
+    got = json.loads(result_text(r['ok']))
+    assert got == {'result': {'action': 'accept',
+                              'content': {'name': 'sh'}}}, got
+    c.close()
+
+
+@needs_sdk
+def test_an_answer_that_does_not_fit_leaves_the_question(mcpfs_mount):
+    # the client's answer is checked as a shell's: content without the
+    # required name does not fit, the question stays for the shell
+    m = mcpfs_mount({'a': fake()})
+    c = Client(m, 'agent', answer={'action': 'accept', 'content': {}})
+    form = {'method': 'elicitation/create', 'params': {
+        'message': 'your name?', 'requestedSchema': {
+            'type': 'object', 'properties': {'name': {'type': 'string'}},
+            'required': ['name']}}}
+    c.send(op='call', name='a__ask', arguments=form)
+    assert 'asked' in c._line(60)
+    t = m.path / 'a' / 'agent'
+    q = wait_until(lambda: questions(t), 30, 'the question left to the shell')
+    write_file(t / 'requests' / q[0],
+               json.dumps({'action': 'accept', 'content': {'name': 'sh'}}))
+    got = json.loads(result_text(c._line(60)['ok']))
+    assert got['result']['content'] == {'name': 'sh'}, got
+    c.close()
+
+
+@needs_sdk
+def test_a_question_the_shell_answers_first_is_withdrawn(mcpfs_mount):
+    # the client got the question but the shell answered: the client is
+    # told (notifications/cancelled) and the call ends with the shell's
+    m = mcpfs_mount({'a': fake()})
+    c = Client(m, 'agent', answer='slow')
+    c.send(op='call', name='a__ask', arguments=ELICIT)
+    assert 'asked' in c._line(60)
+    t = m.path / 'a' / 'agent'
+    q = wait_until(lambda: questions(t), 30, 'the question in requests/')
+    write_file(t / 'requests' / q[0],
+               json.dumps({'action': 'accept', 'content': {'name': 'sh'}}))
+    r = c._line(60)
+    assert r == {'cancelled': 'mcpfs-ask-' + r['cancelled'][10:]}, r
+    got = json.loads(result_text(c._line(60)['ok']))
+    assert got['result']['content'] == {'name': 'sh'}, got
+    c.close()
+
+
 @pytest.mark.skipif(not MCPORTER.exists() or not NODE22.exists(),
                     reason='mcporter or node 22 missing (npm ci)')
 def test_mcporter_calls_through_serve(mcpfs_mount, tmp_path):
@@ -187,6 +341,14 @@ def test_mcporter_calls_through_serve(mcpfs_mount, tmp_path):
             env=dict(os.environ, HOME=str(tmp_path)))
         assert r.returncode == 0, (r.stdout, r.stderr)
         return r.stdout
+    r = subprocess.run(
+        [str(NODE22), str(MCPORTER), 'list', '--stdio', str(MCPFS),
+         '--stdio-arg', 'serve', '--stdio-arg', str(m.path),
+         '--name', 'mcpfs', '--schema'],
+        capture_output=True, text=True, timeout=120, cwd=str(tmp_path),
+        env=dict(os.environ, HOME=str(tmp_path)))
+    assert r.returncode == 0 and 'a__counter' in r.stdout and \
+        'a__echo' in r.stdout, (r.stdout, r.stderr)
     assert mcporter('--tool', 'a__counter').strip() == '1'
     t = m.path / 'a' / 'agent'
     assert text(tool(t, 'counter')) == '2'          # the shell, between
@@ -224,53 +386,3 @@ def test_the_socket_is_private(mcpfs_mount):
     assert 'without a valid first line' in m.output()
     m.unmount()
     assert not os.path.exists(path)
-
-
-FORM = {'message': 'Your name?', 'requestedSchema': {
-    'type': 'object', 'properties': {'name': {'type': 'string'}},
-    'required': ['name']}}
-
-
-@needs_sdk
-def test_a_client_that_can_answer_gets_the_question(mcpfs_mount):
-    m = mcpfs_mount({'a': fake()})
-    c = Client(m, 'agent', answer={'action': 'accept',
-                                   'content': {'name': 'Ada'}})
-    r = c.ok(op='call', name='a__ask', arguments={
-        'method': 'elicitation/create', 'params': FORM})
-    # the server got the client's answer; the client got the form
-    assert json.loads(result_text(r)) == {
-        'result': {'action': 'accept', 'content': {'name': 'Ada'}}}, r
-    assert r['asked'] == [dict(FORM, mode='form')], r
-    assert os.listdir(m.path / 'a' / 'agent' / 'requests') == []
-    # an answer that does not fit the form leaves it for the shell
-    c.close()
-    c = Client(m, 'agent', answer={'action': 'accept', 'content': {}})
-    c.send(op='call', name='a__ask', arguments={
-        'method': 'elicitation/create', 'params': FORM})
-    req = m.path / 'a' / 'agent' / 'requests'
-    wait_until(lambda: os.listdir(req), 30, 'the question left to the shell')
-    write_file(req / os.listdir(req)[0],
-               json.dumps({'action': 'accept', 'content': {'name': 'Sh'}}))
-    r = c._line(60)
-    assert json.loads(result_text(r['ok']))['result']['content'] == \
-        {'name': 'Sh'}, r
-    c.close()
-
-
-@needs_sdk
-def test_a_client_that_cannot_answer_leaves_it_to_the_shell(mcpfs_mount):
-    m = mcpfs_mount({'a': fake()})
-    c = Client(m, 'agent')               # no elicitation capability
-    c.send(op='call', name='a__ask', arguments={
-        'method': 'elicitation/create', 'params': FORM})
-    req = m.path / 'a' / 'agent' / 'requests'
-    wait_until(lambda: os.listdir(req), 30, 'the question in requests/')
-    q = json.loads(read_file(req / os.listdir(req)[0]))
-    assert q['message'] == 'Your name?', q
-    write_file(req / os.listdir(req)[0],
-               json.dumps({'action': 'accept', 'content': {'name': 'Eve'}}))
-    r = c._line(60)
-    assert json.loads(result_text(r['ok']))['result']['content'] == \
-        {'name': 'Eve'}, r
-    c.close()

@@ -1,8 +1,11 @@
 """The mount as an MCP server over Streamable HTTP (spec 14, `--serve`):
-the bearer token, the Origin check, loopback only, MOUNT/.serve.json, and
-the official TypeScript SDK's Streamable HTTP client sharing a thread with
-the shell.
+the bearer token, the Origin check, loopback only, MOUNT/.serve.json, what
+is refused before the peer (413, 400, MCP-Protocol-Version), the GET
+stream, a closed connection cancelling its call, and the official
+TypeScript SDK's Streamable HTTP client sharing a thread with the shell,
+seeing progress, cancelling and answering a server's question.
 """
+import http.client
 import json
 import os
 import socket
@@ -15,7 +18,7 @@ import pytest
 
 from conftest import MCPFS, REPO, fake, read_file, run_with_deadline, text, \
     tool, wait_until
-from test_serve import FORM, needs_sdk, result_text
+from test_serve import ELICIT, needs_sdk, result_text
 
 SDK_CLIENT = REPO / 'tests/serve/sdk_client.mjs'
 
@@ -26,8 +29,13 @@ def entry(m):
 
 
 def post(url, body, headers=None):
-    """(status, headers, body) of a POST."""
-    req = urllib.request.Request(url, data=json.dumps(body).encode(),
+    """(status, headers, body) of a POST (body: JSON, bytes as they are,
+    or a tuple of bytes sent chunked)."""
+    data = body if isinstance(body, bytes) else iter(body) \
+        if isinstance(body, tuple) else json.dumps(body).encode()
+    if isinstance(body, tuple):
+        headers = dict(headers or {}, **{'Transfer-Encoding': 'chunked'})
+    req = urllib.request.Request(url, data=data,
                                  method='POST', headers=dict(
                                      {'Content-Type': 'application/json',
                                       'Accept': 'application/json, '
@@ -97,13 +105,98 @@ def test_no_serve_no_entry_and_a_bad_address(mcpfs_mount, tmp_path):
     assert r.returncode == 2 and '--serve nowhere' in r.stderr, r
 
 
+def test_the_limits_of_a_post(mcpfs_mount):
+    """What is not an MCP message gets a 4xx at once: a body over the
+    mount's --max-message is 413, what is not JSON 400 (a parse error),
+    JSON that is no JSON-RPC message 400, an MCP-Protocol-Version mcpfs
+    does not speak 400 (MCP's words); a version it speaks is served."""
+    m = mcpfs_mount({'a': fake()}, args=['--serve', '127.0.0.1:0',
+                                         '--max-message', '4K'])
+    url, auth = entry(m)
+    a = {'Authorization': auth}
+    s, h, _ = post(url, INIT, a)
+    assert s == 200
+    sid = dict(a, **{'Mcp-Session-Id': h['Mcp-Session-Id']})
+    ping = {'jsonrpc': '2.0', 'id': 2, 'method': 'ping'}
+    s, _, body = post(url, b'{"jsonrpc": "2.0", "id": 3, "meth', sid)
+    assert s == 400 and json.loads(body)['error']['code'] == -32700, body
+    s, _, body = post(url, b'[1, 2]', sid)
+    assert s == 400 and 'error' in json.loads(body), body
+    s, _, body = post(url, {'jsonrpc': '2.0', 'id': 4, 'method': 'ping',
+                            'params': {'pad': 'x' * 5000}}, sid)
+    assert s == 413, body
+    s, _, body = post(url, (b'{"jsonrpc": "2.0", "id": 5, "method": "ping",',
+                            b'"params": {"pad": "' + b'x' * 5000 + b'"}}'),
+                      sid)
+    assert s == 413, body
+    s, _, body = post(url, ping, dict(sid, **{
+        'MCP-Protocol-Version': '1999-01-01'}))
+    assert s == 400 and b'MCP-Protocol-Version' in body, body
+    s, _, body = post(url, ping, dict(sid, **{
+        'MCP-Protocol-Version': '2025-06-18'}))
+    assert s == 200 and json.loads(body)['id'] == 2, body
+    # the session is still served after all that
+    s, _, body = post(url, ping, sid)
+    assert s == 200 and json.loads(body)['result'] == {}, body
+
+
+def test_the_standalone_event_stream(mcpfs_mount):
+    """GET with the session's id is its event stream of what belongs to no
+    request: the server's list_changed and its thread's log messages; a
+    second one is 409; DELETE ends it."""
+    m = mcpfs_mount({'a': fake()}, args=['--serve', '127.0.0.1:0'])
+    url, auth = entry(m)
+    url += '/agent'
+    s, h, _ = post(url, INIT, {'Authorization': auth})
+    assert s == 200
+    sid = {'Authorization': auth, 'Mcp-Session-Id': h['Mcp-Session-Id']}
+    assert post(url, {'jsonrpc': '2.0', 'method':
+                      'notifications/initialized'}, sid)[0] == 202
+    port = int(url.rsplit(':', 1)[1].split('/')[0])
+    c = http.client.HTTPConnection('127.0.0.1', port, timeout=60)
+    c.request('GET', '/mcp/agent', headers=dict(
+        sid, Accept='text/event-stream'))
+    r = run_with_deadline(c.getresponse, 30, 'the GET stream')
+    assert r.status == 200
+    assert r.getheader('Content-Type') == 'text/event-stream'
+    c2 = http.client.HTTPConnection('127.0.0.1', port, timeout=30)
+    c2.request('GET', '/mcp/agent', headers=sid)
+    assert c2.getresponse().status == 409
+
+    def message():
+        while True:
+            line = run_with_deadline(r.readline, 60, 'an event')
+            assert line, 'the stream ended'
+            if line.startswith(b'data: '):
+                return json.loads(line[6:])
+
+    def call(i, name, args):
+        s, _, body = post(url, {'jsonrpc': '2.0', 'id': i, 'method':
+                                'tools/call', 'params': {
+                                    'name': name, 'arguments': args}}, sid)
+        assert s == 200, body
+        return body
+
+    call(2, 'a__list_changed', {})
+    assert message()['method'] == 'notifications/tools/list_changed'
+    call(3, 'a__log', {'level': 'error', 'data': 'seen on the stream'})
+    n = message()
+    assert n['method'] == 'notifications/message', n
+    assert n['params']['data'] == 'seen on the stream'
+    req = urllib.request.Request(url, method='DELETE', headers=sid)
+    with urllib.request.urlopen(req, timeout=30) as d:
+        assert d.status == 200
+    assert run_with_deadline(r.read, 30, 'the end of the stream').strip() \
+        == b''
+
+
 class HttpClient:
     """The SDK's StreamableHTTPClientTransport client on one URL."""
 
     def __init__(self, url, auth, answer=None):
         env = dict(os.environ)
-        if answer is not None:  # it can answer elicitation: with this
-            env['ELICIT_ANSWER'] = json.dumps(answer)
+        if answer is not None:
+            env['SDK_ANSWER'] = json.dumps(answer)
         self.p = subprocess.Popen(['node', str(SDK_CLIENT), '--http', url,
                                    auth[len('Bearer '):]],
                                   stdin=subprocess.PIPE,
@@ -117,9 +210,12 @@ class HttpClient:
         assert line, 'the SDK client ended'
         return json.loads(line)
 
-    def ok(self, **cmd):
+    def send(self, **cmd):
         self.p.stdin.write(json.dumps(cmd) + '\n')
         self.p.stdin.flush()
+
+    def ok(self, **cmd):
+        self.send(**cmd)
         r = self._line()
         assert 'ok' in r, r
         return r['ok']
@@ -177,16 +273,52 @@ def test_progress_and_cancel_over_http(mcpfs_mount):
 
 
 @needs_sdk
-def test_a_question_goes_to_an_http_client_that_can_answer(mcpfs_mount):
-    # the server's elicitation/create travels on the call's event stream,
-    # the client's answer comes back as a POST of its own
+def test_a_question_goes_to_the_http_client(mcpfs_mount):
+    """A server's elicitation during a call reaches the SDK client on that
+    call's event stream, and its answer (a POSTed response, 202) is the
+    server's answer."""
     m = mcpfs_mount({'a': fake()}, args=['--serve', '127.0.0.1:0'])
     url, auth = entry(m)
     c = HttpClient(url + '/agent', auth,
-                   answer={'action': 'accept', 'content': {'name': 'Bob'}})
-    r = c.ok(op='call', name='a__ask', arguments={
-        'method': 'elicitation/create', 'params': FORM})
-    assert json.loads(result_text(r)) == {
-        'result': {'action': 'accept', 'content': {'name': 'Bob'}}}, r
-    assert r['asked'][0]['message'] == 'Your name?', r
+                   answer={'action': 'accept', 'content': {'name': 'Ada'}})
+    c.send(op='call', name='a__ask', arguments=ELICIT)
+    asked = c._line()
+    assert asked == {'asked': {'method': 'elicitation/create',
+                               'params': ELICIT['params']}}, asked
+    r = c._line()
+    assert 'ok' in r, r
+    got = json.loads(result_text(r['ok']))
+    assert got == {'result': {'action': 'accept',
+                              'content': {'name': 'Ada'}}}, got
+    assert b'"state":"answered"' in read_file(m.path / 'a/agent/events')
     c.close()
+
+
+def test_a_closed_connection_cancels_its_call(mcpfs_mount):
+    """A client that goes away before its reply (the POST's connection
+    closed, no notifications/cancelled) has its call cancelled at the
+    server; the session goes on."""
+    m = mcpfs_mount({'a': fake()}, args=['--serve', '127.0.0.1:0'])
+    url, auth = entry(m)
+    url += '/agent'
+    s, h, _ = post(url, INIT, {'Authorization': auth})
+    sid = {'Authorization': auth, 'Mcp-Session-Id': h['Mcp-Session-Id'],
+           'Content-Type': 'application/json',
+           'Accept': 'application/json, text/event-stream'}
+    port = int(url.rsplit(':', 1)[1].split('/')[0])
+    c = http.client.HTTPConnection('127.0.0.1', port, timeout=60)
+    c.request('POST', '/mcp/agent', body=json.dumps(
+        {'jsonrpc': '2.0', 'id': 7, 'method': 'tools/call', 'params': {
+            'name': 'a__sleep', 'arguments': {'ms': 60000}}}), headers=sid)
+    r = run_with_deadline(c.getresponse, 30, 'the call\'s event stream')
+    assert r.status == 200
+    assert r.getheader('Content-Type') == 'text/event-stream'
+    t = m.path / 'a' / 'agent'
+    assert b'notifications/cancelled' not in read_file(t / 'trace')
+    c.sock.shutdown(socket.SHUT_RDWR)
+    c.close()
+    wait_until(lambda: b'notifications/cancelled' in read_file(t / 'trace'),
+               30, 'the cancel in the thread\'s trace')
+    s, _, body = post(url, {'jsonrpc': '2.0', 'id': 8, 'method': 'ping'},
+                      sid)
+    assert s == 200 and json.loads(body)['result'] == {}, body

@@ -15,15 +15,17 @@
 //   {"op": "prompts"} / {"op": "prompt", "name", "arguments"}
 //   {"op": "resources"} / {"op": "read", "uri"}
 //   {"op": "close"}                     ends the session, then exits
-// With ELICIT_ANSWER set (a JSON ElicitResult), the client declares the
-// elicitation capability and answers every elicitation/create with it
-// (each request it got is printed as {"asked": params}).
+// With SDK_ANSWER set in the environment the client declares elicitation
+// and sampling and answers every such request of the server with that JSON
+// (SDK_ANSWER=error: with a JSON-RPC error; SDK_ANSWER=slow: never,
+// printing {"cancelled": ID} when the server withdraws it); each request
+// it got is printed first as {"asked": {method, params}}.
 // Resolves @modelcontextprotocol/sdk from the repository's node_modules.
 import { createInterface } from "node:readline";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CreateMessageRequestSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const [mcpfs, mount, thread] = process.argv.slice(2);
 const args = ["serve", ...(thread ? ["--thread", thread] : []), mount];
@@ -31,18 +33,26 @@ const transport = mcpfs === "--http"
   ? new StreamableHTTPClientTransport(new URL(mount), { requestInit: {
       headers: { Authorization: "Bearer " + thread } } })
   : new StdioClientTransport({ command: mcpfs, args, stderr: "inherit" });
-const answer = process.env.ELICIT_ANSWER;
+const answer = process.env.SDK_ANSWER;
 const client = new Client({ name: "mcpfs-test-sdk", version: "0" },
-  answer ? { capabilities: { elicitation: {} } } : undefined);
-const asked = [];
-if (answer)
-  client.setRequestHandler(ElicitRequestSchema, async (req) => {
-    asked.push(req.params);
-    return JSON.parse(answer);
-  });
-const logs = [];
-await client.connect(transport);
+  answer ? { capabilities: { elicitation: {}, sampling: {} } } : {});
 const out = (o) => process.stdout.write(JSON.stringify(o) + "\n");
+if (answer) {
+  const reply = async (req, extra) => {
+    out({ asked: { method: req.method, params: req.params } });
+    if (answer === "error") throw new Error("this client says no");
+    if (answer === "slow") // answers nothing; says when it is withdrawn
+      return await new Promise((res, rej) =>
+        extra.signal.addEventListener("abort", () => {
+          out({ cancelled: extra.requestId });
+          rej(new Error("withdrawn"));
+        }));
+    return JSON.parse(answer);
+  };
+  client.setRequestHandler(ElicitRequestSchema, reply);
+  client.setRequestHandler(CreateMessageRequestSchema, reply);
+}
+await client.connect(transport);
 out({ ok: "connected", server: client.getServerVersion() });
 
 const run = async (c) => {
@@ -57,7 +67,7 @@ const run = async (c) => {
         { name: c.name, arguments: c.arguments || {} }, undefined,
         { signal: ac.signal, timeout: 120000,
           onprogress: c.progress ? (p) => progress.push(p) : undefined });
-      return { result: r, progress, asked: asked.splice(0) };
+      return { result: r, progress };
     }
     case "prompts":
       return (await client.listPrompts()).prompts.map((p) => p.name);
