@@ -13,7 +13,8 @@
  * pointer of start. After close, no callback fires again. Transports do not
  * include internal.h and use no global of the core: what they need of the
  * process (the loop, limits, the path of mcpfs, the log, the auth note)
- * comes in struct transport_env at init. The HTTP module (module.c) links
+ * comes in struct transport_env at init (the log through transport_log;
+ * tests/layout.py checks). The HTTP module (module.c) links
  * to no symbol of mcpfs: the env and the one entry it exports
  * (struct transport_module) are the whole boundary.
  */
