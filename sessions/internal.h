@@ -164,7 +164,7 @@ struct mcp_call {
 	int mrtr_loop;           /* ... opening this round's questions */
 };
 
-/* threads.c: every session, the threads of each server, the clock */
+/* index.c: every session, the threads of each server, the clock */
 extern uv_loop_t *mcp_loop;
 extern struct mcp_options mcp_opts;
 extern const struct mcp_hooks *mcp_hooks_p;
@@ -184,13 +184,13 @@ int sessions_adopt(mcp_session *s, const char *name); /* spare -> thread;
 void session_obj_hold(void);
 void session_obj_drop(void);
 void sessions_when_reaped(void (*cb)(void)); /* once no object is left */
-void threads_init(void);
+void index_init(void);
 /* A thread closed (not a one-shot or spare): remembered with the time and
  * the reason (idle, cap, rmdir, ctl, config change, unmount) for .status;
  * the last 64 are kept. closed_json: them, newest first. */
 void sessions_closed_note(const mcp_session *s, const char *why);
 cJSON *sessions_closed_json(void);
-void threads_fini(void);
+void index_fini(void);
 
 /* call.c: call objects, their timers and listeners */
 struct call_hooks {
@@ -326,7 +326,8 @@ void hs_listen(mcp_session *s);     /* modern: subscriptions/listen */
 int hs_probe_done(mcp_session *s, mcp_call *c, cJSON *msg, char *why,
 		  size_t n);
 
-/* client.c: mcpfs's answers to the server's requests */
+/* client.c: mcpfs's answers to what a server asks it (ping, roots;
+ * questions for the user go to ask.c) */
 void client_request(mcp_session *s, const char *method, cJSON *id,
 		    cJSON *msg, const char *line, size_t len);
 

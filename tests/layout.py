@@ -15,10 +15,20 @@
    and fs/main.c serve/serve.h (it starts the second front door); serve/
    only those of lib/, of serve/ and sessions/sessions.h (the two front
    doors meet the core through the same header);
-6. no file of the session core (sessions/*.c) compares a transport's
+6. no file of the session core (sessions/core, protocol, base) compares a transport's
    error text (no "HTTP ..." literal given to strcmp, strncmp, strstr,
    memcmp and the like): a transport says what it can do in its ops
-   table's caps and reports an HTTP status as a number.
+   table's caps and reports an HTTP status as a number;
+7. the session core is three layers called downward only: sessions/core/
+   (the lifecycle of sessions and a thread's files) may call protocol/
+   and base/, sessions/protocol/ (what goes over the wire) base/ but not
+   core/, sessions/base/ (the objects both share) neither; the one way
+   up is a hook session.c hands down at sessions_init (call_setup,
+   inbound_setup, message_setup), which a call by name does not show;
+8. a transport (sessions/transport/, sessions/http/) calls no function of
+   the rest of sessions/ (not mlog, not a config helper): what it needs of
+   the core comes in its struct transport_env (transport_log, conf_dup,
+   ...), so the HTTP module and the transports stay apart from the core.
 
 Calls are found by name (comments and strings removed), which is exact
 enough for this tree: every non-static function has one definition.
@@ -142,7 +152,8 @@ results.append((not seam, 'fs/ and serve/ include of sessions/ only '
 COMPARE = re.compile(r'\b(?:strn?cmp|strn?casecmp|strstr|strcasestr|memcmp|'
                      r'memmem)\s*\([^;]*?"HTTP\b', re.S)
 peeks = []
-for f in sorted((ROOT / 'sessions').glob('*.c')):
+CORE = ('sessions/core', 'sessions/protocol', 'sessions/base')
+for f in sorted(p for d in CORE for p in (ROOT / d).glob('*.c')):
     src = re.sub(r'/\*.*?\*/', lambda c: '\n' * c[0].count('\n'),
                  f.read_text(), flags=re.S)
     for m in COMPARE.finditer(src):
@@ -150,6 +161,33 @@ for f in sorted((ROOT / 'sessions').glob('*.c')):
         peeks.append(f'{rel(f)}:{line}')
 results.append((not peeks, 'no core file compares a transport\'s error '
                 'text' + ('' if not peeks else ': ' + '; '.join(peeks))))
+
+LAYERS = {'sessions/core': 0, 'sessions/protocol': 1, 'sessions/base': 2}
+
+
+def layer(f):
+    return LAYERS.get(str(f.parent.relative_to(ROOT)))
+
+
+upward = sorted(f'{rel(f)} -> {rel(d)}' for f in files for d in edges[f]
+                if layer(f) is not None and layer(d) is not None and
+                layer(d) < layer(f))
+results.append((not upward, 'sessions/ layers called downward only '
+                '(core -> protocol -> base)' +
+                ('' if not upward else ': ' + '; '.join(upward))))
+
+TRANSPORTS = ('sessions/transport', 'sessions/http')
+
+
+def is_transport(f):
+    return any(under(f.parent.relative_to(ROOT), t) for t in TRANSPORTS)
+
+
+reach = sorted(f'{rel(f)} -> {rel(d)}' for f in files for d in edges[f]
+               if is_transport(f) and not is_transport(d) and
+               not under(d.parent.relative_to(ROOT), 'lib'))
+results.append((not reach, 'transports call the core only through their '
+                'env' + ('' if not reach else ': ' + '; '.join(reach))))
 
 crowded = []
 for d in DIRS:

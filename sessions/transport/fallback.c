@@ -35,6 +35,9 @@
 #include "sessions.h"
 #include "transport.h"
 
+/* The env of fb_init: the log and the config copies. */
+static struct transport_env fenv;
+
 struct fb {
 	const struct transport_up *up;  /* the session's */
 	void *ctx;
@@ -191,7 +194,7 @@ static int in_legacy(void *ctx, uint64_t rpc_id, long status)
 		return 0;
 	snprintf(msg, sizeof msg, "HTTP %ld from the server on the initialize "
 		 "POST: trying the 2024-11-05 HTTP+SSE transport", status);
-	mlog(MLOG_INFO, "server %s: %s", b->conf->name, msg);
+	transport_log(&fenv, MLOG_INFO, "server %s: %s", b->conf->name, msg);
 	b->up->diag(b->ctx, msg, strlen(msg));
 	b->up->diag(b->ctx, "\n", 1);
 	b->ops->close(b->t);
@@ -216,7 +219,7 @@ static int in_legacy(void *ctx, uint64_t rpc_id, long status)
 
 static void fb_free(struct fb *b)
 {
-	mcp_server_conf_free(b->conf);
+	fenv.conf_free(b->conf);
 	free(b->init);
 	free(b);
 }
@@ -228,7 +231,7 @@ static int fb_start(const struct mcp_server_conf *conf,
 	struct fb *b = calloc(1, sizeof *b);
 	int r;
 
-	if (!b || !(b->conf = mcp_conf_reach_dup(conf))) {
+	if (!b || !(b->conf = fenv.conf_dup(conf))) {
 		if (b)
 			fb_free(b);
 		snprintf(err, errlen, "cannot start the HTTP client: out of "
@@ -239,7 +242,7 @@ static int fb_start(const struct mcp_server_conf *conf,
 	b->ctx = ctx;
 	b->ops = known_sse(conf) ? &sse_transport : &http_transport;
 	if (b->ops == &sse_transport)
-		mlog(MLOG_DEBUG, "server %s: over HTTP+SSE, as it answered "
+		transport_log(&fenv, MLOG_DEBUG, "server %s: over HTTP+SSE, as it answered "
 		     "before", conf->name);
 	r = b->ops->start(b->conf, &inner_up, b, &b->t, err, errlen);
 	if (r < 0) {
@@ -337,8 +340,10 @@ static const char *fb_name_of(const struct transport *t,
  * may run twice: transport.c may set them up for entries of their own). */
 static int fb_init(const struct transport_env *e)
 {
-	int r = http_transport.init(e);
+	int r;
 
+	fenv = *e;
+	r = http_transport.init(e);
 	return r < 0 ? r : sse_transport.init(e);
 }
 

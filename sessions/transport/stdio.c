@@ -113,7 +113,7 @@ static void write_cb(uv_write_t *req, int status)
 	struct wreq *w = (struct wreq *)req;
 
 	if (status && status != UV_ECANCELED && status != UV_EPIPE)
-		mlog(MLOG_DEBUG, "write to server: %s", uv_strerror(status));
+		transport_log(&tenv, MLOG_DEBUG, "write to server: %s", uv_strerror(status));
 	free(w->data);
 	free(w);
 }
@@ -130,7 +130,7 @@ static void write_failed_cb(uv_timer_t *t)
 		return;
 	snprintf(msg, sizeof msg, "cannot write to the server: %s",
 		 strerror(p->write_err));
-	mlog(MLOG_WARN, "server %s: %s", p->name, msg);
+	transport_log(&tenv, MLOG_WARN, "server %s: %s", p->name, msg);
 	p->up->lost(p->ctx, ERR_EXITED, msg);
 }
 
@@ -338,7 +338,7 @@ static void exit_cb(uv_process_t *h, int64_t status, int sig)
 	p->exit_status = status;
 	p->term_signal = sig;
 	uv_timer_stop(&p->timer);
-	mlog(MLOG_DEBUG, "pid %d exited: status %" PRId64 " signal %d", p->pid,
+	transport_log(&tenv, MLOG_DEBUG, "pid %d exited: status %" PRId64 " signal %d", p->pid,
 	     status, sig);
 	if (p->ctx) {
 		p->up->exited(p->ctx, status, sig);
@@ -361,11 +361,11 @@ static void kill_timer_cb(uv_timer_t *t)
 		return;
 	if (p->kill_stage == 0) {
 		p->kill_stage = 1;
-		mlog(MLOG_DEBUG, "pid %d: SIGTERM to group", p->pid);
+		transport_log(&tenv, MLOG_DEBUG, "pid %d: SIGTERM to group", p->pid);
 		proc_kill(p, SIGTERM);
 		uv_timer_start(&p->timer, kill_timer_cb, KILL_MS, 0);
 	} else {
-		mlog(MLOG_INFO, "pid %d: SIGKILL to group (the supervisor "
+		transport_log(&tenv, MLOG_INFO, "pid %d: SIGKILL to group (the supervisor "
 		     "did not end it)", p->pid);
 		proc_kill(p, SIGKILL);
 	}
@@ -473,7 +473,7 @@ static int stdio_init(const struct transport_env *e)
 		if (!helper)
 			return -ENOMEM;
 	}
-	mlog(MLOG_DEBUG, "servers run under %s", helper);
+	transport_log(&tenv, MLOG_DEBUG, "servers run under %s", helper);
 	return 0;
 }
 
@@ -559,8 +559,10 @@ static int stdio_start(const struct mcp_server_conf *conf,
 	free(env);
 	free(cwd);
 	if (r < 0) {
+		const char *base = strrchr(conf->command, '/');
+
 		snprintf(err, errlen, "cannot start %s: %s%s",
-			 mcp_base_name(conf->command), strerror(-r),
+			 base ? base + 1 : conf->command, strerror(-r),
 			 (conf->cwd || tenv.start_dir) && r == UV_ENOENT ?
 			 " (check cwd)" : "");
 		p->exited = 1;

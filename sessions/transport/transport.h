@@ -13,7 +13,8 @@
  * pointer of start. After close, no callback fires again. Transports do not
  * include internal.h and use no global of the core: what they need of the
  * process (the loop, limits, the path of mcpfs, the log, the auth note)
- * comes in struct transport_env at init. The HTTP module (module.c) links
+ * comes in struct transport_env at init (the log through transport_log;
+ * tests/layout.py checks). The HTTP module (module.c) links
  * to no symbol of mcpfs: the env and the one entry it exports
  * (struct transport_module) are the whole boundary.
  */
@@ -137,6 +138,21 @@ enum {
 	 * transport (fallback.c: Streamable HTTP, then HTTP+SSE). */
 	TRANSPORT_RETRIES_4XX = 1u << 4,
 };
+
+/* The log of a transport: env's sink, never mlog (a transport uses no
+ * global of the core). */
+__attribute__((format(printf, 3, 4)))
+static inline void transport_log(const struct transport_env *e, int level,
+				 const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!e->log)
+		return;
+	va_start(ap, fmt);
+	e->log(level, fmt, ap);
+	va_end(ap);
+}
 
 struct transport_ops {
 	const char *name;       /* "stdio", "http", "sse": shown in status */

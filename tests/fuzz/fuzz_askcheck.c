@@ -38,7 +38,7 @@ static void check(const char *method, const cJSON *params,
 		for (i = 0; i < sizeof formats / sizeof formats[0]; i++)
 			ask_format_ok(formats[i], answer->valuestring);
 	why[0] = 0;
-	if (ask_check_request(method, params, &kind, why, sizeof why) < 0) {
+	if (ask_check_question(method, params, &kind, why, sizeof why) < 0) {
 		if (!why[0])
 			abort();
 		return;

@@ -1,6 +1,6 @@
 /*
  * fuzz_surface.c - libFuzzer target for the listing-to-tree path
- * (sessions/surface.c): a server's listing in, the entries of tools/,
+ * (sessions/protocol/surface.c): a server's listing in, the entries of tools/,
  * prompts/ or resources/ out (names, file names, their index), and a
  * reply in, result/'s parts out.
  *

@@ -54,6 +54,7 @@ cflags="-g -O1 -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined"
 cflags="$cflags -fno-sanitize-recover=all -fno-omit-frame-pointer"
 cflags="$cflags -I$root/lib -I$root/sessions -I$root/sessions/config"
 cflags="$cflags -I$root/sessions/guide -I$root/sessions/transport"
+cflags="$cflags -I$root/sessions/base -I$root/sessions/protocol"
 
 sources_for() {
 	case $1 in
@@ -64,12 +65,12 @@ sources_for() {
 		"$root/sessions/config/yamlconf.c $root/sessions/config/toml.c" \
 		"$root/lib/jscan.c $root/lib/jnames.c $root/lib/gbuf.c $fyaml -lm" ;;
 	toml)    echo "$root/sessions/config/toml.c $root/lib/gbuf.c -lm" ;;
-	request) echo "$root/sessions/request.c $root/lib/jscan.c $root/lib/jnames.c $root/lib/gbuf.c $root/lib/jsent.c" ;;
+	request) echo "$root/sessions/base/request.c $root/lib/jscan.c $root/lib/jnames.c $root/lib/gbuf.c $root/lib/jsent.c" ;;
 	sse)     echo "$root/lib/sse.c $root/lib/gbuf.c" ;;
-	askcheck) echo "$root/sessions/askcheck.c -lm" ;;
+	askcheck) echo "$root/sessions/base/askcheck.c -lm" ;;
 	kvargs)  echo "$root/lib/kvargs.c $root/sessions/guide/help.c" \
 		"$root/lib/gbuf.c $root/lib/ctlesc.c -lm" ;;
-	surface) echo "$root/sessions/surface.c $root/sessions/buf.c" \
+	surface) echo "$root/sessions/protocol/surface.c $root/sessions/base/buf.c" \
 		"$root/lib/jscan.c $root/lib/jnames.c $root/lib/jsent.c" \
 		"$root/lib/gbuf.c $root/lib/bigmem.c $root/lib/mimetab.c" ;;
 	esac

@@ -1,5 +1,5 @@
-"""Questions from the server as files (spec 10; sessions/ask.c,
-sessions/askcheck.c, fs/askfile.c): elicitation/create and
+"""Questions from the server as files (spec 10; sessions/base/ask.c,
+sessions/base/askcheck.c, fs/askfile.c): elicitation/create and
 sampling/createMessage become <thread>/requests/<n>, read to see the
 question, written with one JSON value to answer it.
 

@@ -1,4 +1,5 @@
-"""Replies to user calls pass through without cJSON (sessions/inbound.c)
+"""Replies to user calls pass through without cJSON
+(sessions/protocol/inbound.c)
 whatever the order of the envelope's members and with members the client
 does not know: the fake's big tool writes jsonrpc/id/result (order "id"),
 result first with id last (as the TypeScript SDK does, "result"), and an

@@ -1,8 +1,8 @@
 """Long listings (spec 6, "the loop never busy for long"; spec 9, tools/
 and tools.json; spec 13): a listing page of hundreds of kilobytes is read
 an item at a time and a listing of thousands printed an item at a time
-(sessions/pages.c), so that other threads answer meanwhile. What a user
-sees must not change: the document, its order, its numbers as sent, the
+(sessions/protocol/pages.c), so that other threads answer meanwhile.
+What a user sees must not change: the document, its order, its numbers as sent, the
 tool policy, pagination, over stdio and HTTP; and a thread restarted in
 the middle of one is no crash and no leak (the ASan run).
 

@@ -234,7 +234,7 @@ static void request(const char *method, const char *params, int want,
 	enum ask_kind k = 99;
 	char out[200] = "";
 
-	assert_int_equal(ask_check_request(method, p, &k, out, sizeof out),
+	assert_int_equal(ask_check_question(method, p, &k, out, sizeof out),
 			 want);
 	if (want == 0)
 		assert_int_equal(k, kind);

@@ -20,9 +20,9 @@ unsigned ask_caps_of(const struct mcp_server_conf *conf);
  * params borrowed; line, len bytes, is the message as it came, whose
  * numbers and strings the question shows as sent): becomes an open
  * question of s, or is answered at once (capability not declared, a
- * malformed request, a one-shot session). */
-void ask_request(mcp_session *s, const char *method, cJSON *id,
-		 cJSON *params, const char *line, size_t len);
+ * malformed question, a one-shot session). */
+void ask_question(mcp_session *s, const char *method, cJSON *id,
+		  cJSON *params, const char *line, size_t len);
 /* Where the answer to an input request of an input_required result
  * (MRTR, 2026-07-28) goes: key is its key in inputRequests; res or err
  * (taken) is the answer; both NULL when the question went unanswered
@@ -31,7 +31,7 @@ typedef void (*ask_done_fn)(void *ctx, const char *key, cJSON *res,
 			    cJSON *err);
 /* An input request (method elicitation/create or sampling/createMessage,
  * params borrowed) of an input_required result: a question as
- * ask_request makes, whose answer goes to done(ctx, key, ...) instead of
+ * ask_question makes, whose answer goes to done(ctx, key, ...) instead of
  * to the server (maybe at once, from inside this call). */
 void ask_input(mcp_session *s, const char *method, const char *key,
 	       cJSON *params, ask_done_fn done, void *ctx);

@@ -78,8 +78,8 @@ int ask_url_host(const char *url, char *host, size_t n)
 	return 0;
 }
 
-int ask_check_request(const char *method, const cJSON *params,
-		      enum ask_kind *kind, char *why, size_t n)
+int ask_check_question(const char *method, const cJSON *params,
+		       enum ask_kind *kind, char *why, size_t n)
 {
 	const cJSON *mode = get(params, "mode"), *v;
 	char host[256];

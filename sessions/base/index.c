@@ -1,5 +1,5 @@
 /*
- * threads.c - the index of sessions: every live session (threads and
+ * index.c - the index of sessions: every live session (threads and
  * one-shots), each server's threads by name, threads by id for fs/, the
  * idle test and the least recently used idle thread (for the cap), each
  * server's spare sessions (warm.c; not threads, not counted), and the
@@ -36,12 +36,12 @@ uint64_t mcp_new_id(void)
 	return ++id_counter;
 }
 
-void threads_init(void)
+void index_init(void)
 {
 	idtab_init(&session_ids);
 }
 
-void threads_fini(void)
+void index_fini(void)
 {
 	idtab_free(&session_ids);
 }

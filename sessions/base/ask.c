@@ -52,7 +52,7 @@ struct mcp_ask {
 	mcp_session *s;
 	enum ask_kind kind;
 	char method[32];
-	cJSON *rpc_id;            /* the server's request id */
+	cJSON *rpc_id;            /* the question's JSON-RPC id */
 	cJSON *params;
 	cJSON *shown;              /* params as sent (jsent.h), or NULL */
 	double created, timeout;  /* timeout 0: none */
@@ -210,8 +210,8 @@ static void answer_now(mcp_session *s, const char *method, cJSON *id,
 static void ask_open(mcp_session *s, const char *method, cJSON *id,
 		     cJSON *params, ask_done_fn done, void *ctx);
 
-void ask_request(mcp_session *s, const char *method, cJSON *id,
-		 cJSON *params, const char *line, size_t len)
+void ask_question(mcp_session *s, const char *method, cJSON *id,
+		  cJSON *params, const char *line, size_t len)
 {
 	struct jscan_span top = {0, len}, v;
 	mcp_ask *q;
@@ -286,7 +286,7 @@ static void ask_open(mcp_session *s, const char *method, cJSON *id,
 		answer_now(s, method, id, -32601, why, done, ctx);
 		return;
 	}
-	if (ask_check_request(method, params, &kind, why, sizeof why) < 0) {
+	if (ask_check_question(method, params, &kind, why, sizeof why) < 0) {
 		answer_now(s, method, id, -32602, why, done, ctx);
 		return;
 	}

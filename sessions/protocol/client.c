@@ -23,7 +23,7 @@ void client_request(mcp_session *s, const char *method, cJSON *id,
 		session_answer(s, id, msg_roots(s->srv->conf), NULL);
 	} else if (!strcmp(method, "elicitation/create") ||
 		   !strcmp(method, "sampling/createMessage")) {
-		ask_request(s, method, id,
+		ask_question(s, method, id,
 			    cJSON_GetObjectItemCaseSensitive(msg, "params"),
 			    line, len);
 	} else {

@@ -22,8 +22,8 @@ enum ask_kind { ASK_FORM, ASK_URL, ASK_SAMPLING };
  * sampling/createMessage request, if it is well formed: a known mode, a
  * form with a requestedSchema object, a URL mode request with a url that
  * has a host; sampling with a messages array. */
-int ask_check_request(const char *method, const cJSON *params,
-		      enum ask_kind *kind, char *why, size_t n);
+int ask_check_question(const char *method, const cJSON *params,
+		       enum ask_kind *kind, char *why, size_t n);
 
 /* An answer to a question of kind with these params. On success *result
  * is the JSON-RPC result to send (a new tree: for a form the action and,

@@ -6,7 +6,7 @@
  * server only through the transport ops table of transport.h, chosen at
  * each start from the config entry, and hears back through session_up; it
  * never names a transport. What the server sends is sorted by inbound.c;
- * call objects are call.c's, the index of sessions threads.c's, the
+ * call objects are call.c's, the index of sessions index.c's, the
  * messages built message.c's; none of them calls back into this file
  * except through the hooks it gives them in sessions_init.
  *
@@ -847,7 +847,7 @@ void sessions_reap_done(const char *why, void (*cb)(void))
 
 void sessions_init(void)
 {
-	threads_init();
+	index_init();
 	call_setup(&session_call_hooks);
 	inbound_setup(init_reply);
 	message_setup(session_call_error);
@@ -855,7 +855,7 @@ void sessions_init(void)
 
 void sessions_fini(void)
 {
-	threads_fini();
+	index_fini();
 }
 
 /* ---- for fs/ ---- */
