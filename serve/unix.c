@@ -90,24 +90,37 @@ static int listening;
 static LIST_HEAD(, conn) conns = LIST_HEAD_INITIALIZER(conns);
 static char sock_path[PATH_MAX];
 
+/* A connection closed from inside a send (a client that reads nothing)
+ * ends its peer here, in the close callback: the send comes from the
+ * peer's own loops over its peers and jobs. Any other close ends it at
+ * once (conn_close). */
 static void conn_closed(uv_handle_t *h)
 {
 	struct conn *k = h->data;
 
+	if (k->peer)
+		serve_peer_end(k->peer);
 	gbuf_free(&k->in);
 	free(k);
+}
+
+static void conn_close_later(struct conn *k)
+{
+	if (k->closing)
+		return;
+	k->closing = 1;
+	LIST_REMOVE(k, link);
+	uv_close((uv_handle_t *)&k->pipe, conn_closed);
 }
 
 static void conn_close(struct conn *k)
 {
 	if (k->closing)
 		return;
-	k->closing = 1;
-	LIST_REMOVE(k, link);
 	if (k->peer)
 		serve_peer_end(k->peer);
 	k->peer = NULL;
-	uv_close((uv_handle_t *)&k->pipe, conn_closed);
+	conn_close_later(k);
 }
 
 static void written(uv_write_t *w, int status)
@@ -134,7 +147,7 @@ static void conn_send(struct serve_out *o, const char *json, size_t len,
 	    QUEUE_MAX) {
 		mlog(MLOG_WARN, "serve: a client reads nothing of %zu MiB "
 		     "sent to it: closed", QUEUE_MAX >> 20);
-		conn_close(k);
+		conn_close_later(k);
 		return;
 	}
 	w = malloc(sizeof *w);
@@ -153,7 +166,7 @@ static void conn_send(struct serve_out *o, const char *json, size_t len,
 	if (uv_write(w, (uv_stream_t *)&k->pipe, &b, 1, written) < 0) {
 		free(m);
 		free(w);
-		conn_close(k);
+		conn_close_later(k);
 	}
 }
 
