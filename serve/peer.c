@@ -172,6 +172,19 @@ static void job_free(struct job *j)
 	free(j);
 }
 
+/* j ends unanswered: its calls are cancelled (the servers are told), its
+ * listeners removed first so that nothing replies. */
+static void job_cancel(struct job *j)
+{
+	size_t i;
+
+	for (i = 0; i < j->n; i++)
+		mcp_listener_remove(&j->w[i].l);
+	for (i = 0; j->kind == J_CALL && i < j->n; i++)
+		mcp_call_cancel(j->w[i].c);
+	job_free(j);
+}
+
 static struct job *job_new(struct serve_peer *p, size_t n, const char *id,
 			   uint64_t tag)
 {
@@ -515,18 +528,12 @@ static void cancelled(struct serve_peer *p, cJSON *params)
 	cJSON *rid = cJSON_GetObjectItemCaseSensitive(params, "requestId");
 	char *id = rid ? cJSON_PrintUnformatted(rid) : NULL;
 	struct job *j, *nx;
-	size_t i;
 
 	for (j = LIST_FIRST(&p->jobs); id && j; j = nx) {
 		nx = LIST_NEXT(j, link);
 		if (strcmp(j->id, id))
 			continue;
-		/* no reply to a cancelled request (MCP cancellation) */
-		for (i = 0; i < j->n; i++)
-			mcp_listener_remove(&j->w[i].l);
-		for (i = 0; j->kind == J_CALL && i < j->n; i++)
-			mcp_call_cancel(j->w[i].c);
-		job_free(j);
+		job_cancel(j); /* no reply to it (MCP cancellation) */
 	}
 	free(id);
 }
@@ -800,17 +807,12 @@ struct serve_peer *serve_peer_new(const char *thread, struct serve_out *out)
 void serve_peer_drop(struct serve_peer *p, uint64_t tag)
 {
 	struct job *j, *nx;
-	size_t i;
 
 	for (j = LIST_FIRST(&p->jobs); j; j = nx) {
 		nx = LIST_NEXT(j, link);
 		if (j->tag != tag)
 			continue;
-		for (i = 0; i < j->n; i++)
-			mcp_listener_remove(&j->w[i].l);
-		for (i = 0; j->kind == J_CALL && i < j->n; i++)
-			mcp_call_cancel(j->w[i].c);
-		job_free(j);
+		job_cancel(j);
 	}
 }
 
@@ -818,15 +820,9 @@ void serve_peer_end(struct serve_peer *p)
 {
 	struct job *j;
 	mcp_server *srv;
-	size_t i;
 
-	while ((j = LIST_FIRST(&p->jobs)) != NULL) {
-		for (i = 0; i < j->n; i++)
-			mcp_listener_remove(&j->w[i].l);
-		for (i = 0; j->kind == J_CALL && i < j->n; i++)
-			mcp_call_cancel(j->w[i].c);
-		job_free(j);
-	}
+	while ((j = LIST_FIRST(&p->jobs)) != NULL)
+		job_cancel(j);
 	for (srv = mcp_server_first(); p->own && srv;
 	     srv = mcp_server_next(srv)) {
 		mcp_session *s = mcp_session_find(srv, p->thread);
