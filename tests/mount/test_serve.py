@@ -24,23 +24,33 @@ needs_sdk = pytest.mark.skipif(
 
 
 class Client:
-    """The SDK's client, through `mcpfs serve [--thread NAME] MOUNT`."""
+    """The SDK's client, through `mcpfs serve [--thread NAME] MOUNT`, or
+    (Client.http) over the mount's --serve Streamable HTTP."""
 
     def __init__(self, m, thread_name=None, answer=None):
+        self._start([str(MCPFS), str(m.path)] +
+                    ([thread_name] if thread_name else []), answer)
+
+    @classmethod
+    def http(cls, url, auth, answer=None):
+        c = cls.__new__(cls)
+        c._start(['--http', url, auth[len('Bearer '):]], answer)
+        return c
+
+    def _start(self, args, answer):
         env = dict(os.environ)
         if answer is not None:  # it declares elicitation and sampling
             env['SDK_ANSWER'] = answer if answer in ('error', 'slow') \
                 else json.dumps(answer)
         self.p = subprocess.Popen(
-            ['node', str(SDK_CLIENT), str(MCPFS), str(m.path)] +
-            ([thread_name] if thread_name else []),
+            ['node', str(SDK_CLIENT)] + args,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
             cwd=str(REPO), env=env)
         hello = self._line(60)
         assert hello.get('ok') == 'connected', hello
         assert hello['server']['name'] == 'mcpfs', hello
 
-    def _line(self, timeout):
+    def _line(self, timeout=60):
         line = run_with_deadline(self.p.stdout.readline, timeout,
                                  'a line from the SDK client')
         assert line, 'the SDK client ended'
@@ -127,10 +137,9 @@ def test_the_tool_policy_applies_through_serve(mcpfs_mount):
     c.close()
 
 
-@needs_sdk
-def test_progress_and_cancellation_pass_through(mcpfs_mount):
-    m = mcpfs_mount({'a': fake()})
-    c = Client(m, 'agent')
+def progress_and_cancel(c, t):
+    """Through client c of thread t (a of the fake): a call's progress
+    comes before its reply, and a cancel reaches the server."""
     r = c.ok(op='call', name='a__progress', arguments={'steps': 3, 'ms': 50},
              progress=True)
     assert result_text(r) == 'done', r
@@ -143,11 +152,17 @@ def test_progress_and_cancellation_pass_through(mcpfs_mount):
     r = c.do(op='call', name='a__sleep', arguments={'ms': 20000},
              abortMs=300)
     assert 'error' in r and 'abort' in r['error'].lower(), r
-    t = m.path / 'a' / 'agent'
     wait_until(lambda: b'notifications/cancelled' in read_file(t / 'trace'),
                20, 'the cancel in the thread\'s trace')
     assert result_text(c.ok(op='call', name='a__echo',
                             arguments={'text': 'still'})) == 'still'
+
+
+@needs_sdk
+def test_progress_and_cancellation_pass_through(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    c = Client(m, 'agent')
+    progress_and_cancel(c, m.path / 'a' / 'agent')
     c.close()
 
 

@@ -16,11 +16,10 @@ import urllib.request
 
 import pytest
 
-from conftest import MCPFS, REPO, fake, read_file, run_with_deadline, text, \
-    tool, wait_until
-from test_serve import ELICIT, needs_sdk, result_text
-
-SDK_CLIENT = REPO / 'tests/serve/sdk_client.mjs'
+from conftest import MCPFS, fake, read_file, run_with_deadline, text, tool, \
+    wait_until
+from test_serve import (ELICIT, Client, needs_sdk, progress_and_cancel,
+                        result_text)
 
 
 def entry(m):
@@ -190,39 +189,7 @@ def test_the_standalone_event_stream(mcpfs_mount):
         == b''
 
 
-class HttpClient:
-    """The SDK's StreamableHTTPClientTransport client on one URL."""
-
-    def __init__(self, url, auth, answer=None):
-        env = dict(os.environ)
-        if answer is not None:
-            env['SDK_ANSWER'] = json.dumps(answer)
-        self.p = subprocess.Popen(['node', str(SDK_CLIENT), '--http', url,
-                                   auth[len('Bearer '):]],
-                                  stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, text=True,
-                                  cwd=str(REPO), env=env)
-        assert self._line().get('ok') == 'connected'
-
-    def _line(self):
-        line = run_with_deadline(self.p.stdout.readline, 60,
-                                 'a line from the SDK client')
-        assert line, 'the SDK client ended'
-        return json.loads(line)
-
-    def send(self, **cmd):
-        self.p.stdin.write(json.dumps(cmd) + '\n')
-        self.p.stdin.flush()
-
-    def ok(self, **cmd):
-        self.send(**cmd)
-        r = self._line()
-        assert 'ok' in r, r
-        return r['ok']
-
-    def close(self):
-        assert self.ok(op='close') == 'closed'
-        assert self.p.wait(30) == 0
+HttpClient = Client.http
 
 
 @needs_sdk
@@ -254,21 +221,7 @@ def test_progress_and_cancel_over_http(mcpfs_mount):
     m = mcpfs_mount({'a': fake()}, args=['--serve', '127.0.0.1:0'])
     url, auth = entry(m)
     c = HttpClient(url + '/agent', auth)
-    r = c.ok(op='call', name='a__progress', arguments={'steps': 3, 'ms': 50},
-             progress=True)
-    assert result_text(r) == 'done', r
-    assert [p['progress'] for p in r['progress']] in ([1, 2], [1, 2, 3]), r
-    c.p.stdin.write(json.dumps({'op': 'call', 'name': 'a__sleep',
-                                'arguments': {'ms': 20000},
-                                'abortMs': 300}) + '\n')
-    c.p.stdin.flush()
-    r = c._line()
-    assert 'error' in r and 'abort' in r['error'].lower(), r
-    t = m.path / 'a' / 'agent'
-    wait_until(lambda: b'notifications/cancelled' in read_file(t / 'trace'),
-               20, 'the cancel in the thread\'s trace')
-    assert result_text(c.ok(op='call', name='a__echo',
-                            arguments={'text': 'still'})) == 'still'
+    progress_and_cancel(c, m.path / 'a' / 'agent')
     c.close()
 
 
