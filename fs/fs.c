@@ -81,12 +81,12 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	} else if (p.type == N_SESSION && p.kind == K_DIR) {
 		if ((k = kind_named(name, KF_THREAD)) != K_DIR)
 			ino = fs_ino(mcp_session_id(p.s), k);
-	} else if (p.type == N_SESSION && p.kind == K_REQDIR) {
-		mcp_ask *q = mcp_ask_find(p.s, name);
+	} else if (p.type == N_SESSION && fs_kinds[p.kind].find) {
+		unsigned long i = fs_kinds[p.kind].find(&p, name);
 
-		if (q)
-			ino = ino_make(mcp_session_id(p.s), mcp_ask_num(q),
-				       K_REQ);
+		if (i)
+			ino = ino_make(mcp_session_id(p.s), i,
+				       fs_kinds[p.kind].child);
 	} else if (p.type >= N_SERVER && KIND_IS(p.kind, KF_LISTING) &&
 		   KIND_IS(p.kind, KF_DIR)) {
 		listing_lookup(req, parent, name);
@@ -238,8 +238,12 @@ static void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 		fuse_reply_err(req, 0);
 		return;
 	}
-	if (p.type == N_SESSION && p.kind == K_REQDIR) {
-		fuse_reply_err(req, mcp_ask_find(p.s, name) ? 0 : ENOENT);
+	if (p.type == N_SESSION && fs_kinds[p.kind].find) {
+		/* an answer file may be removed (spec 10); a task is
+		 * cancelled by ctl */
+		fuse_reply_err(req, !fs_kinds[p.kind].find(&p, name) ? ENOENT
+			       : KIND_IS(fs_kinds[p.kind].child, KF_WRITE)
+			       ? 0 : EPERM);
 		return;
 	}
 	if (p.type == N_SERVER && p.kind == K_DIR &&
@@ -439,14 +443,15 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino,
 		for (s = mcp_session_first(n.srv); s; s = mcp_session_next(s))
 			fs_dir_add(h, req, mcp_session_name(s),
 				fs_ino(mcp_session_id(s), K_DIR), 1);
-	} else if (n.kind == K_REQDIR) {
-		mcp_ask *q;
+	} else if (fs_kinds[n.kind].next) {
+		unsigned long i = 0;
+		const char *name;
 
 		fs_dir_add(h, req, "..", fs_ino(mcp_session_id(n.s), K_DIR), 1);
-		for (q = mcp_ask_first(n.s); q; q = mcp_ask_next(q))
-			fs_dir_add(h, req, mcp_ask_name(q),
-				   ino_make(mcp_session_id(n.s),
-					    mcp_ask_num(q), K_REQ), 0);
+		while ((name = fs_kinds[n.kind].next(&n, &i)) != NULL)
+			fs_dir_add(h, req, name,
+				   ino_make(mcp_session_id(n.s), i,
+					    fs_kinds[n.kind].child), 0);
 	} else if (n.kind != K_DIR) {
 		fs_dir_add(h, req, "..", n.s ? fs_ino(mcp_session_id(n.s), K_DIR)
 					   : fs_ino(mcp_server_id(n.srv), K_DIR),

@@ -25,10 +25,12 @@ enum kind {
 	K_TOOLDIR, K_RESULTDIR, K_RESDIR, K_RESJSON, K_PROMPTDIR,
 	K_PROMPTSJSON,
 	K_REQDIR,   /* requests/, the server's questions (spec 10) */
+	K_TASKDIR,  /* tasks/, the calls run as tasks (spec 15) */
 	K_HELPDIR,  /* help/ of a server or a thread (spec 12) */
 	/* ... and in those directories, with an index */
 	K_TOOL, K_RESULT, K_RESOURCE, K_PROMPT,
 	K_REQ,      /* requests/<n>: the index is the question's number */
+	K_TASK,     /* tasks/<id>: the index is the task's number */
 	K_HELP,     /* help/<tool>, help/prompt:<name> */
 	K_AUTH,     /* <server>/auth of a url server (spec 8) */
 	/* at the mount's root, each at a fixed inode (kind_info.ino) */
@@ -92,6 +94,12 @@ struct kind_info {
 	int (*present)(const struct node *n);
 	/* NULL or its times (mtime and ctime), else the session's */
 	double (*created)(const struct node *n);
+	/* a directory whose entries (of kind child) the session names and
+	 * numbers (requests/, tasks/): the index of the one called name (0:
+	 * none), and the name of the one after index *i (0: the first), its
+	 * index then in *i, NULL after the last */
+	unsigned long (*find)(const struct node *dir, const char *name);
+	const char *(*next)(const struct node *dir, unsigned long *i);
 	fuse_ino_t ino;   /* KF_ROOT: its inode number */
 	const char *what; /* an entry's kind in messages: "tool" */
 };
@@ -111,7 +119,8 @@ struct node {
 };
 
 /* Every producer of an index keeps it below 1 << INDEX_BITS (names:
- * MCP_NAMES_MAX; result/: MCP_PARTS_MAX blocks; requests/: ASK_NUM_MAX);
+ * MCP_NAMES_MAX; result/: MCP_PARTS_MAX blocks; requests/: ASK_NUM_MAX;
+ * tasks/: TASK_NUM_MAX);
  * the mask is the last guard that an index never reaches the id's bits. */
 #define INDEX_MASK ((1ul << INDEX_BITS) - 1)
 static inline fuse_ino_t ino_make(uint64_t id, unsigned long idx,

@@ -158,6 +158,57 @@ static double req_created(const struct node *n)
 	return q ? mcp_ask_created(q) : mcp_session_last_used(n->s);
 }
 
+static unsigned long req_find(const struct node *dir, const char *name)
+{
+	mcp_ask *q = mcp_ask_find(dir->s, name);
+
+	return q ? mcp_ask_num(q) : 0;
+}
+
+static const char *req_next(const struct node *dir, unsigned long *i)
+{
+	mcp_ask *q = mcp_ask_first(dir->s);
+	int past = *i == 0;
+
+	for (; q; q = mcp_ask_next(q)) {
+		if (past) {
+			*i = mcp_ask_num(q);
+			return mcp_ask_name(q);
+		}
+		past = mcp_ask_num(q) == *i;
+	}
+	return NULL;
+}
+
+/* tasks/<id> while the task runs: its Task as last seen */
+static unsigned long task_find(const struct node *dir, const char *name)
+{
+	return mcp_task_find(dir->s, name);
+}
+
+static const char *task_next(const struct node *dir, unsigned long *i)
+{
+	return mcp_task_next(dir->s, i);
+}
+
+static mcp_buf *snap_task(const struct node *n)
+{
+	return mcp_task_json(n->s, n->idx);
+}
+
+static int has_task(const struct node *n)
+{
+	mcp_buf *b = n->s ? mcp_task_json(n->s, n->idx) : NULL;
+
+	mcp_buf_unref(b);
+	return b != NULL;
+}
+
+static off_t size_task(const struct node *n)
+{
+	return buf_size(mcp_task_json(n->s, n->idx));
+}
+
 /*
  * The table of kinds. To add a kind: an entry here (name, flags, ops and
  * what its ops need) and, if none of the ops below fits, one file for its
@@ -189,7 +240,10 @@ const struct kind_info fs_kinds[K_NKINDS] = {
 			 .list = MCP_PROMPTS, .what = "prompt"},
 	[K_PROMPTSJSON] = {"prompts.json", KF_THREAD | KF_LISTING,
 			   size_prompts, .ops = &listing_snap_ops},
-	[K_REQDIR] = {"requests", KF_THREAD | KF_DIR},
+	[K_REQDIR] = {"requests", KF_THREAD | KF_DIR, .child = K_REQ,
+		      .find = req_find, .next = req_next},
+	[K_TASKDIR] = {"tasks", KF_THREAD | KF_DIR, .child = K_TASK,
+		       .find = task_find, .next = task_next},
 	[K_HELPDIR] = {"help", SERVER_THREAD | KF_DIR | KF_LISTING,
 		       .child = K_HELP, .list = MCP_TOOLS},
 	[K_TOOL] = {NULL, KF_INDEXED | KF_WRITE | KF_LISTING,
@@ -203,6 +257,8 @@ const struct kind_info fs_kinds[K_NKINDS] = {
 		      .present = has_prompt},
 	[K_REQ] = {NULL, KF_INDEXED | KF_WRITE, size_req, .ops = &ask_ops,
 		   .present = has_req, .created = req_created},
+	[K_TASK] = {NULL, KF_INDEXED, size_task, .ops = &snap_ops,
+		    .snap = snap_task, .present = has_task},
 	[K_HELP] = {NULL, KF_INDEXED | KF_LISTING, size_help,
 		    .ops = &listing_snap_ops, .present = has_help},
 	[K_AUTH] = {"auth", KF_SERVER | KF_WRITE, .ops = &authfile_ops,

@@ -119,6 +119,8 @@ struct mcp_session {
 	int era;                   /* MCP_ERA_*: spoken; AUTO = not known */
 	int probing;               /* server/discover in flight (modern) */
 	unsigned probes;           /* server/discover sent this start */
+	TAILQ_HEAD(, mcp_call) tasks; /* task.c: calls run as tasks (tasks/) */
+	unsigned long task_seq;    /* ... the last number given */
 };
 
 /* CALL_SIDE: a request of the tree (a resources/ read), not a reply of
@@ -146,8 +148,16 @@ struct mcp_call {
 	uv_timer_t timer;
 	double timeout, started;
 	enum mcp_list list;      /* CALL_LIST: which */
-	int task;                /* task.c: 1 created, 2 its result asked */
+	int task;                /* task.c: 1 created, 2 its result asked,
+				    3 a modern task polled, 4 a request
+				    about a task (tasks/get, ...) */
 	char task_id[128];
+	char task_file[128];     /* ... its name in tasks/ */
+	unsigned long task_num;  /* ... its number in tasks/ (0: not listed) */
+	TAILQ_ENTRY(mcp_call) task_link; /* ... on its session's tasks */
+	cJSON *task_state;       /* ... the Task as last seen (tasks/ID) */
+	cJSON *task_seen;        /* ... input request keys asked already */
+	unsigned task_ms;        /* ... the poll interval */
 	struct mcp_listener wait; /* for the tools listing (taskSupport) */
 	cJSON *acc;              /* its pages so far */
 	struct pagejob *job;     /* ... a long page or print under way */
@@ -162,6 +172,7 @@ struct mcp_call {
 	unsigned mrtr_open;      /* ... input requests unanswered */
 	unsigned mrtr_rounds;    /* ... input_required results so far */
 	int mrtr_loop;           /* ... opening this round's questions */
+	void (*mrtr_all)(mcp_call *c); /* ... once every one is answered */
 };
 
 /* index.c: every session, the threads of each server, the clock */
@@ -347,14 +358,19 @@ void guide_learn(mcp_server *srv, const cJSON *info, const cJSON *instr);
 void guide_start_failed(mcp_server *srv, const char *why);
 void guide_server_free(mcp_server *srv);
 
-/* task.c: tool calls run as tasks (SEP-1686) */
+/* task.c: tool calls run as tasks (SEP-1686 on 2025-11-25, the tasks
+ * extension SEP-2663 on 2026-07-28; spec 15) */
 /* 1 if c must run as a task (listing: the tools listing of its session),
  * 0 if not, -1 if that is not known until the listing is done. */
 int task_required(mcp_session *s, const mcp_call *c, mcp_call *listing);
 int task_augment(mcp_call *c);  /* add "task": {}; 0 or -1 */
-/* A reply to c: 1 if it was the CreateTaskResult (tasks/result is sent). */
+/* A reply to c: 1 if it was a CreateTaskResult (legacy: tasks/result is
+ * sent; modern: tasks/get polls it), 0 if not. */
 int task_created(mcp_session *s, mcp_call *c, cJSON *res);
 void task_cancel(mcp_session *s, mcp_call *c); /* tasks/cancel, if a task */
+/* notifications/tasks/status (2025-11-25) or notifications/tasks: the
+ * state of a listed task of s. */
+void task_notified(mcp_session *s, const cJSON *params);
 
 /* warm.c: spare sessions (the "warm" key) */
 void session_warm(mcp_server *srv);   /* start or close spares to warm */

@@ -199,6 +199,17 @@ int mcp_ask_answer(mcp_ask *q, const char *json, size_t len);
  * becomes q's "refused" as for mcp_ask_answer's own refusals. */
 void mcp_ask_refuse(mcp_ask *q, const char *why);
 
+/* ---- tasks (spec 15): the calls of a thread that its server runs as
+ * tasks, while they run (tasks/<name>) ---- */
+
+/* The task after number *num (0: the first), oldest first: its name (the
+ * task id, or task-N when the id cannot be a file name) and, in *num,
+ * its number; NULL after the last. */
+const char *mcp_task_next(mcp_session *s, unsigned long *num);
+unsigned long mcp_task_find(mcp_session *s, const char *name); /* 0: none */
+/* The Task as last seen, pretty JSON; NULL when it ended (or ENOMEM). */
+mcp_buf *mcp_task_json(mcp_session *s, unsigned long num);
+
 /* ---- calls ---- */
 
 /* A listener waits for one call to complete; embed it in the waiter. */

@@ -36,6 +36,8 @@ static void call_free_cb(uv_handle_t *h)
 	cJSON_Delete(c->cursors);
 	cJSON_Delete(c->mrtr_resp);
 	cJSON_Delete(c->mrtr_state);
+	cJSON_Delete(c->task_state);
+	cJSON_Delete(c->task_seen);
 	free(c);
 }
 
@@ -207,6 +209,10 @@ static void detach(mcp_session *s, mcp_call *c)
 	if (c->queued) {
 		TAILQ_REMOVE(&s->queue, c, qlink);
 		c->queued = 0;
+	}
+	if (c->task_num) { /* tasks/ shows running tasks only (task.c) */
+		TAILQ_REMOVE(&s->tasks, c, task_link);
+		c->task_num = 0;
 	}
 	if (c->kind != CALL_USER)
 		return;

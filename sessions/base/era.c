@@ -251,16 +251,13 @@ static void put_meta_members(struct gbuf *o, const mcp_session *s,
 		put(o, comma ? "," : "");
 		put(o, "\"io.modelcontextprotocol/clientCapabilities\":{");
 		if (conf->nroots) /* spec 5 */
-			put(o, "\"roots\":{}");
+			put(o, "\"roots\":{},");
 		if (conf->elicitation)
-			put(o, conf->nroots ? "," : "");
-		if (conf->elicitation)
-			put(o, "\"elicitation\":{\"form\":{},\"url\":{}}");
+			put(o, "\"elicitation\":{\"form\":{},\"url\":{}},");
 		if (conf->sampling)
-			put(o, conf->nroots || conf->elicitation ? "," : "");
-		if (conf->sampling)
-			put(o, "\"sampling\":{}");
-		put(o, "}");
+			put(o, "\"sampling\":{},");
+		/* tasks are followed to their end (task.c, spec 15) */
+		put(o, "\"extensions\":{\"io.modelcontextprotocol/tasks\":{}}}");
 	}
 }
 
@@ -511,6 +508,9 @@ char **era_headers(const mcp_session *s, const char *line, size_t len,
 				  !strcmp(method, "prompts/get") ||
 				  !strcmp(method, "resources/read")))
 		hdr_add(&h, header("Mcp-Name", v->valuestring));
+	t = cJSON_GetObjectItemCaseSensitive(p, "taskId"); /* SEP-2663 */
+	if (cJSON_IsString(t) && !strncmp(method, "tasks/", 6))
+		hdr_add(&h, header("Mcp-Name", t->valuestring));
 	if (!strcmp(method, "tools/call") && cJSON_IsString(v)) {
 		name = v->valuestring;
 		t = tool_of(s, name);

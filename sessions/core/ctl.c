@@ -20,11 +20,15 @@ int mcp_session_ctl(mcp_session *s, const char *verb, size_t len)
 
 		for (;;) {
 			pos = 0;
+			/* not the handshake, nor a task's own request (a
+			 * tasks/cancel under way, task.c) */
 			while ((c = idtab_next(&s->pending, &pos, NULL)) &&
-			       c->kind == CALL_INIT)
+			       (c->kind == CALL_INIT || c->task == 4))
 				;
 			if (!c)
 				c = TAILQ_FIRST(&s->queue);
+			if (!c) /* a modern task between polls (task.c) */
+				c = TAILQ_FIRST(&s->tasks);
 			if (!c)
 				break;
 			mcp_call_cancel(c);

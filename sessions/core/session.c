@@ -57,10 +57,11 @@ static void call_abort(mcp_call *c, int code, const char *msg,
 		if (s->era != MCP_ERA_MODERN ||
 		    !(s->ops->caps & TRANSPORT_EXCHANGES))
 			send_cancelled(s, c->rpc_id, reason);
-		task_cancel(s, c);
 		if (s->ops->forget)
 			s->ops->forget(s->t, c->rpc_id);
 	}
+	if (s && s->t) /* a modern task between polls has no rpc_id */
+		task_cancel(s, c);
 	if (s && c->kind == CALL_USER) { /* the whole reason, for status */
 		char *e;
 
@@ -218,6 +219,8 @@ static void session_fail_all(mcp_session *s, int code, const char *msg,
 		c = idtab_next(&s->pending, &pos, NULL);
 		if (!c)
 			c = TAILQ_FIRST(&s->queue);
+		if (!c) /* a modern task between two polls (task.c) */
+			c = TAILQ_FIRST(&s->tasks);
 		if (!c)
 			break;
 		call_fail(c, code, msg, data);
@@ -759,6 +762,7 @@ mcp_session *session_new(mcp_server *srv, const char *name, int oneshot,
 	s->next_id = 1;
 	idtab_init(&s->pending);
 	TAILQ_INIT(&s->queue);
+	TAILQ_INIT(&s->tasks);
 	windows_init(s);
 	if (sessions_link(s) < 0) {
 		free(s);

@@ -89,6 +89,10 @@ static void notification(mcp_session *s, const char *method, cJSON *msg,
 	} else if (!strcmp(method, "notifications/cancelled")) {
 		ask_cancelled(s, cJSON_GetObjectItemCaseSensitive(msg,
 								  "params"));
+	} else if (!strcmp(method, "notifications/tasks/status") ||
+		   !strcmp(method, "notifications/tasks")) {
+		task_notified(s, cJSON_GetObjectItemCaseSensitive(msg,
+								  "params"));
 	}
 }
 
@@ -142,7 +146,8 @@ static void response(mcp_session *s, cJSON *msg, const char *line,
 		pages_got(s, c, res, line, len);
 		return;
 	}
-	if (c->task == 1 && task_created(s, c, res))
+	if ((c->task == 1 || s->era == MCP_ERA_MODERN) &&
+	    task_created(s, c, res))
 		return;
 	if (s->era == MCP_ERA_MODERN && c->kind != CALL_INIT &&
 	    mrtr_result(s, c, res))
@@ -433,13 +438,15 @@ void inbound_partial(mcp_session *s, const char *p, size_t n)
 	call_more(st->c);
 }
 
-/* 1 if the result at p[rs, re) has "resultType": "input_required". */
-static int input_required(const char *p, size_t rs, size_t re)
+/* 1 if the result at p[rs, re) is not final: "resultType" is
+ * "input_required" (mrtr.c) or "task" (task.c), both through cJSON. */
+static int not_final(const char *p, size_t rs, size_t re)
 {
 	struct jscan_span obj = {rs, re - rs}, v;
 
 	return p[rs] == '{' && jscan_member(p, obj, "resultType", &v) &&
-	       jscan_str_is(p, v, "input_required");
+	       (jscan_str_is(p, v, "input_required") ||
+		jscan_str_is(p, v, "task"));
 }
 
 /* 1 if the n bytes at p hold a raw control byte (below 0x20): not valid
@@ -461,7 +468,7 @@ static int escaped_reply(mcp_session *s, mcp_call *c, const char *line,
 
 	if (jsent_escape_controls(line + rs, re - rs, &e, &en) != 1 ||
 	    !jscan_is_value(e, en) ||
-	    (s->era == MCP_ERA_MODERN && input_required(line, rs, re)) ||
+	    (s->era == MCP_ERA_MODERN && not_final(line, rs, re)) ||
 	    (c == sc && rs + soff != sc->stream_at)) {
 		free(e);
 		return -1;
@@ -499,8 +506,8 @@ static int fast_reply(mcp_session *s, struct frame *f, char *line,
 		return escaped_reply(s, c, line, rs, re, sc, soff);
 	if (!valid_line(line, len))
 		return -1;
-	if (s->era == MCP_ERA_MODERN && input_required(line, rs, re))
-		return -1; /* mrtr.c, through the cJSON path */
+	if (s->era == MCP_ERA_MODERN && not_final(line, rs, re))
+		return -1; /* mrtr.c or task.c, through the cJSON path */
 	if (c == sc) {
 		if (rs + soff != sc->stream_at)
 			return -1; /* not the bytes that were read */

@@ -131,34 +131,19 @@ static void answered(void *ctx, const char *key, cJSON *res, cJSON *err)
 	cJSON_AddItemToObject(c->mrtr_resp, key, res ? res :
 			      cJSON_CreateObject());
 	if (c->mrtr_open && !--c->mrtr_open && !c->mrtr_loop)
-		retry(c);
+		c->mrtr_all(c);
 	mcp_call_unref(c);
 }
 
-int mrtr_result(mcp_session *s, mcp_call *c, cJSON *res)
+int mrtr_ask(mcp_session *s, mcp_call *c, const cJSON *reqs,
+	     void (*all)(mcp_call *c))
 {
-	cJSON *rt = cJSON_GetObjectItemCaseSensitive(res, "resultType");
-	cJSON *reqs, *r, *st, *meth;
+	cJSON *r, *meth;
 	char why[200];
 
-	if (!cJSON_IsString(rt) || strcmp(rt->valuestring, "input_required"))
-		return 0;
-	if (!c->line || c->mrtr_open) {
-		call_fail(c, ERR_PROTOCOL, "input_required for a request mcpfs "
-			  "cannot retry", NULL);
-		return 1;
-	}
-	if (++c->mrtr_rounds > MRTR_ROUNDS_MAX) {
-		call_fail(c, ERR_PROTOCOL, "the server asked for input more "
-			  "than 16 times for one request", NULL);
-		return 1;
-	}
 	cJSON_Delete(c->mrtr_resp);
-	cJSON_Delete(c->mrtr_state);
 	c->mrtr_resp = cJSON_CreateObject();
-	st = cJSON_GetObjectItemCaseSensitive(res, "requestState");
-	c->mrtr_state = st ? cJSON_Duplicate(st, 1) : NULL;
-	reqs = cJSON_GetObjectItemCaseSensitive(res, "inputRequests");
+	c->mrtr_all = all;
 	c->mrtr_loop = 1;
 	c->mrtr_open = 0;
 	cJSON_ArrayForEach(r, reqs) {
@@ -188,6 +173,31 @@ int mrtr_result(mcp_session *s, mcp_call *c, cJSON *res)
 	}
 	c->mrtr_loop = 0;
 	if (!c->done && !c->mrtr_open)
-		retry(c);
+		all(c);
+	return c->done;
+}
+
+int mrtr_result(mcp_session *s, mcp_call *c, cJSON *res)
+{
+	cJSON *rt = cJSON_GetObjectItemCaseSensitive(res, "resultType");
+	cJSON *st;
+
+	if (!cJSON_IsString(rt) || strcmp(rt->valuestring, "input_required"))
+		return 0;
+	if (!c->line || c->mrtr_open) {
+		call_fail(c, ERR_PROTOCOL, "input_required for a request mcpfs "
+			  "cannot retry", NULL);
+		return 1;
+	}
+	if (++c->mrtr_rounds > MRTR_ROUNDS_MAX) {
+		call_fail(c, ERR_PROTOCOL, "the server asked for input more "
+			  "than 16 times for one request", NULL);
+		return 1;
+	}
+	cJSON_Delete(c->mrtr_state);
+	st = cJSON_GetObjectItemCaseSensitive(res, "requestState");
+	c->mrtr_state = st ? cJSON_Duplicate(st, 1) : NULL;
+	mrtr_ask(s, c, cJSON_GetObjectItemCaseSensitive(res, "inputRequests"),
+		 retry);
 	return 1;
 }

@@ -13,5 +13,12 @@
  * completes with it as usual), 1 if mrtr.c took it (questions opened, a
  * retry sent, or c failed). */
 int mrtr_result(mcp_session *s, mcp_call *c, cJSON *res);
+/* The input requests reqs (an object KEY: {method, params}) of c asked:
+ * roots/list answered from the config, elicitation and sampling as
+ * questions in requests/; into c->mrtr_resp {KEY: result}, and once every
+ * one is answered, all(c). 1 when c failed (a method mcpfs cannot
+ * answer), else 0. */
+int mrtr_ask(mcp_session *s, mcp_call *c, const cJSON *reqs,
+	     void (*all)(mcp_call *c));
 
 #endif

@@ -1,26 +1,48 @@
 /*
- * task.c - tool calls run as tasks (2025-11-25, SEP-1686), so that a tool
- * whose listing says execution.taskSupport "required" works in the plain
- * {"name", "arguments"} form and its reader sees only the final result:
+ * task.c - tool calls run as tasks, on both eras, transparent to call and
+ * tools/X: the reader sees only the final result (spec 15).
+ *
+ * 2025-11-25 (SEP-1686): a tool whose listing says execution.taskSupport
+ * "required" works in the plain {"name", "arguments"} form:
  *
  *   tools/call + "task": {}  ->  CreateTaskResult {task: {taskId, ...}}
  *   tasks/result {taskId}    ->  (blocks until the task ends) the result
  *
- * The call keeps its one timer over both. Cancelling it (Ctrl-C, ctl
- * cancel, timeout) also sends tasks/cancel. A user's own "task" member is
- * forwarded as written and left to the user (the reply is the
- * CreateTaskResult). Status notifications go to events like any other.
+ * A user's own "task" member is forwarded as written and left to the user
+ * (the reply is the CreateTaskResult).
  *
- * In the modern era (2026-07-28) tasks are the extension
- * io.modelcontextprotocol/tasks, which mcpfs does not declare: a modern
- * server runs its tools without tasks, and nothing here applies. A tool
- * call over modern HTTP waits here for the tools listing all the same,
- * since its Mcp-Param-* headers come from the tool's inputSchema (era.c).
+ * 2026-07-28 (the extension io.modelcontextprotocol/tasks, SEP-2663):
+ * mcpfs declares the extension in every request's clientCapabilities
+ * (era.c) and a server may answer any tools/call with
+ * {"resultType": "task", "taskId", "status", "pollIntervalMs", ...}; mcpfs
+ * polls tasks/get at that interval (50 ms to 5 s) until the task ends:
+ * "completed" completes the call with its result, "failed" with its error,
+ * "cancelled" with an error that says so; "input_required" asks its
+ * inputRequests as MRTR does (mrtr_ask, requests/) and sends the answers
+ * with tasks/update, each key asked once.
+ *
+ * On both eras a task is listed in its thread's tasks/ while it runs
+ * (tasks/ID: the Task as last seen, from the CreateTaskResult, each
+ * tasks/get and notifications/tasks[/status]); on 2025-11-25 tasks/get
+ * polls only that view (a server that answers it with an error is not
+ * polled again). The call keeps its one timer over everything; a change
+ * of the task's lastUpdatedAt counts as progress (call_progress). Ctrl-C,
+ * ctl cancel and the timeout send tasks/cancel.
+ *
+ * A tool call over modern HTTP waits here for the tools listing all the
+ * same, since its Mcp-Param-* headers come from the tool's inputSchema
+ * (era.c).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+#include "mrtr.h"
+
+#define TASK_NUM_MAX 1000000 /* numbers fit the 20-bit index of fs/ inodes */
+#define POLL_MS_MIN 50
+#define POLL_MS_MAX 5000
+#define POLL_MS_DEFAULT 1000
 
 static int server_has_tool_tasks(const mcp_session *s)
 {
@@ -85,18 +107,366 @@ int task_augment(mcp_call *c)
 	return 0;
 }
 
+/* ---- the Task as last seen, for tasks/ID ---- */
+
+static void task_seen(mcp_call *c, const cJSON *task)
+{
+	cJSON *t = cJSON_Duplicate(task, 1), *old = c->task_state;
+	cJSON *ms = cJSON_GetObjectItemCaseSensitive(task, "pollIntervalMs");
+	const char *drop[] = {"result", "error", "inputRequests",
+			      "resultType", "_meta"};
+	cJSON *a, *b;
+	size_t i;
+
+	if (!t)
+		return;
+	for (i = 0; i < sizeof drop / sizeof *drop; i++)
+		cJSON_DeleteItemFromObjectCaseSensitive(t, drop[i]);
+	a = cJSON_GetObjectItemCaseSensitive(old, "lastUpdatedAt");
+	b = cJSON_GetObjectItemCaseSensitive(t, "lastUpdatedAt");
+	if (old && (!cJSON_Compare(a, b, 1) ||
+		    !cJSON_Compare(cJSON_GetObjectItemCaseSensitive(old,
+								    "status"),
+				   cJSON_GetObjectItemCaseSensitive(t,
+								    "status"),
+				   1)))
+		call_progress(c); /* the task moved: a sign of life */
+	c->task_state = t;
+	cJSON_Delete(old);
+	c->task_ms = POLL_MS_DEFAULT;
+	if (cJSON_IsNumber(ms))
+		c->task_ms = ms->valuedouble < POLL_MS_MIN ? POLL_MS_MIN
+			   : ms->valuedouble > POLL_MS_MAX ? POLL_MS_MAX
+			   : (unsigned)ms->valuedouble;
+}
+
+/* A task id that can be a file name as it is: not empty, "." or "..",
+ * no '/', no control byte or DEL (a terminal's ls shows it as sent). */
+static int file_name_ok(const char *id)
+{
+	const unsigned char *p;
+
+	if (!*id || !strcmp(id, ".") || !strcmp(id, ".."))
+		return 0;
+	for (p = (const unsigned char *)id; *p; p++)
+		if (*p == '/' || *p < 0x20 || *p == 0x7f)
+			return 0;
+	return 1;
+}
+
+/* c runs as task id: listed in tasks/ of s. */
+static void task_list(mcp_session *s, mcp_call *c, const char *id,
+		      const cJSON *task)
+{
+	snprintf(c->task_id, sizeof c->task_id, "%s", id);
+	if (++s->task_seq >= TASK_NUM_MAX)
+		s->task_seq = 1;
+	c->task_num = s->task_seq;
+	if (file_name_ok(id))
+		snprintf(c->task_file, sizeof c->task_file, "%s", id);
+	else
+		snprintf(c->task_file, sizeof c->task_file, "task-%lu",
+			 c->task_num);
+	TAILQ_INSERT_TAIL(&s->tasks, c, task_link);
+	task_seen(c, task);
+	mlog(MLOG_DEBUG, "server %s: request %llu runs as task %s",
+	     s->srv->conf->name, (unsigned long long)c->rpc_id, c->task_id);
+}
+
+void task_notified(mcp_session *s, const cJSON *params)
+{
+	cJSON *id = cJSON_GetObjectItemCaseSensitive(params, "taskId");
+	mcp_call *c;
+
+	if (!cJSON_IsString(id))
+		return;
+	TAILQ_FOREACH(c, &s->tasks, task_link)
+		if (!strcmp(c->task_id, id->valuestring)) {
+			task_seen(c, params);
+			return;
+		}
+}
+
+/* ---- tasks/ (sessions.h) ---- */
+
+const char *mcp_task_next(mcp_session *s, unsigned long *num)
+{
+	mcp_call *c;
+	int past = *num == 0;
+
+	TAILQ_FOREACH(c, &s->tasks, task_link) {
+		if (past) {
+			*num = c->task_num;
+			return c->task_file;
+		}
+		past = c->task_num == *num;
+	}
+	return NULL;
+}
+
+static mcp_call *task_by_num(mcp_session *s, unsigned long num)
+{
+	mcp_call *c;
+
+	TAILQ_FOREACH(c, &s->tasks, task_link)
+		if (c->task_num == num)
+			return c;
+	return NULL;
+}
+
+unsigned long mcp_task_find(mcp_session *s, const char *name)
+{
+	mcp_call *c;
+
+	TAILQ_FOREACH(c, &s->tasks, task_link)
+		if (!strcmp(c->task_file, name))
+			return c->task_num;
+	return 0;
+}
+
+mcp_buf *mcp_task_json(mcp_session *s, unsigned long num)
+{
+	mcp_call *c = task_by_num(s, num);
+
+	return c && c->task_state ? mcp_buf_json(c->task_state, 1) : NULL;
+}
+
+/* ---- requests about a task, each a side call of its own ---- */
+
+struct side {
+	struct mcp_listener l; /* first: the listener is the side */
+	mcp_call *c;           /* the task's call, a reference */
+	void (*got)(mcp_call *c, cJSON *reply); /* NULL: reply dropped */
+};
+
+static void side_done(struct mcp_listener *l, mcp_call *sc)
+{
+	struct side *w = (struct side *)l;
+	const mcp_buf *b = mcp_call_reply(sc);
+	cJSON *r = b ? cJSON_ParseWithLength(b->data, b->len) : NULL;
+
+	if (w->got && !w->c->done && w->c->s)
+		w->got(w->c, r);
+	cJSON_Delete(r);
+	mcp_call_unref(w->c);
+	free(w);
+}
+
+/* method {taskId: c's, and params' members (taken)} sent on s. */
+static void side_send(mcp_session *s, mcp_call *c, const char *method,
+		      cJSON *params, void (*got)(mcp_call *c, cJSON *reply))
+{
+	struct side *w = calloc(1, sizeof *w);
+	mcp_call *sc = w ? call_new(CALL_SIDE, s->srv, s) : NULL;
+	cJSON *m = NULL, *p = params ? params : cJSON_CreateObject();
+
+	if (!sc || !p) {
+		free(w);
+		cJSON_Delete(p);
+		mcp_call_unref(sc);
+		return;
+	}
+	w->l.done = side_done;
+	w->c = mcp_call_ref(c);
+	w->got = got;
+	sc->task = 4; /* a task's own request: ctl cancel leaves it */
+	mcp_call_listen(sc, &w->l);
+	sc->rpc_id = s->next_id++;
+	m = msg_request(sc->rpc_id, method);
+	if (m && cJSON_AddStringToObject(p, "taskId", c->task_id) &&
+	    cJSON_AddItemToObject(m, "params", p)) {
+		p = NULL;
+		if (call_track(s, sc) == 0)
+			session_send_json(s, m, sc->rpc_id);
+	} else {
+		call_fail(sc, -32603, "out of memory", NULL);
+	}
+	cJSON_Delete(p);
+	cJSON_Delete(m);
+}
+
+/* ---- polling tasks/get ---- */
+
+struct poll {
+	uv_timer_t timer;
+	mcp_call *c; /* a reference */
+};
+
+static void poll_free(uv_handle_t *h)
+{
+	struct poll *p = h->data;
+
+	mcp_call_unref(p->c);
+	free(p);
+}
+
+static void polled(mcp_call *c, cJSON *r);
+
+static void poll_cb(uv_timer_t *t)
+{
+	struct poll *p = t->data;
+
+	if (!p->c->done && p->c->s)
+		side_send(p->c->s, p->c, "tasks/get", NULL, polled);
+	uv_close((uv_handle_t *)t, poll_free);
+}
+
+static void poll_later(mcp_call *c)
+{
+	struct poll *p = calloc(1, sizeof *p);
+
+	if (!p)
+		return; /* the call's timer ends it */
+	uv_timer_init(mcp_loop, &p->timer);
+	p->timer.data = p;
+	p->c = mcp_call_ref(c);
+	uv_timer_start(&p->timer, poll_cb, c->task_ms, 0);
+}
+
+static void updated(mcp_call *c, cJSON *r)
+{
+	cJSON *e = cJSON_GetObjectItemCaseSensitive(r, "error");
+	char *msg;
+
+	if (!e)
+		return;
+	msg = cJSON_PrintUnformatted(e);
+	mlog(MLOG_WARN, "server %s: tasks/update of task %s failed: %.300s",
+	     c->srv->conf->name, c->task_id, msg ? msg : "error");
+	free(msg);
+}
+
+/* Every input request of this round answered: tasks/update sends them. */
+static void answers_ready(mcp_call *c)
+{
+	cJSON *p = cJSON_CreateObject(), *k;
+
+	if (!c->task_seen)
+		c->task_seen = cJSON_CreateObject();
+	cJSON_ArrayForEach(k, c->mrtr_resp)
+		if (c->task_seen)
+			cJSON_AddItemToObject(c->task_seen, k->string,
+					      cJSON_CreateTrue());
+	if (!p || !c->s) {
+		cJSON_Delete(p);
+		return;
+	}
+	cJSON_AddItemToObject(p, "inputResponses", c->mrtr_resp);
+	c->mrtr_resp = NULL;
+	side_send(c->s, c, "tasks/update", p, updated);
+}
+
+/* The input requests of a task not asked before, asked. */
+static void ask_new(mcp_session *s, mcp_call *c, const cJSON *reqs)
+{
+	cJSON *fresh, *r;
+
+	if (c->mrtr_open || !(fresh = cJSON_CreateObject()))
+		return; /* a round still open: its answers go first */
+	cJSON_ArrayForEach(r, reqs)
+		if (r->string && !cJSON_GetObjectItemCaseSensitive(c->task_seen,
+								   r->string))
+			cJSON_AddItemReferenceToObject(fresh, r->string, r);
+	if (fresh->child && !mrtr_ask(s, c, fresh, answers_ready))
+		mlog(MLOG_INFO, "server %s: task %s needs input: asked in "
+		     "requests/", s->srv->conf->name, c->task_id);
+	cJSON_Delete(fresh);
+}
+
+static void polled(mcp_call *c, cJSON *r)
+{
+	mcp_session *s = c->s;
+	cJSON *e = cJSON_GetObjectItemCaseSensitive(r, "error"), *st, *m;
+	const char *status;
+	char why[300];
+
+	if (!r || e) {
+		if (c->task != 3) { /* 2025-11-25: the view only */
+			mlog(MLOG_INFO, "server %s: tasks/get of task %s "
+			     "failed: tasks/%s is not updated", s->srv->conf->name,
+			     c->task_id, c->task_id);
+			return;
+		}
+		/* a poll cancelled (ctl cancel takes every request of the
+		 * thread) or failed: the task is not followed any more */
+		task_cancel(s, c);
+		call_complete(c, e ? msg_error_reply(e) : NULL);
+		return;
+	}
+	task_seen(c, r);
+	st = cJSON_GetObjectItemCaseSensitive(r, "status");
+	status = cJSON_IsString(st) ? st->valuestring : "";
+	if (c->task != 3) {
+		if (!strcmp(status, "working") ||
+		    !strcmp(status, "input_required"))
+			poll_later(c);
+		return;
+	}
+	if (!strcmp(status, "completed")) {
+		call_complete(c, mcp_buf_json(
+			cJSON_GetObjectItemCaseSensitive(r, "result"), 0));
+	} else if (!strcmp(status, "failed")) {
+		e = cJSON_GetObjectItemCaseSensitive(r, "error");
+		if (cJSON_IsObject(e))
+			call_complete(c, msg_error_reply(e));
+		else
+			call_fail(c, ERR_PROTOCOL, "the task failed with no "
+				  "error", NULL);
+	} else if (!strcmp(status, "cancelled")) {
+		m = cJSON_GetObjectItemCaseSensitive(r, "statusMessage");
+		snprintf(why, sizeof why, "the server cancelled task %.128s%s"
+			 "%.120s", c->task_id, cJSON_IsString(m) ? ": " : "",
+			 cJSON_IsString(m) ? m->valuestring : "");
+		call_fail(c, ERR_CANCELLED, why, NULL);
+	} else {
+		if (!strcmp(status, "input_required"))
+			ask_new(s, c, cJSON_GetObjectItemCaseSensitive(
+					r, "inputRequests"));
+		if (!c->done)
+			poll_later(c);
+	}
+}
+
+/* ---- a reply that is a task ---- */
+
+static int modern_task(mcp_session *s, mcp_call *c, cJSON *res)
+{
+	cJSON *rt = cJSON_GetObjectItemCaseSensitive(res, "resultType");
+	cJSON *id = cJSON_GetObjectItemCaseSensitive(res, "taskId");
+
+	if (!cJSON_IsString(rt) || strcmp(rt->valuestring, "task"))
+		return 0;
+	if (c->kind != CALL_USER || c->task_num ||
+	    !cJSON_IsString(id) || !id->valuestring[0] ||
+	    strlen(id->valuestring) >= sizeof c->task_id) {
+		call_fail(c, ERR_PROTOCOL, "the server answered with a task "
+			  "mcpfs cannot follow (a task for a request other "
+			  "than tools/call, or no taskId)", NULL);
+		return 1;
+	}
+	task_list(s, c, id->valuestring, res);
+	c->task = 3;
+	idtab_del(&s->pending, c->rpc_id); /* that exchange is over */
+	if (s->ops->forget && s->t)
+		s->ops->forget(s->t, c->rpc_id);
+	c->rpc_id = 0;
+	polled(c, res); /* a task may be born done */
+	return 1;
+}
+
 int task_created(mcp_session *s, mcp_call *c, cJSON *res)
 {
-	cJSON *task = cJSON_GetObjectItemCaseSensitive(res, "task");
-	cJSON *id = cJSON_GetObjectItemCaseSensitive(task, "taskId"), *m;
+	cJSON *task, *id, *m;
 
+	if (s->era == MCP_ERA_MODERN)
+		return modern_task(s, c, res);
+	task = cJSON_GetObjectItemCaseSensitive(res, "task");
+	id = cJSON_GetObjectItemCaseSensitive(task, "taskId");
 	if (c->task != 1 || !cJSON_IsString(id) ||
 	    strlen(id->valuestring) >= sizeof c->task_id)
 		return 0; /* not a task after all: the reply as it is */
-	snprintf(c->task_id, sizeof c->task_id, "%s", id->valuestring);
+	task_list(s, c, id->valuestring, task);
 	c->task = 2;
-	mlog(MLOG_DEBUG, "server %s: request %llu runs as task %s",
-	     s->srv->conf->name, (unsigned long long)c->rpc_id, c->task_id);
 	idtab_del(&s->pending, c->rpc_id);
 	c->rpc_id = s->next_id++;
 	if (call_track(s, c) < 0)
@@ -106,18 +476,12 @@ int task_created(mcp_session *s, mcp_call *c, cJSON *res)
 				"taskId", c->task_id);
 	session_send_json(s, m, c->rpc_id);
 	cJSON_Delete(m);
+	poll_later(c); /* for tasks/ID only */
 	return 1;
 }
 
 void task_cancel(mcp_session *s, mcp_call *c)
 {
-	cJSON *m;
-
-	if (!c->task_id[0])
-		return;
-	m = msg_request(s->next_id++, "tasks/cancel"); /* reply dropped */
-	cJSON_AddStringToObject(cJSON_AddObjectToObject(m, "params"),
-				"taskId", c->task_id);
-	session_send_json(s, m, 0);
-	cJSON_Delete(m);
+	if (c->task_id[0] && !c->done)
+		side_send(s, c, "tasks/cancel", NULL, NULL);
 }

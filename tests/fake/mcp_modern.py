@@ -22,6 +22,9 @@ does; in short:
   legacy: any request that is not an initialize or a request of a legacy
   session gets 400 with an empty body (a legacy server's answer to a modern
   request, the HTTP fallback path); initialize opens a legacy session.
+* Tasks (SEP-2663): `research` answers with a task when the request
+  declares io.modelcontextprotocol/tasks; tasks/get, tasks/update and
+  tasks/cancel follow it (tests/fake/README.md).
 * GET /log: every request to /mcp so far as a JSON array (n, t, method,
   path, headers with lower-cased names, body, json, status, note).
 
@@ -52,7 +55,9 @@ OPTS = None
 LOCK = threading.Lock()
 LOG = []
 STATE = {'counter': 0, 'states': {}, 'added': [], 'listens': [],
-         'sessions': {}}
+         'sessions': {}, 'tasks': {}}
+TASKS_EXT = 'io.modelcontextprotocol/tasks'
+TASK_METHODS = ('tasks/get', 'tasks/update', 'tasks/cancel')
 
 ECHO_SCHEMA = {'type': 'object', 'properties': {'text': {'type': 'string'}}}
 TOOLS = [
@@ -72,6 +77,14 @@ TOOLS = [
          'kinds': {'type': 'array', 'items': {
              'type': 'string', 'enum': ['elicitation', 'sampling',
                                         'roots']}}}}},
+    {'name': 'research', 'description': 'Run as a task (the tasks '
+     'extension, SEP-2663) when the client declares it, else -32021: '
+     'steps of ms each, then "researched TOPIC in N steps"; ask: an '
+     'input_required step first; fail: the task fails.',
+     'inputSchema': {'type': 'object', 'properties': {
+         'topic': {'type': 'string'}, 'steps': {'type': 'integer'},
+         'ms': {'type': 'integer'}, 'ask': {'type': 'boolean'},
+         'fail': {'type': 'boolean'}}}},
     {'name': 'add_tool', 'description': 'Add an echoing tool and send '
      'notifications/tools/list_changed on the subscriptions/listen '
      'streams.', 'inputSchema': {'type': 'object',
@@ -331,8 +344,9 @@ class Handler(BaseHTTPRequestHandler):
             raise Refused(400, rpc_error(
                 rid, -32020, f'Header mismatch: Mcp-Method {hm!r} is not '
                 f'the method {method!r}'))
-        if method in NAMED:
+        if method in NAMED or method in TASK_METHODS:
             want = params.get('uri' if method == 'resources/read'
+                              else 'taskId' if method in TASK_METHODS
                               else 'name')
             got = self.headers.get('Mcp-Name')
             if got is None or decode_header(got) != want:
@@ -353,7 +367,8 @@ class Handler(BaseHTTPRequestHandler):
         if method == 'server/discover':
             res = {'resultType': 'complete',
                    'supportedVersions': supported(),
-                   'capabilities': {'tools': {'listChanged': True}},
+                   'capabilities': {'tools': {'listChanged': True},
+                                    'extensions': {TASKS_EXT: {}}},
                    '_meta': {META_SERVER: server_info()}}
         elif method == 'ping':
             res = {}
@@ -366,6 +381,8 @@ class Handler(BaseHTTPRequestHandler):
             return
         elif method == 'tools/call':
             res = self.tool(rid, params, meta)
+        elif method in TASK_METHODS:
+            res = task_request(rid, method, params)
         else:
             raise Refused(404, rpc_error(rid, -32601, 'Method not found'))
         if isinstance(res, dict) and 'error' in res and 'jsonrpc' in res:
@@ -389,6 +406,14 @@ class Handler(BaseHTTPRequestHandler):
             return text_result(f'slept {ms}')
         if name == 'ask':
             return self.ask(rid, params, meta)
+        if name == 'research':
+            if not isinstance((meta[META_CAPS].get('extensions') or {})
+                              .get(TASKS_EXT), dict):
+                raise Refused(400, rpc_error(
+                    rid, -32021, 'Missing required client capability',
+                    {'requiredCapabilities': {'extensions':
+                                              {TASKS_EXT: {}}}}))
+            return task_start(args)
         if name == 'add_tool':
             added = args.get('name') or f'added{len(STATE["added"]) + 1}'
             with LOCK:
@@ -513,6 +538,96 @@ class Handler(BaseHTTPRequestHandler):
                 if q in STATE['listens']:
                     STATE['listens'].remove(q)
         self.close_connection = True
+
+
+def now_iso():
+    return time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()) \
+        .replace('Z', '.%03dZ' % (int(time.time() * 1000) % 1000))
+
+
+def task_start(args):
+    """A research task (SEP-2663): its CreateTaskResult; a thread runs it."""
+    tid = 'task-' + secrets.token_hex(6)
+    t = {'taskId': tid, 'status': 'working', 'statusMessage': 'starting',
+         'createdAt': now_iso(), 'lastUpdatedAt': now_iso(),
+         'ttlMs': 600000, 'pollIntervalMs': 100,
+         'cancel': threading.Event(), 'answers': {}}
+    with LOCK:
+        STATE['tasks'][tid] = t
+    threading.Thread(target=task_run, args=(t, args), daemon=True).start()
+    return {'resultType': 'task', **task_view(t)}
+
+
+def task_view(t):
+    return {k: v for k, v in t.items() if k not in ('cancel', 'answers')}
+
+
+def task_set(t, **kw):
+    with LOCK:
+        t.update(kw, lastUpdatedAt=now_iso())
+
+
+def task_run(t, args):
+    steps = args.get('steps', 3)
+    ms = args.get('ms', 200)
+    said = None
+    if args.get('ask'):
+        key = 'confirm-' + t['taskId'][-4:]
+        task_set(t, status='input_required', statusMessage='confirm?',
+                 inputRequests={key: {
+                     'method': 'elicitation/create',
+                     'params': {'mode': 'form', 'message': 'Go on?',
+                                'requestedSchema': {
+                                    'type': 'object', 'properties': {
+                                        'text': {'type': 'string'}}}}}})
+        while key not in t['answers'] and not t['cancel'].is_set():
+            time.sleep(0.02)
+        said = t['answers'].get(key)
+        # eventually consistent (SEP-2663): polls still see the answered
+        # request for a while, which a client must not ask again
+        time.sleep(0.5)
+        with LOCK:
+            t.pop('inputRequests', None)
+    for i in range(steps):
+        if t['cancel'].wait(ms / 1000):
+            task_set(t, status='cancelled',
+                     statusMessage=f'cancelled at step {i + 1}')
+            return
+        task_set(t, status='working',
+                 statusMessage=f'step {i + 1} of {steps}')
+    if args.get('fail'):
+        task_set(t, status='failed', statusMessage='no sources',
+                 error={'code': -32000, 'message': 'research failed: no '
+                        'sources'})
+        return
+    text = f'researched {args.get("topic", "")} in {steps} steps'
+    if said is not None:
+        text += '; confirmed: ' + json.dumps(said, separators=(',', ':'))
+    task_set(t, status='completed', statusMessage='done',
+             result=complete(text_result(text)))
+
+
+def task_request(rid, method, params):
+    """tasks/get, tasks/update, tasks/cancel of SEP-2663."""
+    with LOCK:
+        t = STATE['tasks'].get(params.get('taskId'))
+    if t is None:
+        return rpc_error(rid, -32602, 'unknown task')
+    if method == 'tasks/get':
+        with LOCK:
+            return task_view(t)
+    if method == 'tasks/update':
+        ir = params.get('inputResponses')
+        if not isinstance(ir, dict):
+            return rpc_error(rid, -32602, 'tasks/update needs '
+                             'inputResponses')
+        with LOCK:
+            want = (t.get('inputRequests') or {}).keys()
+            t['answers'].update({k: v for k, v in ir.items()
+                                 if k in want})
+        return {}
+    t['cancel'].set()
+    return {}
 
 
 class Server(ThreadingHTTPServer):
