@@ -14,6 +14,7 @@
  * wait for a listing (listing.c).
  */
 #include <errno.h>
+#include <poll.h>
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -382,6 +383,20 @@ static void op_flush(fuse_req_t req, fuse_ino_t ino,
 		fuse_reply_err(req, 0);
 }
 
+static void op_poll(fuse_req_t req, fuse_ino_t ino,
+		    struct fuse_file_info *fi, struct fuse_pollhandle *ph)
+{
+	struct fh *h = (struct fh *)(uintptr_t)fi->fh;
+
+	if (h->ops && h->ops->poll) {
+		h->ops->poll(h, req, ph);
+		return;
+	}
+	if (ph)
+		fuse_pollhandle_destroy(ph);
+	fuse_reply_poll(req, POLLIN | POLLRDNORM | POLLOUT | POLLWRNORM);
+}
+
 static void op_release(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_file_info *fi)
 {
@@ -532,6 +547,7 @@ const struct fuse_lowlevel_ops mcpfs_ops = {
 	.write = op_write,
 	.flush = op_flush,
 	.release = op_release,
+	.poll = op_poll,
 	.opendir = op_opendir,
 	.readdir = op_readdir,
 	.releasedir = op_releasedir,

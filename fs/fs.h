@@ -75,6 +75,11 @@ struct file_ops {
 		      size_t size);
 	void (*flush)(struct fh *h, fuse_req_t req);
 	void (*release)(struct fh *h); /* frees what open made */
+	/* poll(2): reply with the events now; ph (may be NULL) is the
+	 * kernel's to notify when that changes, kept (NULL hook: always
+	 * readable and writable) */
+	void (*poll)(struct fh *h, fuse_req_t req,
+		     struct fuse_pollhandle *ph);
 };
 struct kind_info {
 	const char *name;  /* in a server, thread or root directory, else NULL */
@@ -149,6 +154,9 @@ struct fh {
 	struct askfile *af;      /* requests/<n> */
 	struct gbuf dir;         /* readdir snapshot */
 	uint64_t ev_shift;       /* events: stream offset - file offset */
+	uint64_t ev_pos;         /* ... the stream offset read up to */
+	struct fuse_pollhandle *ph; /* ... a poll(2) waiting for more */
+	LIST_ENTRY(fh) plink;    /* ... on logfile.c's list while it waits */
 	LIST_ENTRY(fh) link;     /* every open one (fs_fh_new) */
 };
 
@@ -170,6 +178,8 @@ extern const struct file_ops snap_ops;
 void fs_read_snap(struct fh *h, fuse_req_t req, size_t size, off_t off);
 /* logfile.c: events and trace, the session's logs (spec 4) */
 extern const struct file_ops events_ops, trace_ops;
+/* A line was added to log which of s: its waiting polls are woken. */
+void fs_log_grew(mcp_session *s, enum mcp_log which);
 /* ctlfile.c: ctl, a thread's verbs */
 extern const struct file_ops ctl_ops;
 

@@ -1,11 +1,31 @@
 /*
  * logfile.c - a thread's events and trace (spec 4): a window of the
  * session's log, read at the stream offset the file offset stands for.
+ * poll(2) on one is readable while the log holds bytes past what that
+ * open file has read; a poll that waits is woken when a line is added
+ * (spec 15: inotify cannot see FUSE files, poll and tail -f can).
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 
 #include "fs.h"
+
+static LIST_HEAD(, fh) waiting = LIST_HEAD_INITIALIZER(waiting);
+
+static void unwait(struct fh *h)
+{
+	if (!h->ph)
+		return;
+	LIST_REMOVE(h, plink);
+	fuse_pollhandle_destroy(h->ph);
+	h->ph = NULL;
+}
+
+static enum mcp_log log_of(const struct fh *h)
+{
+	return h->kind == K_TRACE ? MCP_TRACE : MCP_EVENTS;
+}
 
 static void log_read(struct fh *h, fuse_req_t req, size_t size, off_t off,
 		     enum mcp_log which)
@@ -25,6 +45,7 @@ static void log_read(struct fh *h, fuse_req_t req, size_t size, off_t off,
 			pos = start;
 		}
 		n = mcp_session_log_read(s, which, pos, buf, size);
+		h->ev_pos = pos + n;
 	}
 	if (s && !buf)
 		fuse_reply_err(req, ENOMEM); /* not an EOF */
@@ -43,5 +64,42 @@ static void trace_read(struct fh *h, fuse_req_t req, size_t size, off_t off)
 	log_read(h, req, size, off, MCP_TRACE);
 }
 
-const struct file_ops events_ops = {.read = events_read};
-const struct file_ops trace_ops = {.read = trace_read};
+static void log_poll(struct fh *h, fuse_req_t req,
+		     struct fuse_pollhandle *ph)
+{
+	mcp_session *s = mcp_session_by_id(h->session_id);
+	enum mcp_log which = log_of(h);
+	uint64_t end = s ? mcp_session_log_start(s, which) +
+			   mcp_session_log_size(s, which) : 0;
+
+	if (ph) {
+		unwait(h);
+		if (s) { /* a thread gone adds no more lines */
+			h->ph = ph;
+			LIST_INSERT_HEAD(&waiting, h, plink);
+		} else {
+			fuse_pollhandle_destroy(ph);
+		}
+	}
+	fuse_reply_poll(req, !s ? POLLIN | POLLRDNORM | POLLHUP
+			: end > h->ev_pos ? POLLIN | POLLRDNORM : 0);
+}
+
+void fs_log_grew(mcp_session *s, enum mcp_log which)
+{
+	uint64_t id = mcp_session_id(s);
+	struct fh *h, *next;
+
+	for (h = LIST_FIRST(&waiting); h; h = next) {
+		next = LIST_NEXT(h, plink);
+		if (h->session_id == id && log_of(h) == which) {
+			fuse_lowlevel_notify_poll(h->ph);
+			unwait(h);
+		}
+	}
+}
+
+const struct file_ops events_ops = {.read = events_read, .release = unwait,
+				    .poll = log_poll};
+const struct file_ops trace_ops = {.read = trace_read, .release = unwait,
+				   .poll = log_poll};

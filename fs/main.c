@@ -254,6 +254,7 @@ static void signal_cb(uv_signal_t *h, int signum)
 
 static const struct mcp_hooks hooks = {
 	.session_gone = fs_session_gone,
+	.log_grew = fs_log_grew,
 };
 
 /* Was -o allow_other given? */

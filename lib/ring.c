@@ -37,6 +37,8 @@ void ring_line(struct ring *r, const char *p, size_t n)
 {
 	ring_append(r, p, n);
 	ring_append(r, "\n", 1);
+	if (r->grew)
+		r->grew(r, r->arg);
 }
 
 /* Copy up to n bytes from stream offset off (clamped to the oldest kept). */

@@ -12,6 +12,9 @@ struct ring {
 	char *buf;      /* cap bytes, allocated on the first append */
 	size_t cap;
 	uint64_t total;
+	/* NULL, or called after each ring_line (a whole line kept) */
+	void (*grew)(struct ring *r, void *arg);
+	void *arg;
 };
 
 void ring_append(struct ring *r, const char *p, size_t n);

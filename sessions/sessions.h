@@ -55,11 +55,16 @@ struct mcp_options {
 };
 
 /* Notifications from sessions/ to fs/ (for kernel cache invalidation). */
+enum mcp_log { MCP_EVENTS, MCP_TRACE }; /* a thread's logs (spec 4, 15) */
+
 struct mcp_hooks {
 	/* A session directory went away without an rmdir (idle, cap, reload). */
 	void (*session_gone)(uint64_t server_id, const char *name);
 	/* The set of servers changed (reload). */
 	void (*servers_changed)(void);
+	/* A line was added to the events or trace of s (a poll(2) on that
+	 * file may wake up, spec 15). */
+	void (*log_grew)(mcp_session *s, enum mcp_log which);
 };
 
 int mcp_init(uv_loop_t *loop, const struct mcp_options *opts,
@@ -163,7 +168,6 @@ mcp_buf *mcp_session_status_json(mcp_session *s); /* thread status */
 mcp_buf *mcp_session_stderr(mcp_session *s);     /* last 64 KiB */
 /* events and trace: append-only logs of a thread (which); size is all
  * bytes ever appended (so tail -f follows it), the last 1 MiB is kept. */
-enum mcp_log { MCP_EVENTS, MCP_TRACE };
 uint64_t mcp_session_log_size(const mcp_session *s, enum mcp_log which);
 /* The stream offset of the oldest line the log still keeps (0 until the
  * window has dropped something). */

@@ -24,11 +24,22 @@
 
 #define TRACE_MSG_MAX (64 * 1024)
 
+static void grew(struct ring *r, void *arg)
+{
+	mcp_session *s = arg;
+
+	if (mcp_hooks_p && mcp_hooks_p->log_grew)
+		mcp_hooks_p->log_grew(s, r == &s->trace ? MCP_TRACE
+							: MCP_EVENTS);
+}
+
 void windows_init(mcp_session *s)
 {
 	s->err.cap = STDERR_KEEP;
 	s->events.cap = EVENTS_KEEP;
 	s->trace.cap = TRACE_KEEP;
+	s->events.grew = s->trace.grew = grew;
+	s->events.arg = s->trace.arg = s;
 }
 
 void windows_free(mcp_session *s)

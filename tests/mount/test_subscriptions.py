@@ -4,7 +4,9 @@ status.subscriptions lists them, a restart renews them, `unsubscribe URI`
 ends one, and the server's updates are lines in events."""
 import json
 import os
+import select
 import subprocess
+import threading
 
 
 from conftest import (events, everything, fake, needs_everything, status,
@@ -131,3 +133,45 @@ def test_server_everything_updates_reach_events(mcpfs_mount):
     assert int(out) >= 1
     tool(t, 'toggle-subscriber-updates', timeout=30)
     os.stat(t / 'events')
+
+
+def blocked_in_poll(tid):
+    """True once thread tid of this process sleeps in poll(2) (x86_64
+    syscall 7, /proc/self/task/TID/syscall)."""
+    with open(f'/proc/self/task/{tid}/syscall') as f:
+        return f.read().split()[0] == '7'
+
+
+def test_poll_on_events_wakes_when_a_line_comes(mcpfs_mount):
+    """inotify cannot see FUSE files; poll(2) on events can: readable while
+    there is more than this open file has read, and a poll that waits is
+    woken by the next line (spec 15)."""
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    tool(t, 'log', data='first')
+    fd = os.open(t / 'events', os.O_RDONLY)
+    try:
+        p = select.poll()
+        p.register(fd, select.POLLIN)
+        assert p.poll(0) == [(fd, select.POLLIN)]   # unread lines
+        while os.read(fd, 65536):
+            pass
+        assert p.poll(300) == []                    # read up: it waits
+        got = {}
+
+        def wait():
+            got['tid'] = threading.get_native_id()
+            got['events'] = p.poll(30000)
+        waiter = threading.Thread(target=wait)
+        waiter.start()
+        wait_until(lambda: 'tid' in got and blocked_in_poll(got['tid']), 10,
+                   'the poll to sleep')
+        tool(t, 'log', data='second')
+        waiter.join(20)
+        assert not waiter.is_alive(), 'poll(2) was not woken'
+        assert got['events'] == [(fd, select.POLLIN)], got
+        line = json.loads(os.read(fd, 65536))
+        assert line['params']['data'] == 'second', line
+        assert p.poll(300) == []
+    finally:
+        os.close(fd)
