@@ -24,7 +24,7 @@ static void unwait(struct fh *h)
 
 static enum mcp_log log_of(const struct fh *h)
 {
-	return h->kind == K_TRACE ? MCP_TRACE : MCP_EVENTS;
+	return h->ops == &trace_ops ? MCP_TRACE : MCP_EVENTS;
 }
 
 static void log_read(struct fh *h, fuse_req_t req, size_t size, off_t off,
