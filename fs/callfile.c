@@ -54,7 +54,6 @@
  *
  * tools.json waits the same way for its listing but reads at the offset.
  */
-#include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
@@ -390,8 +389,7 @@ static int request_key(const struct callfile *cf, const char *p, size_t n,
 	while (jscan_members_next(&m, &k, &v))
 		if (k.n == 6 && !memcmp(p + k.at, "\"name\"", 6) &&
 		    v.n > 2 && p[v.at] == '"') {
-			cJSON *s;
-			char *t;
+			char *t, *s;
 
 			if (!memchr(p + v.at, '\\', v.n)) { /* as it is */
 				if (!(t = malloc(v.n + 1)))
@@ -402,20 +400,19 @@ static int request_key(const struct callfile *cf, const char *p, size_t n,
 				*key = t;
 				return 0;
 			}
-			s = cJSON_ParseWithLength(p + v.at, v.n);
-			if (!s) /* no memory: the span is a JSON string */
+			if (jsent_unquote(p + v.at, v.n, &s) < 0)
 				return -ENOMEM;
-			if (cJSON_IsString(s)) {
-				t = malloc(strlen(s->valuestring) + 3);
+			if (s) {
+				t = malloc(strlen(s) + 3);
 				if (!t) {
-					cJSON_Delete(s);
+					free(s);
 					return -ENOMEM;
 				}
 				memcpy(t, "t:", 2);
-				strcpy(t + 2, s->valuestring);
+				strcpy(t + 2, s);
 				*key = t;
 			}
-			cJSON_Delete(s);
+			free(s);
 			return 0;
 		}
 	return 0;
@@ -501,10 +498,7 @@ static void refuse(struct callfile *cf, const char *why, int w)
 
 int callfile_target(struct callfile *cf, const char *name)
 {
-	cJSON *j = cJSON_CreateString(name); /* a NUL is C0 80 (jsent.h) */
-
-	cf->target = j ? jsent_print(j, 0, NULL) : NULL;
-	cJSON_Delete(j);
+	cf->target = jsent_quote(name); /* a NUL is C0 80 (jsent.h) */
 	cf->key = malloc(strlen(name) + 3);
 	if (cf->key) {
 		memcpy(cf->key, cf->prompt ? "p:" : "t:", 2);
@@ -625,15 +619,12 @@ static int lines_dispatch(struct callfile *cf, int w)
 	mcp_server *srv;
 	mcp_session *s;
 	char *json = NULL, *why = NULL;
-	cJSON *t = cJSON_Parse(cf->target);
 	int r = resolve(cf, &srv, &s);
 
 	cf->in_lines = 0;
-	if (r == 0 && cJSON_IsString(t))
-		r = mcp_args_lines(srv, s, cf->prompt,
-				   t->valuestring, cf->lines.p, cf->lines.len,
-				   &json, &why);
-	cJSON_Delete(t);
+	if (r == 0) /* the key is "t:" or "p:" and the name */
+		r = mcp_args_lines(srv, s, cf->prompt, cf->key + 2,
+				   cf->lines.p, cf->lines.len, &json, &why);
 	lines_reset(cf);
 	jsonwrite_clear(&cf->in);
 	if (r == 0 && gbuf_puts(&cf->in.buf, json) == 0)

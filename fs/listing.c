@@ -28,8 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
-
 #include "fs.h"
 #include "jsent.h"
 
@@ -47,17 +45,6 @@ struct park {
 	mcp_call *got[MCP_NLISTS]; /* the listings it got so far */
 	char name[];
 };
-
-/* The JSON text of b parsed, an escaped NUL as C0 80 (jsent.h); with keep,
- * for printing again as it is. */
-static cJSON *parse_nul(const mcp_buf *b, int keep)
-{
-	cJSON *j = jsent_parse(b->data, b->len);
-
-	if (keep)
-		jsent_keep(j, b->data, b->len);
-	return j;
-}
 
 static int listing_failed(const mcp_call *c)
 {
@@ -369,21 +356,13 @@ void listing_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
  */
 static int listing_errno(const struct node *n, mcp_call *c)
 {
-	const mcp_buf *b = mcp_call_reply(c);
-	cJSON *doc = cJSON_ParseWithLength(b->data, b->len);
-	cJSON *e = cJSON_GetObjectItemCaseSensitive(doc, "error");
-	cJSON *code = cJSON_GetObjectItemCaseSensitive(e, "code");
-	cJSON *msg = cJSON_GetObjectItemCaseSensitive(e, "message");
-	int err = cJSON_IsNumber(code) && (code->valueint == -32004 ||
-					   code->valueint == -32000)
-			  ? ENOTCONN : EIO;
+	char why[300];
+	int err = mcp_call_errno(c, why, sizeof why);
 
 	mlog(MLOG_WARN, "server %s%s%s: %s/ cannot be listed: %s",
 	     mcp_server_name(n->srv), n->s ? " thread " : "",
-	     n->s ? mcp_session_name(n->s) : "", fs_kinds[n->kind].name,
-	     cJSON_IsString(msg) ? msg->valuestring : "(no reason given)");
-	cJSON_Delete(doc);
-	return err;
+	     n->s ? mcp_session_name(n->s) : "", fs_kinds[n->kind].name, why);
+	return err ? err : EIO;
 }
 
 /* Refuses the opendir of req with the errno of a listing that could not
@@ -518,52 +497,18 @@ void listing_opendir(fuse_req_t req, fuse_ino_t ino, struct fh *h,
 
 /* ---- open ---- */
 
-/* resources.json: both listings, in one document, every number and
- * string as the server sent it. */
-static mcp_buf *resources_doc(mcp_call *res, mcp_call *tpl)
-{
-	cJSON *ja = parse_nul(mcp_call_reply(res), 1);
-	cJSON *jb = parse_nul(mcp_call_reply(tpl), 1);
-	cJSON *out = cJSON_CreateObject();
-	mcp_buf *doc;
-	size_t n;
-	char *txt;
-
-	cJSON_AddItemToObject(out, "resources", cJSON_DetachItemFromObject(
-				ja, "resources") ?: cJSON_CreateArray());
-	cJSON_AddItemToObject(out, "resourceTemplates",
-			      cJSON_DetachItemFromObject(jb,
-							 "resourceTemplates")
-				      ?: cJSON_CreateArray());
-	txt = jsent_print(out, 1, &n);
-	doc = txt ? mcp_buf_new(NULL, n + 1) : NULL;
-	if (doc) {
-		memcpy(doc->data, txt, n);
-		doc->data[n] = '\n';
-	}
-	free(txt);
-	cJSON_Delete(ja);
-	cJSON_Delete(jb);
-	cJSON_Delete(out);
-	return doc;
-}
-
 /* A resources/read of uri, not the session's latest reply. */
 static int read_resource(mcp_session *s, const char *uri, mcp_call **c)
 {
-	cJSON *m = cJSON_CreateObject();
 	const char *why = NULL;
-	char *txt;
-	int r;
+	char *q = jsent_quote(uri), *txt = NULL; /* a NUL in uri is C0 80 */
+	int r = -ENOMEM;
 
-	cJSON_AddStringToObject(m, "method", "resources/read");
-	cJSON_AddStringToObject(cJSON_AddObjectToObject(m, "params"), "uri",
-				uri);
-	txt = jsent_print(m, 0, NULL); /* a NUL in uri is C0 80 */
-	cJSON_Delete(m);
-	if (!txt)
-		return -ENOMEM;
-	r = mcp_call_side(mcp_session_server(s), s, txt, strlen(txt), c, &why);
+	if (q && asprintf(&txt, "{\"method\":\"resources/read\",\"params\":"
+			  "{\"uri\":%s}}", q) >= 0)
+		r = mcp_call_side(mcp_session_server(s), s, txt, strlen(txt),
+				  c, &why);
+	free(q);
 	free(txt);
 	return r;
 }
@@ -648,7 +593,7 @@ static void open_(fuse_req_t req, fuse_ino_t ino, struct fh *h,
 			c = c2;
 			goto wait;
 		}
-		h->snap = resources_doc(c, c2);
+		h->snap = mcp_resources_doc(c, c2);
 		mcp_call_unref(c);
 		mcp_call_unref(c2);
 		break;

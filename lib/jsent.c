@@ -4,6 +4,7 @@
  * text they were parsed from (raw items), by walking the tree and its text
  * side by side with the structure-only scanner of jscan.c. See jsent.h.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -285,4 +286,28 @@ void jsent_keep(cJSON *j, const char *p, size_t n)
 {
 	if (j && p)
 		keep(j, p, 0, n, 0);
+}
+
+char *jsent_quote(const char *s)
+{
+	cJSON *j = cJSON_CreateString(s);
+	char *t = j ? jsent_print(j, 0, NULL) : NULL;
+
+	cJSON_Delete(j);
+	return t;
+}
+
+int jsent_unquote(const char *p, size_t n, char **out)
+{
+	cJSON *j = jsent_parse(p, n);
+
+	*out = NULL;
+	if (!j)
+		return n && p[0] == '"' && jscan_is_value(p, n) ? -ENOMEM : 0;
+	if (cJSON_IsString(j) && !(*out = strdup(j->valuestring))) {
+		cJSON_Delete(j);
+		return -ENOMEM;
+	}
+	cJSON_Delete(j);
+	return 0;
 }

@@ -49,6 +49,14 @@ char *jsent_print(const cJSON *j, int pretty, size_t *len);
  * ", " into what jsent_print of the whole would give. As above. */
 char *jsent_print_at(const cJSON *j, unsigned depth, size_t *len);
 
+/* The JSON string literal of the C string s (C0 80 as "\u0000");
+ * malloc'd, NULL on ENOMEM. */
+char *jsent_quote(const char *s);
+/* The JSON string literal of the n bytes at p decoded into *out
+ * (malloc'd, an escaped NUL as C0 80; NULL when it is no string):
+ * 0, or -ENOMEM. */
+int jsent_unquote(const char *p, size_t n, char **out);
+
 /*
  * Raw control bytes (below 0x20) in the n bytes of JSON-like text at p,
  * as a server may send them (cJSON accepts them; RFC 8259 does not):

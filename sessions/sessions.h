@@ -250,6 +250,10 @@ mcp_buf *mcp_resource_bytes(const mcp_buf *reply, int *err);
  * a call would, and s's last_error. *out is the caller's reference. */
 int mcp_call_refused(mcp_server *srv, mcp_session *s, const char *why,
 		     mcp_call **out);
+/* A call done with an error: ENOTCONN when it is that no server could be
+ * started or reached (-32004, -32000), else EIO; its message (or "(no
+ * reason given)") in why. 0 when c did not fail. */
+int mcp_call_errno(const mcp_call *c, char *why, size_t n);
 /* tools.json: a call whose reply is the tools document; may be done already
  * (cached). Reference as above. */
 int mcp_tools(mcp_server *srv, mcp_session *s, mcp_call **out);
@@ -259,6 +263,10 @@ int mcp_tools(mcp_server *srv, mcp_session *s, mcp_call **out);
  * it. tools.json is MCP_TOOLS. Reference as above. */
 enum mcp_list { MCP_TOOLS, MCP_RESOURCES, MCP_TEMPLATES, MCP_PROMPTS,
 		MCP_NLISTS };
+/* resources.json: the done listings res (MCP_RESOURCES) and tpl
+ * (MCP_TEMPLATES) in one document {"resources", "resourceTemplates"},
+ * pretty, every number and string as the server sent it; NULL on ENOMEM. */
+mcp_buf *mcp_resources_doc(mcp_call *res, mcp_call *tpl);
 int mcp_list(mcp_server *srv, mcp_session *s, enum mcp_list what,
 	     mcp_call **out);
 const char *mcp_list_key(enum mcp_list what);

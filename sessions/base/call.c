@@ -12,6 +12,7 @@
  * says so once, in call_setup, so that this file calls nothing of it.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -320,4 +321,25 @@ mcp_call *mcp_latest(mcp_server *srv, mcp_session *s)
 	if (s)
 		return s->in_flight ? s->last_sent : s->last_done;
 	return srv->in_flight ? srv->last_sent : srv->last_done;
+}
+
+int mcp_call_errno(const mcp_call *c, char *why, size_t n)
+{
+	const mcp_buf *b = c->reply;
+	cJSON *doc, *e, *code, *msg;
+	int err;
+
+	if (!c->done || !b || b->len < 8 || memcmp(b->data, "{\"error\"", 8))
+		return 0;
+	doc = cJSON_ParseWithLength(b->data, b->len);
+	e = cJSON_GetObjectItemCaseSensitive(doc, "error");
+	code = cJSON_GetObjectItemCaseSensitive(e, "code");
+	msg = cJSON_GetObjectItemCaseSensitive(e, "message");
+	err = cJSON_IsNumber(code) && (code->valueint == ERR_STARTUP ||
+				       code->valueint == -32000)
+		      ? ENOTCONN : EIO;
+	snprintf(why, n, "%s", cJSON_IsString(msg) ? msg->valuestring
+						   : "(no reason given)");
+	cJSON_Delete(doc);
+	return err;
 }

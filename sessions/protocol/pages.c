@@ -458,3 +458,34 @@ int pages_take(mcp_session *s, mcp_call *c, struct frame *f, char *line,
 	     len);
 	return 0;
 }
+
+/* resources.json (sessions.h) */
+mcp_buf *mcp_resources_doc(mcp_call *res, mcp_call *tpl)
+{
+	const mcp_buf *a = mcp_call_reply(res), *b = mcp_call_reply(tpl);
+	cJSON *ja = jsent_parse(a->data, a->len);
+	cJSON *jb = jsent_parse(b->data, b->len);
+	cJSON *out = cJSON_CreateObject();
+	mcp_buf *doc = NULL;
+	size_t n;
+	char *txt;
+
+	jsent_keep(ja, a->data, a->len);
+	jsent_keep(jb, b->data, b->len);
+	cJSON_AddItemToObject(out, "resources", cJSON_DetachItemFromObject(
+				ja, "resources") ?: cJSON_CreateArray());
+	cJSON_AddItemToObject(out, "resourceTemplates",
+			      cJSON_DetachItemFromObject(jb,
+							 "resourceTemplates")
+				      ?: cJSON_CreateArray());
+	txt = jsent_print(out, 1, &n);
+	if (txt && (doc = mcp_buf_new(NULL, n + 1)) != NULL) {
+		memcpy(doc->data, txt, n);
+		doc->data[n] = '\n';
+	}
+	free(txt);
+	cJSON_Delete(ja);
+	cJSON_Delete(jb);
+	cJSON_Delete(out);
+	return doc;
+}
