@@ -112,7 +112,8 @@ int task_augment(mcp_call *c)
 static void task_seen(mcp_call *c, const cJSON *task)
 {
 	cJSON *t = cJSON_Duplicate(task, 1), *old = c->task_state;
-	cJSON *ms = cJSON_GetObjectItemCaseSensitive(task, "pollIntervalMs");
+	cJSON *ms = cJSON_GetObjectItemCaseSensitive(task, "pollIntervalMs")
+		?: cJSON_GetObjectItemCaseSensitive(task, "pollInterval");
 	const char *drop[] = {"result", "error", "inputRequests",
 			      "resultType", "_meta"};
 	cJSON *a, *b;
