@@ -240,11 +240,10 @@ static void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 		return;
 	}
 	if (p.type == N_SESSION && fs_kinds[p.kind].find) {
-		/* an answer file may be removed (spec 10); a task is
-		 * cancelled by ctl */
-		fuse_reply_err(req, !fs_kinds[p.kind].find(&p, name) ? ENOENT
-			       : KIND_IS(fs_kinds[p.kind].child, KF_WRITE)
-			       ? 0 : EPERM);
+		/* as above: a question stays open, a task runs on (ctl
+		 * cancel ends it) */
+		fuse_reply_err(req, fs_kinds[p.kind].find(&p, name) ? 0
+			       : ENOENT);
 		return;
 	}
 	if (p.type == N_SERVER && p.kind == K_DIR &&
