@@ -33,18 +33,6 @@
  * from the shutdown on). */
 static struct fuse_session *fse;
 
-/* The kind named name in a directory whose entries have flag (KF_SERVER
- * or KF_THREAD), or K_DIR when none is. */
-static enum kind kind_named(const char *name, unsigned flag)
-{
-	size_t k;
-
-	for (k = 0; k < K_NKINDS; k++)
-		if (KIND_IS(k, flag) && !strcmp(name, fs_kinds[k].name))
-			return (enum kind)k;
-	return K_DIR;
-}
-
 static void op_init(void *ud, struct fuse_conn_info *conn)
 {
 	node_mount_time((double)time(NULL));
@@ -54,50 +42,27 @@ static void op_init(void *ud, struct fuse_conn_info *conn)
 	conn->max_read = 0;
 }
 
+/* The parent directory of req's op: its node, or a reply (ENOENT, or
+ * ENOTDIR when it is no directory) and NULL. */
+static const struct dir_ops *dir_of(fuse_req_t req, fuse_ino_t parent,
+				    struct node *p)
+{
+	const struct dir_ops *d = NULL;
+
+	if (fs_resolve(parent, p) < 0)
+		fuse_reply_err(req, ENOENT);
+	else if (!(d = fs_dir(p)))
+		fuse_reply_err(req, ENOTDIR);
+	return d;
+}
+
 static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
-	struct node p, n;
-	fuse_ino_t ino = 0;
-	size_t k;
+	struct node p;
+	const struct dir_ops *d = dir_of(req, parent, &p);
 
-	if (fs_resolve(parent, &p) < 0) {
-		fuse_reply_err(req, ENOENT);
-		return;
-	}
-	if (p.type == N_ROOT) {
-		if ((k = kind_named(name, KF_ROOT)) != K_DIR) {
-			ino = fs_kinds[k].ino; /* if not present: ENOENT */
-		} else if ((n.srv = mcp_server_find(name)) != NULL) {
-			ino = fs_ino(mcp_server_id(n.srv), K_DIR);
-		}
-	} else if (p.type == N_SERVER && p.kind == K_DIR) {
-		mcp_session *s;
-
-		if ((k = kind_named(name, KF_SERVER)) == K_HELPDIR)
-			mcp_probe(p.srv); /* listed next: start it now */
-		if (k != K_DIR)
-			ino = fs_ino(mcp_server_id(p.srv), k);
-		else if ((s = mcp_session_find(p.srv, name)) != NULL)
-			ino = fs_ino(mcp_session_id(s), K_DIR);
-	} else if (p.type == N_SESSION && p.kind == K_DIR) {
-		if ((k = kind_named(name, KF_THREAD)) != K_DIR)
-			ino = fs_ino(mcp_session_id(p.s), k);
-	} else if (p.type == N_SESSION && fs_kinds[p.kind].find) {
-		unsigned long i = fs_kinds[p.kind].find(&p, name);
-
-		if (i)
-			ino = ino_make(mcp_session_id(p.s), i,
-				       fs_kinds[p.kind].child);
-	} else if (p.type >= N_SERVER && KIND_IS(p.kind, KF_LISTING) &&
-		   KIND_IS(p.kind, KF_DIR)) {
-		listing_lookup(req, parent, name);
-		return;
-	}
-	if (!ino || fs_resolve(ino, &n) < 0) {
-		fuse_reply_err(req, ENOENT);
-		return;
-	}
-	fs_reply_entry(req, ino, &n);
+	if (d)
+		d->lookup(req, parent, &p, name);
 }
 
 static void op_getattr(fuse_req_t req, fuse_ino_t ino,
@@ -141,116 +106,37 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
 		     mode_t mode)
 {
-	struct node p, n;
-	mcp_session *s;
-	int r;
+	struct node p;
+	const struct dir_ops *d = dir_of(req, parent, &p);
 
-	if (fs_resolve(parent, &p) < 0) {
-		fuse_reply_err(req, ENOENT);
-		return;
-	}
-	if (p.type != N_SERVER || p.kind != K_DIR) {
-		fuse_reply_err(req, p.type == N_ROOT &&
-				    mcp_server_find(name) ? EEXIST : EPERM);
-		return;
-	}
-	if (kind_named(name, KF_SERVER) != K_DIR) { /* help, auth, ... */
-		fuse_reply_err(req, EEXIST);
-		return;
-	}
-	r = mcp_session_create(p.srv, name, &s);
-	if (r < 0) {
-		if (r == -EINVAL)
-			mlog(MLOG_INFO, "mkdir refused: bad thread name");
-		fuse_reply_err(req, -r);
-		return;
-	}
-	fs_resolve(fs_ino(mcp_session_id(s), K_DIR), &n);
-	fs_reply_entry(req, fs_ino(mcp_session_id(s), K_DIR), &n);
+	if (d && d->mkdir)
+		d->mkdir(req, &p, name);
+	else if (d)
+		fuse_reply_err(req, EPERM);
 }
 
 static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct node p;
-	mcp_session *s;
+	const struct dir_ops *d = dir_of(req, parent, &p);
 
-	if (fs_resolve(parent, &p) < 0) {
-		fuse_reply_err(req, ENOENT);
-		return;
-	}
-	if (p.type == N_ROOT) {
-		if (mcp_server_find(name))
-			mlog(MLOG_INFO, "rmdir %s refused: a server directory "
-			     "comes from the config (remove or disable the "
-			     "server there)", name);
-		fuse_reply_err(req, mcp_server_find(name) ? EPERM : ENOENT);
-		return;
-	}
-	if (p.type == N_SESSION && p.kind == K_DIR &&
-	    KIND_IS(kind_named(name, KF_THREAD), KF_DIR)) {
-		fuse_reply_err(req, 0); /* as unlink of its files: rm -r */
-		return;
-	}
-	if (p.type != N_SERVER || p.kind != K_DIR) {
+	if (d && d->rmdir)
+		d->rmdir(req, &p, name);
+	else if (d)
 		fuse_reply_err(req, ENOTDIR);
-		return;
-	}
-	s = mcp_session_find(p.srv, name);
-	if (!s) {
-		enum kind k = kind_named(name, KF_SERVER);
-
-		fuse_reply_err(req, k == K_DIR ? ENOENT
-				    : KIND_IS(k, KF_DIR) ? EPERM : ENOTDIR);
-		return;
-	}
-	mcp_session_close(s);
-	writers_sweep();
-	fuse_reply_err(req, 0);
 }
 
-/*
- * Unlinking a file of a thread directory (or of its tools/, result/,
- * resources/ and prompts/) succeeds and removes nothing: the files live as
- * long as the thread (a question stays open: rm answers nothing). GNU rm -r unlinks every file of a directory first and
- * skips the rmdir of one whose files it could not remove, so EPERM here
- * would make rm -r of a thread fail and leave it running. Every other
- * unlink is EPERM.
- */
+/* Removing a file: what its directory says (dirs.c: a thread's files are
+ * "removed" so that rm -r works; elsewhere EPERM). */
 static void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct node p;
+	const struct dir_ops *d = dir_of(req, parent, &p);
 
-	if (fs_resolve(parent, &p) < 0) {
-		fuse_reply_err(req, ENOENT);
-		return;
-	}
-	if (p.type == N_SESSION && p.kind == K_DIR) {
-		if (kind_named(name, KF_THREAD) != K_DIR) {
-			mlog(MLOG_DEBUG, "unlink %s/%s: accepted, nothing "
-			     "removed (rmdir closes a thread)",
-			     mcp_session_name(p.s), name);
-			fuse_reply_err(req, 0);
-			return;
-		}
-		fuse_reply_err(req, ENOENT);
-		return;
-	}
-	if (p.type == N_SESSION && KIND_IS(p.kind, KF_LISTING)) {
-		fuse_reply_err(req, 0);
-		return;
-	}
-	if (p.type == N_SESSION && fs_kinds[p.kind].find) {
-		/* as above: a question stays open, a task runs on (ctl
-		 * cancel ends it) */
-		fuse_reply_err(req, fs_kinds[p.kind].find(&p, name) ? 0
-			       : ENOENT);
-		return;
-	}
-	if (p.type == N_SERVER && p.kind == K_DIR &&
-	    kind_named(name, KF_SERVER) != K_DIR)
-		mlog(MLOG_INFO, "unlink %s/%s refused: the files of a server "
-		     "directory cannot be removed", mcp_server_name(p.srv), name);
-	fuse_reply_err(req, EPERM);
+	if (d && d->unlink)
+		d->unlink(req, &p, name);
+	else if (d)
+		fuse_reply_err(req, EPERM);
 }
 
 static void op_refuse(fuse_req_t req)
@@ -414,74 +300,20 @@ static void op_release(fuse_req_t req, fuse_ino_t ino,
 static void op_opendir(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_file_info *fi)
 {
-	struct node n, e;
+	struct node n;
+	const struct dir_ops *d = dir_of(req, ino, &n);
 	struct fh *h;
-	size_t k;
 
-	if (fs_resolve(ino, &n) < 0) {
-		fuse_reply_err(req, ENOENT);
+	if (!d)
 		return;
-	}
-	if (!KIND_IS(n.kind, KF_DIR)) {
-		fuse_reply_err(req, ENOTDIR);
-		return;
-	}
 	h = fs_fh_new();
 	if (!h) {
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
 	fs_dir_add(h, req, ".", ino, 1);
-	if (n.type == N_ROOT) {
-		mcp_server *srv;
-
-		fs_dir_add(h, req, "..", ROOT_INO, 1);
-		for (k = 0; k < K_NKINDS; k++)
-			if (KIND_IS(k, KF_ROOT) && fs_resolve(fs_kinds[k].ino,
-							      &e) == 0)
-				fs_dir_add(h, req, fs_kinds[k].name,
-					   fs_kinds[k].ino, 0);
-		for (srv = mcp_server_first(); srv; srv = mcp_server_next(srv))
-			fs_dir_add(h, req, mcp_server_name(srv),
-				fs_ino(mcp_server_id(srv), K_DIR), 1);
-	} else if (n.type == N_SERVER && n.kind == K_DIR) {
-		mcp_session *s;
-
-		fs_dir_add(h, req, "..", ROOT_INO, 1);
-		for (k = 0; k < K_NKINDS; k++)
-			if (KIND_IS(k, KF_SERVER) && fs_resolve(fs_ino(
-					mcp_server_id(n.srv), k), &e) == 0)
-				fs_dir_add(h, req, fs_kinds[k].name,
-					   fs_ino(mcp_server_id(n.srv), k),
-					   KIND_IS(k, KF_DIR));
-		for (s = mcp_session_first(n.srv); s; s = mcp_session_next(s))
-			fs_dir_add(h, req, mcp_session_name(s),
-				fs_ino(mcp_session_id(s), K_DIR), 1);
-	} else if (fs_kinds[n.kind].next) {
-		unsigned long i = 0;
-		const char *name;
-
-		fs_dir_add(h, req, "..", fs_ino(mcp_session_id(n.s), K_DIR), 1);
-		while ((name = fs_kinds[n.kind].next(&n, &i)) != NULL)
-			fs_dir_add(h, req, name,
-				   ino_make(mcp_session_id(n.s), i,
-					    fs_kinds[n.kind].child), 0);
-	} else if (n.kind != K_DIR) {
-		fs_dir_add(h, req, "..", n.s ? fs_ino(mcp_session_id(n.s), K_DIR)
-					   : fs_ino(mcp_server_id(n.srv), K_DIR),
-			   1);
-		listing_opendir(req, ino, h, fi); /* replies, or fails and frees */
-		return;
-	} else {
-		fs_dir_add(h, req, "..", fs_ino(mcp_server_id(n.srv), K_DIR), 1);
-		for (k = 0; k < K_NKINDS; k++)
-			if (KIND_IS(k, KF_THREAD))
-				fs_dir_add(h, req, fs_kinds[k].name,
-					   fs_ino(mcp_session_id(n.s), k),
-					   KIND_IS(k, KF_DIR));
-	}
-	fi->fh = (uint64_t)(uintptr_t)h;
-	fuse_reply_open(req, fi);
+	fs_dir_add(h, req, "..", fs_dir_parent(&n), 1);
+	d->opendir(req, ino, &n, h, fi); /* replies, or fails and frees h */
 }
 
 static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,

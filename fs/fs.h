@@ -81,6 +81,27 @@ struct file_ops {
 	void (*poll)(struct fh *h, fuse_req_t req,
 		     struct fuse_pollhandle *ph);
 };
+/*
+ * What a directory does (fs_dir picks it for a node: the root, a server
+ * and a thread directory by the node, the others by their kind's .dir).
+ * Each op replies to req itself, now or later (a listing may park it);
+ * opendir gets h with "." and ".." in it and ends in fs_dir_reply (or
+ * fails and frees h). A NULL mkdir is EPERM, rmdir ENOTDIR, unlink EPERM.
+ */
+struct dir_ops {
+	void (*lookup)(fuse_req_t req, fuse_ino_t parent, const struct node *d,
+		       const char *name);
+	void (*opendir)(fuse_req_t req, fuse_ino_t ino, const struct node *d,
+			struct fh *h, struct fuse_file_info *fi);
+	void (*mkdir)(fuse_req_t req, const struct node *d, const char *name);
+	void (*rmdir)(fuse_req_t req, const struct node *d, const char *name);
+	void (*unlink)(fuse_req_t req, const struct node *d, const char *name);
+};
+/* dirs.c: the root, a server, a thread, requests/ and tasks/; listing.c:
+ * tools/, prompts/, resources/, result/, help/ */
+extern const struct dir_ops root_dir, server_dir, thread_dir, numbered_dir,
+	listing_dir;
+
 struct kind_info {
 	const char *name;  /* in a server, thread or root directory, else NULL */
 	unsigned flags;
@@ -92,6 +113,8 @@ struct kind_info {
 	enum kind child;
 	enum mcp_list list;
 	const struct file_ops *ops; /* NULL: a directory */
+	/* a directory below a server or thread directory: what it does */
+	const struct dir_ops *dir;
 	/* a snapshot kind (snapfile.c): its content, made at the open;
 	 * NULL when out of memory */
 	mcp_buf *(*snap)(const struct node *n);
@@ -109,6 +132,10 @@ struct kind_info {
 	const char *what; /* an entry's kind in messages: "tool" */
 };
 extern const struct kind_info fs_kinds[K_NKINDS];
+/* kinds.c: the ops of directory n (NULL: n is no directory), and the
+ * inode of its parent. */
+const struct dir_ops *fs_dir(const struct node *n);
+fuse_ino_t fs_dir_parent(const struct node *n);
 #define KIND_IS(k, f) ((fs_kinds[k].flags & (f)) != 0)
 
 #define KIND_BITS 5
@@ -172,6 +199,8 @@ void fs_open_fail(fuse_req_t req, struct fh *h, int err);
 /* A directory being listed: add one entry (fuse_add_direntry). */
 int fs_dir_add(struct fh *h, fuse_req_t req, const char *name,
 	       fuse_ino_t ino, int isdir);
+/* A directory's entries all added: the opendir's reply (h is fi->fh). */
+void fs_dir_reply(fuse_req_t req, struct fh *h, struct fuse_file_info *fi);
 
 /* snapfile.c: a file whose content is made at its open (h->snap) */
 extern const struct file_ops snap_ops;
@@ -185,9 +214,6 @@ extern const struct file_ops ctl_ops;
 
 /* listing.c: tools/, resources/, prompts/, result/ and the .json files */
 /* Each replies to req itself, now or once a listing arrives. */
-void listing_lookup(fuse_req_t req, fuse_ino_t parent, const char *name);
-void listing_opendir(fuse_req_t req, fuse_ino_t ino, struct fh *h,
-		     struct fuse_file_info *fi);
 void listing_open(fuse_req_t req, fuse_ino_t ino, struct fh *h,
 		  struct fuse_file_info *fi);
 /* a snapshot opened by listing.c (help/, result/, resources/, .json) */

@@ -229,23 +229,25 @@ const struct kind_info fs_kinds[K_NKINDS] = {
 	[K_TRACE] = {"trace", KF_THREAD, size_trace, .ops = &trace_ops},
 	[K_CTL] = {"ctl", KF_THREAD | KF_WRITE, .ops = &ctl_ops},
 	[K_TOOLDIR] = {"tools", LISTDIR, .child = K_TOOL, .list = MCP_TOOLS,
-		       .what = "tool"},
+		       .what = "tool", .dir = &listing_dir},
 	[K_RESULTDIR] = {"result", LISTDIR, .child = K_RESULT,
-			 .list = MCP_TOOLS},
+			 .list = MCP_TOOLS, .dir = &listing_dir},
 	[K_RESDIR] = {"resources", LISTDIR, .child = K_RESOURCE,
-		      .list = MCP_RESOURCES},
+		      .list = MCP_RESOURCES, .dir = &listing_dir},
 	[K_RESJSON] = {"resources.json", KF_THREAD | KF_LISTING,
 		       .ops = &listing_snap_ops},
 	[K_PROMPTDIR] = {"prompts", LISTDIR, .child = K_PROMPT,
-			 .list = MCP_PROMPTS, .what = "prompt"},
+			 .list = MCP_PROMPTS, .what = "prompt",
+			 .dir = &listing_dir},
 	[K_PROMPTSJSON] = {"prompts.json", KF_THREAD | KF_LISTING,
 			   size_prompts, .ops = &listing_snap_ops},
 	[K_REQDIR] = {"requests", KF_THREAD | KF_DIR, .child = K_REQ,
-		      .find = req_find, .next = req_next},
+		      .find = req_find, .next = req_next, .dir = &numbered_dir},
 	[K_TASKDIR] = {"tasks", KF_THREAD | KF_DIR, .child = K_TASK,
-		       .find = task_find, .next = task_next},
+		       .find = task_find, .next = task_next,
+		       .dir = &numbered_dir},
 	[K_HELPDIR] = {"help", SERVER_THREAD | KF_DIR | KF_LISTING,
-		       .child = K_HELP, .list = MCP_TOOLS},
+		       .child = K_HELP, .list = MCP_TOOLS, .dir = &listing_dir},
 	[K_TOOL] = {NULL, KF_INDEXED | KF_WRITE | KF_LISTING,
 		    .list = MCP_TOOLS, .ops = &tool_ops, .present = has_tool},
 	[K_RESULT] = {NULL, KF_INDEXED | KF_LISTING, size_result,
@@ -272,3 +274,26 @@ const struct kind_info fs_kinds[K_NKINDS] = {
 			 .snap = snap_servejson, .present = serving, .ino = 4},
 };
 
+
+/* ---- directories ---- */
+
+const struct dir_ops *fs_dir(const struct node *n)
+{
+	if (n->type == N_ROOT)
+		return &root_dir;
+	if (!KIND_IS(n->kind, KF_DIR))
+		return NULL;
+	if (fs_kinds[n->kind].dir)
+		return fs_kinds[n->kind].dir;
+	return n->s ? &thread_dir : &server_dir; /* the object's own */
+}
+
+fuse_ino_t fs_dir_parent(const struct node *n)
+{
+	if (n->type == N_ROOT)
+		return ROOT_INO;
+	if (!fs_kinds[n->kind].dir) /* a server's or a thread's own */
+		return n->s ? fs_ino(mcp_server_id(n->srv), K_DIR) : ROOT_INO;
+	return n->s ? fs_ino(mcp_session_id(n->s), K_DIR)
+		    : fs_ino(mcp_server_id(n->srv), K_DIR);
+}

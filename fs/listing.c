@@ -337,7 +337,8 @@ found:
 	fs_reply_entry(req, parent, &n);
 }
 
-void listing_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+static void listing_lookup(fuse_req_t req, fuse_ino_t parent,
+			   const char *name)
 {
 	mcp_call *got[MCP_NLISTS] = {0};
 
@@ -486,8 +487,8 @@ static void opendir_(fuse_req_t req, fuse_ino_t ino, struct fh *h,
 	fuse_reply_open(req, fi);
 }
 
-void listing_opendir(fuse_req_t req, fuse_ino_t ino, struct fh *h,
-		     struct fuse_file_info *fi)
+static void listing_opendir(fuse_req_t req, fuse_ino_t ino, struct fh *h,
+			    struct fuse_file_info *fi)
 {
 	mcp_call *got[MCP_NLISTS] = {0};
 
@@ -671,4 +672,31 @@ const struct file_ops tool_ops = {
 	.write = callfile_fh_write,
 	.flush = callfile_fh_flush,
 	.release = callfile_fh_release,
+};
+
+/* ---- the directories' ops (fs.h) ---- */
+
+static void dir_lookup(fuse_req_t req, fuse_ino_t parent,
+		       const struct node *d, const char *name)
+{
+	listing_lookup(req, parent, name);
+}
+
+static void dir_opendir(fuse_req_t req, fuse_ino_t ino, const struct node *d,
+			struct fh *h, struct fuse_file_info *fi)
+{
+	listing_opendir(req, ino, h, fi);
+}
+
+/* a thread's: removes nothing, so that rm -r of the thread works (dirs.c);
+ * a server's help/: EPERM */
+static void dir_unlink(fuse_req_t req, const struct node *d, const char *name)
+{
+	fuse_reply_err(req, d->s ? 0 : EPERM);
+}
+
+const struct dir_ops listing_dir = {
+	.lookup = dir_lookup,
+	.opendir = dir_opendir,
+	.unlink = dir_unlink,
 };

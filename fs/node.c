@@ -229,6 +229,12 @@ void fs_open_fail(fuse_req_t req, struct fh *h, int err)
 	fuse_reply_err(req, err);
 }
 
+void fs_dir_reply(fuse_req_t req, struct fh *h, struct fuse_file_info *fi)
+{
+	fi->fh = (uint64_t)(uintptr_t)h;
+	fuse_reply_open(req, fi);
+}
+
 int fs_dir_add(struct fh *h, fuse_req_t req, const char *name,
 	       fuse_ino_t ino, int isdir)
 {

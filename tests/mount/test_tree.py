@@ -17,6 +17,7 @@ THREAD_FILES = {'call', 'status', 'tools.json', 'stderr', 'events', 'trace', 'ct
                 'resources.json', 'prompts.json'}
 THREAD_DIRS = {'tools', 'result', 'resources', 'prompts',
                'requests',   # requests/: the server's questions (test_ask)
+               'tasks',      # tasks/: calls run as tasks (test_tasks)
                'help'}       # help/: how to call each tool (test_guide)
 
 
