@@ -26,11 +26,13 @@ enum kind {
 	K_PROMPTSJSON,
 	K_REQDIR,   /* requests/, the server's questions (spec 10) */
 	K_TASKDIR,  /* tasks/, the calls run as tasks (spec 15) */
+	K_SKILLSDIR, /* skills/, the server's skills (spec 15) */
 	K_HELPDIR,  /* help/ of a server or a thread (spec 12) */
 	/* ... and in those directories, with an index */
 	K_TOOL, K_RESULT, K_RESOURCE, K_PROMPT,
 	K_REQ,      /* requests/<n>: the index is the question's number */
 	K_TASK,     /* tasks/<id>: the index is the task's number */
+	K_SKILLDIR, K_SKILLFILE, /* below skills/: the index numbers the path */
 	K_HELP,     /* help/<tool>, help/prompt:<name> */
 	K_AUTH,     /* <server>/auth of a url server (spec 8) */
 	/* at the mount's root, each at a fixed inode (kind_info.ino) */
@@ -100,7 +102,7 @@ struct dir_ops {
 /* dirs.c: the root, a server, a thread, requests/ and tasks/; listing.c:
  * tools/, prompts/, resources/, result/, help/ */
 extern const struct dir_ops root_dir, server_dir, thread_dir, numbered_dir,
-	listing_dir;
+	listing_dir, skills_dir;
 
 struct kind_info {
 	const char *name;  /* in a server, thread or root directory, else NULL */
@@ -257,6 +259,9 @@ void askfile_write(struct askfile *af, fuse_req_t req, const char *buf,
 		   size_t size);
 void askfile_flush(struct askfile *af, fuse_req_t req);
 void askfile_free(struct askfile *af);
+
+/* skillsdir.c: a file below skills/ */
+extern const struct file_ops skillfile_ops;
 
 /* authfile.c: <server>/auth */
 extern const struct file_ops authfile_ops;

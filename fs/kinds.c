@@ -101,6 +101,13 @@ static mcp_buf *snap_servejson(const struct node *n)
 
 /* ---- nodes that are there only at times ---- */
 
+/* below skills/: a path the session numbered (skillsdir.c checks it is
+ * in the listing at the lookup and the open) */
+static int has_skill_path(const struct node *n)
+{
+	return n->s && mcp_name_at(n->s, MCP_SKILLS, n->idx);
+}
+
 static int has_auth(const struct node *n)
 {
 	return n->type == N_SERVER && mcp_server_has_auth(n->srv);
@@ -246,6 +253,7 @@ const struct kind_info fs_kinds[K_NKINDS] = {
 	[K_TASKDIR] = {"tasks", KF_THREAD | KF_DIR, .child = K_TASK,
 		       .find = task_find, .next = task_next,
 		       .dir = &numbered_dir},
+	[K_SKILLSDIR] = {"skills", KF_THREAD | KF_DIR, .dir = &skills_dir},
 	[K_HELPDIR] = {"help", SERVER_THREAD | KF_DIR | KF_LISTING,
 		       .child = K_HELP, .list = MCP_TOOLS, .dir = &listing_dir},
 	[K_TOOL] = {NULL, KF_INDEXED | KF_WRITE | KF_LISTING,
@@ -261,6 +269,10 @@ const struct kind_info fs_kinds[K_NKINDS] = {
 		   .present = has_req, .created = req_created},
 	[K_TASK] = {NULL, KF_INDEXED, size_task, .ops = &snap_ops,
 		    .snap = snap_task, .present = has_task},
+	[K_SKILLDIR] = {NULL, KF_INDEXED | KF_DIR, .dir = &skills_dir,
+			.present = has_skill_path},
+	[K_SKILLFILE] = {NULL, KF_INDEXED, .ops = &skillfile_ops,
+			 .present = has_skill_path},
 	[K_HELP] = {NULL, KF_INDEXED | KF_LISTING, size_help,
 		    .ops = &listing_snap_ops, .present = has_help},
 	[K_AUTH] = {"auth", KF_SERVER | KF_WRITE, .ops = &authfile_ops,

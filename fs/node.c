@@ -21,6 +21,7 @@
 
 #include "fs.h"
 
+_Static_assert(K_NKINDS <= 1 << KIND_BITS, "a kind fits the inode's kind bits");
 _Static_assert(MCP_NAMES_MAX <= INDEX_MASK + 1 &&
 	       MCP_PARTS_MAX + 3 <= INDEX_MASK + 1,
 	       "an index fits the inode's index bits");

@@ -253,7 +253,8 @@ cJSON *msg_initialize(uint64_t id, const struct mcp_server_conf *conf);
 /* A listing's request (cursor NULL for the first page), its result key and
  * the server capability it needs. */
 cJSON *msg_list(uint64_t id, enum mcp_list what, const char *cursor);
-const char *msg_list_capability(enum mcp_list what);
+/* 1 when the capabilities caps offer listing what. */
+int msg_list_offered(const cJSON *caps, enum mcp_list what);
 const char *msg_list_method(enum mcp_list what);
 int msg_version_known(const char *v);
 void session_send(mcp_session *s, char *line, size_t len, uint64_t rpc_id);

@@ -214,6 +214,28 @@ unsigned long mcp_task_find(mcp_session *s, const char *name); /* 0: none */
 /* The Task as last seen, pretty JSON; NULL when it ended (or ENOMEM). */
 mcp_buf *mcp_task_json(mcp_session *s, unsigned long num);
 
+/* ---- skills (spec 15): skills/NAME/... of a thread, from the done
+ * skills listing (mcp_list MCP_SKILLS); a path is relative to skills/
+ * ("" is skills/ itself, "NAME", "NAME/references/FORMS.md") ---- */
+
+enum { MCP_SKILL_FILE = 1, MCP_SKILL_DIR = 2 };
+/* What path is: MCP_SKILL_FILE, MCP_SKILL_DIR, 0 (nothing), -ENOMEM. */
+int mcp_skill_stat(mcp_session *s, mcp_call *listing, const char *path);
+/* The entries of directory path, each once: cb with its name (len bytes,
+ * not NUL-terminated) and whether it is a directory. 0 or -ENOMEM. */
+int mcp_skill_list(mcp_session *s, mcp_call *listing, const char *path,
+		   void (*cb)(void *ctx, const char *name, size_t len,
+			      int isdir), void *ctx);
+/* The resource URI of file path (valid until another listing is asked
+ * about), or NULL. */
+const char *mcp_skill_uri(mcp_session *s, mcp_call *listing,
+			  const char *path);
+/* The bytes of file path from its resources/read reply, checked against
+ * the listing's digest: NULL with *err -EIO (a mismatch, said in status,
+ * or the read failed), -ENOENT, -ENOMEM. */
+mcp_buf *mcp_skill_bytes(mcp_session *s, mcp_call *listing, const char *path,
+			 const mcp_buf *reply, int *err);
+
 /* ---- calls ---- */
 
 /* A listener waits for one call to complete; embed it in the waiter. */
@@ -262,6 +284,7 @@ int mcp_tools(mcp_server *srv, mcp_session *s, mcp_call **out);
  * mcp_list_key(what); an empty array when the server's capabilities lack
  * it. tools.json is MCP_TOOLS. Reference as above. */
 enum mcp_list { MCP_TOOLS, MCP_RESOURCES, MCP_TEMPLATES, MCP_PROMPTS,
+		MCP_SKILLS, /* skills/list (SEP-2640, spec 15) */
 		MCP_NLISTS };
 /* resources.json: the done listings res (MCP_RESOURCES) and tpl
  * (MCP_TEMPLATES) in one document {"resources", "resourceTemplates"},

@@ -257,7 +257,8 @@ static void put_meta_members(struct gbuf *o, const mcp_session *s,
 		if (conf->sampling)
 			put(o, "\"sampling\":{},");
 		/* tasks are followed to their end (task.c, spec 15) */
-		put(o, "\"extensions\":{\"io.modelcontextprotocol/tasks\":{}}}");
+		put(o, "\"extensions\":{\"io.modelcontextprotocol/tasks\":{},"
+		       "\"io.modelcontextprotocol/skills\":{}}}");
 	}
 }
 

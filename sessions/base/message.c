@@ -84,6 +84,8 @@ cJSON *msg_request(uint64_t id, const char *method)
 	return m;
 }
 
+#define SKILLS_EXT "io.modelcontextprotocol/skills"
+
 cJSON *msg_initialize(uint64_t id, const struct mcp_server_conf *conf)
 {
 	cJSON *m = msg_request(id, "initialize");
@@ -102,6 +104,9 @@ cJSON *msg_initialize(uint64_t id, const struct mcp_server_conf *conf)
 	}
 	if (conf->sampling)
 		cJSON_AddObjectToObject(caps, "sampling");
+	/* skills as files (live/skills.c) */
+	cJSON_AddObjectToObject(cJSON_AddObjectToObject(caps, "extensions"),
+				SKILLS_EXT);
 	info = cJSON_AddObjectToObject(p, "clientInfo");
 	cJSON_AddStringToObject(info, "name", "mcpfs");
 	cJSON_AddStringToObject(info, "version", MCPFS_VERSION);
@@ -116,7 +121,19 @@ static const struct {
 	[MCP_TEMPLATES] = {"resources/templates/list", "resourceTemplates",
 			   "resources"},
 	[MCP_PROMPTS] = {"prompts/list", "prompts", "prompts"},
+	[MCP_SKILLS] = {"skills/list", "skills", "extensions"},
 };
+
+
+int msg_list_offered(const cJSON *caps, enum mcp_list what)
+{
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(caps,
+							  lists[what].cap);
+
+	if (what == MCP_SKILLS) /* an extension (SEP-2133) */
+		c = cJSON_GetObjectItemCaseSensitive(c, SKILLS_EXT);
+	return c != NULL;
+}
 
 cJSON *msg_list(uint64_t id, enum mcp_list what, const char *cursor)
 {
@@ -136,11 +153,6 @@ const char *mcp_list_key(enum mcp_list what)
 const char *msg_list_method(enum mcp_list what)
 {
 	return lists[what].method;
-}
-
-const char *msg_list_capability(enum mcp_list what)
-{
-	return lists[what].cap;
 }
 
 int msg_version_known(const char *v)

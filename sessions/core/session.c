@@ -481,10 +481,9 @@ static void call_send(mcp_session *s, mcp_call *c)
 		return; /* readOnly, by the listing task_check got */
 	c->rpc_id = s->next_id++;
 	if (c->kind == CALL_LIST) {
-		const char *cap = msg_list_capability(c->list);
 		cJSON *m;
 
-		if (!cJSON_GetObjectItemCaseSensitive(s->capabilities, cap)) {
+		if (!msg_list_offered(s->capabilities, c->list)) {
 			m = cJSON_CreateObject(); /* nothing to list */
 			cJSON_AddArrayToObject(m, mcp_list_key(c->list));
 			c->rpc_id = 0;

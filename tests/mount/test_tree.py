@@ -18,6 +18,7 @@ THREAD_FILES = {'call', 'status', 'tools.json', 'stderr', 'events', 'trace', 'ct
 THREAD_DIRS = {'tools', 'result', 'resources', 'prompts',
                'requests',   # requests/: the server's questions (test_ask)
                'tasks',      # tasks/: calls run as tasks (test_tasks)
+               'skills',     # skills/: the server's skills (test_skills)
                'help'}       # help/: how to call each tool (test_guide)
 
 

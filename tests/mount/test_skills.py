@@ -1,0 +1,175 @@
+"""Skills as folders (spec 15, the skills extension SEP-2640): a server that
+offers skills shows them as skills/NAME/ with SKILL.md and its files, read
+through resources/read and checked against the listing's digests, so that
+an agent's skills folder can be a symlink into the mount.
+
+The server is tests/fake/skills_server.py (written from the SEP's text)
+serving a folder of skills made here.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import REPO, status, thread, wait_until
+
+SERVER = REPO / 'tests/fake/skills_server.py'
+EXT = 'io.modelcontextprotocol/skills'
+
+SKILLS = {
+    'git-workflow/SKILL.md': '---\nname: git-workflow\ndescription: Follow '
+                             'the team\'s Git conventions\n---\n\nBranch '
+                             'from main.\n',
+    'pdf-processing/SKILL.md': '---\nname: pdf-processing\ndescription: '
+                               'Fill PDF forms\nlicense: Apache-2.0\n---\n'
+                               '\nSee references/FORMS.md.\n',
+    'pdf-processing/references/FORMS.md': '# Forms\n\nField by field.\n',
+    'pdf-processing/scripts/extract.py': 'print("extract")\n',
+    'acme/billing/refunds/SKILL.md': '---\nname: refunds\ndescription: '
+                                     'Refunds per billing policy\n---\n',
+    'acme/billing/refunds/examples/email.md': 'Dear customer, refund.\n',
+    'acme/support/refunds/SKILL.md': '---\nname: refunds\ndescription: '
+                                     'Refunds as support does them\n---\n',
+    'tampered/SKILL.md': '---\nname: tampered\ndescription: One file is '
+                         'changed after listing\n---\n',
+    'tampered/TAMPERED.md': 'the listed bytes\n',
+    'live-report/SKILL.md': '---\nname: live-report\ndescription: Made on '
+                            'the fly\ndynamic: true\n---\n',
+    'live-report/extra.md': 'not listed: the skill has no resources\n',
+}
+BINARY = bytes(range(256)) * 4    # pdf-processing/assets/logo.bin
+
+NAMES = {'git-workflow', 'pdf-processing', 'acme.billing.refunds',
+         'acme.support.refunds', 'tampered', 'live-report'}
+
+
+@pytest.fixture
+def skills_dir(tmp_path):
+    root = tmp_path / 'skills-src'
+    for rel, text in SKILLS.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+    (root / 'pdf-processing/assets').mkdir()
+    (root / 'pdf-processing/assets/logo.bin').write_bytes(BINARY)
+    return root
+
+
+def server(root, *opts, log=None):
+    args = [str(SERVER), str(root), *opts]
+    if log:
+        args += ['--log', str(log)]
+    return {'command': sys.executable, 'args': args}
+
+
+def sh(cmd, cwd):
+    return subprocess.run(['bash', '-c', cmd], cwd=cwd, capture_output=True,
+                          timeout=60)
+
+
+def requests(log):
+    return [json.loads(line) for line in log.read_text().splitlines()]
+
+
+def test_skills_are_folders_the_shell_reads(mcpfs_mount, skills_dir,
+                                            tmp_path):
+    log = tmp_path / 'requests.log'
+    m = mcpfs_mount({'k': server(skills_dir, log=log)})
+    t = thread(m, 'k')
+    assert set(os.listdir(t / 'skills')) == NAMES
+    # mcpfs declared the extension; the listing came in pages
+    init, = [r for r in requests(log) if r['method'] == 'initialize']
+    assert init['params']['capabilities']['extensions'][EXT] == {}
+    pages = [r for r in requests(log) if r['method'] == 'skills/list']
+    assert len(pages) == 3, pages           # 6 skills, 2 a page
+    # cat skills/*/SKILL.md in bash: each skill's instructions
+    r = sh('cat skills/*/SKILL.md', t)
+    assert r.returncode == 0, r.stderr
+    for rel, text in SKILLS.items():
+        if rel.endswith('/SKILL.md'):
+            assert text.encode() in r.stdout, rel
+    # two skills named refunds: told apart by their skill paths
+    assert (t / 'skills/acme.billing.refunds/SKILL.md').read_text() == \
+        SKILLS['acme/billing/refunds/SKILL.md']
+    assert (t / 'skills/acme.support.refunds/SKILL.md').read_text() == \
+        SKILLS['acme/support/refunds/SKILL.md']
+    # find: the files of each skill, in their subfolders
+    r = sh('cd skills && find . -type f | sort', t)
+    assert r.stdout.decode().split() == sorted([
+        './acme.billing.refunds/SKILL.md',
+        './acme.billing.refunds/examples/email.md',
+        './acme.support.refunds/SKILL.md',
+        './git-workflow/SKILL.md',
+        './live-report/SKILL.md',            # made on the fly: SKILL.md only
+        './pdf-processing/SKILL.md',
+        './pdf-processing/assets/logo.bin',
+        './pdf-processing/references/FORMS.md',
+        './pdf-processing/scripts/extract.py',
+        './tampered/SKILL.md',
+        './tampered/TAMPERED.md'])
+    assert (t / 'skills/pdf-processing/references').is_dir()
+    # grep -r finds text in them
+    r = sh('grep -rl "Field by field" skills', t)
+    assert r.stdout.decode().split() == \
+        ['skills/pdf-processing/references/FORMS.md'], r
+    # cp -r, then diff -r against the source: byte for byte, binary too
+    r = sh(f'cp -r skills/pdf-processing {tmp_path}/copy && '
+           f'diff -r {skills_dir}/pdf-processing {tmp_path}/copy', t)
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    assert (tmp_path / 'copy/assets/logo.bin').read_bytes() == BINARY
+    # read-only
+    r = sh('echo x > skills/git-workflow/SKILL.md', t)
+    assert r.returncode != 0 and b'Permission denied' in r.stderr, r
+
+
+def test_a_file_that_does_not_match_its_digest_is_eio(mcpfs_mount,
+                                                       skills_dir):
+    m = mcpfs_mount({'k': server(skills_dir)})
+    t = thread(m, 'k')
+    r = sh('cat skills/tampered/TAMPERED.md', t)
+    assert r.returncode == 1 and b'Input/output error' in r.stderr, r
+    assert r.stdout == b''                  # never the unverified bytes
+    warnings = json.dumps(status(t).get('warnings'))
+    assert 'TAMPERED.md does not match its digest' in warnings, warnings
+    # the other files of that skill, and the thread, go on
+    assert (t / 'skills/tampered/SKILL.md').read_text() == \
+        SKILLS['tampered/SKILL.md']
+    assert status(t)['state'] == 'ready'
+
+
+def test_a_skills_folder_through_a_symlink(mcpfs_mount, skills_dir,
+                                           tmp_path):
+    m = mcpfs_mount({'k': server(skills_dir)})
+    t = thread(m, 'k')
+    agent = tmp_path / 'agent/.claude'
+    agent.mkdir(parents=True)
+    (agent / 'skills').symlink_to(t / 'skills')
+    r = sh('ls .claude/skills/ && cat .claude/skills/git-workflow/SKILL.md',
+           tmp_path / 'agent')
+    assert r.returncode == 0, r.stderr
+    assert set(r.stdout.decode().split()[:len(NAMES)]) == NAMES
+    assert r.stdout.decode().endswith(SKILLS['git-workflow/SKILL.md'])
+
+
+@pytest.mark.parametrize('opt', ['--partial', '--no-ext'])
+def test_partial_or_no_extension_is_an_empty_skills_dir(mcpfs_mount,
+                                                        skills_dir,
+                                                        tmp_path, opt):
+    log = tmp_path / 'requests.log'
+    m = mcpfs_mount({'k': server(skills_dir, opt, log=log)})
+    t = thread(m, 'k')
+    assert os.listdir(t / 'skills') == []
+    assert not (t / 'skills/git-workflow').exists()
+    asked = [r for r in requests(log) if r['method'] == 'skills/list']
+    if opt == '--no-ext':
+        assert asked == []                  # not declared: never asked
+    else:
+        assert len(asked) >= 1
+        wait_until(lambda: 'skills/list' in status(t).get('unsupported',
+                                                          {}),
+                   10, 'the failed listing in status')
+    # the thread goes on
+    assert status(t)['state'] == 'ready'
