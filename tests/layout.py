@@ -7,8 +7,7 @@
    defines);
 2. nothing in sessions/ or lib/ includes a header of fs/ or serve/,
    nothing in lib/ one of sessions/ (the whole tree, subfolders too); only
-   sessions/http/ includes libcurl or OpenSSL (and sessions/live/skills.c
-   OpenSSL, for SHA-256);
+   sessions/http/ includes libcurl or OpenSSL;
 3. no folder holds more than 25 .c files;
 4. no .c file is over 900 lines;
 5. fs/ includes of the tree's headers only those of lib/, of fs/ and
@@ -129,13 +128,10 @@ for f in sorted(p for d in DIRS for p in (ROOT / d).rglob('*.[ch]')):
                 (under(home, 'fs') or under(home, 'serve')):
             bad.append(f'{rel(f)} includes {home}/{inc}')
     for inc in re.findall(r'#include\s+<(curl/|openssl/)', src):
-        # skills' digests: SHA-256 of libcrypto, its one use in the core
-        if not under(where, 'sessions/http') and \
-                (inc != 'openssl/' or rel(f) != 'sessions/live/skills.c'):
+        if not under(where, 'sessions/http'):
             bad.append(f'{rel(f)} includes <{inc}...> outside sessions/http')
-results.append((not bad, 'no upward include; curl only in sessions/http, '
-                'OpenSSL there and in sessions/live/skills.c (SHA-256)' +
-                ('' if not bad else ': ' + '; '.join(bad))))
+results.append((not bad, 'no upward include; curl and OpenSSL only in '
+                'sessions/http' + ('' if not bad else ': ' + '; '.join(bad))))
 
 seam = []
 for door in ('fs', 'serve'):

@@ -25,12 +25,16 @@
  * an error, never the content (the SEP: hosts MUST NOT use unverified
  * content). The tree of the last listing asked about is kept, with a
  * reference to it, until another is asked about.
+ *
+ * SHA-256 is libcrypto's (OpenSSL), loaded with dlopen at the first file
+ * checked: mcpfs keeps libcrypto out of a mount that reads no skill and
+ * starts no HTTP server (as the HTTP module does, test_module.py). A
+ * machine without it fails the read (EIO, said in status).
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <openssl/evp.h>
 
 #include "internal.h"
 #include "jsent.h"
@@ -296,14 +300,45 @@ const char *mcp_skill_uri(mcp_session *s, mcp_call *listing,
 	return NULL;
 }
 
-/* "sha256:" and the lowercase hex SHA-256 of the n bytes at p, in out. */
-static int sha256_hex(const char *p, size_t n, char out[7 + 65])
+/* EVP_Digest and EVP_sha256 of libcrypto (its ABI since OpenSSL 1.1). */
+static int (*evp_digest)(const void *data, size_t n, unsigned char *md,
+			 unsigned int *mdn, const void *type, void *engine);
+static const void *(*evp_sha256)(void);
+
+static int crypto_load(mcp_session *s)
 {
-	unsigned char md[32];
+	static const char *const names[] = {"libcrypto.so.3",
+					    "libcrypto.so.1.1", "libcrypto.so"};
+	void *h = NULL;
+	size_t i;
+
+	if (evp_digest)
+		return 0;
+	for (i = 0; !h && i < sizeof names / sizeof *names; i++)
+		h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+	if (h) {
+		*(void **)&evp_digest = dlsym(h, "EVP_Digest");
+		*(void **)&evp_sha256 = dlsym(h, "EVP_sha256");
+	}
+	if (!evp_digest || !evp_sha256) {
+		evp_digest = NULL;
+		surface_warn(s, "skills: no libcrypto (OpenSSL) to check the "
+			     "digests of skill files with: none is shown");
+		return -1;
+	}
+	return 0;
+}
+
+/* "sha256:" and the lowercase hex SHA-256 of the n bytes at p, in out. */
+static int sha256_hex(mcp_session *s, const char *p, size_t n,
+		      char out[7 + 65])
+{
+	unsigned char md[64];
 	unsigned int mdn = 0;
 	size_t i;
 
-	if (!EVP_Digest(p, n, md, &mdn, EVP_sha256(), NULL) || mdn != 32)
+	if (crypto_load(s) < 0 ||
+	    !evp_digest(p, n, md, &mdn, evp_sha256(), NULL) || mdn != 32)
 		return -1;
 	memcpy(out, "sha256:", 7);
 	for (i = 0; i < 32; i++)
@@ -329,9 +364,9 @@ mcp_buf *mcp_skill_bytes(mcp_session *s, mcp_call *listing, const char *path,
 	b = mcp_resource_bytes(reply, err);
 	if (!b || !want)
 		return b; /* no digest given: a skill made on the fly */
-	if (sha256_hex(b->data, b->len, got) < 0) {
+	if (sha256_hex(s, b->data, b->len, got) < 0) {
 		mcp_buf_unref(b);
-		*err = -ENOMEM;
+		*err = -EIO;
 		return NULL;
 	}
 	if (strcasecmp(want, got)) {
