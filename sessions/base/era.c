@@ -256,7 +256,8 @@ static void put_meta_members(struct gbuf *o, const mcp_session *s,
 			put(o, "\"elicitation\":{\"form\":{},\"url\":{}},");
 		if (conf->sampling)
 			put(o, "\"sampling\":{},");
-		/* tasks are followed to their end (task.c, spec 15) */
+		/* spec 15: tasks followed to their end (task.c), skills
+		 * as files (live/skills.c) */
 		put(o, "\"extensions\":{\"io.modelcontextprotocol/tasks\":{},"
 		       "\"io.modelcontextprotocol/skills\":{}}}");
 	}

@@ -124,7 +124,6 @@ static const struct {
 	[MCP_SKILLS] = {"skills/list", "skills", "extensions"},
 };
 
-
 int msg_list_offered(const cJSON *caps, enum mcp_list what)
 {
 	const cJSON *c = cJSON_GetObjectItemCaseSensitive(caps,

@@ -404,8 +404,12 @@ static void polled(mcp_call *c, cJSON *r)
 		return;
 	}
 	if (!strcmp(status, "completed")) {
-		call_complete(c, mcp_buf_json(
-			cJSON_GetObjectItemCaseSensitive(r, "result"), 0));
+		e = cJSON_GetObjectItemCaseSensitive(r, "result");
+		if (cJSON_IsObject(e))
+			call_complete(c, mcp_buf_json(e, 0));
+		else
+			call_fail(c, ERR_PROTOCOL, "the task completed with no "
+				  "result", NULL);
 	} else if (!strcmp(status, "failed")) {
 		e = cJSON_GetObjectItemCaseSensitive(r, "error");
 		if (cJSON_IsObject(e))
