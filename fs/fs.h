@@ -104,6 +104,12 @@ struct dir_ops {
 extern const struct dir_ops root_dir, server_dir, thread_dir, numbered_dir,
 	listing_dir, skills_dir;
 
+/* listing.c: what a kind does there (each a struct listing_ops) */
+struct listing_ops;
+extern const struct listing_ops helpdir_lops, resultdir_lops, resdir_lops,
+	namedir_lops, help_lops, result_lops, tool_lops, promptsjson_lops,
+	resjson_lops, resource_lops;
+
 struct kind_info {
 	const char *name;  /* in a server, thread or root directory, else NULL */
 	unsigned flags;
@@ -117,6 +123,8 @@ struct kind_info {
 	const struct file_ops *ops; /* NULL: a directory */
 	/* a directory below a server or thread directory: what it does */
 	const struct dir_ops *dir;
+	/* a directory or file of listing.c: its steps there */
+	const struct listing_ops *lops;
 	/* a snapshot kind (snapfile.c): its content, made at the open;
 	 * NULL when out of memory */
 	mcp_buf *(*snap)(const struct node *n);

@@ -33,6 +33,25 @@
 
 enum { P_LOOKUP, P_OPENDIR, P_OPEN };
 
+/*
+ * What a kind of fs_kinds does here (its .lops), each step run again from
+ * the start when it waited for a call: 1 done, 0 when it waits for *wait
+ * (a reference), or -errno.
+ */
+struct listing_ops {
+	/* a directory: the index of entry name in *idx (-1: none) */
+	int (*entry)(const struct node *d, const char *name, mcp_call **got,
+		     mcp_call **wait, long *idx);
+	/* a directory: its entries added to h */
+	int (*fill)(fuse_req_t req, const struct node *d, struct fh *h,
+		    mcp_call **got, mcp_call **wait);
+	/* a file: h made ready for reading (have: the call waited for) */
+	int (*open)(const struct node *n, struct fh *h,
+		    struct fuse_file_info *fi, mcp_call *have, mcp_call **got,
+		    mcp_call **wait);
+	int cancel; /* an interrupted wait of open cancels the call */
+};
+
 /* A request waiting for a call (a listing, or a resources/read). */
 struct park {
 	struct mcp_listener lis;
@@ -80,7 +99,7 @@ static void park_interrupt(fuse_req_t req, void *data)
 {
 	struct park *p = data;
 
-	if (p->op == P_OPEN && p->h->kind == K_RESOURCE)
+	if (p->op == P_OPEN && fs_kinds[p->h->kind].lops->cancel)
 		mcp_call_cancel(p->c); /* the read of that resource */
 	mcp_listener_remove(&p->lis);
 	if (p->op == P_OPEN)
@@ -250,83 +269,107 @@ static long help_lookup(const struct node *p, const char *file,
 
 /* ---- lookup ---- */
 
+/* help/<file> */
+static int help_entry(const struct node *d, const char *name,
+		      mcp_call **got, mcp_call **wait, long *idx)
+{
+	int r;
+
+	*idx = help_lookup(d, name, got, wait, &r);
+	if (*idx == -2)
+		return 0;
+	return r < 0 ? r : 1;
+}
+
+/* result/<part> */
+static int result_entry(const struct node *d, const char *name,
+			mcp_call **got, mcp_call **wait, long *idx)
+{
+	const struct mcp_part *parts;
+	size_t np, i;
+
+	*idx = -1;
+	mcp_result(d->s, &parts, &np);
+	for (i = 0; i < np; i++)
+		if (!strcmp(parts[i].name, name))
+			*idx = (long)i;
+	return 1;
+}
+
+/* resources/<uri>: any URI, listed or not (templates), without waiting */
+static int res_entry(const struct node *d, const char *name, mcp_call **got,
+		     mcp_call **wait, long *idx)
+{
+	enum mcp_list what = fs_kinds[d->kind].list;
+	mcp_call *l = mcp_list_cached(d->srv, d->s, what);
+	const struct mcp_entry *e = l ? mcp_entry_find(l, d->s, name, 0)
+				      : NULL;
+	char *uri = e ? strdup(e->name) : mcp_name_decode(name);
+
+	*idx = uri && *uri ? mcp_name_intern(d->s, what, uri) : -1;
+	free(uri);
+	return 1;
+}
+
+/* tools/<tool>, prompts/<prompt> */
+static int name_entry(const struct node *d, const char *name, mcp_call **got,
+		      mcp_call **wait, long *idx)
+{
+	enum mcp_list what = fs_kinds[d->kind].list;
+	const struct mcp_entry *e;
+	mcp_call *c = NULL;
+	char *dec;
+	int r = need_list(d->s, what, got, &c);
+
+	*idx = -1;
+	if (r <= 0) {
+		*wait = c;
+		return r;
+	}
+	if (listing_failed(c)) {
+		/* no listing (the server is down): the file is there all the
+		 * same, and a call of it reads back the error as call does
+		 * (spec 9) */
+		mcp_call_unref(c);
+		dec = mcp_name_decode(name);
+		*idx = dec && *dec ? mcp_name_intern(d->s, what, dec) : -1;
+		free(dec);
+		return 1;
+	}
+	e = mcp_entry_find(c, d->s, name, 0);
+	if (e)
+		*idx = mcp_name_intern(d->s, what, e->name);
+	mcp_call_unref(c);
+	return 1;
+}
+
+/* A node of a kind served here (of a server: help/ and its files only,
+ * as node.c resolves no other kind of this file for a server). */
+static int resolve_listing(fuse_ino_t ino, struct node *n)
+{
+	return fs_resolve(ino, n) < 0 || !fs_kinds[n->kind].lops ? -ENOENT
+								  : 0;
+}
+
 static void lookup(fuse_req_t req, fuse_ino_t parent, const char *name,
 		   mcp_call **got)
 {
 	struct node p, n;
-	enum mcp_list what;
 	mcp_call *c = NULL;
 	long idx = -1;
 	int r;
 
-	if (fs_resolve(parent, &p) < 0 || (!p.s && p.kind != K_HELPDIR)) {
+	if (resolve_listing(parent, &p) < 0) {
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
-	what = fs_kinds[p.kind].list;
-	if (p.kind == K_HELPDIR) {
-		idx = help_lookup(&p, name, got, &c, &r);
-		if (idx == -2) {
-			park(P_LOOKUP, req, parent, NULL, NULL, name, c, got);
-			return;
-		}
-		if (r < 0) {
-			fuse_reply_err(req, -r);
-			return;
-		}
-	} else if (p.kind == K_RESULTDIR) {
-		const struct mcp_part *parts;
-		size_t np, i;
-
-		mcp_result(p.s, &parts, &np);
-		for (i = 0; i < np; i++)
-			if (!strcmp(parts[i].name, name))
-				idx = (long)i;
-	} else if (p.kind == K_RESDIR) {
-		mcp_call *l = mcp_list_cached(p.srv, p.s, what);
-		const struct mcp_entry *e = l ? mcp_entry_find(l, p.s, name, 0)
-					      : NULL;
-		char *uri = e ? strdup(e->name) : mcp_name_decode(name);
-
-		idx = uri && *uri ? mcp_name_intern(p.s, what, uri) : -ENOENT;
-		free(uri);
-	} else {
-		const struct mcp_entry *e;
-
-		r = need_list(p.s, what, got, &c);
-		if (r == 0) {
-			park(P_LOOKUP, req, parent, NULL, NULL, name, c, got);
-			return;
-		}
-		if (r < 0) {
-			fuse_reply_err(req, -r);
-			return;
-		}
-		if (listing_failed(c) && (what == MCP_TOOLS ||
-					  what == MCP_PROMPTS)) {
-			/* no listing (the server is down): the file is there
-			 * all the same, and a call of it reads back the
-			 * error as call does (spec 9) */
-			char *d = mcp_name_decode(name);
-
-			mcp_call_unref(c);
-			idx = d && *d ? mcp_name_intern(p.s, what, d) : -ENOENT;
-			free(d);
-			goto found;
-		}
-		if (listing_failed(c)) {
-			mcp_call_unref(c);
-			fuse_reply_err(req, EIO);
-			return;
-		}
-		e = mcp_entry_find(c, p.s, name, 0);
-		if (e)
-			idx = mcp_name_intern(p.s, what, e->name);
-		mcp_call_unref(c);
+	r = fs_kinds[p.kind].lops->entry(&p, name, got, &c, &idx);
+	if (r == 0) {
+		park(P_LOOKUP, req, parent, NULL, NULL, name, c, got);
+		return;
 	}
-found:
-	if (idx < 0) {
-		fuse_reply_err(req, idx == -1 ? ENOENT : (int)-idx);
+	if (r < 0 || idx < 0) {
+		fuse_reply_err(req, r < 0 ? -r : idx == -1 ? ENOENT : (int)-idx);
 		return;
 	}
 	parent = ino_of(&p, (unsigned long)idx, fs_kinds[p.kind].child);
@@ -366,26 +409,23 @@ static int listing_errno(const struct node *n, mcp_call *c)
 	return err ? err : EIO;
 }
 
-/* Refuses the opendir of req with the errno of a listing that could not
- * be had: -r when r < 0, else that of the failed listing c (whose
- * reference is dropped); frees h. */
-static void refuse_listing(fuse_req_t req, const struct node *n,
-			   struct fh *h, int r, mcp_call *c)
+/* The -errno of a listing that could not be had: r when r < 0, else
+ * that of the failed listing c (whose reference is dropped). */
+static int refused(const struct node *n, int r, mcp_call *c)
 {
 	int err = r < 0 ? -r : listing_errno(n, c);
 
 	if (r > 0)
 		mcp_call_unref(c);
-	fs_fh_free(h);
-	fuse_reply_err(req, err);
+	return -err;
 }
 
 /* help/ of a server or thread: a file per tool, and per prompt as
  * prompt:<name>. Both listings are asked for at once (on one probe session
  * for a server: spec 12); a failed tools listing is an error, a failed
  * prompts one leaves the prompts out. */
-static void help_dir(fuse_req_t req, const struct node *n, struct fh *h,
-		     struct fuse_file_info *fi, mcp_call **got)
+static int help_fill(fuse_req_t req, const struct node *n, struct fh *h,
+		     mcp_call **got, mcp_call **wait)
 {
 	static const enum mcp_list whats[] = {MCP_TOOLS, MCP_PROMPTS};
 	mcp_call *c[2] = {NULL, NULL};
@@ -399,15 +439,13 @@ static void help_dir(fuse_req_t req, const struct node *n, struct fh *h,
 			continue;
 		if (r[1 - w] >= 0)
 			mcp_call_unref(c[1 - w]);
-		park(P_OPENDIR, req, ino_of(n, 0, K_HELPDIR), h, fi, NULL,
-		     c[w], got);
-		return;
+		*wait = c[w];
+		return 0;
 	}
 	if (r[0] < 0 || listing_failed(c[0])) {
 		if (r[1] > 0)
 			mcp_call_unref(c[1]);
-		refuse_listing(req, n, h, r[0], c[0]);
-		return;
+		return refused(n, r[0], c[0]);
 	}
 	for (w = 0; w < 2; w++) {
 		const struct mcp_entry *v = NULL;
@@ -421,70 +459,77 @@ static void help_dir(fuse_req_t req, const struct node *n, struct fh *h,
 
 			if (idx >= 0)
 				fs_dir_add(h, req, file,
-					   ino_of(n, (unsigned long)idx, K_HELP),
-					   0);
+					   ino_of(n, (unsigned long)idx,
+						  fs_kinds[n->kind].child), 0);
 			free(file);
 		}
 		if (r[w] > 0)
 			mcp_call_unref(c[w]);
 	}
-	fi->fh = (uint64_t)(uintptr_t)h;
-	fuse_reply_open(req, fi);
+	return 1;
+}
+
+/* result/: the latest reply's parts */
+static int result_fill(fuse_req_t req, const struct node *n, struct fh *h,
+		       mcp_call **got, mcp_call **wait)
+{
+	const struct mcp_part *parts;
+	size_t np, i;
+
+	mcp_result(n->s, &parts, &np);
+	for (i = 0; i < np; i++)
+		fs_dir_add(h, req, parts[i].name,
+			   ino_of(n, i, fs_kinds[n->kind].child), 0);
+	return 1;
+}
+
+/* tools/, prompts/, resources/: an entry per item of the listing */
+static int list_fill(fuse_req_t req, const struct node *n, struct fh *h,
+		     mcp_call **got, mcp_call **wait)
+{
+	const struct mcp_entry *v;
+	mcp_call *c;
+	size_t ne, i;
+	int r = need_list(n->s, fs_kinds[n->kind].list, got, &c);
+
+	if (r == 0) {
+		*wait = c;
+		return 0;
+	}
+	if (r < 0 || listing_failed(c) || mcp_entries(c, n->s, &v, &ne) < 0)
+		return refused(n, r, c);
+	for (i = 0; i < ne; i++) {
+		long idx = mcp_name_intern(n->s, fs_kinds[n->kind].list,
+					   v[i].name);
+
+		if (idx >= 0)
+			fs_dir_add(h, req, v[i].file,
+				   ino_of(n, (unsigned long)idx,
+					  fs_kinds[n->kind].child), 0);
+	}
+	mcp_call_unref(c);
+	return 1;
 }
 
 static void opendir_(fuse_req_t req, fuse_ino_t ino, struct fh *h,
 		     struct fuse_file_info *fi, mcp_call **got)
 {
 	struct node n;
-	uint64_t sid;
-	mcp_call *c;
-	const struct mcp_entry *v;
-	size_t ne, i;
-	int r;
+	mcp_call *c = NULL;
+	int r = resolve_listing(ino, &n);
 
-	if (fs_resolve(ino, &n) < 0 || (!n.s && n.kind != K_HELPDIR)) {
-		fs_fh_free(h);
-		fuse_reply_err(req, ENOENT);
-		return;
-	}
-	sid = n.s ? mcp_session_id(n.s) : 0;
-	if (n.kind == K_HELPDIR) {
-		help_dir(req, &n, h, fi, got);
-		return;
-	}
-	if (n.kind == K_RESULTDIR) {
-		const struct mcp_part *parts;
-		size_t np;
-
-		mcp_result(n.s, &parts, &np);
-		for (i = 0; i < np; i++)
-			fs_dir_add(h, req, parts[i].name,
-				   ino_make(sid, i, K_RESULT), 0);
-		fi->fh = (uint64_t)(uintptr_t)h;
-		fuse_reply_open(req, fi);
-		return;
-	}
-	r = need_list(n.s, fs_kinds[n.kind].list, got, &c);
+	if (r == 0)
+		r = fs_kinds[n.kind].lops->fill(req, &n, h, got, &c);
 	if (r == 0) {
 		park(P_OPENDIR, req, ino, h, fi, NULL, c, got);
 		return;
 	}
-	if (r < 0 || listing_failed(c) || mcp_entries(c, n.s, &v, &ne) < 0) {
-		refuse_listing(req, &n, h, r, c);
+	if (r < 0) {
+		fs_fh_free(h);
+		fuse_reply_err(req, -r);
 		return;
 	}
-	for (i = 0; i < ne; i++) {
-		long idx = mcp_name_intern(n.s, fs_kinds[n.kind].list,
-					   v[i].name);
-
-		if (idx >= 0)
-			fs_dir_add(h, req, v[i].file,
-				   ino_make(sid, (unsigned long)idx,
-					    fs_kinds[n.kind].child), 0);
-	}
-	mcp_call_unref(c);
-	fi->fh = (uint64_t)(uintptr_t)h;
-	fuse_reply_open(req, fi);
+	fs_dir_reply(req, h, fi);
 }
 
 static void listing_opendir(fuse_req_t req, fuse_ino_t ino, struct fh *h,
@@ -514,122 +559,138 @@ static int read_resource(mcp_session *s, const char *uri, mcp_call **c)
 	return r;
 }
 
+/* help/<file>: its text, once its listing is there */
+static int help_open(const struct node *n, struct fh *h,
+		     struct fuse_file_info *fi, mcp_call *have,
+		     mcp_call **got, mcp_call **wait)
+{
+	const char *f = mcp_help_name_at(n->srv, n->s, n->idx);
+	int r;
+
+	h->snap = mcp_help(n->srv, n->s, f);
+	if (h->snap)
+		return 1;
+	if (have) /* listed again, and it is not there */
+		return -ENOENT;
+	r = need_list_of(n->srv, n->s, strncmp(f, "p:", 2) ? MCP_TOOLS
+						      : MCP_PROMPTS, got, wait);
+	if (r > 0) { /* done at once, failed */
+		mcp_call_unref(*wait);
+		return -EIO;
+	}
+	return r;
+}
+
+/* result/<part> */
+static int result_open(const struct node *n, struct fh *h,
+		       struct fuse_file_info *fi, mcp_call *have,
+		       mcp_call **got, mcp_call **wait)
+{
+	const struct mcp_part *parts;
+	size_t np;
+
+	mcp_result(n->s, &parts, &np);
+	h->snap = mcp_buf_ref(parts[n->idx].data);
+	return 1;
+}
+
+/* tools/<tool>, prompts/<prompt>: a call file of its own (callfile.c) */
+static int tool_open(const struct node *n, struct fh *h,
+		     struct fuse_file_info *fi, mcp_call *have, mcp_call **got,
+		     mcp_call **wait)
+{
+	enum mcp_list what = fs_kinds[n->kind].list;
+
+	h->cf = callfile_new(0, what == MCP_PROMPTS, mcp_server_id(n->srv),
+			     mcp_session_id(n->s),
+			     (fi->flags & O_ACCMODE) == O_WRONLY);
+	if (!h->cf)
+		return -errno;
+	if (callfile_target(h->cf, mcp_name_at(n->s, what, n->idx)) < 0)
+		return -ENOMEM;
+	return 1;
+}
+
+/* prompts.json */
+static int promptsjson_open(const struct node *n, struct fh *h,
+			    struct fuse_file_info *fi, mcp_call *have,
+			    mcp_call **got, mcp_call **wait)
+{
+	int r = need_list(n->s, MCP_PROMPTS, got, wait);
+
+	if (r <= 0)
+		return r;
+	h->snap = mcp_buf_ref(mcp_call_reply(*wait));
+	mcp_call_unref(*wait);
+	return 1;
+}
+
+/* resources.json: both listings, asked for at once */
+static int resjson_open(const struct node *n, struct fh *h,
+			struct fuse_file_info *fi, mcp_call *have,
+			mcp_call **got, mcp_call **wait)
+{
+	mcp_call *c = NULL, *c2 = NULL;
+	int r = need_list(n->s, MCP_RESOURCES, got, &c), err;
+
+	if (r < 0)
+		return r;
+	err = need_list(n->s, MCP_TEMPLATES, got, &c2);
+	if (r == 0) { /* wait for the resources */
+		if (err >= 0)
+			mcp_call_unref(c2);
+		*wait = c;
+		return 0;
+	}
+	if (err <= 0) { /* for the templates, or their error */
+		mcp_call_unref(c);
+		*wait = c2;
+		return err;
+	}
+	h->snap = mcp_resources_doc(c, c2);
+	mcp_call_unref(c);
+	mcp_call_unref(c2);
+	return 1;
+}
+
+/* resources/<uri>: read at every open (spec 15: an update shows) */
+static int resource_open(const struct node *n, struct fh *h,
+			 struct fuse_file_info *fi, mcp_call *have,
+			 mcp_call **got, mcp_call **wait)
+{
+	const char *uri = mcp_name_at(n->s, MCP_RESOURCES, n->idx);
+	int r, err;
+
+	if (!have) {
+		r = read_resource(n->s, uri, wait);
+		return r < 0 ? r : 0;
+	}
+	h->snap = mcp_resource_bytes(mcp_call_reply(have), &err);
+	if (h->snap)
+		return 1;
+	if (err == -EIO)
+		mlog(MLOG_INFO, "resources/read of %s failed: %.200s", uri,
+		     mcp_call_reply(have)->data);
+	if (err != -ENOMEM) /* where the user looks */
+		mcp_resource_failed(n->s, uri, mcp_call_reply(have));
+	return err;
+}
+
 static void open_(fuse_req_t req, fuse_ino_t ino, struct fh *h,
 		  struct fuse_file_info *fi, mcp_call *have, mcp_call **got)
 {
 	struct node n;
-	mcp_call *c, *c2;
-	int r, err;
+	mcp_call *c = NULL;
+	int r = resolve_listing(ino, &n);
 
-	if (fs_resolve(ino, &n) < 0 || (!n.s && n.kind != K_HELP)) {
-		fs_open_fail(req, h, ENOENT);
-		return;
-	}
-	switch (n.kind) {
-	case K_HELP: {
-		const char *f = mcp_help_name_at(n.srv, n.s, n.idx);
-
-		h->snap = mcp_help(n.srv, n.s, f);
-		if (h->snap)
-			break;
-		if (have) { /* listed again, and it is not there */
-			fs_open_fail(req, h, ENOENT);
-			return;
-		}
-		r = need_list_of(n.srv, n.s, strncmp(f, "p:", 2) ? MCP_TOOLS
-							       : MCP_PROMPTS,
-				 got, &c);
-		if (r > 0) { /* done at once, failed */
-			mcp_call_unref(c);
-			fs_open_fail(req, h, EIO);
-			return;
-		}
-		goto wait;
-	}
-	case K_RESULT: {
-		const struct mcp_part *parts;
-		size_t np;
-
-		mcp_result(n.s, &parts, &np);
-		h->snap = mcp_buf_ref(parts[n.idx].data);
-		break;
-	}
-	case K_TOOL:
-	case K_PROMPT:
-		h->cf = callfile_new(0, fs_kinds[n.kind].list == MCP_PROMPTS,
-				     mcp_server_id(n.srv),
-				     mcp_session_id(n.s), (fi->flags &
-					O_ACCMODE) == O_WRONLY);
-		if (!h->cf) {
-			fs_open_fail(req, h, errno);
-			return;
-		}
-		if (callfile_target(h->cf, mcp_name_at(n.s,
-				fs_kinds[n.kind].list,
-				n.idx)) < 0) {
-			fs_open_fail(req, h, ENOMEM);
-			return;
-		}
-		break;
-	case K_PROMPTSJSON:
-		r = need_list(n.s, MCP_PROMPTS, got, &c);
-		if (r <= 0)
-			goto wait;
-		h->snap = mcp_buf_ref(mcp_call_reply(c));
-		mcp_call_unref(c);
-		break;
-	case K_RESJSON:
-		r = need_list(n.s, MCP_RESOURCES, got, &c); /* both at once */
-		if (r < 0)
-			goto wait;
-		err = need_list(n.s, MCP_TEMPLATES, got, &c2);
-		if (r == 0) { /* wait for the resources */
-			if (err >= 0)
-				mcp_call_unref(c2);
-			goto wait;
-		}
-		if (err <= 0) { /* for the templates, or their error */
-			mcp_call_unref(c);
-			r = err;
-			c = c2;
-			goto wait;
-		}
-		h->snap = mcp_resources_doc(c, c2);
-		mcp_call_unref(c);
-		mcp_call_unref(c2);
-		break;
-	case K_RESOURCE:
-		if (!have) {
-			r = read_resource(n.s, mcp_name_at(n.s, MCP_RESOURCES,
-							   n.idx), &c);
-			r = r < 0 ? r : 0;
-			goto wait;
-		}
-		h->snap = mcp_resource_bytes(mcp_call_reply(have), &err);
-		if (!h->snap) {
-			if (err == -EIO)
-				mlog(MLOG_INFO, "resources/read of %s failed: "
-				     "%.200s", mcp_name_at(n.s, MCP_RESOURCES,
-							   n.idx),
-				     mcp_call_reply(have)->data);
-			if (err != -ENOMEM) /* where the user looks */
-				mcp_resource_failed(n.s, mcp_name_at(n.s,
-					MCP_RESOURCES, n.idx),
-					mcp_call_reply(have));
-			fs_open_fail(req, h, -err);
-			return;
-		}
-		break;
-	default:
-		break;
-	}
-	fuse_reply_open(req, fi);
-	return;
-wait:
-	if (r < 0)
+	if (r == 0)
+		r = fs_kinds[n.kind].lops->open(&n, h, fi, have, got, &c);
+	if (r == 0)
+		park(P_OPEN, req, ino, h, fi, NULL, c, got);
+	else if (r < 0)
 		fs_open_fail(req, h, -r);
 	else
-		park(P_OPEN, req, ino, h, fi, NULL, c, got);
+		fuse_reply_open(req, fi);
 }
 
 void listing_open(fuse_req_t req, fuse_ino_t ino, struct fh *h,
@@ -659,6 +720,22 @@ static void run(struct park *p)
 	mcp_call_unref(c);
 	park_free(p);
 }
+
+const struct listing_ops helpdir_lops = {.entry = help_entry,
+					 .fill = help_fill};
+const struct listing_ops resultdir_lops = {.entry = result_entry,
+					   .fill = result_fill};
+const struct listing_ops resdir_lops = {.entry = res_entry,
+					.fill = list_fill};
+const struct listing_ops namedir_lops = {.entry = name_entry,
+					 .fill = list_fill};
+const struct listing_ops help_lops = {.open = help_open};
+const struct listing_ops result_lops = {.open = result_open};
+const struct listing_ops tool_lops = {.open = tool_open};
+const struct listing_ops promptsjson_lops = {.open = promptsjson_open};
+const struct listing_ops resjson_lops = {.open = resjson_open};
+const struct listing_ops resource_lops = {.open = resource_open,
+					  .cancel = 1};
 
 const struct file_ops listing_snap_ops = {
 	.open_reply = listing_open,

@@ -127,7 +127,7 @@ static blksize_t blksize(const struct node *n)
 	const char *p;
 	size_t have;
 
-	if (n->type < N_SERVER || n->kind != K_CALL || !n->srv)
+	if (n->type < N_SERVER || fs_kinds[n->kind].ops != &call_ops || !n->srv)
 		return 4096;
 	c = mcp_latest(n->srv, n->s);
 	if (!c)
