@@ -101,6 +101,16 @@ static mcp_buf *snap_servejson(const struct node *n)
 
 /* ---- nodes that are there only at times ---- */
 
+/* a file below skills/: the size of its verified bytes (read at its
+ * lookup, skillsdir.c) */
+static off_t size_skill(const struct node *n)
+{
+	mcp_call *c = mcp_list_cached(n->srv, n->s, MCP_SKILLS);
+	const char *path = mcp_name_at(n->s, MCP_SKILLS, n->idx);
+
+	return c && path ? buf_size(mcp_skill_cached(n->s, c, path)) : 0;
+}
+
 /* below skills/: a path the session numbered (skillsdir.c checks it is
  * in the listing at the lookup and the open) */
 static int has_skill_path(const struct node *n)
@@ -279,7 +289,7 @@ const struct kind_info fs_kinds[K_NKINDS] = {
 		    .snap = snap_task, .present = has_task},
 	[K_SKILLDIR] = {NULL, KF_INDEXED | KF_DIR, .dir = &skills_dir,
 			.present = has_skill_path},
-	[K_SKILLFILE] = {NULL, KF_INDEXED, .ops = &skillfile_ops,
+	[K_SKILLFILE] = {NULL, KF_INDEXED, size_skill, .ops = &skillfile_ops,
 			 .present = has_skill_path},
 	[K_HELP] = {NULL, KF_INDEXED | KF_LISTING, size_help,
 		    .ops = &listing_snap_ops, .present = has_help,

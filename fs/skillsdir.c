@@ -2,10 +2,11 @@
  * skillsdir.c - skills/ of a thread (spec 15): the server's skills as
  * folders, skills/NAME/SKILL.md and the files of each skill in their
  * subfolders, from the skills listing (mcp_list MCP_SKILLS, the tree is
- * sessions/live/skills.c's). A file's open reads it with resources/read
- * and keeps the bytes that matched their digest (h->snap); a mismatch
- * fails the open with EIO. An op that needs the listing or the read
- * waits for it (struct wait) and runs again once it is done.
+ * sessions/live/skills.c's). A file is read with resources/read at its
+ * lookup (so that stat gives its size) and its bytes are kept with the
+ * listing once they matched their digest; its open reads them (h->snap),
+ * and a mismatch fails the open with EIO. An op that needs the listing or
+ * the read waits for it (struct wait) and runs again once it is done.
  *
  * A directory or file below skills/ is numbered by its path relative to
  * skills/ ("NAME", "NAME/references/FORMS.md") in the session's table of
@@ -137,6 +138,46 @@ static int listing(struct wait *w, const struct node *n, mcp_call **c)
 	return 1;
 }
 
+/* ---- a file's bytes: read once, checked against the digest ---- */
+
+/* The bytes of file path of n's session (c its done skills listing): 1
+ * with *b (NULL when they could not be had: *err), or 0 after w was made
+ * to wait for their read (w may be gone then). */
+static int file_bytes(struct wait *w, const struct node *n, mcp_call *c,
+		      const char *path, mcp_buf **b, int *err)
+{
+	const char *uri, *why = NULL;
+	char *q, *txt = NULL;
+	mcp_call *rc;
+
+	*err = 0;
+	if ((*b = mcp_skill_cached(n->s, c, path)) != NULL)
+		return 1;
+	if (w->read) { /* it was read: checked (and kept) now */
+		*b = mcp_skill_bytes(n->s, c, path, mcp_call_reply(w->read),
+				     err);
+		if (!*b)
+			mlog(MLOG_INFO, "skills/%s cannot be read: %s", path,
+			     *err == -EIO ? "it does not match its digest, or "
+			     "the server failed to read it (see status)"
+			     : strerror(-*err));
+		return 1;
+	}
+	uri = mcp_skill_uri(n->s, c, path);
+	q = uri ? jsent_quote(uri) : NULL;
+	*err = !uri ? -ENOENT : !q || asprintf(&txt, "{\"method\":"
+		"\"resources/read\",\"params\":{\"uri\":%s}}", q) < 0
+		? -ENOMEM : mcp_call_side(mcp_session_server(n->s), n->s, txt,
+					  strlen(txt), &rc, &why);
+	free(q);
+	free(txt);
+	if (*err < 0)
+		return 1;
+	w->read = mcp_call_ref(rc);
+	wait_for(w, rc);
+	return 0;
+}
+
 /* ---- lookup ---- */
 
 static void lookup(struct wait *w, const struct node *d)
@@ -144,10 +185,11 @@ static void lookup(struct wait *w, const struct node *d)
 	const char *dir = path_of(d);
 	char *path = NULL;
 	mcp_call *c;
+	mcp_buf *b = NULL;
 	struct node n;
 	fuse_ino_t ino = 0;
-	long idx;
-	int r = dir ? listing(w, d, &c) : -ENOENT, st;
+	long idx = -1;
+	int r = dir ? listing(w, d, &c) : -ENOENT, st, err;
 
 	if (r == 0)
 		return;
@@ -158,8 +200,19 @@ static void lookup(struct wait *w, const struct node *d)
 	if (asprintf(&path, "%s%s%s", dir, *dir ? "/" : "", w->name) < 0)
 		path = NULL;
 	st = path ? mcp_skill_stat(d->s, c, path) : -ENOMEM;
+	/* a file is read first, so that its size is known (tar reads as
+	 * many bytes as stat says); one that cannot be read is there all the
+	 * same, its open says why */
+	if (st == MCP_SKILL_FILE && !file_bytes(w, d, c, path, &b, &err)) {
+		mcp_call_unref(c);
+		free(path);
+		return;
+	}
+	mcp_buf_unref(b);
 	mcp_call_unref(c);
-	if (st > 0 && (idx = mcp_name_intern(d->s, MCP_SKILLS, path)) >= 0)
+	if (st > 0)
+		idx = mcp_name_intern(d->s, MCP_SKILLS, path);
+	if (idx >= 0)
 		ino = ino_make(mcp_session_id(d->s), (unsigned long)idx,
 			       st == MCP_SKILL_DIR ? K_SKILLDIR : K_SKILLFILE);
 	free(path);
@@ -221,14 +274,13 @@ static void opendir_(struct wait *w, const struct node *d)
 	wait_free(w);
 }
 
-/* ---- open: resources/read of the file, its digest checked ---- */
+/* ---- open: the file's bytes, read at its lookup or now ---- */
 
 static void open_(struct wait *w, const struct node *n)
 {
-	const char *path = path_of(n), *uri, *why = NULL;
-	char *q, *txt = NULL;
-	mcp_call *c, *rc;
-	int r = path ? listing(w, n, &c) : -ENOENT, err = 0;
+	const char *path = path_of(n);
+	mcp_call *c;
+	int r = path ? listing(w, n, &c) : -ENOENT, err;
 
 	if (r == 0)
 		return;
@@ -236,33 +288,12 @@ static void open_(struct wait *w, const struct node *n)
 		fail(w, -r);
 		return;
 	}
-	if (!w->read) { /* first: ask for the file */
-		uri = mcp_skill_uri(n->s, c, path);
-		q = uri ? jsent_quote(uri) : NULL;
-		r = !uri ? -ENOENT : !q || asprintf(&txt, "{\"method\":"
-			"\"resources/read\",\"params\":{\"uri\":%s}}", q) < 0
-			? -ENOMEM : mcp_call_side(mcp_session_server(n->s),
-						  n->s, txt, strlen(txt), &rc,
-						  &why);
-		free(q);
-		free(txt);
-		mcp_call_unref(c);
-		if (r < 0) {
-			fail(w, -r);
-			return;
-		}
-		w->read = mcp_call_ref(rc);
-		wait_for(w, rc);
-		return;
-	}
-	w->h->snap = mcp_skill_bytes(n->s, c, path, mcp_call_reply(w->read),
-				     &err);
+	r = file_bytes(w, n, c, path, &w->h->snap, &err);
 	mcp_call_unref(c);
+	if (r == 0)
+		return;
 	if (!w->h->snap) {
-		mlog(MLOG_INFO, "skills/%s cannot be read: %s", path,
-		     err == -EIO ? "it does not match its digest, or the "
-		     "server failed to read it (see status)" : strerror(-err));
-		fail(w, -err);
+		fail(w, err ? -err : EIO);
 		return;
 	}
 	fuse_reply_open(w->req, &w->fi);

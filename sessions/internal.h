@@ -163,6 +163,8 @@ struct mcp_call {
 	struct pagejob *job;     /* ... a long page or print under way */
 	struct lindex *lidx;     /* CALL_LIST: its entries indexed, freed */
 	void (*lidx_free)(struct lindex *); /* ... by this (surface.c's) */
+	void *skills;            /* MCP_SKILLS: its tree (live/skills.c) */
+	void (*skills_free)(void *); /* ... freed by this */
 	unsigned pages;          /* ... how many */
 	cJSON *cursors;          /* ... the cursors asked for */
 	char method[64];

@@ -235,6 +235,10 @@ const char *mcp_skill_uri(mcp_session *s, mcp_call *listing,
  * or the read failed), -ENOENT, -ENOMEM. */
 mcp_buf *mcp_skill_bytes(mcp_session *s, mcp_call *listing, const char *path,
 			 const mcp_buf *reply, int *err);
+/* The bytes of file path as mcp_skill_bytes last gave them (a
+ * reference; the digest pins them), or NULL when not read yet. */
+mcp_buf *mcp_skill_cached(mcp_session *s, mcp_call *listing,
+			  const char *path);
 
 /* ---- calls ---- */
 

@@ -34,6 +34,8 @@ static void call_free_cb(uv_handle_t *h)
 	cJSON_Delete(c->acc);
 	if (c->lidx)
 		c->lidx_free(c->lidx);
+	if (c->skills)
+		c->skills_free(c->skills);
 	cJSON_Delete(c->cursors);
 	cJSON_Delete(c->mrtr_resp);
 	cJSON_Delete(c->mrtr_state);

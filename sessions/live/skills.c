@@ -23,8 +23,10 @@
  * A read is resources/read of the file's URI (fs/ sends it); its bytes
  * are checked against the listing's digest (sha256:HEX) and a mismatch is
  * an error, never the content (the SEP: hosts MUST NOT use unverified
- * content). The tree of the last listing asked about is kept, with a
- * reference to it, until another is asked about.
+ * content). The tree is made at the first ask and kept on the listing
+ * call (freed with it), with the verified bytes of each file read: the
+ * digest pins them, so they are the next open's and give st_size (tar
+ * reads as many bytes as stat says).
  *
  * SHA-256 is libcrypto's (OpenSSL), loaded with dlopen at the first file
  * checked: mcpfs keeps libcrypto out of a mount that reads no skill and
@@ -43,27 +45,30 @@ struct sfile {
 	char *path;   /* NAME/rel/path */
 	char *uri;
 	char *digest; /* "sha256:hex", or NULL: none given */
+	mcp_buf *bytes; /* read and verified (a digest pins them), or NULL */
 };
 
-static struct {
-	mcp_call *listing;
-	mcp_session *s;
+/* The tree of a skills listing, kept on the listing call (c->skills) as
+ * long as it lives. */
+struct stree {
 	struct sfile *v;
 	size_t n;
-} tree;
+};
 
-static void tree_free(void)
+static void tree_free(void *p)
 {
+	struct stree *t = p;
 	size_t i;
 
-	for (i = 0; i < tree.n; i++) {
-		free(tree.v[i].path);
-		free(tree.v[i].uri);
-		free(tree.v[i].digest);
+	for (i = 0; t && i < t->n; i++) {
+		free(t->v[i].path);
+		free(t->v[i].uri);
+		free(t->v[i].digest);
+		mcp_buf_unref(t->v[i].bytes);
 	}
-	free(tree.v);
-	mcp_call_unref(tree.listing);
-	memset(&tree, 0, sizeof tree);
+	if (t)
+		free(t->v);
+	free(t);
 }
 
 /* A path segment mcpfs can show: not empty, "." or "..", no '/' or
@@ -95,15 +100,16 @@ static int rel_ok(const char *rel)
 	}
 }
 
-static int add(const char *name, const char *rel, const char *uri,
-	       const char *digest)
+static int add(struct stree *tree, const char *name, const char *rel,
+	       const char *uri, const char *digest)
 {
-	struct sfile *v = realloc(tree.v, (tree.n + 1) * sizeof *v), *f;
+	struct sfile *v = realloc(tree->v, (tree->n + 1) * sizeof *v), *f;
 
 	if (!v)
 		return -ENOMEM;
-	tree.v = v;
-	f = &v[tree.n];
+	tree->v = v;
+	f = &v[tree->n];
+	f->bytes = NULL;
 	f->uri = strdup(uri);
 	f->digest = digest ? strdup(digest) : NULL;
 	f->path = malloc(strlen(name) + strlen(rel) + 2);
@@ -114,7 +120,7 @@ static int add(const char *name, const char *rel, const char *uri,
 		return -ENOMEM;
 	}
 	sprintf(f->path, "%s/%s", name, rel);
-	tree.n++;
+	tree->n++;
 	return 0;
 }
 
@@ -167,7 +173,8 @@ static char *name_of(const cJSON *skills, const cJSON *e, const char *root)
 }
 
 /* One skill entry e of the listing: its files into the tree. */
-static int add_skill(mcp_session *s, const cJSON *skills, const cJSON *e)
+static int add_skill(mcp_session *s, struct stree *tree, const cJSON *skills,
+		     const cJSON *e)
 {
 	const char *uri = cJSON_GetStringValue(
 		cJSON_GetObjectItemCaseSensitive(e, "uri"));
@@ -186,7 +193,7 @@ static int add_skill(mcp_session *s, const cJSON *skills, const cJSON *e)
 	}
 	rn = strlen(root);
 	if (!cJSON_IsArray(res)) /* made on the fly: SKILL.md alone */
-		err = add(name, "SKILL.md", uri, NULL);
+		err = add(tree, name, "SKILL.md", uri, NULL);
 	if (!cJSON_IsArray(res))
 		res = NULL;
 	cJSON_ArrayForEach(r, res) {
@@ -202,7 +209,7 @@ static int add_skill(mcp_session *s, const cJSON *skills, const cJSON *e)
 				     "show): %.200s", name, fu ? fu : "(none)");
 			continue;
 		}
-		if ((err = add(name, fu + rn + 1, fu, dg)) < 0)
+		if ((err = add(tree, name, fu + rn + 1, fu, dg)) < 0)
 			break;
 	}
 	free(root);
@@ -210,46 +217,49 @@ static int add_skill(mcp_session *s, const cJSON *skills, const cJSON *e)
 	return err;
 }
 
-/* The tree of listing (done) of s, made if it is not the one kept. */
-static int tree_of(mcp_session *s, mcp_call *listing)
+/* The tree of listing (done) of s, made at the first ask. */
+static struct stree *tree_of(mcp_session *s, mcp_call *listing)
 {
+	struct stree *t = listing->skills;
 	const mcp_buf *b;
 	cJSON *doc, *skills, *e;
 	int err = 0;
 
-	if (tree.listing == listing && tree.s == s)
-		return 0;
-	tree_free();
+	if (t)
+		return t;
 	b = mcp_call_reply(listing);
-	if (!b || !(doc = jsent_parse(b->data, b->len)))
-		return -ENOMEM;
+	if (!b || !(t = calloc(1, sizeof *t)) ||
+	    !(doc = jsent_parse(b->data, b->len))) {
+		free(t);
+		return NULL;
+	}
 	skills = cJSON_GetObjectItemCaseSensitive(doc, "skills");
 	cJSON_ArrayForEach(e, skills)
-		if ((err = add_skill(s, skills, e)) < 0)
+		if ((err = add_skill(s, t, skills, e)) < 0)
 			break;
 	cJSON_Delete(doc);
 	if (err < 0) {
-		tree_free();
-		return err;
+		tree_free(t);
+		return NULL;
 	}
-	tree.listing = mcp_call_ref(listing);
-	tree.s = s;
-	return 0;
+	listing->skills = t;
+	listing->skills_free = tree_free;
+	return t;
 }
 
 int mcp_skill_stat(mcp_session *s, mcp_call *listing, const char *path)
 {
+	struct stree *t = tree_of(s, listing);
 	size_t i, n = strlen(path);
 
-	if (tree_of(s, listing) < 0)
+	if (!t)
 		return -ENOMEM;
 	if (!n)
 		return MCP_SKILL_DIR;
-	for (i = 0; i < tree.n; i++) {
-		if (!strcmp(tree.v[i].path, path))
+	for (i = 0; i < t->n; i++) {
+		if (!strcmp(t->v[i].path, path))
 			return MCP_SKILL_FILE;
-		if (!strncmp(tree.v[i].path, path, n) &&
-		    tree.v[i].path[n] == '/')
+		if (!strncmp(t->v[i].path, path, n) && t->v[i].path[n] == '/')
 			return MCP_SKILL_DIR;
 	}
 	return 0;
@@ -259,25 +269,26 @@ int mcp_skill_list(mcp_session *s, mcp_call *listing, const char *path,
 		   void (*cb)(void *ctx, const char *name, size_t len,
 			      int isdir), void *ctx)
 {
+	struct stree *t = tree_of(s, listing);
 	size_t i, j, n = strlen(path), len;
 	const char *rest, *slash, *prev;
 	int seen;
 
-	if (tree_of(s, listing) < 0)
+	if (!t)
 		return -ENOMEM;
-	for (i = 0; i < tree.n; i++) {
-		if (n && (strncmp(tree.v[i].path, path, n) ||
-			  tree.v[i].path[n] != '/'))
+	for (i = 0; i < t->n; i++) {
+		if (n && (strncmp(t->v[i].path, path, n) ||
+			  t->v[i].path[n] != '/'))
 			continue;
-		rest = tree.v[i].path + (n ? n + 1 : 0);
+		rest = t->v[i].path + (n ? n + 1 : 0);
 		slash = strchr(rest, '/');
 		len = slash ? (size_t)(slash - rest) : strlen(rest);
 		/* once each: not if an earlier file gave this child */
 		for (seen = 0, j = 0; j < i && !seen; j++) {
-			if (n && (strncmp(tree.v[j].path, path, n) ||
-				  tree.v[j].path[n] != '/'))
+			if (n && (strncmp(t->v[j].path, path, n) ||
+				  t->v[j].path[n] != '/'))
 				continue;
-			prev = tree.v[j].path + (n ? n + 1 : 0);
+			prev = t->v[j].path + (n ? n + 1 : 0);
 			seen = !strncmp(prev, rest, len) &&
 			       (prev[len] == '/' || !prev[len]);
 		}
@@ -287,17 +298,23 @@ int mcp_skill_list(mcp_session *s, mcp_call *listing, const char *path,
 	return 0;
 }
 
-const char *mcp_skill_uri(mcp_session *s, mcp_call *listing,
-			  const char *path)
+/* The file at path of tree t, or NULL. */
+static struct sfile *file_at(struct stree *t, const char *path)
 {
 	size_t i;
 
-	if (tree_of(s, listing) < 0)
-		return NULL;
-	for (i = 0; i < tree.n; i++)
-		if (!strcmp(tree.v[i].path, path))
-			return tree.v[i].uri;
+	for (i = 0; t && i < t->n; i++)
+		if (!strcmp(t->v[i].path, path))
+			return &t->v[i];
 	return NULL;
+}
+
+const char *mcp_skill_uri(mcp_session *s, mcp_call *listing,
+			  const char *path)
+{
+	struct sfile *f = file_at(tree_of(s, listing), path);
+
+	return f ? f->uri : NULL;
 }
 
 /* EVP_Digest and EVP_sha256 of libcrypto (its ABI since OpenSSL 1.1). */
@@ -346,22 +363,21 @@ static int sha256_hex(mcp_session *s, const char *p, size_t n,
 	return 0;
 }
 
-mcp_buf *mcp_skill_bytes(mcp_session *s, mcp_call *listing, const char *path,
-			 const mcp_buf *reply, int *err)
+mcp_buf *mcp_skill_cached(mcp_session *s, mcp_call *listing,
+			  const char *path)
 {
-	const char *want = NULL;
-	char got[7 + 65];
-	mcp_buf *b;
-	size_t i;
+	struct sfile *f = file_at(tree_of(s, listing), path);
 
-	if (tree_of(s, listing) < 0) {
-		*err = -ENOMEM;
-		return NULL;
-	}
-	for (i = 0; i < tree.n; i++)
-		if (!strcmp(tree.v[i].path, path))
-			want = tree.v[i].digest;
-	b = mcp_resource_bytes(reply, err);
+	return f ? mcp_buf_ref(f->bytes) : NULL;
+}
+
+static mcp_buf *checked(mcp_session *s, const struct sfile *f,
+			const char *path, const mcp_buf *reply, int *err)
+{
+	const char *want = f ? f->digest : NULL;
+	char got[7 + 65];
+	mcp_buf *b = mcp_resource_bytes(reply, err);
+
 	if (!b || !want)
 		return b; /* no digest given: a skill made on the fly */
 	if (sha256_hex(s, b->data, b->len, got) < 0) {
@@ -377,5 +393,22 @@ mcp_buf *mcp_skill_bytes(mcp_session *s, mcp_call *listing, const char *path,
 		*err = -EIO;
 		return NULL;
 	}
+	return b;
+}
+
+mcp_buf *mcp_skill_bytes(mcp_session *s, mcp_call *listing, const char *path,
+			 const mcp_buf *reply, int *err)
+{
+	struct stree *t = tree_of(s, listing);
+	struct sfile *f = file_at(t, path);
+	mcp_buf *b;
+
+	if (!t) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	b = checked(s, f, path, reply, err);
+	if (b && f && !f->bytes)
+		f->bytes = mcp_buf_ref(b); /* the size, and the next open */
 	return b;
 }

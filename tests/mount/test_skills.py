@@ -120,6 +120,16 @@ def test_skills_are_folders_the_shell_reads(mcpfs_mount, skills_dir,
            f'diff -r {skills_dir}/pdf-processing {tmp_path}/copy', t)
     assert r.returncode == 0, (r.stdout, r.stderr)
     assert (tmp_path / 'copy/assets/logo.bin').read_bytes() == BINARY
+    # tar reads as many bytes as stat says: the sizes are the files'
+    r = sh('stat -c %s skills/pdf-processing/assets/logo.bin', t)
+    assert r.stdout == b'%d\n' % len(BINARY), r
+    r = sh(f'mkdir {tmp_path}/untar && tar cf - skills/pdf-processing '
+           f'skills/git-workflow | tar xf - -C {tmp_path}/untar && '
+           f'diff -r {skills_dir}/pdf-processing '
+           f'{tmp_path}/untar/skills/pdf-processing && '
+           f'diff -r {skills_dir}/git-workflow '
+           f'{tmp_path}/untar/skills/git-workflow', t)
+    assert r.returncode == 0, (r.stdout, r.stderr)
     # read-only
     r = sh('echo x > skills/git-workflow/SKILL.md', t)
     assert r.returncode != 0 and b'Permission denied' in r.stderr, r
