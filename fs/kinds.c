@@ -51,6 +51,16 @@ static off_t size_prompts(const struct node *n)
 	return n->s ? size_listing(n, MCP_PROMPTS) : 0;
 }
 
+/* resources.json: both listings in one document, once both are there */
+static off_t size_resjson(const struct node *n)
+{
+	mcp_call *a = n->s ? mcp_list_cached(n->srv, n->s, MCP_RESOURCES) : NULL;
+	mcp_call *b = n->s ? mcp_list_cached(n->srv, n->s, MCP_TEMPLATES)
+			   : NULL;
+
+	return a && b ? buf_size(mcp_resources_doc(a, b)) : 0;
+}
+
 static off_t size_result(const struct node *n)
 {
 	const struct mcp_part *parts;
@@ -254,7 +264,7 @@ const struct kind_info fs_kinds[K_NKINDS] = {
 	[K_RESDIR] = {"resources", LISTDIR, .child = K_RESOURCE,
 		      .list = MCP_RESOURCES, .dir = &listing_dir,
 		      .lops = &resdir_lops},
-	[K_RESJSON] = {"resources.json", KF_THREAD | KF_LISTING,
+	[K_RESJSON] = {"resources.json", KF_THREAD | KF_LISTING, size_resjson,
 		       .ops = &listing_snap_ops, .lops = &resjson_lops},
 	[K_PROMPTDIR] = {"prompts", LISTDIR, .child = K_PROMPT,
 			 .list = MCP_PROMPTS, .what = "prompt",

@@ -359,3 +359,20 @@ def test_everything_cancelled_task_is_cancelled_on_the_server(mcpfs_mount):
     pool.shutdown()
     wait_until(lambda: list(task_statuses(t).values()) == ['cancelled'],
                what='tasks/cancel reached the server')
+
+
+def test_resources_json_stat_size_is_its_length(mcpfs_mount, tmp_path):
+    """tar copies as many bytes as stat says: resources.json's size is its
+    document's once its listings are there (it said 0, and tar archived
+    it empty)."""
+    m = mcpfs_mount({'a': fake('--resources', 2)})
+    t = thread(m)
+    body = read_file(t / 'resources.json')
+    assert b'fake://r1' in body
+    assert os.stat(t / 'resources.json').st_size == len(body)
+    r = subprocess.run(['tar', 'cf', '-', 'resources.json'], cwd=t,
+                       capture_output=True, timeout=30)
+    assert r.returncode == 0, r.stderr
+    out = subprocess.run(['tar', 'xOf', '-'], input=r.stdout,
+                         capture_output=True, timeout=30)
+    assert out.stdout == body
