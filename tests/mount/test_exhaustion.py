@@ -80,6 +80,13 @@ def test_sessions_past_the_fd_limit_fail_alone(mcpfs_mount, monkeypatch,
         os.rmdir(t)
     conftest.wait_until(lambda: status(m.path / '.status')['sessions']
                         <= len(ok) // 2 + 1, 15, 'sessions to close')
+    # a closed session leaves .status at once but gives its fds back only
+    # once its process is reaped: a start before that fails again and
+    # backs off (0.5 s, 1 s, 2 s, ...), which under load outlasted the
+    # wait below (a clean-clone CI). Wait for room for a stdio start.
+    fds = f'/proc/{m.proc.pid}/fd'
+    conftest.wait_until(lambda: len(os.listdir(fds)) <= 64 - 8, 30,
+                        'the closed sessions\' fds to be free')
     t = m.path / 'a' / 'after'
     os.mkdir(t)
     conftest.wait_until(lambda: 'error' not in echo_reply(t), 10,
