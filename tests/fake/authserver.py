@@ -123,6 +123,8 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
+import fakehttp
+
 _here = Path(__file__).resolve().parent
 _spec = importlib.util.spec_from_file_location('mcp_http',
                                                _here / 'mcp_http.py')
@@ -694,11 +696,7 @@ def main(argv=None):
             threading.Thread(target=trap.serve_forever, daemon=True).start()
         else:
             TRAP = 'http://trap.invalid'
-    print(port, flush=True)
-    try:
-        srv.serve_forever()
-    except KeyboardInterrupt:
-        pass
+    fakehttp.serve(srv)
 
 
 if __name__ == '__main__':

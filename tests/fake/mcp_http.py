@@ -140,6 +140,8 @@ import time
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import fakehttp
+
 PROTOCOLS = ('2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05')
 TOOLS = ('echo', 'sse_echo', 'sse_drop_resume', 'sse_drop_noid', 'drop',
          'http500', 'rpc_error_500', 'expire', 'sleep', 'big', 'ask',
@@ -795,11 +797,7 @@ def main(argv=None):
         ap.error('--page-size must be at least 1')
     SHARED = Session()
     srv = Server(('127.0.0.1', 0), Handler)
-    print(srv.server_address[1], flush=True)
-    try:
-        srv.serve_forever()
-    except KeyboardInterrupt:
-        pass
+    fakehttp.serve(srv)
 
 
 if __name__ == '__main__':

@@ -41,6 +41,8 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import fakehttp
+
 MODERN = '2026-07-28'
 LEGACY = '2025-11-25'
 META_VERSION = 'io.modelcontextprotocol/protocolVersion'
@@ -643,11 +645,7 @@ def main(argv=None):
     ap.add_argument('--supported', default=MODERN)
     OPTS = ap.parse_args(argv)
     srv = Server(('127.0.0.1', 0), Handler)
-    print(srv.server_address[1], flush=True)
-    try:
-        srv.serve_forever()
-    except KeyboardInterrupt:
-        pass
+    fakehttp.serve(srv)
 
 
 if __name__ == '__main__':

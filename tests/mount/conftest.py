@@ -462,14 +462,26 @@ def server_pids(tag):
     return out
 
 
-def children_of(ppid):
-    out = []
+def procs():
+    """{pid: (state, ppid, pgrp, starttime)} of every process (one walk of
+    /proc; a process gone while it is read is left out)."""
+    out = {}
     for d in os.listdir('/proc'):
-        if d.isdigit():
-            st = proc_stat(d)
-            if st and st[1] == ppid:
-                out.append(int(d))
-    return sorted(out)
+        if not d.isdigit():
+            continue
+        try:
+            s = open(f'/proc/{d}/stat').read()
+        except OSError:
+            continue
+        f = s[s.rindex(')') + 2:].split()
+        out[int(d)] = (f[0], int(f[1]), int(f[2]), int(f[19]))
+    return out
+
+
+def children_of(ppid, state=None):
+    """The pids whose parent is ppid (only those in state, if given)."""
+    return sorted(p for p, st in procs().items()
+                  if st[1] == ppid and (state is None or st[0] == state))
 
 
 def reap_adopted(pids):

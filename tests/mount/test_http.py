@@ -20,6 +20,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import time
 
 import pytest
@@ -33,6 +34,7 @@ FAKE_HTTP = REPO / 'tests/fake/mcp_http.py'
 EVERYTHING = REPO / \
     'node_modules/@modelcontextprotocol/server-everything/dist/index.js'
 
+sys.path.insert(0, str(FAKE_HTTP.parent))  # mcp_http imports fakehttp
 _spec = importlib.util.spec_from_file_location('mcp_http', FAKE_HTTP)
 fake_mod = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(fake_mod)

@@ -40,7 +40,7 @@ from pathlib import Path
 import pytest
 
 from conftest import (REPO, call, status, text, wait_until, pid_alive,
-                      proc_stat)
+                      proc_stat, procs)
 
 PLAYWRIGHT = REPO / 'node_modules/@playwright/mcp/cli.js'
 CHROMIUM = Path('/usr/bin/chromium')
@@ -209,14 +209,8 @@ def is_chromium(pid):
 def descendants(root):
     """Every live process below root (walking /proc ppid links)."""
     kids = {}
-    for d in os.listdir('/proc'):
-        if d.isdigit():
-            try:
-                s = Path(f'/proc/{d}/stat').read_text()
-            except OSError:
-                continue
-            ppid = int(s[s.rindex(')') + 2:].split()[1])
-            kids.setdefault(ppid, []).append(int(d))
+    for pid, st in procs().items():
+        kids.setdefault(st[1], []).append(pid)
     out, todo = [], [root]
     while todo:
         for k in kids.get(todo.pop(), []):
