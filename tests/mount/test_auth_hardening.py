@@ -90,6 +90,16 @@ def test_fifo_at_store_path_refused_mount_answers(mcpfs_mount, authserver,
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
 
 
+def assert_store_refused(m, why):
+    """A call gets REQUIRED and auth.json says failed, both saying why (the
+    token store was refused)."""
+    reply = echo(thread(m, 'h'))
+    assert reply['error']['code'] == REQUIRED, reply
+    assert why in reply['error']['message'], reply
+    a = auth(m)
+    assert a['state'] == 'failed' and why in a['error'], a
+
+
 @pytest.mark.parametrize('link', ['auth', 'mcpfs'])
 def test_symlinked_store_directory_not_followed(mcpfs_mount, authserver,
                                                 tmp_path, link):
@@ -105,12 +115,7 @@ def test_symlinked_store_directory_not_followed(mcpfs_mount, authserver,
         state.mkdir()
         os.symlink(target, state / 'mcpfs')
     m = mount(mcpfs_mount, tmp_path, srv)
-    t = thread(m, 'h')
-    reply = echo(t)
-    assert reply['error']['code'] == REQUIRED, reply
-    assert 'symbolic link' in reply['error']['message'], reply
-    a = auth(m)
-    assert a['state'] == 'failed' and 'symbolic link' in a['error'], a
+    assert_store_refused(m, 'symbolic link')
     # the target is untouched: mode kept, no token in it
     assert stat.S_IMODE(os.stat(target).st_mode) == 0o755
     assert not any(target.rglob('*.json')), list(target.rglob('*'))
@@ -126,12 +131,7 @@ def test_store_over_64k_refused_not_overwritten(mcpfs_mount, authserver,
     f.write_bytes(big)
     os.chmod(f, 0o600)
     m = mount(mcpfs_mount, tmp_path, srv)
-    t = thread(m, 'h')
-    reply = echo(t)
-    assert reply['error']['code'] == REQUIRED, reply
-    assert '64 KiB' in reply['error']['message'], reply
-    a = auth(m)
-    assert a['state'] == 'failed' and '64 KiB' in a['error'], a
+    assert_store_refused(m, '64 KiB')
     assert f.read_bytes() == big
 
 
