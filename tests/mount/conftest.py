@@ -413,17 +413,20 @@ def pid_gone(pid):
 def tagged_pids(tag):
     """Live (non-zombie) processes whose environment carries the tag."""
     needle = f'{TAG_VAR}={tag}'.encode()
-    out = []
+    return sorted(pid for pid, env in proc_files('environ')
+                  if needle in env.split(b'\0') and pid_alive(pid))
+
+
+def proc_files(name):
+    """(pid, contents of /proc/PID/name) of every process whose file could
+    be read (one gone meanwhile, or not ours to read, is left out)."""
     for d in os.listdir('/proc'):
         if not d.isdigit():
             continue
         try:
-            env = Path(f'/proc/{d}/environ').read_bytes()
+            yield int(d), Path(f'/proc/{d}/{name}').read_bytes()
         except OSError:
             continue
-        if needle in env.split(b'\0') and pid_alive(int(d)):
-            out.append(int(d))
-    return sorted(out)
 
 
 def is_supervisor(pid):
@@ -466,15 +469,9 @@ def procs():
     """{pid: (state, ppid, pgrp, starttime)} of every process (one walk of
     /proc; a process gone while it is read is left out)."""
     out = {}
-    for d in os.listdir('/proc'):
-        if not d.isdigit():
-            continue
-        try:
-            s = open(f'/proc/{d}/stat').read()
-        except OSError:
-            continue
-        f = s[s.rindex(')') + 2:].split()
-        out[int(d)] = (f[0], int(f[1]), int(f[2]), int(f[19]))
+    for pid, s in proc_files('stat'):
+        f = s[s.rindex(b')') + 2:].decode().split()
+        out[pid] = (f[0], int(f[1]), int(f[2]), int(f[19]))
     return out
 
 

@@ -85,6 +85,14 @@ def entry(srv, **extra):
     return dict({'url': srv.url}, **extra)
 
 
+def fake_thread(mcpfs_mount, fake_http):
+    """A fake HTTP server with default options, mounted as h, and a thread
+    of it: (srv, mount, thread)."""
+    srv = fake_http()
+    m = mcpfs_mount({'h': entry(srv)})
+    return srv, m, thread(m, 'h')
+
+
 def wait_state(t, state, timeout=10):
     """Wait until t's status shows state; returns that status."""
     def shows():
@@ -192,9 +200,7 @@ def test_initialize_answered_as_an_event_stream(mcpfs_mount, fake_http):
 # ---------------------------------------------------------------- replies
 
 def test_sse_reply_and_its_notifications(mcpfs_mount, fake_http):
-    srv = fake_http()
-    m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m, 'h')
+    srv, m, t = fake_thread(mcpfs_mount, fake_http)
     reply = tool(t, 'sse_echo', text='over sse')
     assert reply == {'content': [{'type': 'text', 'text': 'over sse'}]}
     [req] = srv.posts(tool='sse_echo')
@@ -213,9 +219,7 @@ def test_sse_reply_and_its_notifications(mcpfs_mount, fake_http):
 @pytest.mark.parametrize('retry, delay', [(200, 0.2), (None, 1.0)])
 def test_stream_resumed_with_last_event_id(mcpfs_mount, fake_http, retry,
                                            delay):
-    srv = fake_http()
-    m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m, 'h')
+    srv, m, t = fake_thread(mcpfs_mount, fake_http)
     assert text(tool(t, 'sse_drop_resume', text='r1', retry=retry)) == \
         'resumed r1'
     [post] = srv.posts(tool='sse_drop_resume')
@@ -236,9 +240,7 @@ def test_stream_resumed_with_last_event_id(mcpfs_mount, fake_http, retry,
 
 
 def test_resumed_again_up_to_ten_times(mcpfs_mount, fake_http):
-    srv = fake_http()
-    m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m, 'h')
+    srv, m, t = fake_thread(mcpfs_mount, fake_http)
 
     def resumes():
         return [g for g in srv.requests('GET')
@@ -257,10 +259,17 @@ def test_resumed_again_up_to_ten_times(mcpfs_mount, fake_http):
     assert text(tool(t, 'echo', text='on')) == 'on'
 
 
+def assert_same_session(t, srv, word):
+    """The thread is still ready in its first generation, a call works
+    (echo of word) and the server saw one session only."""
+    st = status(t)
+    assert st['state'] == 'ready' and st['generation'] == 1, st
+    assert text(tool(t, 'echo', text=word)) == word
+    assert len(srv.sessions()) == 1
+
+
 def test_stream_closed_without_event_ids(mcpfs_mount, fake_http):
-    srv = fake_http()
-    m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m, 'h')
+    srv, m, t = fake_thread(mcpfs_mount, fake_http)
     e = err(tool(t, 'sse_drop_noid'))
     assert e['code'] == -32002
     assert e['message'] == \
@@ -269,16 +278,11 @@ def test_stream_closed_without_event_ids(mcpfs_mount, fake_http):
                 if 'last-event-id' in g['headers']]
     assert any(x.get('params', {}).get('data') == 'sse_drop_noid'
                for x in events(t))
-    st = status(t)
-    assert st['state'] == 'ready' and st['generation'] == 1, st
-    assert text(tool(t, 'echo', text='still')) == 'still'
-    assert len(srv.sessions()) == 1
+    assert_same_session(t, srv, 'still')
 
 
 def test_dropped_connection_fails_that_call_only(mcpfs_mount, fake_http):
-    srv = fake_http()
-    m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m, 'h')
+    srv, m, t = fake_thread(mcpfs_mount, fake_http)
     assert text(tool(t, 'echo', text='before')) == 'before'
     e = err(tool(t, 'drop'))
     prefix = 'connection to the server failed: '
@@ -286,16 +290,11 @@ def test_dropped_connection_fails_that_call_only(mcpfs_mount, fake_http):
     lines = read_file(t / 'stderr').decode().splitlines()
     assert any(ln.startswith(prefix) and e['message'].startswith(ln)
                for ln in lines), lines
-    st = status(t)
-    assert st['state'] == 'ready' and st['generation'] == 1, st
-    assert text(tool(t, 'echo', text='after')) == 'after'
-    assert len(srv.sessions()) == 1
+    assert_same_session(t, srv, 'after')
 
 
 def test_dropped_call_is_not_replayed(mcpfs_mount, fake_http):
-    srv = fake_http()
-    m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m, 'h')
+    srv, m, t = fake_thread(mcpfs_mount, fake_http)
     # the echo leaves an idle keep-alive connection, which the drop reuses
     assert text(tool(t, 'echo', text='before')) == 'before'
     assert err(tool(t, 'drop'))['code'] == -32002
@@ -303,9 +302,7 @@ def test_dropped_call_is_not_replayed(mcpfs_mount, fake_http):
 
 
 def test_http_500(mcpfs_mount, fake_http):
-    srv = fake_http()
-    m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m, 'h')
+    srv, m, t = fake_thread(mcpfs_mount, fake_http)
     e = err(tool(t, 'http500'))
     assert e['code'] == -32007
     assert e['message'] == \
@@ -316,16 +313,11 @@ def test_http_500(mcpfs_mount, fake_http):
     assert tool(t, 'rpc_error_500') == {'error': {
         'code': -32603, 'message': 'fake internal error',
         'data': {'tool': 'rpc_error_500'}}}
-    st = status(t)
-    assert st['state'] == 'ready' and st['generation'] == 1, st
-    assert text(tool(t, 'echo', text='fine')) == 'fine'
-    assert len(srv.sessions()) == 1
+    assert_same_session(t, srv, 'fine')
 
 
 def test_large_replies_whole(mcpfs_mount, fake_http):
-    srv = fake_http()
-    m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m, 'h')
+    srv, m, t = fake_thread(mcpfs_mount, fake_http)
     n = 8 << 20
     for sse in (False, True):
         r = tool(t, 'big', timeout=60, bytes=n, sse=sse)
@@ -334,9 +326,7 @@ def test_large_replies_whole(mcpfs_mount, fake_http):
 
 
 def test_concurrent_calls_get_their_own_replies(mcpfs_mount, fake_http):
-    srv = fake_http()
-    m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m, 'h')
+    srv, m, t = fake_thread(mcpfs_mount, fake_http)
     wait_ready(t)
     reqs = [('sleep', {'ms': 900}, 'slept 900'),
             ('sleep', {'ms': 300}, 'slept 300'),
@@ -384,9 +374,7 @@ def test_many_sessions_at_once(mcpfs_mount, fake_http):
 
 def test_404_loses_the_session_and_the_next_call_starts_one(mcpfs_mount,
                                                            fake_http):
-    srv = fake_http()
-    m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m, 'h')
+    srv, m, t = fake_thread(mcpfs_mount, fake_http)
     assert text(tool(t, 'echo', text='one')) == 'one'
     [sid1] = srv.sessions()
     fd = open_call(t)
@@ -440,9 +428,7 @@ def test_rmdir_and_unmount_delete_the_session(mcpfs_mount, fake_http):
 
 
 def test_delete_carries_the_protocol_version(mcpfs_mount, fake_http):
-    srv = fake_http()
-    m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m, 'h')
+    srv, m, t = fake_thread(mcpfs_mount, fake_http)
     assert text(tool(t, 'echo', text='a')) == 'a'
     os.rmdir(t)
     assert text(tool(m.path / 'h' / 'call', 'echo', text='b')) == 'b'
@@ -453,9 +439,7 @@ def test_delete_carries_the_protocol_version(mcpfs_mount, fake_http):
 
 
 def test_ctl_restart_starts_a_new_session(mcpfs_mount, fake_http):
-    srv = fake_http()
-    m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m, 'h')
+    srv, m, t = fake_thread(mcpfs_mount, fake_http)
     assert text(tool(t, 'echo', text='a')) == 'a'
     [sid1] = srv.sessions()
     with open(t / 'ctl', 'w') as f:
@@ -521,9 +505,7 @@ def test_tools_json_reads_every_page(mcpfs_mount, fake_http):
 
 
 def test_get_stream_reopened_with_last_event_id(mcpfs_mount, fake_http):
-    srv = fake_http()
-    m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m, 'h')
+    srv, m, t = fake_thread(mcpfs_mount, fake_http)
     assert text(tool(t, 'notify', params={'data': 1})) == 'notified'
     assert text(tool(t, 'end_get')) == 'ended'
     first = srv.requests('GET')[0]
@@ -643,9 +625,7 @@ def test_bad_http_entry_refused(tmp_path, bad, field, problem):
 # ---------------------------------------------------------------- cancel
 
 def test_ctl_cancel_sends_cancelled(mcpfs_mount, fake_http):
-    srv = fake_http()
-    m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m, 'h')
+    srv, m, t = fake_thread(mcpfs_mount, fake_http)
     fd = open_call(t)
     try:
         send(fd, {'name': 'sleep', 'arguments': {'ms': 30000}})
@@ -696,9 +676,7 @@ def test_server_requests_are_answered(mcpfs_mount, fake_http):
 
 
 def test_notification_on_the_get_stream(mcpfs_mount, fake_http):
-    srv = fake_http()
-    m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m, 'h')
+    srv, m, t = fake_thread(mcpfs_mount, fake_http)
     note = {'level': 'warning', 'logger': 'fake', 'data': 'from GET'}
     assert text(tool(t, 'notify', params=note)) == 'notified'
     wait_until(lambda: {'jsonrpc': '2.0', 'method': 'notifications/message',
@@ -844,9 +822,7 @@ def test_initialize_answered_not_json_fails_the_start(mcpfs_mount,
 
 
 def test_batch_answer_messages_as_sent(mcpfs_mount, fake_http):
-    srv = fake_http()
-    m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m, 'h')
+    srv, m, t = fake_thread(mcpfs_mount, fake_http)
     assert text(tool(t, 'batch')) == 'batched'
     lines = read_file(t / 'events').splitlines()
     assert [x for x in lines if b'"logger":"batch"' in x] == [
