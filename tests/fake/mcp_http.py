@@ -171,6 +171,14 @@ class Session:
         self.initialized = threading.Event()
         self.count = 0
 
+    def answered(self, msg):
+        """msg answers one of our requests: wake its waiter, if any."""
+        with LOCK:
+            w = self.waiting.get(msg.get('id'))
+        if w:
+            w[1] = msg
+            w[0].set()
+
     def next(self, prefix):
         with LOCK:
             self.count += 1
@@ -303,6 +311,19 @@ class Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
 
+    def answered_before_mcp(self, legacy):
+        """Record the request and answer it here (True) when it is not an
+        authorized one of /mcp: legacy SSE mode (legacy answers), another
+        path (404) or refused by authorized()."""
+        self.record()
+        if OPTS.legacy_sse:
+            legacy()
+            return True
+        if self.rec['path'] != '/mcp':
+            self.send_text(404, 'no such path')
+            return True
+        return not self.authorized()
+
     def authorized(self):
         if not OPTS.require_header:
             return True
@@ -341,12 +362,7 @@ class Handler(BaseHTTPRequestHandler):
             with LOCK:
                 body = json.dumps(LOG).encode()
             return self.send_body(200, body, 'application/json')
-        self.record()
-        if OPTS.legacy_sse:
-            return self.legacy_get()
-        if self.rec['path'] != '/mcp':
-            return self.send_text(404, 'no such path')
-        if not self.authorized():
+        if self.answered_before_mcp(self.legacy_get):
             return
         if OPTS.no_get:
             return self.send_text(405, 'no GET stream',
@@ -425,12 +441,7 @@ class Handler(BaseHTTPRequestHandler):
         self.send_body(200, b'', 'text/plain')
 
     def do_POST(self):
-        self.record()
-        if OPTS.legacy_sse:
-            return self.legacy_post()
-        if self.rec['path'] != '/mcp':
-            return self.send_text(404, 'no such path')
-        if not self.authorized():
+        if self.answered_before_mcp(self.legacy_post):
             return
         msg = self.rec['json']
         if not isinstance(msg, dict):
@@ -442,11 +453,7 @@ class Handler(BaseHTTPRequestHandler):
         if not sess:
             return
         if 'method' not in msg:   # an answer to one of our requests
-            with LOCK:
-                w = sess.waiting.get(msg.get('id'))
-            if w:
-                w[1] = msg
-                w[0].set()
+            sess.answered(msg)
             return self.send_body(202, b'', 'text/plain')
         if 'id' not in msg:       # a notification
             if msg['method'] == 'notifications/initialized':
@@ -579,11 +586,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_text(500, 'internal failure: the fake says no\n')
         self.send_body(202, b'Accepted', 'text/plain')
         if 'method' not in msg:       # an answer to one of our requests
-            with LOCK:
-                w = sess.waiting.get(msg.get('id'))
-            if w:
-                w[1] = msg
-                w[0].set()
+            sess.answered(msg)
             return
         if 'id' not in msg:
             return

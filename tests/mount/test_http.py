@@ -741,13 +741,20 @@ def toggled(reply, word):
     return SESSION_IN.search(t).group(1)
 
 
-def test_everything_state_isolation_oneshot_rmdir(mcpfs_mount, everything):
-    m = mcpfs_mount({'ev': {'type': 'http', 'url': everything.url}})
+def two_sessions(m):
+    """Threads a and b of server-everything (mounted as ev), each with its
+    own session, whose logging state each keeps: (a, b, sid_a, sid_b)."""
     a, b = thread(m, 'ev', 'a'), thread(m, 'ev', 'b')
     sid_a = toggled(call(a, TOGGLE), 'Started')
     assert toggled(call(a, TOGGLE), 'Stopped') == sid_a     # state survives
     sid_b = toggled(call(b, TOGGLE), 'Started')              # its own session
     assert sid_b != sid_a
+    return a, b, sid_a, sid_b
+
+
+def test_everything_state_isolation_oneshot_rmdir(mcpfs_mount, everything):
+    m = mcpfs_mount({'ev': {'type': 'http', 'url': everything.url}})
+    a, b, sid_a, sid_b = two_sessions(m)
     st = status(a)
     assert (st['state'], st['transport'], st['pid']) == ('ready', 'http', None)
     assert st['serverInfo']['name'] == 'mcp-servers/everything', st
