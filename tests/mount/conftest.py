@@ -168,6 +168,18 @@ class FakeProcess:
         self.proc.stdout.close()
 
 
+def stop_group(proc, grace=5):
+    """End proc's process group (it was started with start_new_session):
+    SIGTERM, then SIGKILL if it is not gone within grace seconds."""
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(grace)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
 def fake_factory(cls, tmp):
     """A fixture's body: yields start(*opts), which starts a cls; every one
     started is stopped at teardown."""

@@ -18,7 +18,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -27,8 +26,8 @@ import pytest
 
 from conftest import (call, events, fake_factory, FakeProcess, free_port,
                       open_call, read_file, recv, REPO,
-                      run_mcpfs_expect_exit, send, status, text, thread,
-                      tool, wait_until)
+                      run_mcpfs_expect_exit, send, status, stop_group, text,
+                      thread, tool, wait_until)
 
 FAKE_HTTP = REPO / 'tests/fake/mcp_http.py'
 EVERYTHING = REPO / \
@@ -713,13 +712,7 @@ class Everything:
         return self.out.read_text(errors='replace')
 
     def stop(self):
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait()
+        stop_group(self.proc)
 
 
 @pytest.fixture

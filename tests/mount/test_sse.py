@@ -32,7 +32,7 @@ import uuid
 import pytest
 
 from conftest import (call, free_port, interrupted_read, read_file, status,
-                      text, tool, wait_until)
+                      stop_group, text, tool, wait_until)
 from test_http import (EVERYTHING, TOGGLE, echo_and_log_events,  # noqa: F401
                        entry, err, events, fake_http, open_call, recv, send,
                        sid_of, thread, toggled, two_sessions, wait_state)
@@ -89,12 +89,7 @@ class EverythingSSE:
                         f'{self.port}: {self.log()}')
 
     def stop(self):
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.kill()
+        stop_group(self.proc)
 
 
 @pytest.fixture
