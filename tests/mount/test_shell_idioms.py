@@ -119,8 +119,7 @@ def test_empty_request_at_last_close_only(mcpfs_mount):
     # ": > tools/incr" sends {} once; "echo > tools/incr" (whitespace)
     # too; each shell's dup2-and-close flush sends nothing more
     m = mcpfs_mount({'demo': demo()})
-    t = m.path / 'demo' / 't'
-    os.mkdir(t)
+    t = thread(m, 'demo', 't')
     for shell in SHELLS:
         if not shutil.which(SHELLS[shell][0]):
             continue
@@ -138,8 +137,7 @@ def test_empty_request_at_last_close_only(mcpfs_mount):
 
 def test_fresh_read_of_a_tool_never_reads_another_tools_reply(mcpfs_mount):
     m = mcpfs_mount({'demo': demo()})
-    t = m.path / 'demo' / 't'
-    os.mkdir(t)
+    t = thread(m, 'demo', 't')
     sh = ['bash', '-c']
     # a tool never called reads as empty, even after another tool's call
     out = subprocess.run(sh + ['echo "{\\"by\\":5}" > "$1/tools/incr"; '
@@ -264,8 +262,7 @@ def test_threads_sharing_one_fd_lose_no_reply(mcpfs_mount):
 
 def test_write_only_file_sends_each_request(mcpfs_mount):
     m = mcpfs_mount({'demo': demo()})
-    t = m.path / 'demo' / 't'
-    os.mkdir(t)
+    t = thread(m, 'demo', 't')
     fd = os.open(t / 'tools' / 'incr', os.O_WRONLY)
     try:
         for _ in range(3):
