@@ -1,5 +1,29 @@
 """fakehttp.py - what the Python HTTP fakes (mcp_http.py, mcp_modern.py,
-authserver.py) share: serving until killed."""
+authserver.py) share: sending a whole body, and serving until killed."""
+
+import json
+
+
+class Sending:
+    """A mixin for a BaseHTTPRequestHandler: a reply with a body of known
+    length (no Content-Type when both body and ctype are empty)."""
+
+    def send_body(self, code, body, ctype, headers=()):
+        self.send_response(code)
+        if body or ctype:
+            self.send_header('Content-Type', ctype)
+        self.send_header('Content-Length', str(len(body)))
+        for k, v in headers:
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def send_json(self, code, obj, headers=()):
+        self.send_body(code, json.dumps(obj).encode(), 'application/json',
+                       headers)
+
+    def send_text(self, code, text, headers=()):
+        self.send_body(code, text.encode(), 'text/plain', headers)
 
 
 def serve(srv, port=None):

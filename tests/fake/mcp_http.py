@@ -209,7 +209,7 @@ def rpc_error(rid, code, message):
             'error': {'code': code, 'message': message}}
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(fakehttp.Sending, BaseHTTPRequestHandler):
     protocol_version = 'HTTP/1.1'
     server_version = 'mcp-http-fake/1'
 
@@ -244,22 +244,6 @@ class Handler(BaseHTTPRequestHandler):
         if getattr(self, 'rec', None) is not None:
             self.rec['status'] = code
         super().send_response(code, message)
-
-    def send_body(self, code, body, ctype, headers=()):
-        self.send_response(code)
-        self.send_header('Content-Type', ctype)
-        self.send_header('Content-Length', str(len(body)))
-        for k, v in headers:
-            self.send_header(k, v)
-        self.end_headers()
-        self.wfile.write(body)
-
-    def send_json(self, code, obj, headers=()):
-        self.send_body(code, json.dumps(obj).encode(), 'application/json',
-                       headers)
-
-    def send_text(self, code, text, headers=()):
-        self.send_body(code, text.encode(), 'text/plain', headers)
 
     def drop(self):
         self.rec['status'] = 'dropped'
