@@ -115,7 +115,6 @@ import hashlib
 import importlib.util
 import json
 import secrets
-import socket
 import sys
 import threading
 import time
@@ -608,19 +607,6 @@ class TrapHandler(BaseHTTPRequestHandler):
     do_GET = do_POST = do_PUT = do_DELETE = refuse
 
 
-def non_loopback_ipv4():
-    for probe in ('192.0.2.1', '10.255.255.255', '8.8.8.8'):
-        try:
-            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-                s.connect((probe, 9))
-                ip = s.getsockname()[0]
-            if not ip.startswith('127.') and ip != '0.0.0.0':
-                return ip
-        except OSError:
-            continue
-    return None
-
-
 TOOL_SCOPES = {}
 
 
@@ -684,7 +670,7 @@ def main(argv=None):
     ISSUER = BASE + A.issuer_path
     RESOURCE = BASE + '/mcp'
     if A.insecure_endpoint:
-        ip = non_loopback_ipv4()
+        ip = fakehttp.non_loopback_ipv4()
         trap = None
         if ip:
             try:

@@ -2,6 +2,7 @@
 authserver.py) share: sending a whole body, and serving until killed."""
 
 import json
+import socket
 
 
 class Sending:
@@ -34,3 +35,18 @@ def serve(srv, port=None):
         srv.serve_forever()
     except KeyboardInterrupt:
         pass
+
+
+def non_loopback_ipv4():
+    """An IPv4 address of this host other than loopback (the one a
+    default route would use), or None."""
+    for probe in ('192.0.2.1', '10.255.255.255', '8.8.8.8'):
+        try:
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+                s.connect((probe, 9))
+                ip = s.getsockname()[0]
+            if not ip.startswith('127.') and ip != '0.0.0.0':
+                return ip
+        except OSError:
+            continue
+    return None

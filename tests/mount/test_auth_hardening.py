@@ -11,6 +11,7 @@ import http.server
 import json
 import os
 import stat
+import sys
 import threading
 import time
 from datetime import datetime, timezone
@@ -19,9 +20,12 @@ import pytest
 
 from auth_util import (authserver, store_dir, store_file,  # noqa: F401
                        store_name)
-from conftest import read_file, run_with_deadline
+from conftest import REPO, read_file, run_with_deadline
 from test_auth import (assert_ok, auth, echo, first_sign_in, mount, thread,
                        wait_auth)
+
+sys.path.insert(0, str(REPO / 'tests/fake'))
+from fakehttp import non_loopback_ipv4  # noqa: E402 (the fakes' folder)
 
 REQUIRED = -32001
 
@@ -153,24 +157,10 @@ class Trap(http.server.BaseHTTPRequestHandler):
         pass
 
 
-def non_loopback_ip():
-    import socket
-    for probe in ('192.0.2.1', '10.255.255.255', '8.8.8.8'):
-        try:
-            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-                s.connect((probe, 9))
-                ip = s.getsockname()[0]
-            if not ip.startswith('127.'):
-                return ip
-        except OSError:
-            continue
-    return None
-
-
 @pytest.mark.parametrize('host', ['localhost', '127.0.0.1'])
 def test_discovery_into_loopback_refused(mcpfs_mount, authserver, tmp_path,
                                          host):
-    ip = non_loopback_ip()
+    ip = non_loopback_ipv4()
     if not ip:
         pytest.skip('no non-loopback address to put the server on')
     trap = http.server.HTTPServer(('127.0.0.1', 0), Trap)
