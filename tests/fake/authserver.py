@@ -204,6 +204,18 @@ def redirect_ok(client, uri):
     return False
 
 
+def take_once(table, key, keep=False):
+    """The entry of table (CODES, REFRESH) under key if it was not used
+    yet, marked used now unless keep; None if unknown or used."""
+    with AS_LOCK:
+        e = table.get(key)
+        if e is None or e['used']:
+            return None
+        if not keep:
+            e['used'] = True
+        return e
+
+
 class Handler(mcp_http.Handler):
     server_version = 'authserver-fake/1'
 
@@ -477,12 +489,8 @@ class Handler(mcp_http.Handler):
         grant = form.get('grant_type')
         resource = form.get('resource')
         if grant == 'authorization_code':
-            with AS_LOCK:
-                c = CODES.get(form.get('code'))
-                fresh = c is not None and not c['used']
-                if fresh:
-                    c['used'] = True
-            if not fresh:
+            c = take_once(CODES, form.get('code'))
+            if c is None:
                 return self.token_error('invalid_grant',
                                         'unknown or used code')
             if c['client_id'] != cid:
@@ -506,12 +514,9 @@ class Handler(mcp_http.Handler):
             return self.issue(cid, c['scopes'], c['resource'],
                               'authorization_code')
         if grant == 'refresh_token':
-            with AS_LOCK:
-                r = REFRESH.get(form.get('refresh_token'))
-                fresh = r is not None and not r['used']
-                if fresh and not A.keep_refresh:
-                    r['used'] = True
-            if not fresh:
+            r = take_once(REFRESH, form.get('refresh_token'),
+                          keep=A.keep_refresh)
+            if r is None:
                 return self.token_error('invalid_grant',
                                         'unknown or used refresh token')
             if r['client_id'] != cid:
