@@ -477,6 +477,15 @@ def server_pids(tag):
     return out
 
 
+def proc_read(pid, name):
+    """The bytes of /proc/PID/name; b'' if it cannot be read (gone, or not
+    ours)."""
+    try:
+        return Path(f'/proc/{pid}/{name}').read_bytes()
+    except OSError:
+        return b''
+
+
 def procs():
     """{pid: (state, ppid, pgrp, starttime)} of every process (one walk of
     /proc; a process gone while it is read is left out)."""
