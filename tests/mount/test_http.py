@@ -84,6 +84,12 @@ def entry(srv, **extra):
     return dict({'url': srv.url}, **extra)
 
 
+def assert_tool_error(t, name, code, message):
+    """Calling tool name (no arguments) in t replies this error."""
+    e = err(tool(t, name))
+    assert (e['code'], e['message']) == (code, message), e
+
+
 def fake_thread(mcpfs_mount, fake_http):
     """A fake HTTP server with default options, mounted as h, and a thread
     of it: (srv, mount, thread)."""
@@ -269,10 +275,8 @@ def assert_same_session(t, srv, word):
 
 def test_stream_closed_without_event_ids(mcpfs_mount, fake_http):
     srv, m, t = fake_thread(mcpfs_mount, fake_http)
-    e = err(tool(t, 'sse_drop_noid'))
-    assert e['code'] == -32002
-    assert e['message'] == \
-        'the server closed the event stream before the reply'
+    assert_tool_error(t, 'sse_drop_noid', -32002,
+                      'the server closed the event stream before the reply')
     assert not [g for g in srv.requests('GET')
                 if 'last-event-id' in g['headers']]
     assert any(x.get('params', {}).get('data') == 'sse_drop_noid'
@@ -302,10 +306,8 @@ def test_dropped_call_is_not_replayed(mcpfs_mount, fake_http):
 
 def test_http_500(mcpfs_mount, fake_http):
     srv, m, t = fake_thread(mcpfs_mount, fake_http)
-    e = err(tool(t, 'http500'))
-    assert e['code'] == -32007
-    assert e['message'] == \
-        'HTTP 500 from the server: internal failure: the fake says no'
+    assert_tool_error(t, 'http500', -32007, 'HTTP 500 from the server: '
+                      'internal failure: the fake says no')
     assert 'HTTP 500 from the server: internal failure: the fake says no' \
         in read_file(t / 'stderr').decode().splitlines()
     # a JSON-RPC error body for the request is the reply
