@@ -327,3 +327,24 @@ def test_records_of_gone_writers_are_pruned(mcpfs_mount, tmp_path):
             for line in m.output().splitlines() if 'writers: ' in line]
     assert len(kept) >= 4, kept   # 320 records: pruned at 65, 65, ...
     assert max(kept) <= 8, kept
+
+
+def test_a_reply_is_read_by_another_thread_of_the_writer(mcpfs_mount):
+    """The writer of a request is the process, not the thread (spec 4): a
+    program that writes from a worker thread and reads from its main
+    thread gets its own reply, though another process wrote since."""
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+
+    def write_mine():
+        with open(t / 'call', 'wb') as f:
+            f.write(echo('mine'))
+
+    with concurrent.futures.ThreadPoolExecutor(1) as ex:
+        ex.submit(write_mine).result(timeout=30)
+    r = subprocess.run(['sh', '-c', "echo '" + echo('theirs').decode() +
+                        "' > call; cat call"], cwd=t, capture_output=True,
+                       timeout=30)
+    assert text(json.loads(r.stdout)) == 'theirs', r
+    got = run_with_deadline(lambda: (t / 'call').read_text(), 30, 'read')
+    assert text(json.loads(got)) == 'mine'
