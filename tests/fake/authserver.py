@@ -115,13 +115,14 @@ import hashlib
 import importlib.util
 import json
 import secrets
-import socket
 import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
+
+import fakehttp
 
 _here = Path(__file__).resolve().parent
 _spec = importlib.util.spec_from_file_location('mcp_http',
@@ -201,6 +202,18 @@ def redirect_ok(client, uri):
                 v.path == u.path and v.query == u.query:
             return True
     return False
+
+
+def take_once(table, key, keep=False):
+    """The entry of table (CODES, REFRESH) under key if it was not used
+    yet, marked used now unless keep; None if unknown or used."""
+    with AS_LOCK:
+        e = table.get(key)
+        if e is None or e['used']:
+            return None
+        if not keep:
+            e['used'] = True
+        return e
 
 
 class Handler(mcp_http.Handler):
@@ -476,12 +489,8 @@ class Handler(mcp_http.Handler):
         grant = form.get('grant_type')
         resource = form.get('resource')
         if grant == 'authorization_code':
-            with AS_LOCK:
-                c = CODES.get(form.get('code'))
-                fresh = c is not None and not c['used']
-                if fresh:
-                    c['used'] = True
-            if not fresh:
+            c = take_once(CODES, form.get('code'))
+            if c is None:
                 return self.token_error('invalid_grant',
                                         'unknown or used code')
             if c['client_id'] != cid:
@@ -505,12 +514,9 @@ class Handler(mcp_http.Handler):
             return self.issue(cid, c['scopes'], c['resource'],
                               'authorization_code')
         if grant == 'refresh_token':
-            with AS_LOCK:
-                r = REFRESH.get(form.get('refresh_token'))
-                fresh = r is not None and not r['used']
-                if fresh and not A.keep_refresh:
-                    r['used'] = True
-            if not fresh:
+            r = take_once(REFRESH, form.get('refresh_token'),
+                          keep=A.keep_refresh)
+            if r is None:
                 return self.token_error('invalid_grant',
                                         'unknown or used refresh token')
             if r['client_id'] != cid:
@@ -606,19 +612,6 @@ class TrapHandler(BaseHTTPRequestHandler):
     do_GET = do_POST = do_PUT = do_DELETE = refuse
 
 
-def non_loopback_ipv4():
-    for probe in ('192.0.2.1', '10.255.255.255', '8.8.8.8'):
-        try:
-            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-                s.connect((probe, 9))
-                ip = s.getsockname()[0]
-            if not ip.startswith('127.') and ip != '0.0.0.0':
-                return ip
-        except OSError:
-            continue
-    return None
-
-
 TOOL_SCOPES = {}
 
 
@@ -682,7 +675,7 @@ def main(argv=None):
     ISSUER = BASE + A.issuer_path
     RESOURCE = BASE + '/mcp'
     if A.insecure_endpoint:
-        ip = non_loopback_ipv4()
+        ip = fakehttp.non_loopback_ipv4()
         trap = None
         if ip:
             try:
@@ -694,11 +687,7 @@ def main(argv=None):
             threading.Thread(target=trap.serve_forever, daemon=True).start()
         else:
             TRAP = 'http://trap.invalid'
-    print(port, flush=True)
-    try:
-        srv.serve_forever()
-    except KeyboardInterrupt:
-        pass
+    fakehttp.serve(srv)
 
 
 if __name__ == '__main__':

@@ -140,6 +140,8 @@ import time
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import fakehttp
+
 PROTOCOLS = ('2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05')
 TOOLS = ('echo', 'sse_echo', 'sse_drop_resume', 'sse_drop_noid', 'drop',
          'http500', 'rpc_error_500', 'expire', 'sleep', 'big', 'ask',
@@ -168,6 +170,14 @@ class Session:
         self.streams = {}             # stream id -> {msgs, drops, retry}
         self.initialized = threading.Event()
         self.count = 0
+
+    def answered(self, msg):
+        """msg answers one of our requests: wake its waiter, if any."""
+        with LOCK:
+            w = self.waiting.get(msg.get('id'))
+        if w:
+            w[1] = msg
+            w[0].set()
 
     def next(self, prefix):
         with LOCK:
@@ -199,7 +209,7 @@ def rpc_error(rid, code, message):
             'error': {'code': code, 'message': message}}
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(fakehttp.Sending, BaseHTTPRequestHandler):
     protocol_version = 'HTTP/1.1'
     server_version = 'mcp-http-fake/1'
 
@@ -234,22 +244,6 @@ class Handler(BaseHTTPRequestHandler):
         if getattr(self, 'rec', None) is not None:
             self.rec['status'] = code
         super().send_response(code, message)
-
-    def send_body(self, code, body, ctype, headers=()):
-        self.send_response(code)
-        self.send_header('Content-Type', ctype)
-        self.send_header('Content-Length', str(len(body)))
-        for k, v in headers:
-            self.send_header(k, v)
-        self.end_headers()
-        self.wfile.write(body)
-
-    def send_json(self, code, obj, headers=()):
-        self.send_body(code, json.dumps(obj).encode(), 'application/json',
-                       headers)
-
-    def send_text(self, code, text, headers=()):
-        self.send_body(code, text.encode(), 'text/plain', headers)
 
     def drop(self):
         self.rec['status'] = 'dropped'
@@ -301,6 +295,19 @@ class Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
 
+    def answered_before_mcp(self, legacy):
+        """Record the request and answer it here (True) when it is not an
+        authorized one of /mcp: legacy SSE mode (legacy answers), another
+        path (404) or refused by authorized()."""
+        self.record()
+        if OPTS.legacy_sse:
+            legacy()
+            return True
+        if self.rec['path'] != '/mcp':
+            self.send_text(404, 'no such path')
+            return True
+        return not self.authorized()
+
     def authorized(self):
         if not OPTS.require_header:
             return True
@@ -339,12 +346,7 @@ class Handler(BaseHTTPRequestHandler):
             with LOCK:
                 body = json.dumps(LOG).encode()
             return self.send_body(200, body, 'application/json')
-        self.record()
-        if OPTS.legacy_sse:
-            return self.legacy_get()
-        if self.rec['path'] != '/mcp':
-            return self.send_text(404, 'no such path')
-        if not self.authorized():
+        if self.answered_before_mcp(self.legacy_get):
             return
         if OPTS.no_get:
             return self.send_text(405, 'no GET stream',
@@ -423,12 +425,7 @@ class Handler(BaseHTTPRequestHandler):
         self.send_body(200, b'', 'text/plain')
 
     def do_POST(self):
-        self.record()
-        if OPTS.legacy_sse:
-            return self.legacy_post()
-        if self.rec['path'] != '/mcp':
-            return self.send_text(404, 'no such path')
-        if not self.authorized():
+        if self.answered_before_mcp(self.legacy_post):
             return
         msg = self.rec['json']
         if not isinstance(msg, dict):
@@ -440,11 +437,7 @@ class Handler(BaseHTTPRequestHandler):
         if not sess:
             return
         if 'method' not in msg:   # an answer to one of our requests
-            with LOCK:
-                w = sess.waiting.get(msg.get('id'))
-            if w:
-                w[1] = msg
-                w[0].set()
+            sess.answered(msg)
             return self.send_body(202, b'', 'text/plain')
         if 'id' not in msg:       # a notification
             if msg['method'] == 'notifications/initialized':
@@ -577,11 +570,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_text(500, 'internal failure: the fake says no\n')
         self.send_body(202, b'Accepted', 'text/plain')
         if 'method' not in msg:       # an answer to one of our requests
-            with LOCK:
-                w = sess.waiting.get(msg.get('id'))
-            if w:
-                w[1] = msg
-                w[0].set()
+            sess.answered(msg)
             return
         if 'id' not in msg:
             return
@@ -795,11 +784,7 @@ def main(argv=None):
         ap.error('--page-size must be at least 1')
     SHARED = Session()
     srv = Server(('127.0.0.1', 0), Handler)
-    print(srv.server_address[1], flush=True)
-    try:
-        srv.serve_forever()
-    except KeyboardInterrupt:
-        pass
+    fakehttp.serve(srv)
 
 
 if __name__ == '__main__':

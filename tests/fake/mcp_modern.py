@@ -41,6 +41,8 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import fakehttp
+
 MODERN = '2026-07-28'
 LEGACY = '2025-11-25'
 META_VERSION = 'io.modelcontextprotocol/protocolVersion'
@@ -137,7 +139,7 @@ class Refused(Exception):
         self.body = body
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(fakehttp.Sending, BaseHTTPRequestHandler):
     protocol_version = 'HTTP/1.1'
     server_version = 'mcp_modern'
 
@@ -164,18 +166,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def send_body(self, code, body, ctype, headers=()):
         self.rec['status'] = code
-        self.send_response(code)
-        if body or ctype:
-            self.send_header('Content-Type', ctype)
-        self.send_header('Content-Length', str(len(body)))
-        for k, v in headers:
-            self.send_header(k, v)
-        self.end_headers()
-        self.wfile.write(body)
-
-    def send_json(self, code, obj, headers=()):
-        self.send_body(code, json.dumps(obj).encode(), 'application/json',
-                       headers)
+        super().send_body(code, body, ctype, headers)
 
     def sse_start(self):
         self.rec['status'] = 200
@@ -643,11 +634,7 @@ def main(argv=None):
     ap.add_argument('--supported', default=MODERN)
     OPTS = ap.parse_args(argv)
     srv = Server(('127.0.0.1', 0), Handler)
-    print(srv.server_address[1], flush=True)
-    try:
-        srv.serve_forever()
-    except KeyboardInterrupt:
-        pass
+    fakehttp.serve(srv)
 
 
 if __name__ == '__main__':

@@ -168,6 +168,18 @@ class FakeProcess:
         self.proc.stdout.close()
 
 
+def stop_group(proc, grace=5):
+    """End proc's process group (it was started with start_new_session):
+    SIGTERM, then SIGKILL if it is not gone within grace seconds."""
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(grace)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
 def fake_factory(cls, tmp):
     """A fixture's body: yields start(*opts), which starts a cls; every one
     started is stopped at teardown."""
@@ -413,17 +425,20 @@ def pid_gone(pid):
 def tagged_pids(tag):
     """Live (non-zombie) processes whose environment carries the tag."""
     needle = f'{TAG_VAR}={tag}'.encode()
-    out = []
+    return sorted(pid for pid, env in proc_files('environ')
+                  if needle in env.split(b'\0') and pid_alive(pid))
+
+
+def proc_files(name):
+    """(pid, contents of /proc/PID/name) of every process whose file could
+    be read (one gone meanwhile, or not ours to read, is left out)."""
     for d in os.listdir('/proc'):
         if not d.isdigit():
             continue
         try:
-            env = Path(f'/proc/{d}/environ').read_bytes()
+            yield int(d), Path(f'/proc/{d}/{name}').read_bytes()
         except OSError:
             continue
-        if needle in env.split(b'\0') and pid_alive(int(d)):
-            out.append(int(d))
-    return sorted(out)
 
 
 def is_supervisor(pid):
@@ -462,14 +477,29 @@ def server_pids(tag):
     return out
 
 
-def children_of(ppid):
-    out = []
-    for d in os.listdir('/proc'):
-        if d.isdigit():
-            st = proc_stat(d)
-            if st and st[1] == ppid:
-                out.append(int(d))
-    return sorted(out)
+def proc_read(pid, name):
+    """The bytes of /proc/PID/name; b'' if it cannot be read (gone, or not
+    ours)."""
+    try:
+        return Path(f'/proc/{pid}/{name}').read_bytes()
+    except OSError:
+        return b''
+
+
+def procs():
+    """{pid: (state, ppid, pgrp, starttime)} of every process (one walk of
+    /proc; a process gone while it is read is left out)."""
+    out = {}
+    for pid, s in proc_files('stat'):
+        f = s[s.rindex(b')') + 2:].decode().split()
+        out[pid] = (f[0], int(f[1]), int(f[2]), int(f[19]))
+    return out
+
+
+def children_of(ppid, state=None):
+    """The pids whose parent is ppid (only those in state, if given)."""
+    return sorted(p for p, st in procs().items()
+                  if st[1] == ppid and (state is None or st[0] == state))
 
 
 def reap_adopted(pids):

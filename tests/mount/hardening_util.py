@@ -341,13 +341,7 @@ class UserMount:
 
 def zombie_children(pid):
     """Children of pid in state Z."""
-    out = []
-    for d in os.listdir('/proc'):
-        if d.isdigit():
-            st = proc_stat(d)
-            if st and st[1] == pid and st[0] == 'Z':
-                out.append(int(d))
-    return out
+    return conftest.children_of(pid, 'Z')
 
 
 def vm_rss_kib(pid):

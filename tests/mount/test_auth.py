@@ -333,12 +333,19 @@ def test_refresh_under_8_threads_shares_one_refresh(mcpfs_mount, authserver,
     assert not [r for r in srv.mcp() if r['method'] == 'DELETE']
 
 
-def test_forged_callback_refused(mcpfs_mount, authserver, tmp_path):
+def login_waiting(mcpfs_mount, authserver, tmp_path):
+    """A fresh authorization server and mount whose first call was refused
+    (REQUIRED), auth.json waiting for the user: (srv, mount, thread,
+    auth.json)."""
     srv = authserver()
     m = mount(mcpfs_mount, tmp_path, srv)
     t = thread(m, 'h')
     assert_required(echo(t))
-    a = wait_auth(m, WAITING)
+    return srv, m, t, wait_auth(m, WAITING)
+
+
+def test_forged_callback_refused(mcpfs_mount, authserver, tmp_path):
+    srv, m, t, a = login_waiting(mcpfs_mount, authserver, tmp_path)
     cb = a['redirectUri']
     for forged in (f'{cb}?code=forged&state=not-the-state',
                    f'{cb}?code=forged'):
@@ -360,11 +367,7 @@ def test_forged_callback_refused(mcpfs_mount, authserver, tmp_path):
 
 
 def test_pasted_redirect_url(mcpfs_mount, authserver, tmp_path):
-    srv = authserver()
-    m = mount(mcpfs_mount, tmp_path, srv)
-    t = thread(m, 'h')
-    assert_required(echo(t))
-    a = wait_auth(m, WAITING)
+    srv, m, t, a = login_waiting(mcpfs_mount, authserver, tmp_path)
     loc = authorize_redirect(a['authorizationUrl'])   # the "other browser"
     bad = with_query(loc, state='forged-' + query_of(loc)['state'])
     with pytest.raises(OSError) as ei:

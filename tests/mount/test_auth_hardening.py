@@ -11,6 +11,7 @@ import http.server
 import json
 import os
 import stat
+import sys
 import threading
 import time
 from datetime import datetime, timezone
@@ -19,9 +20,12 @@ import pytest
 
 from auth_util import (authserver, store_dir, store_file,  # noqa: F401
                        store_name)
-from conftest import read_file, run_with_deadline
+from conftest import REPO, read_file, run_with_deadline
 from test_auth import (assert_ok, auth, echo, first_sign_in, mount, thread,
                        wait_auth)
+
+sys.path.insert(0, str(REPO / 'tests/fake'))
+from fakehttp import non_loopback_ipv4  # noqa: E402 (the fakes' folder)
 
 REQUIRED = -32001
 
@@ -90,6 +94,16 @@ def test_fifo_at_store_path_refused_mount_answers(mcpfs_mount, authserver,
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
 
 
+def assert_store_refused(m, why):
+    """A call gets REQUIRED and auth.json says failed, both saying why (the
+    token store was refused)."""
+    reply = echo(thread(m, 'h'))
+    assert reply['error']['code'] == REQUIRED, reply
+    assert why in reply['error']['message'], reply
+    a = auth(m)
+    assert a['state'] == 'failed' and why in a['error'], a
+
+
 @pytest.mark.parametrize('link', ['auth', 'mcpfs'])
 def test_symlinked_store_directory_not_followed(mcpfs_mount, authserver,
                                                 tmp_path, link):
@@ -105,12 +119,7 @@ def test_symlinked_store_directory_not_followed(mcpfs_mount, authserver,
         state.mkdir()
         os.symlink(target, state / 'mcpfs')
     m = mount(mcpfs_mount, tmp_path, srv)
-    t = thread(m, 'h')
-    reply = echo(t)
-    assert reply['error']['code'] == REQUIRED, reply
-    assert 'symbolic link' in reply['error']['message'], reply
-    a = auth(m)
-    assert a['state'] == 'failed' and 'symbolic link' in a['error'], a
+    assert_store_refused(m, 'symbolic link')
     # the target is untouched: mode kept, no token in it
     assert stat.S_IMODE(os.stat(target).st_mode) == 0o755
     assert not any(target.rglob('*.json')), list(target.rglob('*'))
@@ -126,12 +135,7 @@ def test_store_over_64k_refused_not_overwritten(mcpfs_mount, authserver,
     f.write_bytes(big)
     os.chmod(f, 0o600)
     m = mount(mcpfs_mount, tmp_path, srv)
-    t = thread(m, 'h')
-    reply = echo(t)
-    assert reply['error']['code'] == REQUIRED, reply
-    assert '64 KiB' in reply['error']['message'], reply
-    a = auth(m)
-    assert a['state'] == 'failed' and '64 KiB' in a['error'], a
+    assert_store_refused(m, '64 KiB')
     assert f.read_bytes() == big
 
 
@@ -153,24 +157,10 @@ class Trap(http.server.BaseHTTPRequestHandler):
         pass
 
 
-def non_loopback_ip():
-    import socket
-    for probe in ('192.0.2.1', '10.255.255.255', '8.8.8.8'):
-        try:
-            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-                s.connect((probe, 9))
-                ip = s.getsockname()[0]
-            if not ip.startswith('127.'):
-                return ip
-        except OSError:
-            continue
-    return None
-
-
 @pytest.mark.parametrize('host', ['localhost', '127.0.0.1'])
 def test_discovery_into_loopback_refused(mcpfs_mount, authserver, tmp_path,
                                          host):
-    ip = non_loopback_ip()
+    ip = non_loopback_ipv4()
     if not ip:
         pytest.skip('no non-loopback address to put the server on')
     trap = http.server.HTTPServer(('127.0.0.1', 0), Trap)

@@ -295,20 +295,23 @@ def test_one_byte_writes(mcpfs_mount):
     os.close(fd)
 
 
+def sh_ok(cwd, script):
+    """Run script with sh in cwd; it must succeed: its stdout (bytes)."""
+    r = subprocess.run(['sh', '-c', script], cwd=cwd, capture_output=True,
+                       timeout=20)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
 def test_shell_echo_then_cat(mcpfs_mount):
     m = mcpfs_mount({'a': fake()})
     t = thread(m)
-    r = subprocess.run(
-        ['sh', '-c', 'echo \'{"name":"echo","arguments":{"text":"from sh"}}\''
-         ' > call; cat call'], cwd=t, capture_output=True, timeout=20)
-    assert r.returncode == 0, r.stderr
-    assert text(json.loads(r.stdout)) == 'from sh'
+    out = sh_ok(t, 'echo \'{"name":"echo","arguments":{"text":"from sh"}}\''
+                ' > call; cat call')
+    assert text(json.loads(out)) == 'from sh'
     # and at the server level, one-shot
-    r = subprocess.run(
-        ['sh', '-c', 'echo \'{"name":"counter"}\' > call; cat call'],
-        cwd=m.path / 'a', capture_output=True, timeout=20)
-    assert r.returncode == 0, r.stderr
-    assert text(json.loads(r.stdout)) == '1'
+    out = sh_ok(m.path / 'a', 'echo \'{"name":"counter"}\' > call; cat call')
+    assert text(json.loads(out)) == '1'
 
 
 def test_latest_reply_for_reader_that_sent_nothing(mcpfs_mount):
@@ -379,11 +382,9 @@ def test_close_does_not_cancel(mcpfs_mount):
 def test_head_closes_early(mcpfs_mount):
     m = mcpfs_mount({'a': fake()})
     t = thread(m)
-    r = subprocess.run(
-        ['sh', '-c', 'echo \'{"name":"big","arguments":{"bytes":300000}}\''
-         ' > call; head -c 10 call'], cwd=t, capture_output=True, timeout=20)
-    assert r.returncode == 0, r.stderr
-    assert len(r.stdout) == 10 and r.stdout.startswith(b'{')
+    out = sh_ok(t, 'echo \'{"name":"big","arguments":{"bytes":300000}}\''
+                ' > call; head -c 10 call')
+    assert len(out) == 10 and out.startswith(b'{')
     assert text(tool(t, 'echo', text='still here')) == 'still here'
     pid = status(t)['pid']
     fd = os.open(t / 'call', os.O_RDONLY)

@@ -142,39 +142,36 @@ def test_sigwinch_to_cat_keeps_call(mcpfs_mount):
 
 # ---------------------------------------------------------------- seeks
 
-def run_sh(t, script, shell='sh'):
+def out_of_sh(t, script, shell='sh'):
+    """Run script in thread t; it must exit 0 with nothing on stderr: its
+    stdout (bytes)."""
     p = subprocess.run([shell, '-c', script], cwd=t, capture_output=True,
                        timeout=15)
-    return p.returncode, p.stdout, p.stderr
+    assert (p.returncode, p.stderr) == (0, b'')
+    return p.stdout
 
 
 def test_head_n1_after_call(mcpfs_mount):
-    m = mcpfs_mount({'a': fake()})
-    t = thread(m)
-    rc, out, err = run_sh(t, 'echo \'{"name":"echo","arguments":'
-                          '{"text":"first"}}\' > call; head -n1 call')
-    assert (rc, err) == (0, b'')
+    t = thread(mcpfs_mount({'a': fake()}))
+    out = out_of_sh(t, 'echo \'{"name":"echo","arguments":'
+                    '{"text":"first"}}\' > call; head -n1 call')
     assert out.count(b'\n') == 1
     assert text(json.loads(out)) == 'first'
 
 
 def test_head_n1_on_own_open_file(mcpfs_mount):
     """head on a descriptor that wrote the request (sh's <> on call)."""
-    m = mcpfs_mount({'a': fake()})
-    t = thread(m)
-    rc, out, err = run_sh(t, 'exec 3<>call; printf %s \'{"name":"echo",'
-                          '"arguments":{"text":"own"}}\' >&3; head -n1 <&3')
-    assert (rc, err) == (0, b'')
+    t = thread(mcpfs_mount({'a': fake()}))
+    out = out_of_sh(t, 'exec 3<>call; printf %s \'{"name":"echo",'
+                    '"arguments":{"text":"own"}}\' >&3; head -n1 <&3')
     assert text(json.loads(out)) == 'own'
 
 
 def test_bash_read_line(mcpfs_mount):
-    m = mcpfs_mount({'a': fake()})
-    t = thread(m)
-    rc, out, err = run_sh(t, 'echo \'{"name":"echo","arguments":'
-                          '{"text":"line"}}\' > call; IFS= read -r l < call;'
-                          ' printf "%s\\n" "$l"', shell='bash')
-    assert (rc, err) == (0, b'')
+    t = thread(mcpfs_mount({'a': fake()}))
+    out = out_of_sh(t, 'echo \'{"name":"echo","arguments":'
+                    '{"text":"line"}}\' > call; IFS= read -r l < call;'
+                    ' printf "%s\\n" "$l"', shell='bash')
     assert text(json.loads(out)) == 'line'
 
 
@@ -227,12 +224,10 @@ def test_lseek_cur_answers_and_seeks_are_ignored(mcpfs_mount):
 
 
 def test_truncating_write_still_works(mcpfs_mount):
-    m = mcpfs_mount({'a': fake()})
-    t = thread(m)
-    rc, out, err = run_sh(t, 'for i in 1 2 3; do echo "{\\"name\\":\\"echo\\",'
-                          '\\"arguments\\":{\\"text\\":\\"n$i\\"}}" > call;'
-                          ' cat call; done')
-    assert (rc, err) == (0, b'')
+    t = thread(mcpfs_mount({'a': fake()}))
+    out = out_of_sh(t, 'for i in 1 2 3; do echo "{\\"name\\":\\"echo\\",'
+                    '\\"arguments\\":{\\"text\\":\\"n$i\\"}}" > call;'
+                    ' cat call; done')
     assert [text(json.loads(ln)) for ln in out.splitlines()] == \
         ['n1', 'n2', 'n3']
     assert text(call(t, {'name': 'echo', 'arguments': {'text': 'x'}})) == 'x'

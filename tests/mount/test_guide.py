@@ -18,7 +18,8 @@ from test_http import fake_http  # noqa: F401 - the fixture
 from conftest import (DEMO, FAKESERVER, MCPFS, demo, everything, fake,
                       fusermount, needs_everything,
                       is_mounted, read_file, run_mcpfs_expect_exit,
-                      run_with_deadline, status, wait_until, write_file)
+                      run_with_deadline, status, thread, wait_until,
+                      write_file)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -121,8 +122,7 @@ def test_help_per_server_and_thread(mcpfs_mount):
 @needs_everything
 def test_help_prompts_and_schemas_everything(mcpfs_mount):
     m = mcpfs_mount({'ev': everything()})
-    t = m.path / 'ev' / 't1'
-    os.mkdir(t)
+    t = thread(m, 'ev', 't1')
     names = os.listdir(t / 'help')
     assert 'prompt:args-prompt' in names and 'get-sum' in names, names
     assert 'prompt:args-prompt' in os.listdir(m.path / 'ev' / 'help')
@@ -148,8 +148,7 @@ def test_help_prompts_and_schemas_everything(mcpfs_mount):
 
 def test_name_value_lines(mcpfs_mount):
     m = mcpfs_mount({'demo': demo()})
-    t = m.path / 'demo' / 't1'
-    os.mkdir(t)
+    t = thread(m, 'demo', 't1')
     # (Python's open-write-close: a shell's echo > also sends {} at its
     # first close on this tree, a bug of callfile.c's flush being fixed
     # on its own branch; set and get do not mind it)
@@ -185,8 +184,7 @@ def test_name_value_lines(mcpfs_mount):
 
 def test_sizes_are_real(mcpfs_mount):
     m = mcpfs_mount({'f': fake('--stderr-lines', 3)})
-    t = m.path / 'f' / 't1'
-    os.mkdir(t)
+    t = thread(m, 'f', 't1')
     rc, out, err = sh('''echo level=info > tools/log; cat tools/log >/dev/null
                          echo text=hello > tools/echo; cat tools/echo''', t)
     assert 'hello' in out
@@ -310,8 +308,7 @@ def test_idle_default_1800(mcpfs_mount):
 
 def test_exec_failure_in_last_error_and_ls_tools(mcpfs_mount):
     m = mcpfs_mount({'gone': {'command': 'mcpfs-no-such-command'}})
-    t = m.path / 'gone' / 't1'
-    os.mkdir(t)
+    t = thread(m, 'gone', 't1')
     with pytest.raises(OSError) as e:
         os.listdir(t / 'tools')
     assert e.value.errno == errno.ENOTCONN
@@ -329,8 +326,7 @@ def test_exec_failure_in_last_error_and_ls_tools(mcpfs_mount):
 
 def test_timeout_and_cancel_in_last_error(mcpfs_mount):
     m = mcpfs_mount({'f': fake()}, args=['--call-timeout', '1'])
-    t = m.path / 'f' / 't1'
-    os.mkdir(t)
+    t = thread(m, 'f', 't1')
     rc, out, err = sh(': > tools/hang; cat tools/hang', t)
     assert 'timed out' in out
     assert status(t)['last_error'].startswith(
@@ -339,8 +335,7 @@ def test_timeout_and_cancel_in_last_error(mcpfs_mount):
 
 def test_cancel_in_last_error(mcpfs_mount):
     m = mcpfs_mount({'f': fake()})
-    t = m.path / 'f' / 't1'
-    os.mkdir(t)
+    t = thread(m, 'f', 't1')
     fd = os.open(t / 'tools' / 'hang', os.O_RDWR)
     try:
         os.write(fd, b'{}')
@@ -354,8 +349,7 @@ def test_cancel_in_last_error(mcpfs_mount):
 
 def test_write_to_missing_tool_is_enoent(mcpfs_mount):
     m = mcpfs_mount({'demo': demo()})
-    t = m.path / 'demo' / 't1'
-    os.mkdir(t)
+    t = thread(m, 'demo', 't1')
     os.listdir(t / 'tools')
     rc, out, err = sh('echo by=1 > tools/incrr', t)
     assert rc == 1 and 'No such file or directory' in err, err
@@ -421,8 +415,7 @@ def test_http_status_in_last_error(mcpfs_mount, fake_http):
     from test_http import entry
     srv = fake_http()
     m = mcpfs_mount({'h': entry(srv)})
-    t = m.path / 'h' / 't'
-    os.mkdir(t)
+    t = thread(m, 'h', 't')
     assert tool(t, 'http500')['error']['code'] == -32007
     assert status(t)['last_error'] == \
         'HTTP 500 from the server: internal failure: the fake says no'

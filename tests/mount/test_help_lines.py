@@ -10,7 +10,7 @@ import json
 import os
 
 
-from conftest import demo, everything, needs_everything, read_file
+from conftest import demo, everything, needs_everything, read_file, thread
 from help_util import calls, run_lines, scripted, sh
 
 # server-everything's tools and prompts not run here, and why (asserted
@@ -63,8 +63,7 @@ def run_every_line(thread, skip=()):
 @needs_everything
 def test_every_help_line_of_everything_runs(mcpfs_mount):
     m = mcpfs_mount({'ev': everything()})
-    t = m.path / 'ev' / 't1'
-    os.mkdir(t)
+    t = thread(m, 'ev', 't1')
     names = os.listdir(t / 'help')
     # the skipped ones are there, for the reasons given
     assert {'trigger-elicitation-request', 'trigger-url-elicitation',
@@ -81,8 +80,7 @@ def test_every_help_line_of_everything_runs(mcpfs_mount):
 
 def test_every_help_line_of_demo_runs(mcpfs_mount):
     m = mcpfs_mount({'demo': demo()})
-    t = m.path / 'demo' / 't1'
-    os.mkdir(t)
+    t = thread(m, 'demo', 't1')
     ran, bad = run_every_line(t)
     assert len(ran) == 2 * 7, ran
     assert not bad, bad
@@ -135,8 +133,7 @@ def test_strict_schemas_get_fitting_values(mcpfs_mount, tmp_path):
         for n, s in STRICT.items()]
     entry, log = scripted(tmp_path, {'tools': tools})
     m = mcpfs_mount({'s': entry})
-    t = m.path / 's' / 't1'
-    os.mkdir(t)
+    t = thread(m, 's', 't1')
     ran, bad = run_every_line(t)
     assert len(ran) == 2 * len(STRICT)
     assert not bad, bad

@@ -18,21 +18,22 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
+import sys
 import time
 
 import pytest
 
 from conftest import (call, events, fake_factory, FakeProcess, free_port,
                       open_call, read_file, recv, REPO,
-                      run_mcpfs_expect_exit, send, status, text, thread,
-                      tool, wait_until)
+                      run_mcpfs_expect_exit, send, status, stop_group, text,
+                      thread, tool, wait_until)
 
 FAKE_HTTP = REPO / 'tests/fake/mcp_http.py'
 EVERYTHING = REPO / \
     'node_modules/@modelcontextprotocol/server-everything/dist/index.js'
 
+sys.path.insert(0, str(FAKE_HTTP.parent))  # mcp_http imports fakehttp
 _spec = importlib.util.spec_from_file_location('mcp_http', FAKE_HTTP)
 fake_mod = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(fake_mod)
@@ -81,6 +82,20 @@ def fake_http(tmp_path):
 
 def entry(srv, **extra):
     return dict({'url': srv.url}, **extra)
+
+
+def assert_tool_error(t, name, code, message):
+    """Calling tool name (no arguments) in t replies this error."""
+    e = err(tool(t, name))
+    assert (e['code'], e['message']) == (code, message), e
+
+
+def fake_thread(mcpfs_mount, fake_http):
+    """A fake HTTP server with default options, mounted as h, and a thread
+    of it: (srv, mount, thread)."""
+    srv = fake_http()
+    m = mcpfs_mount({'h': entry(srv)})
+    return srv, m, thread(m, 'h')
 
 
 def wait_state(t, state, timeout=10):
@@ -190,9 +205,7 @@ def test_initialize_answered_as_an_event_stream(mcpfs_mount, fake_http):
 # ---------------------------------------------------------------- replies
 
 def test_sse_reply_and_its_notifications(mcpfs_mount, fake_http):
-    srv = fake_http()
-    m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m, 'h')
+    srv, m, t = fake_thread(mcpfs_mount, fake_http)
     reply = tool(t, 'sse_echo', text='over sse')
     assert reply == {'content': [{'type': 'text', 'text': 'over sse'}]}
     [req] = srv.posts(tool='sse_echo')
@@ -211,9 +224,7 @@ def test_sse_reply_and_its_notifications(mcpfs_mount, fake_http):
 @pytest.mark.parametrize('retry, delay', [(200, 0.2), (None, 1.0)])
 def test_stream_resumed_with_last_event_id(mcpfs_mount, fake_http, retry,
                                            delay):
-    srv = fake_http()
-    m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m, 'h')
+    srv, m, t = fake_thread(mcpfs_mount, fake_http)
     assert text(tool(t, 'sse_drop_resume', text='r1', retry=retry)) == \
         'resumed r1'
     [post] = srv.posts(tool='sse_drop_resume')
@@ -234,9 +245,7 @@ def test_stream_resumed_with_last_event_id(mcpfs_mount, fake_http, retry,
 
 
 def test_resumed_again_up_to_ten_times(mcpfs_mount, fake_http):
-    srv = fake_http()
-    m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m, 'h')
+    srv, m, t = fake_thread(mcpfs_mount, fake_http)
 
     def resumes():
         return [g for g in srv.requests('GET')
@@ -255,28 +264,28 @@ def test_resumed_again_up_to_ten_times(mcpfs_mount, fake_http):
     assert text(tool(t, 'echo', text='on')) == 'on'
 
 
+def assert_same_session(t, srv, word):
+    """The thread is still ready in its first generation, a call works
+    (echo of word) and the server saw one session only."""
+    st = status(t)
+    assert st['state'] == 'ready' and st['generation'] == 1, st
+    assert text(tool(t, 'echo', text=word)) == word
+    assert len(srv.sessions()) == 1
+
+
 def test_stream_closed_without_event_ids(mcpfs_mount, fake_http):
-    srv = fake_http()
-    m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m, 'h')
-    e = err(tool(t, 'sse_drop_noid'))
-    assert e['code'] == -32002
-    assert e['message'] == \
-        'the server closed the event stream before the reply'
+    srv, m, t = fake_thread(mcpfs_mount, fake_http)
+    assert_tool_error(t, 'sse_drop_noid', -32002,
+                      'the server closed the event stream before the reply')
     assert not [g for g in srv.requests('GET')
                 if 'last-event-id' in g['headers']]
     assert any(x.get('params', {}).get('data') == 'sse_drop_noid'
                for x in events(t))
-    st = status(t)
-    assert st['state'] == 'ready' and st['generation'] == 1, st
-    assert text(tool(t, 'echo', text='still')) == 'still'
-    assert len(srv.sessions()) == 1
+    assert_same_session(t, srv, 'still')
 
 
 def test_dropped_connection_fails_that_call_only(mcpfs_mount, fake_http):
-    srv = fake_http()
-    m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m, 'h')
+    srv, m, t = fake_thread(mcpfs_mount, fake_http)
     assert text(tool(t, 'echo', text='before')) == 'before'
     e = err(tool(t, 'drop'))
     prefix = 'connection to the server failed: '
@@ -284,16 +293,11 @@ def test_dropped_connection_fails_that_call_only(mcpfs_mount, fake_http):
     lines = read_file(t / 'stderr').decode().splitlines()
     assert any(ln.startswith(prefix) and e['message'].startswith(ln)
                for ln in lines), lines
-    st = status(t)
-    assert st['state'] == 'ready' and st['generation'] == 1, st
-    assert text(tool(t, 'echo', text='after')) == 'after'
-    assert len(srv.sessions()) == 1
+    assert_same_session(t, srv, 'after')
 
 
 def test_dropped_call_is_not_replayed(mcpfs_mount, fake_http):
-    srv = fake_http()
-    m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m, 'h')
+    srv, m, t = fake_thread(mcpfs_mount, fake_http)
     # the echo leaves an idle keep-alive connection, which the drop reuses
     assert text(tool(t, 'echo', text='before')) == 'before'
     assert err(tool(t, 'drop'))['code'] == -32002
@@ -301,29 +305,20 @@ def test_dropped_call_is_not_replayed(mcpfs_mount, fake_http):
 
 
 def test_http_500(mcpfs_mount, fake_http):
-    srv = fake_http()
-    m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m, 'h')
-    e = err(tool(t, 'http500'))
-    assert e['code'] == -32007
-    assert e['message'] == \
-        'HTTP 500 from the server: internal failure: the fake says no'
+    srv, m, t = fake_thread(mcpfs_mount, fake_http)
+    assert_tool_error(t, 'http500', -32007, 'HTTP 500 from the server: '
+                      'internal failure: the fake says no')
     assert 'HTTP 500 from the server: internal failure: the fake says no' \
         in read_file(t / 'stderr').decode().splitlines()
     # a JSON-RPC error body for the request is the reply
     assert tool(t, 'rpc_error_500') == {'error': {
         'code': -32603, 'message': 'fake internal error',
         'data': {'tool': 'rpc_error_500'}}}
-    st = status(t)
-    assert st['state'] == 'ready' and st['generation'] == 1, st
-    assert text(tool(t, 'echo', text='fine')) == 'fine'
-    assert len(srv.sessions()) == 1
+    assert_same_session(t, srv, 'fine')
 
 
 def test_large_replies_whole(mcpfs_mount, fake_http):
-    srv = fake_http()
-    m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m, 'h')
+    srv, m, t = fake_thread(mcpfs_mount, fake_http)
     n = 8 << 20
     for sse in (False, True):
         r = tool(t, 'big', timeout=60, bytes=n, sse=sse)
@@ -332,9 +327,7 @@ def test_large_replies_whole(mcpfs_mount, fake_http):
 
 
 def test_concurrent_calls_get_their_own_replies(mcpfs_mount, fake_http):
-    srv = fake_http()
-    m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m, 'h')
+    srv, m, t = fake_thread(mcpfs_mount, fake_http)
     wait_ready(t)
     reqs = [('sleep', {'ms': 900}, 'slept 900'),
             ('sleep', {'ms': 300}, 'slept 300'),
@@ -382,9 +375,7 @@ def test_many_sessions_at_once(mcpfs_mount, fake_http):
 
 def test_404_loses_the_session_and_the_next_call_starts_one(mcpfs_mount,
                                                            fake_http):
-    srv = fake_http()
-    m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m, 'h')
+    srv, m, t = fake_thread(mcpfs_mount, fake_http)
     assert text(tool(t, 'echo', text='one')) == 'one'
     [sid1] = srv.sessions()
     fd = open_call(t)
@@ -438,9 +429,7 @@ def test_rmdir_and_unmount_delete_the_session(mcpfs_mount, fake_http):
 
 
 def test_delete_carries_the_protocol_version(mcpfs_mount, fake_http):
-    srv = fake_http()
-    m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m, 'h')
+    srv, m, t = fake_thread(mcpfs_mount, fake_http)
     assert text(tool(t, 'echo', text='a')) == 'a'
     os.rmdir(t)
     assert text(tool(m.path / 'h' / 'call', 'echo', text='b')) == 'b'
@@ -451,9 +440,7 @@ def test_delete_carries_the_protocol_version(mcpfs_mount, fake_http):
 
 
 def test_ctl_restart_starts_a_new_session(mcpfs_mount, fake_http):
-    srv = fake_http()
-    m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m, 'h')
+    srv, m, t = fake_thread(mcpfs_mount, fake_http)
     assert text(tool(t, 'echo', text='a')) == 'a'
     [sid1] = srv.sessions()
     with open(t / 'ctl', 'w') as f:
@@ -519,9 +506,7 @@ def test_tools_json_reads_every_page(mcpfs_mount, fake_http):
 
 
 def test_get_stream_reopened_with_last_event_id(mcpfs_mount, fake_http):
-    srv = fake_http()
-    m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m, 'h')
+    srv, m, t = fake_thread(mcpfs_mount, fake_http)
     assert text(tool(t, 'notify', params={'data': 1})) == 'notified'
     assert text(tool(t, 'end_get')) == 'ended'
     first = srv.requests('GET')[0]
@@ -641,9 +626,7 @@ def test_bad_http_entry_refused(tmp_path, bad, field, problem):
 # ---------------------------------------------------------------- cancel
 
 def test_ctl_cancel_sends_cancelled(mcpfs_mount, fake_http):
-    srv = fake_http()
-    m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m, 'h')
+    srv, m, t = fake_thread(mcpfs_mount, fake_http)
     fd = open_call(t)
     try:
         send(fd, {'name': 'sleep', 'arguments': {'ms': 30000}})
@@ -694,9 +677,7 @@ def test_server_requests_are_answered(mcpfs_mount, fake_http):
 
 
 def test_notification_on_the_get_stream(mcpfs_mount, fake_http):
-    srv = fake_http()
-    m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m, 'h')
+    srv, m, t = fake_thread(mcpfs_mount, fake_http)
     note = {'level': 'warning', 'logger': 'fake', 'data': 'from GET'}
     assert text(tool(t, 'notify', params=note)) == 'notified'
     wait_until(lambda: {'jsonrpc': '2.0', 'method': 'notifications/message',
@@ -733,13 +714,7 @@ class Everything:
         return self.out.read_text(errors='replace')
 
     def stop(self):
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait()
+        stop_group(self.proc)
 
 
 @pytest.fixture
@@ -761,13 +736,20 @@ def toggled(reply, word):
     return SESSION_IN.search(t).group(1)
 
 
-def test_everything_state_isolation_oneshot_rmdir(mcpfs_mount, everything):
-    m = mcpfs_mount({'ev': {'type': 'http', 'url': everything.url}})
+def two_sessions(m):
+    """Threads a and b of server-everything (mounted as ev), each with its
+    own session, whose logging state each keeps: (a, b, sid_a, sid_b)."""
     a, b = thread(m, 'ev', 'a'), thread(m, 'ev', 'b')
     sid_a = toggled(call(a, TOGGLE), 'Started')
     assert toggled(call(a, TOGGLE), 'Stopped') == sid_a     # state survives
     sid_b = toggled(call(b, TOGGLE), 'Started')              # its own session
     assert sid_b != sid_a
+    return a, b, sid_a, sid_b
+
+
+def test_everything_state_isolation_oneshot_rmdir(mcpfs_mount, everything):
+    m = mcpfs_mount({'ev': {'type': 'http', 'url': everything.url}})
+    a, b, sid_a, sid_b = two_sessions(m)
     st = status(a)
     assert (st['state'], st['transport'], st['pid']) == ('ready', 'http', None)
     assert st['serverInfo']['name'] == 'mcp-servers/everything', st
@@ -842,9 +824,7 @@ def test_initialize_answered_not_json_fails_the_start(mcpfs_mount,
 
 
 def test_batch_answer_messages_as_sent(mcpfs_mount, fake_http):
-    srv = fake_http()
-    m = mcpfs_mount({'h': entry(srv)})
-    t = thread(m, 'h')
+    srv, m, t = fake_thread(mcpfs_mount, fake_http)
     assert text(tool(t, 'batch')) == 'batched'
     lines = read_file(t / 'events').splitlines()
     assert [x for x in lines if b'"logger":"batch"' in x] == [

@@ -32,7 +32,7 @@ import pytest
 
 import conftest
 from conftest import (FAKESERVER, MCPFS, REPO, call, fake, is_supervisor,
-                      pid_gone, reap_adopted, status, text, tool,
+                      pid_gone, procs, reap_adopted, status, text, tool,
                       wait_until, write_file)
 
 WRAP = REPO / 'tests/fake/wrap-ignore-eof.sh'
@@ -67,21 +67,6 @@ SERVERS = {'wrapped': (wrapped, 5),     # supervisor, sh, 2 sleeps, fakeserver
 
 
 # ---------------------------------------------------------------- /proc
-
-def procs():
-    """{pid: (state, ppid, pgrp, starttime)} of every process."""
-    out = {}
-    for d in os.listdir('/proc'):
-        if not d.isdigit():
-            continue
-        try:
-            s = open(f'/proc/{d}/stat').read()
-        except OSError:
-            continue
-        f = s[s.rindex(')') + 2:].split()
-        out[int(d)] = (f[0], int(f[1]), int(f[2]), int(f[19]))
-    return out
-
 
 def live(info):
     return info[0] not in 'ZX'

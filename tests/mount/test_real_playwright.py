@@ -40,7 +40,7 @@ from pathlib import Path
 import pytest
 
 from conftest import (REPO, call, status, text, wait_until, pid_alive,
-                      proc_stat)
+                      proc_read, proc_stat, procs)
 
 PLAYWRIGHT = REPO / 'node_modules/@playwright/mcp/cli.js'
 CHROMIUM = Path('/usr/bin/chromium')
@@ -189,10 +189,9 @@ def page_url(tmp_path):
 
 
 def cmdline(pid):
-    try:
-        return Path(f'/proc/{pid}/cmdline').read_bytes().split(b'\0')
-    except OSError:
-        return []
+    """pid's argv ([] if it cannot be read, or has none: a zombie)."""
+    raw = proc_read(pid, 'cmdline')
+    return raw.split(b'\0') if raw else []
 
 
 def is_chromium(pid):
@@ -200,23 +199,14 @@ def is_chromium(pid):
     argv0 = cmdline(pid)[:1]
     if argv0 and b'chrom' in os.path.basename(argv0[0]):
         return True
-    try:
-        return 'chrom' in Path(f'/proc/{pid}/comm').read_text()
-    except OSError:
-        return False
+    return b'chrom' in proc_read(pid, 'comm')
 
 
 def descendants(root):
     """Every live process below root (walking /proc ppid links)."""
     kids = {}
-    for d in os.listdir('/proc'):
-        if d.isdigit():
-            try:
-                s = Path(f'/proc/{d}/stat').read_text()
-            except OSError:
-                continue
-            ppid = int(s[s.rindex(')') + 2:].split()[1])
-            kids.setdefault(ppid, []).append(int(d))
+    for pid, st in procs().items():
+        kids.setdefault(st[1], []).append(pid)
     out, todo = [], [root]
     while todo:
         for k in kids.get(todo.pop(), []):

@@ -238,6 +238,15 @@ def questions(t):
         return []
 
 
+def shell_accepts(m, what):
+    """The shell answers the first question of thread agent (waited for as
+    what): accept, name "sh"."""
+    t = m.path / 'a' / 'agent'
+    q = wait_until(lambda: questions(t), 30, what)
+    write_file(t / 'requests' / q[0],
+               json.dumps({'action': 'accept', 'content': {'name': 'sh'}}))
+
+
 @needs_sdk
 def test_a_question_goes_to_a_client_that_can_answer(mcpfs_mount):
     m = mcpfs_mount({'a': fake()})
@@ -313,10 +322,7 @@ def test_an_answer_that_does_not_fit_leaves_the_question(mcpfs_mount):
             'required': ['name']}}}
     c.send(op='call', name='a__ask', arguments=form)
     assert 'asked' in c._line(60)
-    t = m.path / 'a' / 'agent'
-    q = wait_until(lambda: questions(t), 30, 'the question left to the shell')
-    write_file(t / 'requests' / q[0],
-               json.dumps({'action': 'accept', 'content': {'name': 'sh'}}))
+    shell_accepts(m, 'the question left to the shell')
     got = json.loads(result_text(c._line(60)['ok']))
     assert got['result']['content'] == {'name': 'sh'}, got
     c.close()
@@ -330,10 +336,7 @@ def test_a_question_the_shell_answers_first_is_withdrawn(mcpfs_mount):
     c = Client(m, 'agent', answer='slow')
     c.send(op='call', name='a__ask', arguments=ELICIT)
     assert 'asked' in c._line(60)
-    t = m.path / 'a' / 'agent'
-    q = wait_until(lambda: questions(t), 30, 'the question in requests/')
-    write_file(t / 'requests' / q[0],
-               json.dumps({'action': 'accept', 'content': {'name': 'sh'}}))
+    shell_accepts(m, 'the question in requests/')
     r = c._line(60)
     assert r == {'cancelled': 'mcpfs-ask-' + r['cancelled'][10:]}, r
     got = json.loads(result_text(c._line(60)['ok']))

@@ -119,8 +119,7 @@ def test_empty_request_at_last_close_only(mcpfs_mount):
     # ": > tools/incr" sends {} once; "echo > tools/incr" (whitespace)
     # too; each shell's dup2-and-close flush sends nothing more
     m = mcpfs_mount({'demo': demo()})
-    t = m.path / 'demo' / 't'
-    os.mkdir(t)
+    t = thread(m, 'demo', 't')
     for shell in SHELLS:
         if not shutil.which(SHELLS[shell][0]):
             continue
@@ -138,8 +137,7 @@ def test_empty_request_at_last_close_only(mcpfs_mount):
 
 def test_fresh_read_of_a_tool_never_reads_another_tools_reply(mcpfs_mount):
     m = mcpfs_mount({'demo': demo()})
-    t = m.path / 'demo' / 't'
-    os.mkdir(t)
+    t = thread(m, 'demo', 't')
     sh = ['bash', '-c']
     # a tool never called reads as empty, even after another tool's call
     out = subprocess.run(sh + ['echo "{\\"by\\":5}" > "$1/tools/incr"; '
@@ -264,8 +262,7 @@ def test_threads_sharing_one_fd_lose_no_reply(mcpfs_mount):
 
 def test_write_only_file_sends_each_request(mcpfs_mount):
     m = mcpfs_mount({'demo': demo()})
-    t = m.path / 'demo' / 't'
-    os.mkdir(t)
+    t = thread(m, 'demo', 't')
     fd = os.open(t / 'tools' / 'incr', os.O_WRONLY)
     try:
         for _ in range(3):
@@ -330,3 +327,24 @@ def test_records_of_gone_writers_are_pruned(mcpfs_mount, tmp_path):
             for line in m.output().splitlines() if 'writers: ' in line]
     assert len(kept) >= 4, kept   # 320 records: pruned at 65, 65, ...
     assert max(kept) <= 8, kept
+
+
+def test_a_reply_is_read_by_another_thread_of_the_writer(mcpfs_mount):
+    """The writer of a request is the process, not the thread (spec 4): a
+    program that writes from a worker thread and reads from its main
+    thread gets its own reply, though another process wrote since."""
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+
+    def write_mine():
+        with open(t / 'call', 'wb') as f:
+            f.write(echo('mine'))
+
+    with concurrent.futures.ThreadPoolExecutor(1) as ex:
+        ex.submit(write_mine).result(timeout=30)
+    r = subprocess.run(['sh', '-c', "echo '" + echo('theirs').decode() +
+                        "' > call; cat call"], cwd=t, capture_output=True,
+                       timeout=30)
+    assert text(json.loads(r.stdout)) == 'theirs', r
+    got = run_with_deadline(lambda: (t / 'call').read_text(), 30, 'read')
+    assert text(json.loads(got)) == 'mine'

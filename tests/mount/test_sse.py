@@ -32,10 +32,10 @@ import uuid
 import pytest
 
 from conftest import (call, free_port, interrupted_read, read_file, status,
-                      text, tool, wait_until)
+                      stop_group, text, tool, wait_until)
 from test_http import (EVERYTHING, TOGGLE, echo_and_log_events,  # noqa: F401
                        entry, err, events, fake_http, open_call, recv, send,
-                       sid_of, thread, toggled, wait_state)
+                       sid_of, thread, toggled, two_sessions, wait_state)
 
 FALLBACK = ('HTTP 404 from the server on the initialize POST: trying the '
             '2024-11-05 HTTP+SSE transport')
@@ -89,12 +89,7 @@ class EverythingSSE:
                         f'{self.port}: {self.log()}')
 
     def stop(self):
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.kill()
+        stop_group(self.proc)
 
 
 @pytest.fixture
@@ -114,11 +109,7 @@ def stderr_of(t):
 
 def test_state_isolation_status_and_rmdir(mcpfs_mount, everything_sse):
     m = mcpfs_mount({'ev': {'type': 'sse', 'url': everything_sse.url}})
-    a, b = thread(m, 'ev', 'a'), thread(m, 'ev', 'b')
-    sid_a = toggled(call(a, TOGGLE), 'Started')
-    assert toggled(call(a, TOGGLE), 'Stopped') == sid_a     # state survives
-    sid_b = toggled(call(b, TOGGLE), 'Started')              # its own session
-    assert sid_b != sid_a
+    a, b, sid_a, sid_b = two_sessions(m)
     assert toggled(call(a, TOGGLE), 'Started') == sid_a
     assert toggled(call(b, TOGGLE), 'Stopped') == sid_b
     st = status(a)

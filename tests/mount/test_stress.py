@@ -25,8 +25,8 @@ import sys
 import threading
 import time
 
-from conftest import (error_text, fake, read_all, status, text, tool,
-                      wait_until)
+from conftest import (error_text, fake, proc_read, read_all, status, text,
+                      tool, wait_until)
 from hardening_util import fd_count, vm_rss_kib, zombie_children
 
 CLIENTS = int(os.environ.get('MCPFS_STRESS_CLIENTS', 50))
@@ -140,10 +140,7 @@ def sanitized(pid):
     """True if mcpfs runs under AddressSanitizer (its quarantine keeps
     freed memory resident: RSS says nothing about leaks there, and
     LeakSanitizer checks those at exit)."""
-    try:
-        return 'libasan' in open(f'/proc/{pid}/maps').read()
-    except OSError:
-        return False
+    return b'libasan' in proc_read(pid, 'maps')
 
 
 def fd_targets(pid):
