@@ -29,7 +29,6 @@
 #include <string.h>
 
 #include "fs.h"
-#include "jsent.h"
 
 enum { P_LOOKUP, P_OPENDIR, P_OPEN };
 
@@ -543,22 +542,6 @@ static void listing_opendir(fuse_req_t req, fuse_ino_t ino, struct fh *h,
 
 /* ---- open ---- */
 
-/* A resources/read of uri, not the session's latest reply. */
-static int read_resource(mcp_session *s, const char *uri, mcp_call **c)
-{
-	const char *why = NULL;
-	char *q = jsent_quote(uri), *txt = NULL; /* a NUL in uri is C0 80 */
-	int r = -ENOMEM;
-
-	if (q && asprintf(&txt, "{\"method\":\"resources/read\",\"params\":"
-			  "{\"uri\":%s}}", q) >= 0)
-		r = mcp_call_side(mcp_session_server(s), s, txt, strlen(txt),
-				  c, &why);
-	free(q);
-	free(txt);
-	return r;
-}
-
 /* help/<file>: its text, once its listing is there */
 static int help_open(const struct node *n, struct fh *h,
 		     struct fuse_file_info *fi, mcp_call *have,
@@ -662,7 +645,7 @@ static int resource_open(const struct node *n, struct fh *h,
 	int r, err;
 
 	if (!have) {
-		r = read_resource(n->s, uri, wait);
+		r = mcp_resource_read(n->s, uri, wait);
 		return r < 0 ? r : 0;
 	}
 	h->snap = mcp_resource_bytes(mcp_call_reply(have), &err);

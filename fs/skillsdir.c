@@ -19,7 +19,6 @@
 #include <string.h>
 
 #include "fs.h"
-#include "jsent.h"
 
 enum { W_LOOKUP, W_OPENDIR, W_OPEN };
 
@@ -146,8 +145,7 @@ static int listing(struct wait *w, const struct node *n, mcp_call **c)
 static int file_bytes(struct wait *w, const struct node *n, mcp_call *c,
 		      const char *path, mcp_buf **b, int *err)
 {
-	const char *uri, *why = NULL;
-	char *q, *txt = NULL;
+	const char *uri;
 	mcp_call *rc;
 
 	*err = 0;
@@ -164,13 +162,7 @@ static int file_bytes(struct wait *w, const struct node *n, mcp_call *c,
 		return 1;
 	}
 	uri = mcp_skill_uri(n->s, c, path);
-	q = uri ? jsent_quote(uri) : NULL;
-	*err = !uri ? -ENOENT : !q || asprintf(&txt, "{\"method\":"
-		"\"resources/read\",\"params\":{\"uri\":%s}}", q) < 0
-		? -ENOMEM : mcp_call_side(mcp_session_server(n->s), n->s, txt,
-					  strlen(txt), &rc, &why);
-	free(q);
-	free(txt);
+	*err = uri ? mcp_resource_read(n->s, uri, &rc) : -ENOENT;
 	if (*err < 0)
 		return 1;
 	w->read = mcp_call_ref(rc);

@@ -218,6 +218,11 @@ void call_complete(mcp_call *c, mcp_buf *reply); /* reply taken; once */
  * failed with the out of memory error (then its request is not sent). */
 int call_track(mcp_session *s, mcp_call *c);
 void call_fail(mcp_call *c, int code, const char *msg, cJSON *data);
+/* A request of mcpfs's own on s (method, with params taken, or none),
+ * that l waits for: sent, or failed (l told) when it cannot be. The call
+ * (a reference for the caller), or NULL, l not told, when out of memory. */
+mcp_call *call_side(mcp_session *s, const char *method, cJSON *params,
+		    struct mcp_listener *l);
 
 /* The tool policy (policy.c, spec 13). */
 int policy_active(const struct mcp_server_conf *conf);

@@ -265,6 +265,8 @@ int mcp_call_start(mcp_server *srv, mcp_session *s, const char *json,
  * the latest reply of call, nor result/. */
 int mcp_call_side(mcp_server *srv, mcp_session *s, const char *json,
 		  size_t len, mcp_call **out, const char **why);
+/* resources/read of uri on s, as above (resources/, skills/). */
+int mcp_resource_read(mcp_session *s, const char *uri, mcp_call **out);
 /* A resources/read reply's contents (text, or the decoded blob, of each,
  * joined), or NULL with *err: -ENOENT for "resource not found" (-32002),
  * else -EIO. */

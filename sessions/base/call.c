@@ -345,3 +345,29 @@ int mcp_call_errno(const mcp_call *c, char *why, size_t n)
 	cJSON_Delete(doc);
 	return err;
 }
+
+mcp_call *call_side(mcp_session *s, const char *method, cJSON *params,
+		    struct mcp_listener *l)
+{
+	mcp_call *c = call_new(CALL_SIDE, s->srv, s);
+	cJSON *m;
+
+	if (!c) {
+		cJSON_Delete(params);
+		return NULL;
+	}
+	mcp_call_ref(c); /* the caller's */
+	mcp_call_listen(c, l);
+	c->rpc_id = s->next_id++;
+	m = msg_request(c->rpc_id, method);
+	if (m && (!params || cJSON_AddItemToObject(m, "params", params))) {
+		params = NULL;
+		if (call_track(s, c) == 0)
+			session_send_json(s, m, c->rpc_id);
+	} else {
+		call_fail(c, -32603, "out of memory", NULL);
+	}
+	cJSON_Delete(params);
+	cJSON_Delete(m);
+	return c;
+}

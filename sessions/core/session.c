@@ -26,6 +26,7 @@
 #include "ask.h"
 #include "era.h"
 #include "internal.h"
+#include "jsent.h"
 
 static void call_send(mcp_session *s, mcp_call *c);
 static int task_check(mcp_session *s, mcp_call *c);
@@ -664,6 +665,24 @@ int mcp_call_side(mcp_server *srv, mcp_session *s, const char *json,
 		  size_t len, mcp_call **out, const char **why)
 {
 	return call_start(srv, s, json, len, CALL_SIDE, out, why);
+}
+
+int mcp_resource_read(mcp_session *s, const char *uri, mcp_call **out)
+{
+	cJSON *m = cJSON_CreateObject();
+	const char *why = NULL;
+	char *txt = NULL;
+	int r = -ENOMEM;
+
+	if (cJSON_AddStringToObject(m, "method", "resources/read") &&
+	    cJSON_AddStringToObject(cJSON_AddObjectToObject(m, "params"),
+				    "uri", uri))
+		txt = jsent_print(m, 0, NULL); /* a NUL in uri is C0 80 */
+	if (txt)
+		r = call_start(s->srv, s, txt, strlen(txt), CALL_SIDE, out, &why);
+	cJSON_Delete(m);
+	free(txt);
+	return r;
 }
 
 int mcp_list(mcp_server *srv, mcp_session *s, enum mcp_list what,

@@ -80,10 +80,11 @@ static void reply_cb(struct mcp_listener *l, mcp_call *c)
 static void send_one(mcp_session *s, int on, const char *uri)
 {
 	struct sub_wait *w = calloc(1, sizeof *w + strlen(uri) + 1);
-	mcp_call *c = w ? call_new(CALL_SIDE, s->srv, s) : NULL;
-	cJSON *m, *p;
+	cJSON *p = w ? cJSON_CreateObject() : NULL;
+	mcp_call *c;
 
-	if (!c) {
+	if (!p || !cJSON_AddStringToObject(p, "uri", uri)) {
+		cJSON_Delete(p);
 		free(w);
 		return;
 	}
@@ -91,17 +92,11 @@ static void send_one(mcp_session *s, int on, const char *uri)
 	w->session_id = s->id;
 	w->on = on;
 	strcpy(w->uri, uri);
-	mcp_call_listen(c, &w->l);
-	c->rpc_id = s->next_id++;
-	m = msg_request(c->rpc_id, on ? "resources/subscribe"
-				      : "resources/unsubscribe");
-	p = cJSON_AddObjectToObject(m, "params");
-	if (p && cJSON_AddStringToObject(p, "uri", uri) &&
-	    call_track(s, c) == 0)
-		session_send_json(s, m, c->rpc_id);
-	else if (!c->done)
-		call_fail(c, -32603, "out of memory", NULL);
-	cJSON_Delete(m);
+	c = call_side(s, on ? "resources/subscribe" : "resources/unsubscribe",
+		      p, &w->l);
+	if (!c)
+		free(w);
+	mcp_call_unref(c);
 }
 
 int subs_ctl(mcp_session *s, int on, const char *uri, size_t n)

@@ -258,32 +258,25 @@ static void side_send(mcp_session *s, mcp_call *c, const char *method,
 		      cJSON *params, void (*got)(mcp_call *c, cJSON *reply))
 {
 	struct side *w = calloc(1, sizeof *w);
-	mcp_call *sc = w ? call_new(CALL_SIDE, s->srv, s) : NULL;
-	cJSON *m = NULL, *p = params ? params : cJSON_CreateObject();
+	cJSON *p = params ? params : cJSON_CreateObject();
+	mcp_call *sc;
 
-	if (!sc || !p) {
+	if (!w || !p || !cJSON_AddStringToObject(p, "taskId", c->task_id)) {
 		free(w);
 		cJSON_Delete(p);
-		mcp_call_unref(sc);
 		return;
 	}
 	w->l.done = side_done;
 	w->c = mcp_call_ref(c);
 	w->got = got;
-	sc->task = 4; /* a task's own request: ctl cancel leaves it */
-	mcp_call_listen(sc, &w->l);
-	sc->rpc_id = s->next_id++;
-	m = msg_request(sc->rpc_id, method);
-	if (m && cJSON_AddStringToObject(p, "taskId", c->task_id) &&
-	    cJSON_AddItemToObject(m, "params", p)) {
-		p = NULL;
-		if (call_track(s, sc) == 0)
-			session_send_json(s, m, sc->rpc_id);
-	} else {
-		call_fail(sc, -32603, "out of memory", NULL);
+	sc = call_side(s, method, p, &w->l);
+	if (!sc) {
+		mcp_call_unref(w->c);
+		free(w);
+		return;
 	}
-	cJSON_Delete(p);
-	cJSON_Delete(m);
+	sc->task = 4; /* a task's own request: ctl cancel leaves it */
+	mcp_call_unref(sc);
 }
 
 /* ---- polling tasks/get ---- */
