@@ -373,8 +373,12 @@ def test_mount_t_fuse_mcpfs_from_system_path(installed, tmp_path):
     cmd = ['mount', '-t', 'fuse.mcpfs', str(EXAMPLE), str(mnt)]
     with on_system_path(installed['mcpfs']) as exe:
         with mounted(cmd, mnt, env=plain_env(tmp_path), cwd=tmp_path,
-                     how='umount'):
+                     how='umount') as p:
             assert (mnt / 'demo').is_dir()
+            # mount(8) names mnt too, and the mount is there before it
+            # has exited (under load it was still running here, and was
+            # counted as a server): wait for it, as the shell would
+            assert p.wait(20) == 0
             pids = mcpfs_pids_on(mnt)
             assert [os.path.realpath(f'/proc/{p}/exe') for p in pids] == \
                 [os.path.realpath(exe)]
