@@ -61,7 +61,6 @@
 #include <string.h>
 
 #include "fs.h"
-#include "jsent.h"
 #include "jsonwrite.h"
 #include "kvargs.h"
 #include "writers.h"
@@ -89,7 +88,6 @@ struct callfile {
 	int attached;         /* what to read was settled (sent, or found) */
 	int interrupted;      /* a read was interrupted, none since */
 	int write_only;       /* opened O_WRONLY: nothing is queued */
-	char *target;         /* tools/x, prompts/x: the name (JSON string) */
 	char *key;            /* ... "t:x" or "p:x" (writers.h) */
 	struct gbuf lines;    /* NAME=VALUE lines (spec 9), sent at close */
 	int in_lines;         /* this request is such lines */
@@ -368,83 +366,27 @@ void callfile_read(struct callfile *cf, fuse_req_t req, size_t size,
 		}
 }
 
-/* What a request of this open file is for (writers.h), in *key, malloc'd
- * or NULL: tools/x and prompts/x know; a request written to call is a
- * tool's when it is {"name": ...}. 0 or -ENOMEM. */
-static int request_key(const struct callfile *cf, const char *p, size_t n,
-		       char **key)
-{
-	struct jscan_members m;
-	struct jscan_span k, v;
-	size_t i = 0;
-
-	*key = NULL;
-	if (cf->key)
-		return (*key = strdup(cf->key)) ? 0 : -ENOMEM;
-	while (i < n && p[i] != '{')
-		i++;
-	if (i == n)
-		return 0;
-	jscan_members_init(&m, p, i, n);
-	while (jscan_members_next(&m, &k, &v))
-		if (k.n == 6 && !memcmp(p + k.at, "\"name\"", 6) &&
-		    v.n > 2 && p[v.at] == '"') {
-			char *t, *s;
-
-			if (!memchr(p + v.at, '\\', v.n)) { /* as it is */
-				if (!(t = malloc(v.n + 1)))
-					return -ENOMEM;
-				memcpy(t, "t:", 2);
-				memcpy(t + 2, p + v.at + 1, v.n - 2);
-				t[v.n] = 0;
-				*key = t;
-				return 0;
-			}
-			if (jsent_unquote(p + v.at, v.n, &s) < 0)
-				return -ENOMEM;
-			if (s) {
-				t = malloc(strlen(s) + 3);
-				if (!t) {
-					free(s);
-					return -ENOMEM;
-				}
-				memcpy(t, "t:", 2);
-				strcpy(t + 2, s);
-				*key = t;
-			}
-			free(s);
-			return 0;
-		}
-	return 0;
-}
-
 /* Make ready, before a request of this open file is sent, all a reply
  * needs to reach its reader, so that nothing can fail once it is sent:
- * the writer's record (*rec, for cf->closer when w, else the caller of the
- * current write) and room in the reply queue. 0, -EAGAIN or -ENOMEM. */
-static int ready(struct callfile *cf, const char *p, size_t len, int w,
+ * the writer's record under key (*rec, for cf->closer when w, else the
+ * caller of the current write) and room in the reply queue. 0, -EAGAIN,
+ * -ENOMEM or -EMFILE. */
+static int ready(struct callfile *cf, const char *key, int w,
 		 struct wrec **rec)
 {
 	unsigned long long image = cf->closer_image;
 	struct wproc *mine = NULL;
-	char *key;
-	int r = request_key(cf, p, len, &key);
+	int r;
 
 	*rec = NULL;
-	if (r < 0)
-		return r;
 	if (!w) {
 		mine = writers_proc(cf->writer, &image);
-		if (!mine && (errno == ENOMEM || errno == EMFILE)) {
-			r = -errno;
-			free(key);
-			return r;
-		}
+		if (!mine && (errno == ENOMEM || errno == EMFILE))
+			return -errno;
 	}
 	r = writers_prepare(owner(cf), key, w ? cf->closer : mine, image,
 			    rec);
 	writers_proc_unref(mine);
-	free(key);
 	if (r == -EAGAIN)
 		mlog(MLOG_WARN, "call not sent: too many processes alive "
 		     "that wrote calls of their own on this thread");
@@ -488,7 +430,7 @@ static void refuse(struct callfile *cf, const char *why, int w)
 	struct wrec *rec;
 
 	mlog(MLOG_INFO, "call refused: %s", why);
-	if (resolve(cf, &srv, &s) < 0 || ready(cf, NULL, 0, w, &rec) < 0)
+	if (resolve(cf, &srv, &s) < 0 || ready(cf, cf->key, w, &rec) < 0)
 		return;
 	if (mcp_call_refused(srv, s, why, &c) == 0)
 		attach(cf, c, rec);
@@ -498,45 +440,16 @@ static void refuse(struct callfile *cf, const char *why, int w)
 
 int callfile_target(struct callfile *cf, const char *name)
 {
-	cf->target = jsent_quote(name); /* a NUL is C0 80 (jsent.h) */
 	cf->key = malloc(strlen(name) + 3);
-	if (cf->key) {
-		memcpy(cf->key, cf->prompt ? "p:" : "t:", 2);
-		strcpy(cf->key + 2, name);
-	}
-	return cf->target && cf->key ? 0 : -ENOMEM;
+	if (!cf->key)
+		return -ENOMEM;
+	memcpy(cf->key, cf->prompt ? "p:" : "t:", 2);
+	strcpy(cf->key + 2, name);
+	return 0;
 }
 
-/* tools/x, prompts/x: the arguments object args, as the request of x. */
-static char *wrap(const struct callfile *cf, const char *args, size_t len,
-		  size_t *outlen, const char **why)
-{
-	struct gbuf b = {0};
-	size_t i = 0;
-
-	while (i < len && (args[i] == ' ' || args[i] == '\t' ||
-			   args[i] == '\n' || args[i] == '\r'))
-		i++;
-	if (i < len && args[i] != '{') {
-		*why = "the arguments must be a JSON object";
-		return NULL;
-	}
-	if (cf->prompt)
-		gbuf_puts(&b, "{\"method\":\"prompts/get\",\"params\":");
-	gbuf_puts(&b, "{\"name\":");
-	gbuf_puts(&b, cf->target);
-	gbuf_puts(&b, ",\"arguments\":");
-	if (i < len)
-		gbuf_add(&b, args, len);
-	else
-		gbuf_puts(&b, "{}");
-	gbuf_puts(&b, cf->prompt ? "}}" : "}");
-	*outlen = b.len;
-	return gbuf_take(&b);
-}
-
-/* A complete request (or the empty one) in cf->in: send it, for cf->closer
- * when w, else for the caller of the current write. */
+/* A complete request (or the empty one) in cf->in: parsed once and sent,
+ * for cf->closer when w, else for the caller of the current write. */
 static int dispatch(struct callfile *cf, int w)
 {
 	const char *p = cf->in.buf.p ? cf->in.buf.p : "";
@@ -544,26 +457,19 @@ static int dispatch(struct callfile *cf, int w)
 	mcp_server *srv;
 	mcp_session *s;
 	mcp_call *c;
+	mcp_req *q = NULL;
 	const char *why = NULL;
 	struct wrec *rec = NULL;
 	int r = resolve(cf, &srv, &s);
 
-	if (r == 0)
-		r = ready(cf, p, len, w, &rec);
-	if (r == 0 && cf->target) {
-		size_t n;
-		char *req = wrap(cf, p, len, &n, &why);
-
-		r = req ? mcp_call_start(srv, s, req, n, &c, &why) : -EINVAL;
-		if (!req && !why)
-			r = -ENOMEM;
-		free(req);
-	} else if (r == 0) {
-		r = mcp_call_start(srv, s, p, len, &c, &why);
-	}
-	if (r == 0)
+	if (r == 0) /* the key is "t:" or "p:" and the name */
+		r = mcp_req_parse(p, len, cf->key ? cf->key + 2 : NULL,
+				  cf->prompt, &q, &why);
+	if (r == 0 && (r = ready(cf, mcp_req_key(q), w, &rec)) < 0)
+		mcp_req_free(q);
+	else if (r == 0 && (r = mcp_call_start(srv, s, q, &c)) == 0)
 		attach(cf, c, rec);
-	else
+	else if (rec) /* not sent */
 		writers_commit(owner(cf), rec, NULL);
 	jsonwrite_clear(&cf->in);
 	if (r < 0 && why)
@@ -647,7 +553,7 @@ void callfile_write(struct callfile *cf, fuse_req_t req, const char *buf,
 	}
 	cf->interrupted = 0; /* alive after the signal: the call goes on */
 	cf->writer = fuse_req_ctx(req)->pid;
-	if (!cf->in_lines && cf->target && !jsonwrite_pending(&cf->in) &&
+	if (!cf->in_lines && cf->key && !jsonwrite_pending(&cf->in) &&
 	    kvargs_is_lines(buf, size))
 		cf->in_lines = 1;
 	if (cf->in_lines) { /* gathered, each line checked, sent at close */
@@ -691,7 +597,7 @@ void callfile_flush(struct callfile *cf, fuse_req_t req)
 
 	if (!cf->listing) {
 		cf->writer = fuse_req_ctx(req)->pid;
-		if (cf->target && cf->write_only && !cf->sent && !cf->closer &&
+		if (cf->key && cf->write_only && !cf->sent && !cf->closer &&
 		    !jsonwrite_pending(&cf->in) && !cf->in_lines &&
 		    !(cf->closer = writers_proc(cf->writer,
 						&cf->closer_image)) &&
@@ -722,7 +628,7 @@ void callfile_free(struct callfile *cf)
 {
 	size_t i;
 
-	if (cf->target && cf->write_only && !cf->sent && cf->closer &&
+	if (cf->key && cf->write_only && !cf->sent && cf->closer &&
 	    !jsonwrite_pending(&cf->in)) /* ": > tools/x": {} at last close */
 		dispatch(cf, 1);
 	for (i = 0; i < cf->nparked; i++)
@@ -734,7 +640,6 @@ void callfile_free(struct callfile *cf)
 		pop(cf);
 	writers_proc_unref(cf->closer);
 	jsonwrite_free(&cf->in);
-	free(cf->target);
 	gbuf_free(&cf->lines);
 	free(cf->key);
 	free(cf->reps);

@@ -432,6 +432,7 @@ static void start_call(struct serve_peer *p, struct job *j, mcp_server *srv,
 	const char *why = NULL;
 	mcp_session *s;
 	mcp_call *c;
+	mcp_req *q;
 	int r;
 
 	j->kind = J_CALL;
@@ -439,7 +440,9 @@ static void start_call(struct serve_peer *p, struct job *j, mcp_server *srv,
 	if (r == 0) {
 		j->sess_id = mcp_session_id(s);
 		r = side ? mcp_call_side(srv, s, t, strlen(t), &c, &why)
-			 : mcp_call_start(srv, s, t, strlen(t), &c, &why);
+			 : mcp_req_parse(t, strlen(t), NULL, 0, &q, &why);
+		if (r == 0 && !side)
+			r = mcp_call_start(srv, s, q, &c);
 	}
 	free(t);
 	if (r < 0) {

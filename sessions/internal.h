@@ -135,6 +135,7 @@ struct mcp_call {
 	uint64_t rpc_id;         /* 0 until sent */
 	char *line;              /* the user's request text, until sent */
 	struct mcp_request req;  /* ... parsed */
+	char *tool;              /* a tools/call: its tool ("" none; request.h) */
 	char token[48];          /* progress token we watch */
 	int done;
 	mcp_buf *reply;

@@ -250,19 +250,30 @@ struct mcp_listener {
 	void (*more)(struct mcp_listener *l, mcp_call *c);
 };
 
-/* Check a user request (the JSON written to call). Returns 0, or -EINVAL
- * with *why set to a static message. */
-int mcp_request_check(const char *json, size_t len, const char **why);
+/* A user request parsed once (spec 4): json is the text written to call,
+ * or, with target (the decoded name of a tool, or of a prompt when
+ * prompt), the arguments object written to tools/TARGET or
+ * prompts/TARGET. 0 with *out, -EINVAL with *why a static message, or
+ * -ENOMEM. */
+typedef struct mcp_req mcp_req;
+int mcp_req_parse(const char *json, size_t len, const char *target,
+		  int prompt, mcp_req **out, const char **why);
+/* What the read rule files r under (a fresh read of tools/NAME or
+ * prompts/NAME looks only at these): "t:NAME" for a tools/call of NAME
+ * (either form), "p:NAME" for prompts/get of NAME, else NULL. */
+const char *mcp_req_key(const mcp_req *r);
+void mcp_req_free(mcp_req *r);
 
-/* Start a request (text of one JSON value, validated here) on session s, or
- * on a fresh one-shot process of srv when s is NULL. On success *out holds a
- * reference the caller must drop with mcp_call_unref. -EINVAL: bad request
- * (*why says why). The call completes later; it is never cancelled by
+/* Start the request r (taken, on every path) on session s, or on a fresh
+ * one-shot process of srv when s is NULL. On success *out holds a
+ * reference the caller must drop with mcp_call_unref. -ENOENT: s is
+ * closed; -ENOMEM. The call completes later; it is never cancelled by
  * dropping the reference. */
-int mcp_call_start(mcp_server *srv, mcp_session *s, const char *json,
-		   size_t len, mcp_call **out, const char **why);
-/* The same for a request of the tree itself (resources/ reads): it is not
- * the latest reply of call, nor result/. */
+int mcp_call_start(mcp_server *srv, mcp_session *s, mcp_req *r,
+		   mcp_call **out);
+/* A request of the tree itself (prompts and resources for serve/): the
+ * text json, parsed here (-EINVAL with *why); it is not the latest reply
+ * of call, nor result/. */
 int mcp_call_side(mcp_server *srv, mcp_session *s, const char *json,
 		  size_t len, mcp_call **out, const char **why);
 /* resources/read of uri on s, as above (resources/, skills/). */

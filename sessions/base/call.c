@@ -31,6 +31,7 @@ static void call_free_cb(uv_handle_t *h)
 
 	mcp_buf_unref(c->reply);
 	free(c->line);
+	free(c->tool);
 	cJSON_Delete(c->acc);
 	if (c->lidx)
 		c->lidx_free(c->lidx);

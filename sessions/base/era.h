@@ -46,8 +46,9 @@ char *era_line(const mcp_session *s, const char *line, size_t len,
 	       size_t *outlen);
 /* The HTTP headers of the modern request line: "Name: value" strings,
  * NULL-terminated, malloc'd (era_headers_free), or NULL. tool: for a user's
- * tools/call, the tool as the policy read it (mcp_request_tool), which
- * Mcp-Name then carries; NULL to read it from line. */
+ * tools/call, the tool as the policy read it (the call's tool, read once
+ * by mcp_req_parse), which Mcp-Name then carries; NULL to read it from
+ * line. */
 char **era_headers(const mcp_session *s, const char *line, size_t len,
 		   const char *tool);
 void era_headers_free(char **h);

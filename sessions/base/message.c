@@ -186,14 +186,12 @@ void session_send(mcp_session *s, char *line, size_t len, uint64_t rpc_id)
 		}
 		if (s->ops->send_hdrs) {
 			mcp_call *c = idtab_get(&s->pending, rpc_id);
-			char *tool = c && c->kind == CALL_USER && c->line
-				     ? mcp_request_tool(c->line, &c->req)
-				     : NULL;
+			const char *tool = c && c->kind == CALL_USER
+					   ? c->tool : NULL;
 
 			trace_msg(s, 0, line, len);
 			s->ops->send_hdrs(s->t, line, len, rpc_id,
 					  era_headers(s, line, len, tool));
-			free(tool);
 			return;
 		}
 	}

@@ -28,6 +28,7 @@
 
 #include "gbuf.h"
 #include "jscan.h"
+#include "jsent.h"
 #include "request.h"
 #include "sessions.h"
 
@@ -474,26 +475,146 @@ char *mcp_request_build(const char *json, size_t len, uint64_t id,
 	return mcp_request_line(json, &r, id, progress_token, outlen);
 }
 
-char *mcp_request_tool(const char *json, const struct mcp_request *r)
+/* The name a request of method names (the one reading of a tool's name
+ * that the tool policy checks and the modern era's Mcp-Name header
+ * carries, spec 13): {"name": N} (a tools/call; only
+ * when method is tools/call) or {"method": method, "params": {"name": N}}
+ * (the method decoded: "tools\/call" is one). 0 with *name N decoded and
+ * malloc'd ("" without one), or NULL when the request is not of method;
+ * -ENOMEM. */
+static int name_of(const char *json, const struct mcp_request *r,
+		   const char *method, char **name)
 {
 	const struct jscan_span *sp = r->tool ? &r->head : &r->params;
 	cJSON *j, *n;
-	char *name = NULL;
+	int same;
 
-	if (!r->tool) {
+	*name = NULL;
+	if (r->tool) {
+		if (strcmp(method, "tools/call"))
+			return 0;
+	} else {
 		j = cJSON_ParseWithLength(json + r->head.at, r->head.n);
-		if (!cJSON_IsString(j) || strcmp(j->valuestring, "tools/call")) {
-			cJSON_Delete(j);
-			return NULL;
-		}
+		if (!j)
+			return -ENOMEM; /* parse already took it as a string */
+		same = cJSON_IsString(j) && !strcmp(j->valuestring, method);
 		cJSON_Delete(j);
+		if (!same)
+			return 0;
 	}
-	j = cJSON_ParseWithLength(json + sp->at, sp->n);
+	j = sp->n ? cJSON_ParseWithLength(json + sp->at, sp->n) : NULL;
+	if (sp->n && !j)
+		return -ENOMEM;
 	n = r->tool ? j : cJSON_GetObjectItemCaseSensitive(j, "name");
-	if (cJSON_IsString(n))
-		name = strdup(n->valuestring);
-	else if (!r->tool)
-		name = strdup(""); /* no name: no tool is allowed by that */
+	*name = strdup(cJSON_IsString(n) ? n->valuestring : "");
 	cJSON_Delete(j);
-	return name;
+	return *name ? 0 : -ENOMEM;
+}
+
+/* ---- a request parsed once (sessions.h) ---- */
+
+/* tools/T, prompts/T: the arguments object args as the request of T. */
+static char *wrap(const char *target, int prompt, const char *args,
+		  size_t len, size_t *outlen, const char **why)
+{
+	struct gbuf b = {0};
+	char *q = jsent_quote(target); /* a NUL is C0 80 (jsent.h) */
+	size_t i = 0;
+
+	while (i < len && is_ws(args[i]))
+		i++;
+	if (i < len && args[i] != '{') {
+		free(q);
+		*why = "the arguments must be a JSON object";
+		return NULL;
+	}
+	if (!q)
+		return NULL;
+	if (prompt)
+		gbuf_puts(&b, "{\"method\":\"prompts/get\",\"params\":");
+	gbuf_puts(&b, "{\"name\":");
+	gbuf_puts(&b, q);
+	gbuf_puts(&b, ",\"arguments\":");
+	if (i < len)
+		gbuf_add(&b, args, len);
+	else
+		gbuf_puts(&b, "{}");
+	gbuf_puts(&b, prompt ? "}}" : "}");
+	free(q);
+	*outlen = b.len;
+	return gbuf_take(&b);
+}
+
+static char *prefixed(const char *prefix, const char *name)
+{
+	size_t n = strlen(name);
+	char *k = malloc(n + 3);
+
+	if (k) {
+		memcpy(k, prefix, 2);
+		memcpy(k + 2, name, n + 1);
+	}
+	return k;
+}
+
+int mcp_req_parse(const char *json, size_t len, const char *target,
+		  int prompt, mcp_req **out, const char **why)
+{
+	mcp_req *r = calloc(1, sizeof *r);
+	char *prompt_name = NULL;
+	int e = -ENOMEM;
+
+	*out = NULL;
+	*why = NULL;
+	if (!r)
+		return -ENOMEM;
+	if (target) {
+		r->text = wrap(target, prompt, json, len, &r->len, why);
+	} else if ((r->text = malloc(len + 1)) != NULL) {
+		memcpy(r->text, json, len);
+		r->text[len] = 0;
+		r->len = len;
+	}
+	if (!r->text) {
+		e = *why ? -EINVAL : -ENOMEM;
+		goto fail;
+	}
+	if (mcp_request_parse(r->text, r->len, &r->parsed, why) < 0) {
+		e = -EINVAL;
+		goto fail;
+	}
+	if (name_of(r->text, &r->parsed, "tools/call", &r->tool) < 0 ||
+	    (!r->tool && name_of(r->text, &r->parsed, "prompts/get",
+				 &prompt_name) < 0))
+		goto fail;
+	if (r->tool && *r->tool)
+		r->key = prefixed("t:", r->tool);
+	else if (prompt_name && *prompt_name)
+		r->key = prefixed("p:", prompt_name);
+	if ((r->tool && *r->tool) || (prompt_name && *prompt_name)) {
+		if (!r->key)
+			goto fail;
+	}
+	free(prompt_name);
+	*out = r;
+	return 0;
+fail:
+	free(prompt_name);
+	mcp_req_free(r);
+	return e;
+}
+
+const char *mcp_req_key(const mcp_req *r)
+{
+	return r->key;
+}
+
+void mcp_req_free(mcp_req *r)
+{
+	if (!r)
+		return;
+	free(r->text);
+	free(r->tool);
+	free(r->key);
+	free(r);
 }

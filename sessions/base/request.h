@@ -28,6 +28,23 @@ struct mcp_request {
 	int tok_comma;            /* that object is not empty */
 };
 
+/* A user request parsed once (mcp_req_parse in sessions.h): its text, where
+ * its parts are, the tool it calls and the key the read rule files it
+ * under. mcp_call_start takes the text, the parts and the tool into the
+ * call. */
+struct mcp_req {
+	char *text;                 /* NUL-terminated, len bytes */
+	size_t len;
+	struct mcp_request parsed;
+	char *tool;   /* a tools/call: the tool's name decoded ("" without
+			 one); NULL for any other request */
+	char *key;    /* "t:NAME", "p:NAME" or NULL (mcp_req_key) */
+};
+
+/* Check a user request (the JSON written to call). Returns 0, or -EINVAL
+ * with *why set to a static message. */
+int mcp_request_check(const char *json, size_t len, const char **why);
+
 /* Check json (len bytes) as mcp_request_check does and fill *r; returns 0,
  * or -EINVAL with *why set to a static message. */
 int mcp_request_parse(const char *json, size_t len, struct mcp_request *r,
@@ -53,14 +70,6 @@ int mcp_request_parse(const char *json, size_t len, struct mcp_request *r,
 char *mcp_request_line(const char *json, const struct mcp_request *r,
 		       uint64_t id, const char *progress_token,
 		       size_t *outlen);
-
-/* The tool the text json (accepted as r) calls: {"name": N} or
- * {"method": "tools/call", "params": {"name": N}} (the method decoded:
- * "tools\/call" is one); N decoded, malloc'd; "" for a tools/call without
- * a name; NULL for any other request (or out of memory). The one reading
- * of the name that the tool policy checks and the modern era's Mcp-Name
- * header carries (spec 13). */
-char *mcp_request_tool(const char *json, const struct mcp_request *r);
 
 /* v in decimal and a NUL into buf (21 bytes will do); returns the number
  * of digits. (snprintf costs more than the rest of a request line.) */

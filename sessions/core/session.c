@@ -612,31 +612,29 @@ static void session_submit(mcp_session *s, mcp_call *c)
 	call_queue(s, c);
 }
 
-static int call_start(mcp_server *srv, mcp_session *s, const char *json,
-		      size_t len, enum call_kind kind, mcp_call **out,
-		      const char **why)
+/* Start r (taken) on s, or on a one-shot session of srv. */
+static int call_start(mcp_server *srv, mcp_session *s, mcp_req *r,
+		      enum call_kind kind, mcp_call **out)
 {
-	struct mcp_request req;
 	mcp_call *c;
 
-	if (mcp_request_parse(json, len, &req, why) < 0)
-		return -EINVAL;
-	if (s && s->closed)
+	if (s && s->closed) {
+		mcp_req_free(r);
 		return -ENOENT;
-	if (!s) {
-		s = session_new(srv, "", 1, 0);
-		if (!s)
-			return -ENOMEM;
 	}
-	c = call_new(kind, srv, s);
-	if (!c || !(c->line = malloc(len + 1))) {
-		if (c)
-			mcp_call_unref(c);
+	if (!s && !(s = session_new(srv, "", 1, 0))) {
+		mcp_req_free(r);
 		return -ENOMEM;
 	}
-	memcpy(c->line, json, len);
-	c->line[len] = 0;
-	c->req = req;
+	if (!(c = call_new(kind, srv, s))) {
+		mcp_req_free(r);
+		return -ENOMEM;
+	}
+	c->line = r->text; /* the text, its parts and its tool, parsed once */
+	c->req = r->parsed;
+	c->tool = r->tool;
+	r->text = r->tool = NULL;
+	mcp_req_free(r);
 	call_user_token(c);
 	s->calls++;
 	s->last_used = mcp_now();
@@ -655,16 +653,19 @@ static int call_start(mcp_server *srv, mcp_session *s, const char *json,
 	return 0;
 }
 
-int mcp_call_start(mcp_server *srv, mcp_session *s, const char *json,
-		   size_t len, mcp_call **out, const char **why)
+int mcp_call_start(mcp_server *srv, mcp_session *s, mcp_req *r,
+		   mcp_call **out)
 {
-	return call_start(srv, s, json, len, CALL_USER, out, why);
+	return call_start(srv, s, r, CALL_USER, out);
 }
 
 int mcp_call_side(mcp_server *srv, mcp_session *s, const char *json,
 		  size_t len, mcp_call **out, const char **why)
 {
-	return call_start(srv, s, json, len, CALL_SIDE, out, why);
+	mcp_req *r;
+	int e = mcp_req_parse(json, len, NULL, 0, &r, why);
+
+	return e < 0 ? e : call_start(srv, s, r, CALL_SIDE, out);
 }
 
 int mcp_resource_read(mcp_session *s, const char *uri, mcp_call **out)
@@ -679,7 +680,7 @@ int mcp_resource_read(mcp_session *s, const char *uri, mcp_call **out)
 				    "uri", uri))
 		txt = jsent_print(m, 0, NULL); /* a NUL in uri is C0 80 */
 	if (txt)
-		r = call_start(s->srv, s, txt, strlen(txt), CALL_SIDE, out, &why);
+		r = mcp_call_side(s->srv, s, txt, strlen(txt), out, &why);
 	cJSON_Delete(m);
 	free(txt);
 	return r;

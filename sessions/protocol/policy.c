@@ -74,23 +74,15 @@ void policy_filter(const struct mcp_server_conf *conf, cJSON *tools)
 	}
 }
 
-/* The tool a request names (mcp_request_tool), or NULL. */
-static char *call_tool(const mcp_call *c)
+/* The tool a request names (its tool, read once: request.h), or NULL. */
+static const char *call_tool(const mcp_call *c)
 {
-	return c->line ? mcp_request_tool(c->line, &c->req) : NULL;
+	return c->tool;
 }
 
 int policy_wants_listing(const mcp_session *s, const mcp_call *c)
 {
-	char *name;
-	int r;
-
-	if (!s->srv->conf->read_only)
-		return 0;
-	name = call_tool(c);
-	r = name != NULL;
-	free(name);
-	return r;
+	return s->srv->conf->read_only && call_tool(c);
 }
 
 /* The listing entry of tool name, or NULL. */
@@ -98,8 +90,8 @@ int policy_refuse(mcp_session *s, mcp_call *c, mcp_call *listing,
 		  int can_wait)
 {
 	const struct mcp_server_conf *conf = s->srv->conf;
-	const char *rule;
-	char *name, msg[420];
+	const char *rule, *name;
+	char msg[420];
 	cJSON *doc = NULL;
 
 	if (!policy_active(conf) || c->kind == CALL_LIST ||
@@ -108,24 +100,19 @@ int policy_refuse(mcp_session *s, mcp_call *c, mcp_call *listing,
 	rule = hides(conf, name, NULL);
 	if (!rule && conf->read_only) {
 		if (can_wait && c->kind == CALL_USER &&
-		    (!listing || !listing->done)) {
-			free(name);
+		    (!listing || !listing->done))
 			return 0; /* task_check fetches the listing first */
-		}
 		/* the listing holds only read-only tools (policy_filter) */
 		doc = surface_entry_json(listing, s, name);
 		if (!doc)
 			rule = "readOnly";
 		cJSON_Delete(doc);
 	}
-	if (!rule) {
-		free(name);
+	if (!rule)
 		return 0;
-	}
 	snprintf(msg, sizeof msg, "tool %.200s is not allowed by the policy "
 		 "of server %.150s (%s)", name, conf->name, rule);
 	mlog(MLOG_INFO, "server %s: %s", conf->name, msg);
-	free(name);
 	session_error(s, strdup(msg)); /* where the user looks (spec 12) */
 	call_fail(c, -32602, msg, NULL);
 	return 1;

@@ -56,7 +56,6 @@ static int server_has_tool_tasks(const mcp_session *s)
 int task_required(mcp_session *s, const mcp_call *c, mcp_call *listing)
 {
 	cJSON *t, *ts;
-	char *name;
 	int r = 0;
 
 	if (c->kind == CALL_USER && policy_wants_listing(s, c) &&
@@ -72,12 +71,10 @@ int task_required(mcp_session *s, const mcp_call *c, mcp_call *listing)
 		return 0;
 	if (!listing || !listing->done)
 		return -1;
-	name = mcp_request_tool(c->line, &c->req); /* policy.c's reading */
-	t = surface_entry_json(listing, s, name);
+	t = surface_entry_json(listing, s, c->tool); /* policy.c's reading */
 	ts = cJSON_GetObjectItemCaseSensitive(
 		cJSON_GetObjectItemCaseSensitive(t, "execution"), "taskSupport");
 	r = cJSON_IsString(ts) && !strcmp(ts->valuestring, "required");
-	free(name);
 	cJSON_Delete(t);
 	return r;
 }

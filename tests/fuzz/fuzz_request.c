@@ -166,6 +166,30 @@ static void check_line(const char *req, size_t n, const char *line,
 	cJSON_Delete(out);
 }
 
+/* mcp_req_parse accepts what mcp_request_check accepts; its key is "t:"
+ * and the tool when it names one, "p:" and a name or nothing otherwise;
+ * as the arguments of tools/x, an accepted object is a call of x. */
+static void check_req(const char *req, size_t size, int rc)
+{
+	const char *why = NULL, *key;
+	mcp_req *r = NULL;
+	int e = mcp_req_parse(req, size, NULL, 0, &r, &why);
+
+	if (e != rc || (e == 0) != (r != NULL) || (e == -EINVAL && !why))
+		abort();
+	if (r) {
+		key = mcp_req_key(r);
+		if (r->tool && *r->tool ? !key || strncmp(key, "t:", 2) ||
+		    strcmp(key + 2, r->tool) : key && strncmp(key, "p:", 2))
+			abort();
+		mcp_req_free(r);
+	}
+	e = mcp_req_parse(req, size, "x", 0, &r, &why);
+	if (e == 0 && (!r->tool || strcmp(mcp_req_key(r), "t:x")))
+		abort();
+	mcp_req_free(r);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *req = (const char *)data, *why = NULL;
@@ -189,5 +213,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (line)
 		check_line(req, size, line, len, id, 1);
 	free(line);
+	check_req(req, size, rc);
 	return 0;
 }
