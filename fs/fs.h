@@ -100,15 +100,43 @@ struct dir_ops {
 	void (*unlink)(fuse_req_t req, const struct node *d, const char *name);
 };
 /* dirs.c: the root, a server, a thread, requests/ and tasks/; listing.c:
- * tools/, prompts/, resources/, result/, help/ */
+ * tools/, prompts/, resources/, result/, help/, and skills/ and its
+ * folders (listing_tree_dir: rmdir too) */
 extern const struct dir_ops root_dir, server_dir, thread_dir, numbered_dir,
-	listing_dir, skills_dir;
+	listing_dir, listing_tree_dir;
 
-/* listing.c: what a kind does there (each a struct listing_ops) */
-struct listing_ops;
+/*
+ * listing.c: what a kind of fs_kinds does there (its .lops), each step run
+ * again from the start when it waited for a call: 1 done, 0 when it waits
+ * for *wait (a reference), or -errno. have: the call the step waited for
+ * (NULL at the first run); got: the listings this request got so far
+ * (listing_need).
+ */
+struct listing_ops {
+	/* a directory: the index of entry name in *idx (-1: none), of kind
+	 * *child (set to the directory's .child before the call) */
+	int (*entry)(const struct node *d, const char *name, mcp_call *have,
+		     mcp_call **got, mcp_call **wait, long *idx,
+		     enum kind *child);
+	/* a directory: its entries added to h */
+	int (*fill)(fuse_req_t req, const struct node *d, struct fh *h,
+		    mcp_call **got, mcp_call **wait);
+	/* a file: h made ready for reading */
+	int (*open)(const struct node *n, struct fh *h,
+		    struct fuse_file_info *fi, mcp_call *have, mcp_call **got,
+		    mcp_call **wait);
+	/* an interrupted wait of open cancels the call it waited for (never
+	 * a listing) */
+	int cancel;
+};
 extern const struct listing_ops helpdir_lops, resultdir_lops, resdir_lops,
 	namedir_lops, help_lops, result_lops, tool_lops, promptsjson_lops,
-	resjson_lops, resource_lops;
+	resjson_lops, resource_lops, skilldir_lops, skillfile_lops;
+/* The listing what of s: 1 with *c done, 0 when it is not there yet (*c
+ * to wait for), -errno; the one this request got before (got[what]) if
+ * any, else kept there. */
+int listing_need(mcp_session *s, enum mcp_list what, mcp_call **got,
+		 mcp_call **c);
 
 struct kind_info {
 	const char *name;  /* in a server, thread or root directory, else NULL */
@@ -267,9 +295,6 @@ void askfile_write(struct askfile *af, fuse_req_t req, const char *buf,
 		   size_t size);
 void askfile_flush(struct askfile *af, fuse_req_t req);
 void askfile_free(struct askfile *af);
-
-/* skillsdir.c: a file below skills/ */
-extern const struct file_ops skillfile_ops;
 
 /* authfile.c: <server>/auth */
 extern const struct file_ops authfile_ops;

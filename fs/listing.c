@@ -32,25 +32,6 @@
 
 enum { P_LOOKUP, P_OPENDIR, P_OPEN };
 
-/*
- * What a kind of fs_kinds does here (its .lops), each step run again from
- * the start when it waited for a call: 1 done, 0 when it waits for *wait
- * (a reference), or -errno.
- */
-struct listing_ops {
-	/* a directory: the index of entry name in *idx (-1: none) */
-	int (*entry)(const struct node *d, const char *name, mcp_call **got,
-		     mcp_call **wait, long *idx);
-	/* a directory: its entries added to h */
-	int (*fill)(fuse_req_t req, const struct node *d, struct fh *h,
-		    mcp_call **got, mcp_call **wait);
-	/* a file: h made ready for reading (have: the call waited for) */
-	int (*open)(const struct node *n, struct fh *h,
-		    struct fuse_file_info *fi, mcp_call *have, mcp_call **got,
-		    mcp_call **wait);
-	int cancel; /* an interrupted wait of open cancels the call */
-};
-
 /* A request waiting for a call (a listing, or a resources/read). */
 struct park {
 	struct mcp_listener lis;
@@ -94,12 +75,24 @@ static void park_done(struct mcp_listener *l, mcp_call *c)
 	run((struct park *)l);
 }
 
+/* p waits for one of the listings it got (shared: never cancelled). */
+static int is_listing(const struct park *p)
+{
+	int i;
+
+	for (i = 0; i < MCP_NLISTS; i++)
+		if (p->got[i] == p->c)
+			return 1;
+	return 0;
+}
+
 static void park_interrupt(fuse_req_t req, void *data)
 {
 	struct park *p = data;
 
-	if (p->op == P_OPEN && fs_kinds[p->h->kind].lops->cancel)
-		mcp_call_cancel(p->c); /* the read of that resource */
+	if (p->op == P_OPEN && fs_kinds[p->h->kind].lops->cancel &&
+	    !is_listing(p))
+		mcp_call_cancel(p->c); /* the read of that file */
 	mcp_listener_remove(&p->lis);
 	if (p->op == P_OPEN)
 		fs_open_fail(p->req, p->h, EINTR);
@@ -152,9 +145,7 @@ static void park(int op, fuse_req_t req, fuse_ino_t ino, struct fh *h,
 	fuse_req_interrupt_func(req, park_interrupt, p);
 }
 
-/* The listing of s (of srv's probe when s is NULL): 1 with *c done, 0
- * when it is not there yet (*c to wait for), -errno. The one this request
- * got before (got[what]) if any, else kept there. */
+/* listing_need (fs.h) of srv's probe when s is NULL. */
 static int need_list_of(mcp_server *srv, mcp_session *s, enum mcp_list what,
 			mcp_call **got, mcp_call **c)
 {
@@ -171,8 +162,8 @@ static int need_list_of(mcp_server *srv, mcp_session *s, enum mcp_list what,
 	return mcp_call_is_done(*c) ? 1 : 0;
 }
 
-static int need_list(mcp_session *s, enum mcp_list what, mcp_call **got,
-		     mcp_call **c)
+int listing_need(mcp_session *s, enum mcp_list what, mcp_call **got,
+		 mcp_call **c)
 {
 	return need_list_of(mcp_session_server(s), s, what, got, c);
 }
@@ -270,7 +261,8 @@ static long help_lookup(const struct node *p, const char *file,
 
 /* help/<file> */
 static int help_entry(const struct node *d, const char *name,
-		      mcp_call **got, mcp_call **wait, long *idx)
+		      mcp_call *have, mcp_call **got, mcp_call **wait,
+		      long *idx, enum kind *child)
 {
 	int r;
 
@@ -282,7 +274,8 @@ static int help_entry(const struct node *d, const char *name,
 
 /* result/<part> */
 static int result_entry(const struct node *d, const char *name,
-			mcp_call **got, mcp_call **wait, long *idx)
+		      mcp_call *have, mcp_call **got, mcp_call **wait,
+		      long *idx, enum kind *child)
 {
 	const struct mcp_part *parts;
 	size_t np, i;
@@ -296,8 +289,9 @@ static int result_entry(const struct node *d, const char *name,
 }
 
 /* resources/<uri>: any URI, listed or not (templates), without waiting */
-static int res_entry(const struct node *d, const char *name, mcp_call **got,
-		     mcp_call **wait, long *idx)
+static int res_entry(const struct node *d, const char *name,
+		      mcp_call *have, mcp_call **got, mcp_call **wait,
+		      long *idx, enum kind *child)
 {
 	enum mcp_list what = fs_kinds[d->kind].list;
 	mcp_call *l = mcp_list_cached(d->srv, d->s, what);
@@ -311,14 +305,15 @@ static int res_entry(const struct node *d, const char *name, mcp_call **got,
 }
 
 /* tools/<tool>, prompts/<prompt> */
-static int name_entry(const struct node *d, const char *name, mcp_call **got,
-		      mcp_call **wait, long *idx)
+static int name_entry(const struct node *d, const char *name,
+		      mcp_call *have, mcp_call **got, mcp_call **wait,
+		      long *idx, enum kind *child)
 {
 	enum mcp_list what = fs_kinds[d->kind].list;
 	const struct mcp_entry *e;
 	mcp_call *c = NULL;
 	char *dec;
-	int r = need_list(d->s, what, got, &c);
+	int r = listing_need(d->s, what, got, &c);
 
 	*idx = -1;
 	if (r <= 0) {
@@ -351,18 +346,21 @@ static int resolve_listing(fuse_ino_t ino, struct node *n)
 }
 
 static void lookup(fuse_req_t req, fuse_ino_t parent, const char *name,
-		   mcp_call **got)
+		   mcp_call *have, mcp_call **got)
 {
 	struct node p, n;
 	mcp_call *c = NULL;
 	long idx = -1;
+	enum kind child;
 	int r;
 
 	if (resolve_listing(parent, &p) < 0) {
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
-	r = fs_kinds[p.kind].lops->entry(&p, name, got, &c, &idx);
+	child = fs_kinds[p.kind].child;
+	r = fs_kinds[p.kind].lops->entry(&p, name, have, got, &c, &idx,
+					 &child);
 	if (r == 0) {
 		park(P_LOOKUP, req, parent, NULL, NULL, name, c, got);
 		return;
@@ -371,7 +369,7 @@ static void lookup(fuse_req_t req, fuse_ino_t parent, const char *name,
 		fuse_reply_err(req, r < 0 ? -r : idx == -1 ? ENOENT : (int)-idx);
 		return;
 	}
-	parent = ino_of(&p, (unsigned long)idx, fs_kinds[p.kind].child);
+	parent = ino_of(&p, (unsigned long)idx, child);
 	if (fs_resolve(parent, &n) < 0) {
 		fuse_reply_err(req, ENOENT);
 		return;
@@ -384,7 +382,7 @@ static void listing_lookup(fuse_req_t req, fuse_ino_t parent,
 {
 	mcp_call *got[MCP_NLISTS] = {0};
 
-	lookup(req, parent, name, got);
+	lookup(req, parent, name, NULL, got);
 	got_free(got);
 }
 
@@ -489,7 +487,7 @@ static int list_fill(fuse_req_t req, const struct node *n, struct fh *h,
 	const struct mcp_entry *v;
 	mcp_call *c;
 	size_t ne, i;
-	int r = need_list(n->s, fs_kinds[n->kind].list, got, &c);
+	int r = listing_need(n->s, fs_kinds[n->kind].list, got, &c);
 
 	if (r == 0) {
 		*wait = c;
@@ -599,7 +597,7 @@ static int promptsjson_open(const struct node *n, struct fh *h,
 			    struct fuse_file_info *fi, mcp_call *have,
 			    mcp_call **got, mcp_call **wait)
 {
-	int r = need_list(n->s, MCP_PROMPTS, got, wait);
+	int r = listing_need(n->s, MCP_PROMPTS, got, wait);
 
 	if (r <= 0)
 		return r;
@@ -614,11 +612,11 @@ static int resjson_open(const struct node *n, struct fh *h,
 			mcp_call **got, mcp_call **wait)
 {
 	mcp_call *c = NULL, *c2 = NULL;
-	int r = need_list(n->s, MCP_RESOURCES, got, &c), err;
+	int r = listing_need(n->s, MCP_RESOURCES, got, &c), err;
 
 	if (r < 0)
 		return r;
-	err = need_list(n->s, MCP_TEMPLATES, got, &c2);
+	err = listing_need(n->s, MCP_TEMPLATES, got, &c2);
 	if (r == 0) { /* wait for the resources */
 		if (err >= 0)
 			mcp_call_unref(c2);
@@ -691,7 +689,7 @@ static void run(struct park *p)
 
 	switch (p->op) {
 	case P_LOOKUP:
-		lookup(p->req, p->ino, p->name, p->got);
+		lookup(p->req, p->ino, p->name, c, p->got);
 		break;
 	case P_OPENDIR:
 		opendir_(p->req, p->ino, p->h, &p->fi, p->got);
@@ -758,5 +756,13 @@ static void dir_unlink(fuse_req_t req, const struct node *d, const char *name)
 const struct dir_ops listing_dir = {
 	.lookup = dir_lookup,
 	.opendir = dir_opendir,
+	.unlink = dir_unlink,
+};
+
+/* skills/ and its folders: rmdir of a folder too, as unlink */
+const struct dir_ops listing_tree_dir = {
+	.lookup = dir_lookup,
+	.opendir = dir_opendir,
+	.rmdir = dir_unlink,
 	.unlink = dir_unlink,
 };
