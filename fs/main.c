@@ -544,8 +544,17 @@ int main(int argc, char **argv)
 	}
 	if (check_config(&o) < 0 || check_mountpoint(cl.mountpoint) < 0)
 		return quit(&o, &args, cl.mountpoint, 1);
-	/* servers start here, not in / where daemonizing leaves mcpfs */
+	/* servers start here, not in / where daemonizing leaves mcpfs; in /
+	 * when mcpfs itself may not enter it (`sudo -u USER mcpfs` from a
+	 * directory of root's: every start would fail with EACCES) */
 	start_dir = getcwd(NULL, 0);
+	if (start_dir && access(start_dir, X_OK) != 0) {
+		fprintf(stderr, "mcpfs: warning: the current directory %s is "
+			"not accessible (%s); servers start in /\n", start_dir,
+			strerror(errno));
+		free(start_dir);
+		start_dir = strdup("/");
+	}
 	n = readlink("/proc/self/exe", self, sizeof self - 1);
 	if (n <= 0) {
 		fprintf(stderr, "mcpfs: cannot find my own executable\n");

@@ -557,18 +557,25 @@ static int stdio_start(const struct mcp_server_conf *conf,
 		close(cin);
 	free(argv);
 	free(env);
-	free(cwd);
 	if (r < 0) {
 		const char *base = strrchr(conf->command, '/');
 
-		snprintf(err, errlen, "cannot start %s: %s%s",
-			 base ? base + 1 : conf->command, strerror(-r),
-			 (conf->cwd || tenv.start_dir) && r == UV_ENOENT ?
-			 " (check cwd)" : "");
+		/* the child's chdir fails as its exec would: say which */
+		if ((r == UV_ENOENT || r == UV_EACCES || r == UV_ENOTDIR) &&
+		    o.cwd && access(o.cwd, X_OK) != 0)
+			snprintf(err, errlen, "cannot start %s: its working "
+				 "directory %s: %s", base ? base + 1
+				 : conf->command, o.cwd, strerror(errno));
+		else
+			snprintf(err, errlen, "cannot start %s: %s",
+				 base ? base + 1 : conf->command,
+				 strerror(-r));
+		free(cwd);
 		p->exited = 1;
 		proc_maybe_finish(p);
 		return r;
 	}
+	free(cwd);
 	p->pid = p->process.pid;
 	p->up = up;
 	p->ctx = ctx;

@@ -227,8 +227,8 @@ class UserMount:
     """mcpfs mounted by an unprivileged user. Files live in a fresh
     directory under /tmp owned by that user; use as a context manager."""
 
-    def __init__(self, uid, gid, servers, args=()):
-        self.uid, self.gid = uid, gid
+    def __init__(self, uid, gid, servers, args=(), cwd=None):
+        self.uid, self.gid, self.cwd = uid, gid, cwd
         self.dir = Path(tempfile.mkdtemp(prefix='mcpfs-usermount-'))
         os.chmod(self.dir, 0o755)
         self.path = self.dir / 'mnt'
@@ -270,7 +270,8 @@ class UserMount:
                      '-c',
                      str(self.config), *self.args, str(self.path)),
             stdin=subprocess.DEVNULL, stdout=self.out,
-            stderr=subprocess.STDOUT, env=env, start_new_session=True)
+            stderr=subprocess.STDOUT, env=env, start_new_session=True,
+            cwd=self.cwd)
         end = time.monotonic() + 10
         while not is_mounted(self.path):
             if self.proc.poll() is not None:
