@@ -27,7 +27,6 @@
 #include "sessions.h"
 
 #define SEP "__"               /* SERVER__TOOL */
-#define MAX_WAITS 256          /* servers one listing waits on */
 
 enum job_kind { J_LIST, J_CALL };
 
@@ -398,9 +397,7 @@ static void start_lists(struct serve_peer *p, const char *id, uint64_t tag,
 	struct job *j;
 
 	for (srv = mcp_server_first(); srv; srv = mcp_server_next(srv))
-		n++;
-	if (n > MAX_WAITS)
-		n = MAX_WAITS;
+		n++; /* one wait per server (job_new: room for n) */
 	if (!(j = job_new(p, n, id, tag))) {
 		cJSON_Delete(read);
 		send_error(p, id, -32603, "out of memory", tag);
