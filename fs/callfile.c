@@ -88,7 +88,7 @@ struct callfile {
 	int attached;         /* what to read was settled (sent, or found) */
 	int interrupted;      /* a read was interrupted, none since */
 	int write_only;       /* opened O_WRONLY: nothing is queued */
-	char *key;            /* ... "t:x" or "p:x" (writers.h) */
+	char *key;            /* tools/x, prompts/x: "t:x" or "p:x" (writers.h) */
 	struct gbuf lines;    /* NAME=VALUE lines (spec 9), sent at close */
 	int in_lines;         /* this request is such lines */
 	int lines_bad;        /* ... one was refused: the rest fail too */

@@ -477,11 +477,10 @@ char *mcp_request_build(const char *json, size_t len, uint64_t id,
 
 /* The name a request of method names (the one reading of a tool's name
  * that the tool policy checks and the modern era's Mcp-Name header
- * carries, spec 13): {"name": N} (a tools/call; only
- * when method is tools/call) or {"method": method, "params": {"name": N}}
- * (the method decoded: "tools\/call" is one). 0 with *name N decoded and
- * malloc'd ("" without one), or NULL when the request is not of method;
- * -ENOMEM. */
+ * carries, spec 13): {"name": N} (a tools/call, so only when method is
+ * tools/call) or {"method": method, "params": {"name": N}} (the method
+ * decoded: "tools\/call" is one). 0 with *name N decoded and malloc'd (""
+ * without one), or NULL when the request is not of method; -ENOMEM. */
 static int name_of(const char *json, const struct mcp_request *r,
 		   const char *method, char **name)
 {
