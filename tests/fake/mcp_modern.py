@@ -25,6 +25,12 @@ does; in short:
 * Tasks (SEP-2663): `research` answers with a task when the request
   declares io.modelcontextprotocol/tasks; tasks/get, tasks/update and
   tasks/cancel follow it (tests/fake/README.md).
+* --header-tools: also the tool `query`, whose arguments region, limit,
+  dry and opts.zone are marked x-mcp-header (the request must carry each
+  as Mcp-Param-*, equal after decoding, and none for an absent argument,
+  else 400 HeaderMismatch -32020; it answers with the headers it got), and
+  four tools whose annotations break the rules (bad_token, bad_number,
+  bad_items, bad_twice), which a client must leave out.
 * GET /log: every request to /mcp so far as a JSON array (n, t, method,
   path, headers with lower-cased names, body, json, status, note).
 
@@ -92,6 +98,55 @@ TOOLS = [
      'streams.', 'inputSchema': {'type': 'object',
                                  'properties': {'name': {'type': 'string'}}}},
 ]
+
+# --header-tools: a tool whose arguments are mirrored into Mcp-Param-*
+# headers (basic/transports/streamable-http.mdx, "Custom Headers from Tool
+# Parameters"), and four whose x-mcp-header annotations break a rule there
+# (a client must leave each out of tools/list)
+HEADER_TOOLS = [
+    {'name': 'query', 'description': 'Answer with the Mcp-Param-* headers '
+     'it got, as JSON: {"NAME": [raw, decoded]}.',
+     'inputSchema': {'type': 'object', 'properties': {
+         'region': {'type': 'string', 'x-mcp-header': 'Region'},
+         'limit': {'type': 'integer', 'x-mcp-header': 'Limit'},
+         'dry': {'type': 'boolean', 'x-mcp-header': 'Dry'},
+         'opts': {'type': 'object', 'properties': {
+             'zone': {'type': 'string', 'x-mcp-header': 'Zone'}}},
+         'sql': {'type': 'string'}}}},
+    {'name': 'bad_token', 'description': 'Not a token.',
+     'inputSchema': {'type': 'object', 'properties': {
+         'a': {'type': 'string', 'x-mcp-header': 'a b'}}}},
+    {'name': 'bad_number', 'description': 'On a number.',
+     'inputSchema': {'type': 'object', 'properties': {
+         'a': {'type': 'number', 'x-mcp-header': 'A'}}}},
+    {'name': 'bad_items', 'description': 'Under items.',
+     'inputSchema': {'type': 'object', 'properties': {
+         'a': {'type': 'array', 'items': {'type': 'string',
+                                          'x-mcp-header': 'A'}}}}},
+    {'name': 'bad_twice', 'description': 'One name twice.',
+     'inputSchema': {'type': 'object', 'properties': {
+         'a': {'type': 'string', 'x-mcp-header': 'Same'},
+         'b': {'type': 'string', 'x-mcp-header': 'same'}}}},
+]
+
+
+def header_paths(schema, path=()):
+    """(path of properties keys, header name) of each x-mcp-header."""
+    for key, sub in (schema.get('properties') or {}).items():
+        if not isinstance(sub, dict):
+            continue
+        if isinstance(sub.get('x-mcp-header'), str):
+            yield path + (key,), sub['x-mcp-header']
+        yield from header_paths(sub, path + (key,))
+
+
+def header_value(v):
+    """What a client puts in Mcp-Param-* for v, None when it sends none."""
+    if isinstance(v, bool):
+        return 'true' if v else 'false'
+    if isinstance(v, int):
+        return str(v)
+    return v if isinstance(v, str) else None
 
 
 def supported():
@@ -366,7 +421,8 @@ class Handler(fakehttp.Sending, BaseHTTPRequestHandler):
         elif method == 'tools/list':
             res = {'tools': TOOLS + [
                 {'name': a, 'description': 'Added by add_tool.',
-                 'inputSchema': ECHO_SCHEMA} for a in STATE['added']]}
+                 'inputSchema': ECHO_SCHEMA} for a in STATE['added']] +
+                (HEADER_TOOLS if OPTS.header_tools else [])}
         elif method == 'subscriptions/listen':
             self.listen(rid, params)
             return
@@ -382,9 +438,34 @@ class Handler(fakehttp.Sending, BaseHTTPRequestHandler):
         self.send_json(200, {'jsonrpc': '2.0', 'id': rid,
                              'result': complete(res)})
 
+    def params_checked(self, rid, name, args):
+        """Server Validation: each Mcp-Param-* header of the tool's
+        schema, decoded, equals the argument at its path, and is absent
+        when the argument is; else 400 HeaderMismatch. The headers got."""
+        tool = [t for t in HEADER_TOOLS if t['name'] == name]
+        got = {}
+        for path, hname in header_paths(tool[0]['inputSchema']
+                                        if tool else {}):
+            v = args
+            for k in path:
+                v = v.get(k) if isinstance(v, dict) else None
+            want = header_value(v)
+            raw = self.headers.get('Mcp-Param-' + hname)
+            if raw is not None:
+                got[hname] = [raw, decode_header(raw)]
+            if (raw is None) != (want is None) or \
+                    (raw is not None and decode_header(raw) != want):
+                raise Refused(400, rpc_error(
+                    rid, -32020, f'Header mismatch: Mcp-Param-{hname} '
+                    f'{raw!r} is not {want!r}'))
+        return got
+
     def tool(self, rid, params, meta):
         name = params.get('name')
         args = params.get('arguments') or {}
+        got = self.params_checked(rid, name, args)
+        if name == 'query' and OPTS.header_tools:
+            return text_result(json.dumps(got, sort_keys=True))
         if name == 'echo' or name in STATE['added']:
             return text_result(str(args.get('text', '')))
         if name == 'counter':
@@ -632,6 +713,8 @@ def main(argv=None):
     ap.add_argument('--era', choices=('modern', 'dual', 'legacy'),
                     default='modern')
     ap.add_argument('--supported', default=MODERN)
+    ap.add_argument('--header-tools', action='store_true',
+                    help='the x-mcp-header tools (HEADER_TOOLS)')
     OPTS = ap.parse_args(argv)
     srv = Server(('127.0.0.1', 0), Handler)
     fakehttp.serve(srv)
