@@ -180,7 +180,7 @@ struct callfile *callfile_new(int listing, int prompt, uint64_t server_id,
 		int r = resolve(cf, &srv, &s);
 
 		if (r == 0)
-			r = mcp_tools(srv, s, &c);
+			r = mcp_list(srv, s, MCP_TOOLS, &c);
 		if (r == 0)
 			r = push(cf, c);
 		if (r < 0) {

@@ -149,6 +149,7 @@ struct mcp_call {
 	uv_timer_t timer;
 	double timeout, started;
 	enum mcp_list list;      /* CALL_LIST: which */
+	int relisted;            /* sent again after a HeaderMismatch */
 	int task;                /* task.c: 1 created, 2 its result asked,
 				    3 a modern task polled, 4 a request
 				    about a task (tasks/get, ...) */
@@ -210,8 +211,12 @@ void index_fini(void);
 struct call_hooks {
 	void (*timed_out)(mcp_call *c);    /* its timer fired, not done */
 	void (*completed)(mcp_session *s); /* after a call of s completed */
+	/* send c (no longer pending) again once the tools listing, asked
+	 * again, is there */
+	void (*relisted)(mcp_call *c);
 };
 void call_setup(const struct call_hooks *h);
+void call_relisted(mcp_call *c); /* hooks->relisted */
 mcp_call *call_new(enum call_kind kind, mcp_server *srv, mcp_session *s);
 void call_set_ref(mcp_call **slot, mcp_call *c);
 void call_complete(mcp_call *c, mcp_buf *reply); /* reply taken; once */

@@ -293,13 +293,11 @@ int mcp_call_refused(mcp_server *srv, mcp_session *s, const char *why,
  * started or reached (-32004, -32000), else EIO; its message (or "(no
  * reason given)") in why. 0 when c did not fail. */
 int mcp_call_errno(const mcp_call *c, char *why, size_t n);
-/* tools.json: a call whose reply is the tools document; may be done already
- * (cached). Reference as above. */
-int mcp_tools(mcp_server *srv, mcp_session *s, mcp_call **out);
 /* The listings of a session (all pages gathered, cached until the server
  * says list_changed): the reply is {"KEY": [...]}, pretty, with KEY
  * mcp_list_key(what); an empty array when the server's capabilities lack
- * it. tools.json is MCP_TOOLS. Reference as above. */
+ * it. tools.json is MCP_TOOLS. *out: a reference (mcp_call_unref); the
+ * call may be done already (cached). */
 enum mcp_list { MCP_TOOLS, MCP_RESOURCES, MCP_TEMPLATES, MCP_PROMPTS,
 		MCP_SKILLS, /* skills/list (SEP-2640, spec 15) */
 		MCP_NLISTS };

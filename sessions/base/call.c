@@ -121,6 +121,11 @@ void call_set_ref(mcp_call **slot, mcp_call *c)
 	mcp_call_unref(old);
 }
 
+void call_relisted(mcp_call *c)
+{
+	hooks->relisted(c);
+}
+
 static void timer_cb(uv_timer_t *t)
 {
 	mcp_call *c = t->data;

@@ -134,11 +134,6 @@ static void call_completed(mcp_session *s)
 	}
 }
 
-static const struct call_hooks session_call_hooks = {
-	.timed_out = call_timed_out,
-	.completed = call_completed,
-};
-
 /* ---- the transport ---- */
 
 /* Leave the transport (it finishes closing on its own). */
@@ -719,11 +714,6 @@ int mcp_list(mcp_server *srv, mcp_session *s, enum mcp_list what,
 	return 0;
 }
 
-int mcp_tools(mcp_server *srv, mcp_session *s, mcp_call **out)
-{
-	return mcp_list(srv, s, MCP_TOOLS, out);
-}
-
 /* ---- session objects ---- */
 
 /*
@@ -868,6 +858,23 @@ void sessions_reap_done(const char *why, void (*cb)(void))
 	sessions_when_reaped(cb);
 }
 
+/* c's tools listing is stale (a HeaderMismatch, inbound.c): drop it and
+ * send c again, which waits for the new one (task_check). */
+static void call_relisted_cb(mcp_call *c)
+{
+	mcp_call **slot = tools_slot(c->s);
+
+	if (*slot && (*slot)->done)
+		call_set_ref(slot, NULL);
+	call_send(c->s, c);
+}
+
+static const struct call_hooks session_call_hooks = {
+	.timed_out = call_timed_out,
+	.completed = call_completed,
+	.relisted = call_relisted_cb,
+};
+
 void sessions_init(void)
 {
 	index_init();
@@ -879,20 +886,4 @@ void sessions_init(void)
 void sessions_fini(void)
 {
 	index_fini();
-}
-
-/* ---- for fs/ ---- */
-
-void mcp_session_hold(mcp_session *s)
-{
-	s->holds++;
-	uv_timer_stop(&s->idle_timer);
-}
-
-void mcp_session_release(mcp_session *s)
-{
-	if (s->holds > 0)
-		s->holds--;
-	if (!s->closed)
-		session_idle_check(s);
 }

@@ -1,5 +1,6 @@
 /*
- * warm.c - creating thread sessions (mkdir) under the session cap (spec 5:
+ * warm.c - creating thread sessions (mkdir) under the session cap, and
+ * holding them while files of theirs are open (no idle close) (spec 5:
  * at --max-sessions, mkdir closes the least recently used idle thread, or
  * fails with EAGAIN when every thread is busy; nothing else closes a
  * thread for the cap), and the spare sessions of a server whose config
@@ -170,4 +171,19 @@ int mcp_session_create(mcp_server *srv, const char *name, mcp_session **out)
 	refill_later(srv);
 	*out = s;
 	return 0;
+}
+
+/* An open file of a thread holds it: no idle close meanwhile. */
+void mcp_session_hold(mcp_session *s)
+{
+	s->holds++;
+	uv_timer_stop(&s->idle_timer);
+}
+
+void mcp_session_release(mcp_session *s)
+{
+	if (s->holds > 0)
+		s->holds--;
+	if (!s->closed)
+		session_idle_check(s);
 }

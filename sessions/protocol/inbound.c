@@ -107,6 +107,34 @@ static void keep_as_sent(cJSON *j, const char *line, size_t len,
 		jsent_keep(j, line + v.at, v.n);
 }
 
+/*
+ * A modern server refused a user's tools/call for its headers
+ * (HeaderMismatch, -32020): the tool's inputSchema, which its Mcp-Param-*
+ * headers come from, may have changed since mcpfs listed it. Once per
+ * call the tools are listed again and the call is sent again
+ * (streamable-http.mdx, Client Behavior); a second refusal is the reply.
+ * 1 when c goes on.
+ */
+static int header_mismatch(mcp_session *s, mcp_call *c, const cJSON *err)
+{
+	const cJSON *code = cJSON_GetObjectItemCaseSensitive(err, "code");
+
+	if (s->era != MCP_ERA_MODERN || c->kind != CALL_USER || !c->tool ||
+	    !c->line || c->relisted || !(s->ops->caps & TRANSPORT_EXCHANGES) ||
+	    !cJSON_IsNumber(code) || code->valuedouble != -32020)
+		return 0;
+	c->relisted = 1;
+	mlog(MLOG_INFO, "server %s: tools/call of %.100s refused for its "
+	     "headers: listing the tools again, then sending it again",
+	     s->srv->conf->name, c->tool);
+	idtab_del(&s->pending, c->rpc_id); /* that exchange is over */
+	if (s->ops->forget && s->t)
+		s->ops->forget(s->t, c->rpc_id);
+	c->rpc_id = 0;
+	call_relisted(c);
+	return 1;
+}
+
 static void response(mcp_session *s, cJSON *msg, const char *line,
 		     size_t len)
 {
@@ -137,6 +165,8 @@ static void response(mcp_session *s, cJSON *msg, const char *line,
 		pages_end(c);
 		return;
 	}
+	if (err && header_mismatch(s, c, err))
+		return;
 	if (err) {
 		keep_as_sent(err, line, len, "error");
 		call_complete(c, msg_error_reply(err));

@@ -30,7 +30,9 @@ does; in short:
   as Mcp-Param-*, equal after decoding, and none for an absent argument,
   else 400 HeaderMismatch -32020; it answers with the headers it got), and
   four tools whose annotations break the rules (bad_token, bad_number,
-  bad_items, bad_twice), which a client must leave out.
+  bad_items, bad_twice), which a client must leave out; `late`, whose
+  region is listed with its annotation only from the second tools/list
+  on, and `never`, listed without it always, both checked as annotated.
 * GET /log: every request to /mcp so far as a JSON array (n, t, method,
   path, headers with lower-cased names, body, json, status, note).
 
@@ -128,6 +130,27 @@ HEADER_TOOLS = [
          'a': {'type': 'string', 'x-mcp-header': 'Same'},
          'b': {'type': 'string', 'x-mcp-header': 'same'}}}},
 ]
+
+# --header-tools: `late` is listed without its annotation the first time
+# (as a server redeployed meanwhile), `never` always: the server checks
+# both against REQUIRED, so a client that lists again gets `late` right
+# and `never` refused twice
+REQUIRED = {'late': {'type': 'object', 'properties': {
+    'region': {'type': 'string', 'x-mcp-header': 'Region'}}}}
+REQUIRED['never'] = REQUIRED['late']
+
+
+def header_tools():
+    """HEADER_TOOLS with late and never as this listing shows them."""
+    with LOCK:
+        STATE['header_lists'] = STATE.get('header_lists', 0) + 1
+        first = STATE['header_lists'] == 1
+    plain = {'type': 'object', 'properties': {'region': {'type': 'string'}}}
+    return HEADER_TOOLS + [
+        {'name': 'late', 'description': 'Answers like query.',
+         'inputSchema': plain if first else REQUIRED['late']},
+        {'name': 'never', 'description': 'Answers like query.',
+         'inputSchema': plain}]
 
 
 def header_paths(schema, path=()):
@@ -422,7 +445,7 @@ class Handler(fakehttp.Sending, BaseHTTPRequestHandler):
             res = {'tools': TOOLS + [
                 {'name': a, 'description': 'Added by add_tool.',
                  'inputSchema': ECHO_SCHEMA} for a in STATE['added']] +
-                (HEADER_TOOLS if OPTS.header_tools else [])}
+                (header_tools() if OPTS.header_tools else [])}
         elif method == 'subscriptions/listen':
             self.listen(rid, params)
             return
@@ -442,10 +465,10 @@ class Handler(fakehttp.Sending, BaseHTTPRequestHandler):
         """Server Validation: each Mcp-Param-* header of the tool's
         schema, decoded, equals the argument at its path, and is absent
         when the argument is; else 400 HeaderMismatch. The headers got."""
-        tool = [t for t in HEADER_TOOLS if t['name'] == name]
+        tool = [t['inputSchema'] for t in HEADER_TOOLS if t['name'] == name]
         got = {}
-        for path, hname in header_paths(tool[0]['inputSchema']
-                                        if tool else {}):
+        for path, hname in header_paths(tool[0] if tool else
+                                        REQUIRED.get(name, {})):
             v = args
             for k in path:
                 v = v.get(k) if isinstance(v, dict) else None
@@ -464,7 +487,7 @@ class Handler(fakehttp.Sending, BaseHTTPRequestHandler):
         name = params.get('name')
         args = params.get('arguments') or {}
         got = self.params_checked(rid, name, args)
-        if name == 'query' and OPTS.header_tools:
+        if name in ('query', 'late', 'never') and OPTS.header_tools:
             return text_result(json.dumps(got, sort_keys=True))
         if name == 'echo' or name in STATE['added']:
             return text_result(str(args.get('text', '')))

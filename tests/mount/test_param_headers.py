@@ -23,10 +23,14 @@ def modern_http(tmp_path):
     yield from fake_factory(HTTPFake, tmp_path)
 
 
+def query_of(t, name, **args):
+    """The Mcp-Param-* headers the server got for a call of name (query,
+    late, never): {Name: [raw, decoded]}."""
+    return json.loads(text(tool(t, name, **args)))
+
+
 def query(t, **args):
-    """The Mcp-Param-* headers the server got for query(args):
-    {Name: [raw, decoded]}."""
-    return json.loads(text(tool(t, 'query', **args)))
+    return query_of(t, 'query', **args)
 
 
 def test_arguments_go_out_as_headers(mcpfs_mount, modern_http):
@@ -76,3 +80,27 @@ def test_tools_whose_annotations_break_the_rules_are_left_out(
     # each is named in the log, with why
     wait_until(lambda: all(b in m.output() for b in bad), 10,
                'a log line for each tool left out')
+
+
+def test_a_refusal_for_headers_lists_again_and_retries_once(mcpfs_mount,
+                                                            modern_http):
+    # the schema changed after mcpfs listed it (late): the server refuses
+    # the call for a missing Mcp-Param header (400, HeaderMismatch), mcpfs
+    # lists the tools again and sends the call again, with the header
+    # (streamable-http.mdx, Client Behavior); where the new listing does
+    # not help (never), the second refusal is the reply: no loop
+    srv = modern_http('--header-tools')
+    m = mcpfs_mount({'h': {'url': srv.url}})
+    t = thread(m, 'h')
+    assert 'late' in os.listdir(t / 'tools')
+    assert query_of(t, 'late', region='eu') == {'Region': ['eu', 'eu']}
+    err = tool(t, 'never', region='eu')
+    assert err.get('error', {}).get('code') == -32020, err
+
+    def calls(name):
+        return [p['status'] for p in srv.posts()
+                if p['json'].get('method') == 'tools/call' and
+                p['json']['params'].get('name') == name]
+    assert calls('late') == [400, 200], calls('late')
+    assert calls('never') == [400, 400], calls('never')
+    assert 'refused for its headers' in m.output(), m.output()[-2000:]
