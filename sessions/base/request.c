@@ -476,16 +476,18 @@ char *mcp_request_build(const char *json, size_t len, uint64_t id,
 }
 
 /* The name a request of method names (the one reading of a tool's name
- * that the tool policy checks and the modern era's Mcp-Name header
- * carries, spec 13): {"name": N} (a tools/call, so only when method is
- * tools/call) or {"method": method, "params": {"name": N}} (the method
- * decoded: "tools\/call" is one). 0 with *name N decoded and malloc'd (""
- * without one), or NULL when the request is not of method; -ENOMEM. */
+ * that the tool policy checks, the modern era's Mcp-Name header carries
+ * and the listing is searched by, spec 13): {"name": N} (a tools/call, so
+ * only when method is tools/call) or {"method": method, "params": {"name":
+ * N}} (the method decoded: "tools\/call" is one). 0 with *name N decoded
+ * as the listing's names are (an escaped NUL as C0 80, jsent.h) and
+ * malloc'd ("" without one), or NULL when the request is not of method;
+ * -ENOMEM. */
 static int name_of(const char *json, const struct mcp_request *r,
 		   const char *method, char **name)
 {
-	const struct jscan_span *sp = r->tool ? &r->head : &r->params;
-	cJSON *j, *n;
+	struct jscan_span v = r->head;
+	char *m = NULL;
 	int same;
 
 	*name = NULL;
@@ -493,20 +495,20 @@ static int name_of(const char *json, const struct mcp_request *r,
 		if (strcmp(method, "tools/call"))
 			return 0;
 	} else {
-		j = cJSON_ParseWithLength(json + r->head.at, r->head.n);
-		if (!j)
-			return -ENOMEM; /* parse already took it as a string */
-		same = cJSON_IsString(j) && !strcmp(j->valuestring, method);
-		cJSON_Delete(j);
+		if (jsent_unquote(json + r->head.at, r->head.n, &m) < 0)
+			return -ENOMEM;
+		same = m && !strcmp(m, method);
+		free(m);
 		if (!same)
 			return 0;
+		if (!r->params.n || json[r->params.at] != '{' ||
+		    !jscan_member(json, r->params, "name", &v))
+			v.n = 0;
 	}
-	j = sp->n ? cJSON_ParseWithLength(json + sp->at, sp->n) : NULL;
-	if (sp->n && !j)
+	if (v.n && jsent_unquote(json + v.at, v.n, name) < 0)
 		return -ENOMEM;
-	n = r->tool ? j : cJSON_GetObjectItemCaseSensitive(j, "name");
-	*name = strdup(cJSON_IsString(n) ? n->valuestring : "");
-	cJSON_Delete(j);
+	if (!*name)
+		*name = strdup(""); /* none, or not a string */
 	return *name ? 0 : -ENOMEM;
 }
 
@@ -586,14 +588,15 @@ int mcp_req_parse(const char *json, size_t len, const char *target,
 	    (!r->tool && name_of(r->text, &r->parsed, "prompts/get",
 				 &prompt_name) < 0))
 		goto fail;
-	if (r->tool && *r->tool)
+	if (target) /* the file's own name, whatever the text says */
+		r->key = prefixed(prompt ? "p:" : "t:", target);
+	else if (r->tool && *r->tool)
 		r->key = prefixed("t:", r->tool);
 	else if (prompt_name && *prompt_name)
 		r->key = prefixed("p:", prompt_name);
-	if ((r->tool && *r->tool) || (prompt_name && *prompt_name)) {
-		if (!r->key)
-			goto fail;
-	}
+	if (!r->key && (target || (r->tool && *r->tool) ||
+			(prompt_name && *prompt_name)))
+		goto fail;
 	free(prompt_name);
 	*out = r;
 	return 0;
