@@ -49,6 +49,7 @@ static cJSON *cancelled_ids;
 static long long counter, ask_seq;
 
 static long long opt_slow_start, opt_tools, opt_page, opt_stderr_lines;
+static const char *opt_start_gate; /* answer initialize once it exists */
 static long long opt_exit_code;
 static int opt_exit_at_start, opt_no_init, opt_init_error, opt_ignore_term;
 static int opt_ignore_eof, opt_garbage, opt_wrong_id, opt_exact;
@@ -179,6 +180,10 @@ static int pending_fire(struct pending *p, long long now)
 
 	switch (p->kind) {
 	case P_INIT:
+		if (opt_start_gate && access(opt_start_gate, F_OK) != 0) {
+			p->due = now + 10; /* the gate is shut: look again */
+			return 0;
+		}
 		if (p->init) {
 			reply(p->id, p->init);
 			p->init = NULL;
@@ -879,6 +884,8 @@ static void options(int argc, char **argv)
 			opt_exit_code = number_arg(argc, argv, &i);
 		} else if (!strcmp(a, "--slow-start")) {
 			opt_slow_start = number_arg(argc, argv, &i);
+		} else if (!strcmp(a, "--start-gate") && i + 1 < argc) {
+			opt_start_gate = argv[++i];
 		} else if (!strcmp(a, "--no-init")) {
 			opt_no_init = 1;
 		} else if (!strcmp(a, "--init-error")) {
