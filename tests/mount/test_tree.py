@@ -98,11 +98,10 @@ def test_ls_server_and_thread(mcpfs_mount):
 def test_mkdir_starts_process_rmdir_ends_it(mcpfs_mount):
     m = mcpfs_mount({'a': fake()})
     t = m.path / 'a' / 't'
-    t0 = time.monotonic()
     os.mkdir(t)
-    # mkdir starts the process in the background and returns at once.
-    assert time.monotonic() - t0 < 2
-    pids = wait_until(m.server_pids, 5, 'the server process')
+    # mkdir starts the process in the background and returns at once
+    # (test_call's test of the handshake gate shows it without a clock)
+    pids = wait_until(m.server_pids, 30, 'the server process')
     assert len(pids) == 1 and len(m.session_groups()) == 1
     os.rmdir(t)
     assert not t.exists()
