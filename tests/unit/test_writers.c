@@ -206,6 +206,21 @@ static void test_exec_is_seen(void **state)
 	assert_string_equal(read_call(100), "B");
 }
 
+/* At shutdown (writers_clear) every record goes, and with it the
+ * reference it held on its call. */
+static void test_clear_lets_go_of_every_call(void **state)
+{
+	static mcp_call a = {0, "A"}, b = {0, "B"};
+
+	spawn(100, 50, 1001, 230);
+	write_call(100, &a);
+	write_call(50, &b);
+	assert_int_equal(a.refs + b.refs, 2);
+	writers_clear();
+	assert_int_equal(a.refs, 0);
+	assert_int_equal(b.refs, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -218,6 +233,8 @@ int main(void)
 			teardown),
 		cmocka_unit_test_setup_teardown(test_exec_is_seen, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(
+			test_clear_lets_go_of_every_call, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
