@@ -195,6 +195,10 @@ def test_name_value_lines_in_several_writes(mcpfs_mount):
     assert rc != 0 and 'Invalid argument' in err, (rc, err)
     assert json.loads(read_file(t / 'tools' / 'incr'))['error'][
         'message'] == 'request refused: line 3: by=abc: by is an integer'
+    # a last line without its newline is checked at close: close fails
+    assert close_error(t / 'tools' / 'incr', 'by=1\nby=abc') == errno.EINVAL
+    assert json.loads(read_file(t / 'tools' / 'incr'))['error'][
+        'message'] == 'request refused: line 2: by=abc: by is an integer'
 
 
 # ---------------------------------------------------------------- sizes
