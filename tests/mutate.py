@@ -2,7 +2,8 @@
 """tests/mutate.py - a small mutation sampler: how many deliberate breaks
 of a C file do its tests catch?
 
-    python3 tests/mutate.py [--sample N --seed S] [--build DIR] FILE.c...
+    python3 tests/mutate.py [--sample N --seed S] [--build DIR]
+                            [--recheck DIR] FILE.c...
 
 For each FILE it finds the mutation sites (outside comments, strings and
 preprocessor lines):
@@ -23,8 +24,17 @@ that does not compile is not counted), runs the tests tests/README.md maps to th
 test files with pytest -x against the rebuilt build directory), and
 records the mutant as killed (a test failed or timed out: --timeout per
 mount test file, --unit-timeout per unit test) or survived.
+With --recheck DIR (a build configured with -Db_sanitize=address,undefined
+-Db_lundef=false), a mutant that survived is built there too and its
+tests run again against that build: a leak (a dropped free, cJSON_Delete,
+unref) makes mcpfs exit non-zero at unmount under LeakSanitizer, which the
+mount fixture fails on, and a unit test exits non-zero; the mutant is then
+"killed under DIR by X". Before the first such recheck of a file the
+unchanged file's tests run against DIR too (a test that fails there on
+the unchanged code would make every recheck a kill: the rechecks are then
+skipped, with a message). Only survivors pay for the slower build.
 The file is restored after each mutant, and always at the end (Ctrl-C
-too); the build is then brought back up to date.
+too); the build (and DIR) is then brought back up to date.
 
 It ends with the survivors (FILE:LINE, the mutation), one line per file
 `FILE: killed K of N` and the last line `killed K of N` over all files.
@@ -235,8 +245,8 @@ def kill_tree(pid):
 
 
 class Runner:
-    def __init__(self, args):
-        self.build = Path(args.build).resolve()
+    def __init__(self, args, build=None):
+        self.build = Path(build or args.build).resolve()
         self.timeout = args.timeout
         self.unit_timeout = args.unit_timeout
         self.verbose = args.verbose
@@ -308,10 +318,35 @@ class Runner:
         return None
 
 
-def mutate_file(runner, path, tests, sample, seed):
-    """[(site, result)] where result is 'killed by X', 'survived' or
-    'does not compile'. With sample, sites are taken in an order shuffled
-    by seed until sample mutants compiled (or the sites ran out)."""
+def recheck(again, path, src, mutant, tests, state):
+    """The survivor mutant run against the build of Runner again: None
+    (it survived there too, or no recheck), else what failed. state
+    holds whether the unchanged file's tests passed there (None: not yet
+    run)."""
+    if again is None or state.get('ok') is False:
+        return None
+    targets = again.targets(tests)
+    if state.get('ok') is None:
+        path.write_text(src)
+        ok, log = again.ninja(targets)
+        failed = again.run_tests(tests) if ok else 'the build'
+        state['ok'] = failed is None
+        if failed:
+            print(f'  --recheck {again.build}: the unchanged file fails '
+                  f'there ({failed}): no rechecks', flush=True)
+            return None
+    path.write_text(mutant)
+    ok, _ = again.ninja(targets)
+    if not ok:
+        return None
+    return again.run_tests(tests)
+
+
+def mutate_file(runner, path, tests, sample, seed, again=None):
+    """[(site, result)] where result is 'killed by X', 'killed under
+    DIR by X' (again: the recheck Runner), 'survived' or 'does not
+    compile'. With sample, sites are taken in an order shuffled by seed
+    until sample mutants compiled (or the sites ran out)."""
     src = path.read_text()
     all_sites = sites(src)
     order = list(all_sites)
@@ -324,12 +359,14 @@ def mutate_file(runner, path, tests, sample, seed):
     results = []
     compiled = 0
     targets = runner.targets(tests)
+    state = {}
     try:
         for site in order:
             if sample and compiled >= sample:
                 break
             no, start, end, old, new, kind = site
-            path.write_text(src[:start] + new + src[end:])
+            mutant = src[:start] + new + src[end:]
+            path.write_text(mutant)
             t0 = time.monotonic()
             ok, _ = runner.ninja(targets)
             if not ok:
@@ -338,6 +375,11 @@ def mutate_file(runner, path, tests, sample, seed):
                 compiled += 1
                 failed = runner.run_tests(tests)
                 res = f'killed by {failed}' if failed else 'survived'
+                if not failed:
+                    failed = recheck(again, path, src, mutant, tests, state)
+                    if failed:
+                        res = (f'killed under {again.build.name} by '
+                               f'{failed}')
             print(f'  {rel}:{no}: {describe(site)}: {res} '
                   f'({time.monotonic() - t0:.0f} s)', flush=True)
             results.append((site, res))
@@ -353,6 +395,8 @@ def main():
                     help='mutants per file (0: every site)')
     ap.add_argument('--seed', default='1')
     ap.add_argument('--build', default=str(REPO / 'build'))
+    ap.add_argument('--recheck', metavar='DIR',
+                    help='a sanitizer build: run survivors again there')
     ap.add_argument('--timeout', type=int, default=120,
                     help='seconds per test file (a timeout kills)')
     ap.add_argument('--unit-timeout', type=int, default=30,
@@ -390,6 +434,11 @@ def main():
         sys.exit(f'{args.build}: not a configured build directory')
 
     runner = Runner(args)
+    again = None
+    if args.recheck:
+        if not (Path(args.recheck) / 'build.ninja').exists():
+            sys.exit(f'{args.recheck}: not a configured build directory')
+        again = Runner(args, args.recheck)
     totals = []
     survivors = []
     try:
@@ -402,7 +451,8 @@ def main():
                 if failed:
                     sys.exit(f'{p.relative_to(REPO)}: its tests fail on the '
                              f'unchanged code: {failed}')
-            res = mutate_file(runner, p, tests, args.sample, args.seed)
+            res = mutate_file(runner, p, tests, args.sample, args.seed,
+                              again)
             counted = [(s, r) for s, r in res if r != 'does not compile']
             killed = sum(r.startswith('killed') for _, r in counted)
             totals.append((p.relative_to(REPO), killed, len(counted)))
@@ -411,8 +461,12 @@ def main():
     except KeyboardInterrupt:
         print('interrupted: files restored', flush=True)
         runner.ninja()
+        if again:
+            again.ninja()
         sys.exit(130)
     runner.ninja()
+    if again:
+        again.ninja()
     if survivors:
         print('survivors:')
         for rel, s in survivors:

@@ -140,6 +140,79 @@ def test_sigwinch_to_cat_keeps_call(mcpfs_mount):
     assert cancelled_ids(t) == []
 
 
+# Two threads wait in pread(2) on one open file of call (a, then b: read(2)
+# would wait for the file position's lock instead, pread takes none); a
+# SIGWINCH to b alone: b's read fails EINTR, a's goes on waiting and gets
+# the reply (the cancel's error) once the test cancels the call. Prints
+# one JSON line after the signal and one at the end.
+_TWO_READERS = r"""
+import ctypes, errno, json, os, signal, sys, threading, time
+signal.signal(signal.SIGWINCH, lambda *a: None)
+signal.siginterrupt(signal.SIGWINCH, False)
+libc = ctypes.CDLL(None, use_errno=True)
+fd = os.open(sys.argv[1], os.O_RDWR)
+os.write(fd, sys.argv[2].encode())
+got, tids = {}, {}
+def reader(name):
+    tids[name] = threading.get_native_id()
+    buf = ctypes.create_string_buffer(1 << 16)
+    n = libc.pread(fd, buf, 1 << 16, ctypes.c_long(0))
+    got[name] = "EINTR" if n < 0 and ctypes.get_errno() == errno.EINTR \
+        else buf.raw[:n].decode() if n > 0 else n
+def waiting(name):
+    try:
+        with open(f"/proc/self/task/{tids[name]}/stat") as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]
+        with open(f"/proc/self/task/{tids[name]}/syscall") as f:
+            return state == "S" and f.read().split()[0] == "17"
+    except (KeyError, OSError, IndexError):
+        return False
+def until(pred):
+    end = time.monotonic() + 20
+    while not pred() and time.monotonic() < end:
+        time.sleep(0.02)
+    return pred()
+threads = {}
+for name in ("a", "b"):
+    threads[name] = threading.Thread(target=reader, args=(name,),
+                                     daemon=True)
+    threads[name].start()
+    assert until(lambda: waiting(name)), name
+signal.pthread_kill(threads["b"].ident, signal.SIGWINCH)
+until(lambda: got)
+print(json.dumps(got), flush=True)
+sys.stdin.readline()
+threads["a"].join(20)
+print(json.dumps(got), flush=True)
+os._exit(0)
+"""
+
+
+def test_signal_interrupts_only_the_read_it_reached(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    p = subprocess.Popen([sys.executable, '-c', _TWO_READERS,
+                          str(t / 'call'), json.dumps({'name': 'hang'})],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         text=True)
+    try:
+        first = run_with_deadline(p.stdout.readline, 60, 'the signal')
+        assert json.loads(first) == {'b': 'EINTR'}
+        assert status(t)['in_flight'] == 1
+        (t / 'ctl').write_bytes(b'cancel')
+        p.stdin.write('go\n')
+        p.stdin.flush()
+        last = json.loads(run_with_deadline(p.stdout.readline, 60,
+                                            'the reply'))
+        assert p.wait(10) == 0
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert last['b'] == 'EINTR'
+    assert 'error' in json.loads(last['a']), last
+
+
 # ---------------------------------------------------------------- seeks
 
 def out_of_sh(t, script, shell='sh'):

@@ -180,6 +180,27 @@ def test_name_value_lines(mcpfs_mount):
         'text'] == '4'
 
 
+def test_name_value_lines_in_several_writes(mcpfs_mount):
+    """Each echo of a { ...; } > tools/x group is a write of its own: each
+    line is checked once, when the write that ends it arrives, and a
+    refusal names the line where it is in the request."""
+    m = mcpfs_mount({'demo': demo()})
+    t = thread(m, 'demo', 't1')
+    rc, out, err = sh('{ echo by=2; echo; echo by:=3; } > tools/incr; '
+                      'cat tools/incr', t)
+    assert rc == 0, err
+    assert json.loads(out)['content'][0]['text'] == '3'
+    rc, out, err = sh('{ echo by=1; echo by:=2; echo by=abc; } > tools/incr',
+                      t)
+    assert rc != 0 and 'Invalid argument' in err, (rc, err)
+    assert json.loads(read_file(t / 'tools' / 'incr'))['error'][
+        'message'] == 'request refused: line 3: by=abc: by is an integer'
+    # a last line without its newline is checked at close: close fails
+    assert close_error(t / 'tools' / 'incr', 'by=1\nby=abc') == errno.EINVAL
+    assert json.loads(read_file(t / 'tools' / 'incr'))['error'][
+        'message'] == 'request refused: line 2: by=abc: by is an integer'
+
+
 # ---------------------------------------------------------------- sizes
 
 def test_sizes_are_real(mcpfs_mount):

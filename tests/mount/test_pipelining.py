@@ -63,3 +63,24 @@ def test_pipelined_replies_already_done_read_in_order(mcpfs_mount):
         assert os.read(fd, 100) == b''
     finally:
         os.close(fd)
+
+
+def test_reply_in_but_unread_is_kept_when_the_next_request_is_written(
+        mcpfs_mount):
+    """Write, let the reply come in, write again, then read: the first
+    reply, unread, was not dropped for the second."""
+    m = mcpfs_mount({'a': fake()})
+    t = m.path / 'a' / 't'
+    os.mkdir(t)
+    fd = os.open(t / 'call', os.O_RDWR)
+    try:
+        for i, w in enumerate(('one', 'two'), 1):
+            write_all(fd, echo_req(w))
+            wait_until(lambda: status(t)['calls'] == i and
+                       not status(t)['in_flight'], 10, f'reply {i} in')
+        got = [run_with_deadline(lambda: read_all(fd), 20, 'reply')
+               for _ in range(2)]
+        assert [text(json.loads(r)) for r in got] == ['one', 'two']
+        assert os.read(fd, 100) == b''
+    finally:
+        os.close(fd)

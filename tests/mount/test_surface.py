@@ -120,6 +120,19 @@ def test_tool_file_refuses_non_object_arguments(mcpfs_mount):
         'last_error']
 
 
+def test_tool_file_takes_blanks_before_the_arguments(mcpfs_mount):
+    """A here-document or printf that puts blank lines, spaces or tabs
+    before the object: the object is the arguments, not a refusal."""
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    echo = t / 'tools' / 'echo'
+    run_with_deadline(lambda: subprocess.run(
+        ['sh', '-c', 'printf "\\n \\t\\r\\n  {\\"text\\": \\"indented\\"}\\n"'
+         ' > "$1"', 'sh', str(echo)], check=True), 30, 'printf > tools/echo')
+    assert text(read_json(echo)) == 'indented'
+    assert status(t / 'status')['last_error'] is None
+
+
 def test_listing_runs_no_tool_and_waits_on_no_call(mcpfs_mount):
     m = mcpfs_mount({'a': fake()})
     t = thread(m)

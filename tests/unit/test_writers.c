@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -206,6 +207,47 @@ static void test_exec_is_seen(void **state)
 	assert_string_equal(read_call(100), "B");
 }
 
+/* At shutdown (writers_clear) every record goes, and with it the
+ * reference it held on its call. */
+static void test_clear_lets_go_of_every_call(void **state)
+{
+	static mcp_call a = {0, "A"}, b = {0, "B"};
+
+	spawn(100, 50, 1001, 230);
+	write_call(100, &a);
+	write_call(50, &b);
+	assert_int_equal(a.refs + b.refs, 2);
+	writers_clear();
+	assert_int_equal(a.refs, 0);
+	assert_int_equal(b.refs, 0);
+}
+
+/* One live process that wrote 16384 different tools' calls on a thread
+ * has 16384 records no pruning can drop: the next call is refused
+ * (EAGAIN, doc/decisions.md) rather than the table growing further. */
+static void test_records_per_thread_are_capped(void **state)
+{
+	static mcp_call c = {0, "C"};
+	unsigned long long image;
+	struct wproc *w;
+	struct wrec *rec;
+	char key[32];
+	int i;
+
+	spawn(100, 50, 1001, 230);
+	w = writers_proc(100, &image);
+	assert_non_null(w);
+	for (i = 0; i < 16384; i++) {
+		snprintf(key, sizeof key, "t:tool%d", i);
+		assert_int_equal(writers_prepare(1, key, w, image, &rec), 0);
+		writers_commit(1, rec, &c);
+	}
+	assert_int_equal(writers_prepare(1, "t:one-more", w, image, &rec),
+			 -EAGAIN);
+	assert_null(rec);
+	writers_proc_unref(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -218,6 +260,10 @@ int main(void)
 			teardown),
 		cmocka_unit_test_setup_teardown(test_exec_is_seen, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(
+			test_clear_lets_go_of_every_call, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_records_per_thread_are_capped, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
