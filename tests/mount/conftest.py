@@ -101,10 +101,19 @@ def shapes(log=None):
 
 # ---------------------------------------------------------------- deadlines
 
+# Every deadline of a wait or of I/O here is a hang detector, never a
+# claim that something is fast: tests/stress.sh multiplies them all by
+# MCPFS_TEST_SLACK (10 there), so that a machine at load 40 fails a test
+# only for a hang or a wrong answer. 1 otherwise.
+SLACK = float(os.environ.get('MCPFS_TEST_SLACK') or 1)
+
+
 def run_with_deadline(fn, timeout, what='I/O on the mount'):
     """Run fn() in a daemon thread; return its value or re-raise its
     exception. Fails the test if it has not finished after timeout seconds
-    (the thread is left blocked; the mount teardown deals with the rest)."""
+    (times SLACK; the thread is left blocked; the mount teardown deals
+    with the rest)."""
+    timeout *= SLACK
     box = {}
 
     def target():
@@ -204,7 +213,9 @@ def free_port():
 
 
 def wait_until(pred, timeout=10.0, what='condition', interval=0.05):
-    """Poll pred() until it returns a true value (returned) or fail."""
+    """Poll pred() until it returns a true value (returned) or fail (after
+    timeout seconds, times SLACK)."""
+    timeout *= SLACK
     end = time.monotonic() + timeout
     while True:
         v = pred()
