@@ -211,8 +211,8 @@ void index_fini(void);
 struct call_hooks {
 	void (*timed_out)(mcp_call *c);    /* its timer fired, not done */
 	void (*completed)(mcp_session *s); /* after a call of s completed */
-	/* send c (no longer pending) again once the tools listing, asked
-	 * again, is there */
+	/* send c (no longer pending) again, once the tools listing that
+	 * was dropped for it is there again */
 	void (*relisted)(mcp_call *c);
 };
 void call_setup(const struct call_hooks *h);
@@ -223,6 +223,10 @@ void call_complete(mcp_call *c, mcp_buf *reply); /* reply taken; once */
 /* c awaits the reply to its request c->rpc_id on s: 0, or -ENOMEM after c
  * failed with the out of memory error (then its request is not sent). */
 int call_track(mcp_session *s, mcp_call *c);
+/* The exchange of c->rpc_id on s is over without a reply to hand on (a
+ * retry, a task, the handshake): off the pending table and the
+ * transport's (c->rpc_id is left for the caller). */
+void call_untrack(mcp_session *s, mcp_call *c);
 void call_fail(mcp_call *c, int code, const char *msg, cJSON *data);
 /* A request of mcpfs's own on s (method, with params taken, or none),
  * that l waits for: sent, or failed (l told) when it cannot be. The call

@@ -182,6 +182,13 @@ int call_track(mcp_session *s, mcp_call *c)
 	return -ENOMEM;
 }
 
+void call_untrack(mcp_session *s, mcp_call *c)
+{
+	idtab_del(&s->pending, c->rpc_id);
+	if (s->ops->forget && s->t)
+		s->ops->forget(s->t, c->rpc_id);
+}
+
 /* ---- the handshake queue: calls waiting for a ready session ---- */
 
 void call_queue(mcp_session *s, mcp_call *c)

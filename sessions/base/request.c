@@ -584,9 +584,11 @@ int mcp_req_parse(const char *json, size_t len, const char *target,
 		e = -EINVAL;
 		goto fail;
 	}
+	/* a prompt's name is needed only for the key of a call written to
+	 * call; tools/X and prompts/X are keyed by their file */
 	if (name_of(r->text, &r->parsed, "tools/call", &r->tool) < 0 ||
-	    (!r->tool && name_of(r->text, &r->parsed, "prompts/get",
-				 &prompt_name) < 0))
+	    (!r->tool && !target && name_of(r->text, &r->parsed,
+					   "prompts/get", &prompt_name) < 0))
 		goto fail;
 	if (target) /* the file's own name, whatever the text says */
 		r->key = prefixed(prompt ? "p:" : "t:", target);

@@ -858,14 +858,10 @@ void sessions_reap_done(const char *why, void (*cb)(void))
 	sessions_when_reaped(cb);
 }
 
-/* c's tools listing is stale (a HeaderMismatch, inbound.c): drop it and
- * send c again, which waits for the new one (task_check). */
+/* c's tools listing was dropped (a HeaderMismatch, inbound.c): send c
+ * again, which waits for the new one (task_check). */
 static void call_relisted_cb(mcp_call *c)
 {
-	mcp_call **slot = tools_slot(c->s);
-
-	if (*slot && (*slot)->done)
-		call_set_ref(slot, NULL);
 	call_send(c->s, c);
 }
 

@@ -100,9 +100,7 @@ int hs_probe_done(mcp_session *s, mcp_call *c, cJSON *msg, char *why,
 	const struct mcp_server_conf *conf = s->srv->conf;
 	int v;
 
-	idtab_del(&s->pending, c->rpc_id);
-	if (s->ops->forget && s->t)
-		s->ops->forget(s->t, c->rpc_id);
+	call_untrack(s, c);
 	c->done = 1;
 	uv_timer_stop(&c->timer);
 	s->init = NULL;

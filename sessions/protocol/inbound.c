@@ -127,10 +127,10 @@ static int header_mismatch(mcp_session *s, mcp_call *c, const cJSON *err)
 	mlog(MLOG_INFO, "server %s: tools/call of %.100s refused for its "
 	     "headers: listing the tools again, then sending it again",
 	     s->srv->conf->name, c->tool);
-	idtab_del(&s->pending, c->rpc_id); /* that exchange is over */
-	if (s->ops->forget && s->t)
-		s->ops->forget(s->t, c->rpc_id);
+	call_untrack(s, c); /* that exchange is over */
 	c->rpc_id = 0;
+	list_stale(&s->lists[MCP_TOOLS]); /* as a tools/list_changed does */
+	list_stale(&s->srv->lists[MCP_TOOLS]);
 	call_relisted(c);
 	return 1;
 }

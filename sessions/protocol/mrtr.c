@@ -89,9 +89,7 @@ static void retry(mcp_call *c)
 	free(line);
 	free(resp);
 	free(state);
-	idtab_del(&s->pending, c->rpc_id);
-	if (s->ops->forget && s->t)
-		s->ops->forget(s->t, c->rpc_id);
+	call_untrack(s, c);
 	mlog(MLOG_INFO, "server %s thread %s: request %llu retried as %llu "
 	     "with its input responses", s->srv->conf->name,
 	     s->oneshot ? "(one-shot)" : s->name,

@@ -441,9 +441,7 @@ static int modern_task(mcp_session *s, mcp_call *c, cJSON *res)
 	}
 	task_list(s, c, id->valuestring, res);
 	c->task = 3;
-	idtab_del(&s->pending, c->rpc_id); /* that exchange is over */
-	if (s->ops->forget && s->t)
-		s->ops->forget(s->t, c->rpc_id);
+	call_untrack(s, c); /* that exchange is over */
 	c->rpc_id = 0;
 	polled(c, res); /* a task may be born done */
 	return 1;

@@ -559,16 +559,16 @@ static int stdio_start(const struct mcp_server_conf *conf,
 	free(env);
 	if (r < 0) {
 		const char *base = strrchr(conf->command, '/');
+		const char *name = base ? base + 1 : conf->command;
 
 		/* the child's chdir fails as its exec would: say which */
 		if ((r == UV_ENOENT || r == UV_EACCES || r == UV_ENOTDIR) &&
 		    o.cwd && access(o.cwd, X_OK) != 0)
 			snprintf(err, errlen, "cannot start %s: its working "
-				 "directory %s: %s", base ? base + 1
-				 : conf->command, o.cwd, strerror(errno));
+				 "directory %s: %s", name, o.cwd,
+				 strerror(errno));
 		else
-			snprintf(err, errlen, "cannot start %s: %s",
-				 base ? base + 1 : conf->command,
+			snprintf(err, errlen, "cannot start %s: %s", name,
 				 strerror(-r));
 		free(cwd);
 		p->exited = 1;
