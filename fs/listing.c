@@ -274,8 +274,8 @@ static int help_entry(const struct node *d, const char *name,
 
 /* result/<part> */
 static int result_entry(const struct node *d, const char *name,
-		      mcp_call *have, mcp_call **got, mcp_call **wait,
-		      long *idx, enum kind *child)
+			mcp_call *have, mcp_call **got, mcp_call **wait,
+			long *idx, enum kind *child)
 {
 	const struct mcp_part *parts;
 	size_t np, i;
@@ -290,8 +290,8 @@ static int result_entry(const struct node *d, const char *name,
 
 /* resources/<uri>: any URI, listed or not (templates), without waiting */
 static int res_entry(const struct node *d, const char *name,
-		      mcp_call *have, mcp_call **got, mcp_call **wait,
-		      long *idx, enum kind *child)
+		     mcp_call *have, mcp_call **got, mcp_call **wait,
+		     long *idx, enum kind *child)
 {
 	enum mcp_list what = fs_kinds[d->kind].list;
 	mcp_call *l = mcp_list_cached(d->srv, d->s, what);
