@@ -8,7 +8,9 @@
 #include <fuse_lowlevel.h>
 
 #include "gbuf.h"
+#include "mlog.h"
 #include "sessions.h"
+#include "surface.h"
 
 #define MAX_REQUEST (16u << 20)
 #define MAX_REQUEST_TEXT "16 MiB" /* MAX_REQUEST, for messages */

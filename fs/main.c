@@ -22,6 +22,7 @@
 #include "buildconfig.h"
 #include "fs.h"
 #include "mimetab.h"
+#include "program.h"
 #include "serve.h"
 #include "writers.h"
 

@@ -78,6 +78,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "mlog.h"
 #include "writers.h"
 
 #define MAX_DEPTH 64        /* ancestors followed up from a process */

@@ -33,6 +33,7 @@
 
 #include "gbuf.h"
 #include "serve.h"
+#include "mlog.h"
 #include "sessions.h"
 
 /* The protocol versions a client may name in MCP-Protocol-Version: those

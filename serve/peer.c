@@ -24,6 +24,7 @@
 
 #include "buildconfig.h"
 #include "serve.h"
+#include "mlog.h"
 #include "sessions.h"
 
 #define SEP "__"               /* SERVER__TOOL */

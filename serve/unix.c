@@ -35,6 +35,7 @@
 
 #include "gbuf.h"
 #include "serve.h"
+#include "mlog.h"
 #include "sessions.h"
 
 #define LINE_MAX_BYTES ((size_t)64 << 20) /* a client's longest message */

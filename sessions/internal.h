@@ -14,7 +14,10 @@
 #include "idtab.h"
 #include "request.h"
 #include "ring.h"
+#include "mlog.h"
+#include "program.h"
 #include "sessions.h"
+#include "surface.h"
 #include "transport.h"
 
 #define STDERR_KEEP (64 * 1024)

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <sys/time.h>
 
+#include "mlog.h"
 #include "sessions.h"
 
 static FILE *log_fp;

@@ -7,6 +7,6 @@
 #ifndef MCPFS_SUPERVISE_H
 #define MCPFS_SUPERVISE_H
 
-#include "sessions.h"
+#include "program.h"
 
 #endif

@@ -28,6 +28,7 @@
 
 #include "config.h"
 #include "frame.h"
+#include "mlog.h"     /* the MLOG_* levels of the log sink */
 
 /* Error codes of failures of the session itself (JSON-RPC server range). */
 enum {

@@ -70,7 +70,7 @@ sources_for() {
 	askcheck) echo "$root/sessions/base/askcheck.c -lm" ;;
 	kvargs)  echo "$root/lib/kvargs.c $root/sessions/guide/help.c" \
 		"$root/lib/gbuf.c $root/lib/ctlesc.c -lm" ;;
-	surface) echo "$root/sessions/protocol/surface.c $root/sessions/base/buf.c" \
+	surface) echo "$root/sessions/protocol/surface.c $root/sessions/base/buf.c $root/lib/buf.c" \
 		"$root/lib/jscan.c $root/lib/jnames.c $root/lib/jsent.c" \
 		"$root/lib/gbuf.c $root/lib/bigmem.c $root/lib/mimetab.c" ;;
 	esac

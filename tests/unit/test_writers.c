@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "mlog.h"
 #include "writers.h"
 
 /* ---- what writers.c needs of sessions/ ---- */
