@@ -52,8 +52,9 @@ void askfile_free(struct askfile *af)
 /* The answer is complete: hand it over. */
 static int deliver(struct askfile *af)
 {
-	mcp_ask *q = mcp_ask_by_id(af->ask_id);
-	int r = q ? mcp_ask_answer(q, af->w.buf.p, af->w.buf.len) : -ENOENT;
+	mcp_ask *q = fs_question(af->ask_id);
+	int r = q ? mcp_ask_answer(q, af->w.buf.p, af->w.buf.len, NULL)
+		  : -ENOENT;
 
 	jsonwrite_clear(&af->w);
 	return r;
@@ -68,7 +69,7 @@ void askfile_write(struct askfile *af, fuse_req_t req, const char *buf,
 		fuse_reply_write(req, size); /* even after the answer */
 		return;
 	}
-	if (!mcp_ask_by_id(af->ask_id)) {
+	if (!fs_question(af->ask_id)) {
 		jsonwrite_reset(&af->w);
 		fuse_reply_err(req, ENOENT);
 		return;
@@ -76,7 +77,8 @@ void askfile_write(struct askfile *af, fuse_req_t req, const char *buf,
 	r = jsonwrite_feed(&af->w, buf, size, MAX_REQUEST);
 	if (r < 0) {
 		if (r != -ENOMEM)
-			mcp_ask_refuse(mcp_ask_by_id(af->ask_id), af->w.why);
+			mcp_ask_answer(fs_question(af->ask_id), NULL, 0,
+				       af->w.why);
 		jsonwrite_reset(&af->w);
 		fuse_reply_err(req, -r);
 		return;
@@ -95,8 +97,8 @@ void askfile_flush(struct askfile *af, fuse_req_t req)
 
 	if (r == JW_DONE)
 		r = deliver(af); /* a top-level number: never fits */
-	else if (r < 0 && (q = mcp_ask_by_id(af->ask_id)))
-		mcp_ask_refuse(q, af->w.why);
+	else if (r < 0 && (q = fs_question(af->ask_id)))
+		mcp_ask_answer(q, NULL, 0, af->w.why);
 	else if (r < 0)
 		mlog(MLOG_INFO, "answer refused: %s", af->w.why);
 	jsonwrite_reset(&af->w);
@@ -106,12 +108,14 @@ void askfile_flush(struct askfile *af, fuse_req_t req)
 /* requests/<n>: the question at open (h->snap), and the answer */
 static int ask_open(struct fh *h, const struct node *n, int acc)
 {
-	mcp_ask *q = mcp_ask_by_num(n->s, n->idx);
+	mcp_ask *q = mcp_ask_find(n->s, n->idx);
+	struct mcp_stat st;
 
 	if (!q)
 		return -ENOENT;
-	h->snap = mcp_ask_json(q);
-	h->af = askfile_new(mcp_ask_id(q));
+	mcp_ask_stat(q, &st);
+	h->snap = mcp_doc(MCP_DOC_QUESTION, q, 0);
+	h->af = askfile_new(st.id);
 	return h->snap && h->af ? 0 : -ENOMEM;
 }
 

@@ -12,14 +12,14 @@
 
 static int authfile_open(struct fh *h, const struct node *n, int acc)
 {
-	h->snap = mcp_server_auth_json(n->srv);
+	h->snap = mcp_doc(MCP_DOC_AUTH, n->srv, 0);
 	return h->snap ? 0 : -EIO;
 }
 
 static void authfile_write(struct fh *h, fuse_req_t req, const char *buf,
 		       size_t size)
 {
-	mcp_server *srv = mcp_server_by_id(h->server_id);
+	mcp_server *srv = fs_server(h->server_id);
 	int r = srv ? mcp_server_auth_write(srv, buf, size) : -ENOENT;
 
 	if (r < 0)

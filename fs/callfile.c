@@ -115,13 +115,15 @@ static int resolve(struct callfile *cf, mcp_server **srv, mcp_session **s)
 {
 	*s = NULL;
 	if (cf->session_id) {
-		*s = mcp_session_by_id(cf->session_id);
-		if (!*s)
+		struct mcp_stat st;
+
+		if (!(*s = fs_thread(cf->session_id)))
 			return -ENOENT;
-		*srv = mcp_session_server(*s);
+		mcp_session_stat(*s, &st);
+		*srv = st.server;
 		return 0;
 	}
-	*srv = mcp_server_by_id(cf->server_id);
+	*srv = fs_server(cf->server_id);
 	return *srv ? 0 : -ENOENT;
 }
 
@@ -201,7 +203,7 @@ static void serve(struct callfile *cf, const struct parked *p)
 	size_t at = cf->listing ? (size_t)p->off : h->pos, n;
 	int e;
 
-	if (h->streamed && (e = mcp_call_stream_broken(h->call)) != 0) {
+	if (h->streamed && (e = mcp_call_stream(h->call, NULL, NULL)) != 0) {
 		fuse_reply_err(p->req, e); /* what was read was not the reply */
 		pop(cf);
 		return;
@@ -233,7 +235,7 @@ static int serve_partial(struct callfile *cf, const struct parked *p)
 
 	if (cf->listing)
 		return 0;
-	avail = mcp_call_partial(h->call, &d);
+	mcp_call_stream(h->call, &d, &avail);
 	if (avail <= h->pos)
 		return 0;
 	n = avail - h->pos;
@@ -265,7 +267,7 @@ static void pump(struct callfile *cf)
 			fuse_reply_buf(p.req, NULL, 0);
 			continue;
 		}
-		if (mcp_call_is_done(cf->reps[0].call)) {
+		if (mcp_call_reply(cf->reps[0].call)) {
 			unpark(cf, 0);
 			serve(cf, &p);
 			continue;
@@ -411,7 +413,7 @@ static void attach(struct callfile *cf, mcp_call *c, struct wrec *rec)
 	}
 	/* a reply read to its last byte is over, its read of 0 or not */
 	while (cf->nreps && !cf->listing &&
-	       mcp_call_is_done(cf->reps[0].call) &&
+	       mcp_call_reply(cf->reps[0].call) &&
 	       cf->reps[0].pos >= mcp_call_reply(cf->reps[0].call)->len &&
 	       !cf->nparked)
 		pop(cf);
@@ -464,7 +466,7 @@ static int dispatch(struct callfile *cf, int w)
 
 	if (r == 0) /* the key is "t:" or "p:" and the name */
 		r = mcp_req_parse(p, len, cf->key ? cf->key + 2 : NULL,
-				  cf->prompt, &q, &why);
+				  cf->prompt ? MCP_REQ_PROMPT : 0, &q, &why);
 	if (r == 0 && (r = ready(cf, mcp_req_key(q), w, &rec)) < 0)
 		mcp_req_free(q);
 	else if (r == 0 && (r = mcp_call_start(srv, s, q, &c)) == 0)
@@ -651,14 +653,14 @@ void callfile_free(struct callfile *cf)
 
 static int call_open(struct fh *h, const struct node *n, int acc)
 {
-	h->cf = callfile_new(0, 0, mcp_server_id(n->srv), h->session_id,
+	h->cf = callfile_new(0, 0, n->st.server_id, h->session_id,
 			     acc == O_WRONLY);
 	return h->cf ? 0 : -errno;
 }
 
 static int toolsjson_open(struct fh *h, const struct node *n, int acc)
 {
-	h->cf = callfile_new(1, 0, mcp_server_id(n->srv), h->session_id,
+	h->cf = callfile_new(1, 0, n->st.server_id, h->session_id,
 			     acc == O_WRONLY);
 	return h->cf ? 0 : -errno;
 }

@@ -10,7 +10,7 @@
 static void ctl_write(struct fh *h, fuse_req_t req, const char *buf,
 		      size_t size)
 {
-	mcp_session *s = mcp_session_by_id(h->session_id);
+	mcp_session *s = fs_thread(h->session_id);
 	int r = s ? mcp_session_ctl(s, buf, size) : -ENOENT;
 
 	if (r == -EINVAL) /* and in status.last_error */

@@ -59,12 +59,14 @@ static void root_lookup(fuse_req_t req, fuse_ino_t parent,
 {
 	int k = kind_named(name, KF_ROOT);
 	mcp_server *srv;
+	struct mcp_stat st;
 
 	if (k >= 0)
 		reply_entry(req, fs_kinds[k].ino); /* if not present: ENOENT */
-	else if ((srv = mcp_server_find(name)) != NULL)
-		reply_entry(req, fs_ino(mcp_server_id(srv), K_DIR));
-	else
+	else if ((srv = mcp_server_find(name)) != NULL) {
+		mcp_server_stat(srv, &st);
+		reply_entry(req, fs_ino(st.id, K_DIR));
+	} else
 		fuse_reply_err(req, ENOENT);
 }
 
@@ -72,12 +74,14 @@ static void root_opendir(fuse_req_t req, fuse_ino_t ino,
 			 const struct node *d, struct fh *h,
 			 struct fuse_file_info *fi)
 {
-	mcp_server *srv;
+	mcp_server *srv = NULL;
+	struct mcp_stat st;
 
 	add_files(h, req, KF_ROOT, 0);
-	for (srv = mcp_server_first(); srv; srv = mcp_server_next(srv))
-		fs_dir_add(h, req, mcp_server_name(srv),
-			   fs_ino(mcp_server_id(srv), K_DIR), 1);
+	while ((srv = mcp_server_next(srv)) != NULL) {
+		mcp_server_stat(srv, &st);
+		fs_dir_add(h, req, st.name, fs_ino(st.id, K_DIR), 1);
+	}
 	fs_dir_reply(req, h, fi);
 }
 
@@ -111,13 +115,22 @@ static void server_lookup(fuse_req_t req, fuse_ino_t parent,
 {
 	int k = kind_named(name, KF_SERVER);
 	mcp_session *s;
+	mcp_call *c;
+	struct mcp_stat st;
 
-	if (k >= 0 && KIND_IS(k, KF_LISTING) && KIND_IS(k, KF_DIR))
-		mcp_probe(d->srv); /* help/, listed next: start it now */
+	/* help/, listed next: start the server's probe (spec 12) now and do
+	 * not wait, so that the probes of `ls MOUNT/x/help MOUNT/y/help`
+	 * run side by side rather than one after the other */
+	if (k >= 0 && KIND_IS(k, KF_LISTING) && KIND_IS(k, KF_DIR) &&
+	    !mcp_list_cached(d->srv, NULL, MCP_TOOLS) &&
+	    mcp_list(d->srv, NULL, MCP_TOOLS, &c) == 0)
+		mcp_call_unref(c);
 	if (k >= 0)
-		reply_entry(req, fs_ino(mcp_server_id(d->srv), (enum kind)k));
-	else if ((s = mcp_session_find(d->srv, name)) != NULL)
-		reply_entry(req, fs_ino(mcp_session_id(s), K_DIR));
+		reply_entry(req, fs_ino(d->st.id, (enum kind)k));
+	else if ((s = mcp_session_find(d->srv, name)) != NULL) {
+		mcp_session_stat(s, &st);
+		reply_entry(req, fs_ino(st.id, K_DIR));
+	}
 	else
 		fuse_reply_err(req, ENOENT);
 }
@@ -126,12 +139,14 @@ static void server_opendir(fuse_req_t req, fuse_ino_t ino,
 			   const struct node *d, struct fh *h,
 			   struct fuse_file_info *fi)
 {
-	mcp_session *s;
+	mcp_session *s = NULL;
+	struct mcp_stat st;
 
-	add_files(h, req, KF_SERVER, mcp_server_id(d->srv));
-	for (s = mcp_session_first(d->srv); s; s = mcp_session_next(s))
-		fs_dir_add(h, req, mcp_session_name(s),
-			   fs_ino(mcp_session_id(s), K_DIR), 1);
+	add_files(h, req, KF_SERVER, d->st.id);
+	while ((s = mcp_session_next(d->srv, s)) != NULL) {
+		mcp_session_stat(s, &st);
+		fs_dir_add(h, req, st.name, fs_ino(st.id, K_DIR), 1);
+	}
 	fs_dir_reply(req, h, fi);
 }
 
@@ -139,6 +154,7 @@ static void server_mkdir(fuse_req_t req, const struct node *d,
 			 const char *name)
 {
 	mcp_session *s;
+	struct mcp_stat st;
 	int r;
 
 	if (kind_named(name, KF_SERVER) >= 0) { /* help, auth, ... */
@@ -152,7 +168,8 @@ static void server_mkdir(fuse_req_t req, const struct node *d,
 		fuse_reply_err(req, -r);
 		return;
 	}
-	reply_entry(req, fs_ino(mcp_session_id(s), K_DIR));
+	mcp_session_stat(s, &st);
+	reply_entry(req, fs_ino(st.id, K_DIR));
 }
 
 static void server_rmdir(fuse_req_t req, const struct node *d,
@@ -177,7 +194,7 @@ static void server_unlink(fuse_req_t req, const struct node *d,
 {
 	if (kind_named(name, KF_SERVER) >= 0)
 		mlog(MLOG_INFO, "unlink %s/%s refused: the files of a server "
-		     "directory cannot be removed", mcp_server_name(d->srv),
+		     "directory cannot be removed", d->st.name,
 		     name);
 	fuse_reply_err(req, EPERM);
 }
@@ -198,7 +215,7 @@ static void thread_lookup(fuse_req_t req, fuse_ino_t parent,
 	int k = kind_named(name, KF_THREAD);
 
 	if (k >= 0)
-		reply_entry(req, fs_ino(mcp_session_id(d->s), (enum kind)k));
+		reply_entry(req, fs_ino(d->st.id, (enum kind)k));
 	else
 		fuse_reply_err(req, ENOENT);
 }
@@ -207,7 +224,7 @@ static void thread_opendir(fuse_req_t req, fuse_ino_t ino,
 			   const struct node *d, struct fh *h,
 			   struct fuse_file_info *fi)
 {
-	add_files(h, req, KF_THREAD, mcp_session_id(d->s));
+	add_files(h, req, KF_THREAD, d->st.id);
 	fs_dir_reply(req, h, fi);
 }
 
@@ -228,7 +245,7 @@ static void thread_unlink(fuse_req_t req, const struct node *d,
 		return;
 	}
 	mlog(MLOG_DEBUG, "unlink %s/%s: accepted, nothing removed (rmdir "
-	     "closes a thread)", mcp_session_name(d->s), name);
+	     "closes a thread)", d->st.name, name);
 	fuse_reply_err(req, 0);
 }
 
@@ -255,7 +272,7 @@ static void numbered_lookup(fuse_req_t req, fuse_ino_t parent,
 {
 	unsigned long i = fs_kinds[d->kind].find(d, name);
 
-	reply_entry(req, i ? ino_make(mcp_session_id(d->s), i,
+	reply_entry(req, i ? ino_make(d->st.id, i,
 				      fs_kinds[d->kind].child) : 0);
 }
 
@@ -267,7 +284,7 @@ static void numbered_opendir(fuse_req_t req, fuse_ino_t ino,
 	const char *name;
 
 	while ((name = fs_kinds[d->kind].next(d, &i)) != NULL)
-		fs_dir_add(h, req, name, ino_make(mcp_session_id(d->s), i,
+		fs_dir_add(h, req, name, ino_make(d->st.id, i,
 						  fs_kinds[d->kind].child), 0);
 	fs_dir_reply(req, h, fi);
 }

@@ -175,13 +175,14 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		      mode_t mode, struct fuse_file_info *fi)
 {
 	struct node p;
+	struct mcp_stat srv;
 
 	if (fs_resolve(parent, &p) == 0 && p.type == N_SESSION &&
 	    fs_kinds[p.kind].what) { /* tools/, prompts/ */
+		mcp_server_stat(p.srv, &srv);
 		mlog(MLOG_INFO, "%s/%s/%s: no such %s on server %s (ls %s)",
-		     mcp_session_name(p.s), fs_kinds[p.kind].name, name,
-		     fs_kinds[p.kind].what,
-		     mcp_server_name(p.srv), fs_kinds[p.kind].name);
+		     p.st.name, fs_kinds[p.kind].name, name,
+		     fs_kinds[p.kind].what, srv.name, fs_kinds[p.kind].name);
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
@@ -216,9 +217,9 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	h->kind = n.kind;
 	h->ops = ops;
 	if (n.s)
-		h->session_id = mcp_session_id(n.s);
+		h->session_id = n.st.id;
 	if (n.srv)
-		h->server_id = mcp_server_id(n.srv);
+		h->server_id = n.st.server_id;
 	if (ops->open && (r = ops->open(h, &n, acc)) < 0) {
 		fs_fh_free(h);
 		fuse_reply_err(req, -r);
@@ -286,8 +287,7 @@ static void op_release(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_file_info *fi)
 {
 	struct fh *h = (struct fh *)(uintptr_t)fi->fh;
-	mcp_session *s = h->session_id ? mcp_session_by_id(h->session_id)
-				       : NULL;
+	mcp_session *s = fs_thread(h->session_id);
 
 	fs_fh_free(h);
 	if (s)

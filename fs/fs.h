@@ -188,6 +188,7 @@ struct node {
 	unsigned long idx;
 	mcp_server *srv;
 	mcp_session *s;
+	struct mcp_stat st;  /* of s, or of srv when s is NULL */
 };
 
 /* Every producer of an index keeps it below 1 << INDEX_BITS (names:
@@ -208,6 +209,20 @@ static inline fuse_ino_t ino_make(uint64_t id, unsigned long idx,
 void node_mount_time(double t);
 fuse_ino_t fs_ino(uint64_t id, enum kind k); /* index 0 */
 int fs_resolve(fuse_ino_t ino, struct node *n);
+/* The server, thread or question of id (mcp_lookup), NULL when gone or
+ * when id is 0 or another kind's. */
+static inline void *fs_object(uint64_t id, enum mcp_kind kind)
+{
+	struct mcp_stat st;
+
+	if (!id || mcp_lookup(id, &st) < 0 || st.kind != kind)
+		return NULL;
+	return kind == MCP_SERVER ? (void *)st.server
+	       : kind == MCP_THREAD ? (void *)st.session : (void *)st.ask;
+}
+#define fs_server(id) ((mcp_server *)fs_object(id, MCP_SERVER))
+#define fs_thread(id) ((mcp_session *)fs_object(id, MCP_THREAD))
+#define fs_question(id) ((mcp_ask *)fs_object(id, MCP_QUESTION))
 void node_attr(fuse_ino_t ino, const struct node *n, struct stat *st);
 void fs_reply_entry(fuse_req_t req, fuse_ino_t ino, const struct node *n);
 /* Per-open state of every file and directory (fi->fh). */

@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fs.h"
 
@@ -24,14 +25,22 @@ static off_t buf_size(mcp_buf *b)
 	return n;
 }
 
+static off_t size_log(const struct node *n, enum mcp_log which)
+{
+	uint64_t end;
+
+	mcp_session_log(n->s, which, 0, NULL, 0, NULL, &end);
+	return (off_t)end;
+}
+
 static off_t size_events(const struct node *n)
 {
-	return (off_t)mcp_session_log_size(n->s, MCP_EVENTS);
+	return size_log(n, MCP_EVENTS);
 }
 
 static off_t size_trace(const struct node *n)
 {
-	return (off_t)mcp_session_log_size(n->s, MCP_TRACE);
+	return size_log(n, MCP_TRACE);
 }
 
 static off_t size_listing(const struct node *n, enum mcp_list what)
@@ -72,9 +81,9 @@ static off_t size_result(const struct node *n)
 
 static off_t size_req(const struct node *n)
 {
-	mcp_ask *q = mcp_ask_by_num(n->s, n->idx);
+	mcp_ask *q = mcp_ask_find(n->s, n->idx);
 
-	return q ? buf_size(mcp_ask_json(q)) : 0;
+	return q ? buf_size(mcp_doc(MCP_DOC_QUESTION, q, 0)) : 0;
 }
 
 static off_t size_help(const struct node *n)
@@ -86,17 +95,17 @@ static off_t size_help(const struct node *n)
 
 static mcp_buf *snap_status(const struct node *n)
 {
-	return mcp_session_status_json(n->s);
+	return mcp_doc(MCP_DOC_THREAD, n->s, 0);
 }
 
 static mcp_buf *snap_stderr(const struct node *n)
 {
-	return mcp_session_stderr(n->s);
+	return mcp_doc(MCP_DOC_STDERR, n->s, 0);
 }
 
 static mcp_buf *snap_dotstatus(const struct node *n)
 {
-	return mcp_status_json();
+	return mcp_doc(MCP_DOC_STATUS, NULL, 0);
 }
 
 static mcp_buf *snap_readme(const struct node *n)
@@ -106,7 +115,7 @@ static mcp_buf *snap_readme(const struct node *n)
 
 static mcp_buf *snap_servejson(const struct node *n)
 {
-	return mcp_client_entry();
+	return mcp_doc(MCP_DOC_SERVE, NULL, 0);
 }
 
 /* ---- nodes that are there only at times ---- */
@@ -130,12 +139,12 @@ static int has_skill_path(const struct node *n)
 
 static int has_auth(const struct node *n)
 {
-	return n->type == N_SERVER && mcp_server_has_auth(n->srv);
+	return n->type == N_SERVER && n->st.auth;
 }
 
 static int serving(const struct node *n)
 {
-	mcp_buf *b = mcp_client_entry();
+	mcp_buf *b = mcp_doc(MCP_DOC_SERVE, NULL, 0);
 
 	mcp_buf_unref(b);
 	return b != NULL;
@@ -174,35 +183,52 @@ static int has_result(const struct node *n)
 
 static int has_req(const struct node *n)
 {
-	return n->s && mcp_ask_by_num(n->s, n->idx);
+	return n->s && mcp_ask_find(n->s, n->idx);
 }
 
 /* requests/<n>: its times are the question's */
 static double req_created(const struct node *n)
 {
-	mcp_ask *q = mcp_ask_by_num(n->s, n->idx);
+	mcp_ask *q = mcp_ask_find(n->s, n->idx);
+	struct mcp_stat st;
 
-	return q ? mcp_ask_created(q) : mcp_session_last_used(n->s);
+	if (!q)
+		return n->st.used;
+	mcp_ask_stat(q, &st);
+	return st.created;
 }
 
 static unsigned long req_find(const struct node *dir, const char *name)
 {
-	mcp_ask *q = mcp_ask_find(dir->s, name);
+	char *end;
+	unsigned long num;
+	struct mcp_stat st;
+	mcp_ask *q;
 
-	return q ? mcp_ask_num(q) : 0;
+	/* a question's name is its number in decimal, as mcp_stat gives it */
+	if (*name < '1' || *name > '9')
+		return 0;
+	errno = 0;
+	num = strtoul(name, &end, 10);
+	if (errno || *end || !(q = mcp_ask_find(dir->s, num)))
+		return 0;
+	mcp_ask_stat(q, &st);
+	return strcmp(st.name, name) ? 0 : num;
 }
 
 static const char *req_next(const struct node *dir, unsigned long *i)
 {
-	mcp_ask *q = mcp_ask_first(dir->s);
+	mcp_ask *q = NULL;
+	struct mcp_stat st;
 	int past = *i == 0;
 
-	for (; q; q = mcp_ask_next(q)) {
+	while ((q = mcp_ask_next(dir->s, q)) != NULL) {
+		mcp_ask_stat(q, &st);
 		if (past) {
-			*i = mcp_ask_num(q);
-			return mcp_ask_name(q);
+			*i = st.num;
+			return st.name;
 		}
-		past = mcp_ask_num(q) == *i;
+		past = st.num == *i;
 	}
 	return NULL;
 }
@@ -210,7 +236,13 @@ static const char *req_next(const struct node *dir, unsigned long *i)
 /* tasks/<id> while the task runs: its Task as last seen */
 static unsigned long task_find(const struct node *dir, const char *name)
 {
-	return mcp_task_find(dir->s, name);
+	unsigned long i = 0;
+	const char *t;
+
+	while ((t = mcp_task_next(dir->s, &i)) != NULL)
+		if (!strcmp(t, name))
+			return i;
+	return 0;
 }
 
 static const char *task_next(const struct node *dir, unsigned long *i)
@@ -220,12 +252,12 @@ static const char *task_next(const struct node *dir, unsigned long *i)
 
 static mcp_buf *snap_task(const struct node *n)
 {
-	return mcp_task_json(n->s, n->idx);
+	return mcp_doc(MCP_DOC_TASK, n->s, n->idx);
 }
 
 static int has_task(const struct node *n)
 {
-	mcp_buf *b = n->s ? mcp_task_json(n->s, n->idx) : NULL;
+	mcp_buf *b = n->s ? mcp_doc(MCP_DOC_TASK, n->s, n->idx) : NULL;
 
 	mcp_buf_unref(b);
 	return b != NULL;
@@ -233,7 +265,7 @@ static int has_task(const struct node *n)
 
 static off_t size_task(const struct node *n)
 {
-	return buf_size(mcp_task_json(n->s, n->idx));
+	return buf_size(mcp_doc(MCP_DOC_TASK, n->s, n->idx));
 }
 
 /*
@@ -336,7 +368,6 @@ fuse_ino_t fs_dir_parent(const struct node *n)
 	if (n->type == N_ROOT)
 		return ROOT_INO;
 	if (!fs_kinds[n->kind].dir) /* a server's or a thread's own */
-		return n->s ? fs_ino(mcp_server_id(n->srv), K_DIR) : ROOT_INO;
-	return n->s ? fs_ino(mcp_session_id(n->s), K_DIR)
-		    : fs_ino(mcp_server_id(n->srv), K_DIR);
+		return n->s ? fs_ino(n->st.server_id, K_DIR) : ROOT_INO;
+	return fs_ino(n->st.id, K_DIR);
 }

@@ -136,7 +136,7 @@ static void park(int op, fuse_req_t req, fuse_ino_t ino, struct fh *h,
 	p->c = c;
 	for (i = 0; i < MCP_NLISTS; i++)
 		p->got[i] = got[i] ? mcp_call_ref(got[i]) : NULL;
-	if (mcp_call_is_done(c)) { /* it failed at once */
+	if (mcp_call_reply(c)) { /* it failed at once */
 		run(p);
 		return;
 	}
@@ -153,27 +153,29 @@ static int need_list_of(mcp_server *srv, mcp_session *s, enum mcp_list what,
 
 	if (got[what]) {
 		*c = mcp_call_ref(got[what]);
-		return mcp_call_is_done(*c) ? 1 : 0;
+		return mcp_call_reply(*c) ? 1 : 0;
 	}
 	r = mcp_list(srv, s, what, c);
 	if (r < 0)
 		return r;
 	got[what] = mcp_call_ref(*c);
-	return mcp_call_is_done(*c) ? 1 : 0;
+	return mcp_call_reply(*c) ? 1 : 0;
 }
 
 int listing_need(mcp_session *s, enum mcp_list what, mcp_call **got,
 		 mcp_call **c)
 {
-	return need_list_of(mcp_session_server(s), s, what, got, c);
+	struct mcp_stat st;
+
+	mcp_session_stat(s, &st);
+	return need_list_of(st.server, s, what, got, c);
 }
 
 /* The inode of a node of the server or thread of n. */
 static fuse_ino_t ino_of(const struct node *n, unsigned long idx,
 			 enum kind k)
 {
-	return ino_make(n->s ? mcp_session_id(n->s) : mcp_server_id(n->srv),
-			idx, k);
+	return ino_make(n->st.id, idx, k);
 }
 
 /*
@@ -399,10 +401,12 @@ static int listing_errno(const struct node *n, mcp_call *c)
 {
 	char why[300];
 	int err = mcp_call_errno(c, why, sizeof why);
+	struct mcp_stat srv;
 
+	mcp_server_stat(n->srv, &srv);
 	mlog(MLOG_WARN, "server %s%s%s: %s/ cannot be listed: %s",
-	     mcp_server_name(n->srv), n->s ? " thread " : "",
-	     n->s ? mcp_session_name(n->s) : "", fs_kinds[n->kind].name, why);
+	     srv.name, n->s ? " thread " : "", n->s ? n->st.name : "",
+	     fs_kinds[n->kind].name, why);
 	return err ? err : EIO;
 }
 
@@ -582,8 +586,7 @@ static int tool_open(const struct node *n, struct fh *h,
 {
 	enum mcp_list what = fs_kinds[n->kind].list;
 
-	h->cf = callfile_new(0, what == MCP_PROMPTS, mcp_server_id(n->srv),
-			     mcp_session_id(n->s),
+	h->cf = callfile_new(0, what == MCP_PROMPTS, n->st.server_id, n->st.id,
 			     (fi->flags & O_ACCMODE) == O_WRONLY);
 	if (!h->cf)
 		return -errno;
@@ -646,15 +649,8 @@ static int resource_open(const struct node *n, struct fh *h,
 		r = mcp_resource_read(n->s, uri, wait);
 		return r < 0 ? r : 0;
 	}
-	h->snap = mcp_resource_bytes(mcp_call_reply(have), &err);
-	if (h->snap)
-		return 1;
-	if (err == -EIO)
-		mlog(MLOG_INFO, "resources/read of %s failed: %.200s", uri,
-		     mcp_call_reply(have)->data);
-	if (err != -ENOMEM) /* where the user looks */
-		mcp_resource_failed(n->s, uri, mcp_call_reply(have));
-	return err;
+	h->snap = mcp_resource_file(n->s, uri, mcp_call_reply(have), &err);
+	return h->snap ? 1 : err;
 }
 
 static void open_(fuse_req_t req, fuse_ino_t ino, struct fh *h,

@@ -30,7 +30,7 @@ static enum mcp_log log_of(const struct fh *h)
 static void log_read(struct fh *h, fuse_req_t req, size_t size, off_t off,
 		     enum mcp_log which)
 {
-	mcp_session *s = mcp_session_by_id(h->session_id);
+	mcp_session *s = fs_thread(h->session_id);
 	char *buf = s ? malloc(size) : NULL;
 	uint64_t pos = (uint64_t)off + h->ev_shift, start;
 	size_t n = 0;
@@ -39,12 +39,12 @@ static void log_read(struct fh *h, fuse_req_t req, size_t size, off_t off,
 	 * this open file goes on from there: cat gives the window once,
 	 * then EOF */
 	if (buf) {
-		start = mcp_session_log_start(s, which);
+		mcp_session_log(s, which, 0, NULL, 0, &start, NULL);
 		if (pos < start) {
 			h->ev_shift = start - (uint64_t)off;
 			pos = start;
 		}
-		n = mcp_session_log_read(s, which, pos, buf, size);
+		n = mcp_session_log(s, which, pos, buf, size, NULL, NULL);
 		h->ev_pos = pos + n;
 	}
 	if (s && !buf)
@@ -67,11 +67,12 @@ static void trace_read(struct fh *h, fuse_req_t req, size_t size, off_t off)
 static void log_poll(struct fh *h, fuse_req_t req,
 		     struct fuse_pollhandle *ph)
 {
-	mcp_session *s = mcp_session_by_id(h->session_id);
+	mcp_session *s = fs_thread(h->session_id);
 	enum mcp_log which = log_of(h);
-	uint64_t end = s ? mcp_session_log_start(s, which) +
-			   mcp_session_log_size(s, which) : 0;
+	uint64_t end = 0;
 
+	if (s)
+		mcp_session_log(s, which, 0, NULL, 0, NULL, &end);
 	if (ph) {
 		unwait(h);
 		if (s) { /* a thread gone adds no more lines */
@@ -87,12 +88,13 @@ static void log_poll(struct fh *h, fuse_req_t req,
 
 void fs_log_grew(mcp_session *s, enum mcp_log which)
 {
-	uint64_t id = mcp_session_id(s);
+	struct mcp_stat st;
 	struct fh *h, *next;
 
+	mcp_session_stat(s, &st);
 	for (h = LIST_FIRST(&waiting); h; h = next) {
 		next = LIST_NEXT(h, plink);
-		if (h->session_id == id && log_of(h) == which) {
+		if (h->session_id == st.id && log_of(h) == which) {
 			fuse_lowlevel_notify_poll(h->ph);
 			unwait(h);
 		}

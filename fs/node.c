@@ -85,15 +85,18 @@ static int resolve(fuse_ino_t ino, struct node *n)
 	if (n->kind >= K_NKINDS || KIND_IS(n->kind, KF_ROOT) ||
 	    (n->idx && !KIND_IS(n->kind, KF_INDEXED)))
 		return -ENOENT;
-	if ((n->srv = mcp_server_by_id(id)) != NULL) {
+	if (mcp_lookup(id, &n->st) < 0)
+		return -ENOENT;
+	n->srv = n->st.server;
+	if (n->st.kind == MCP_SERVER) {
 		n->type = N_SERVER;
 		if (!in_server(n->kind))
 			return -ENOENT;
 		return present(n);
 	}
-	if ((n->s = mcp_session_by_id(id)) != NULL) {
+	if (n->st.kind == MCP_THREAD) {
 		n->type = N_SESSION;
-		n->srv = mcp_session_server(n->s);
+		n->s = n->st.session;
 		if (KIND_IS(n->kind, KF_SERVER) && !KIND_IS(n->kind, KF_THREAD))
 			return -ENOENT; /* auth */
 		return present(n);
@@ -132,9 +135,11 @@ static blksize_t blksize(const struct node *n)
 	c = mcp_latest(n->srv, n->s);
 	if (!c)
 		return 4096;
-	if (!mcp_call_is_done(c))
-		return mcp_call_partial(c, &p) ? 1 << 20 : 4096;
-	have = (b = mcp_call_reply(c)) ? b->len : 0;
+	if (!(b = mcp_call_reply(c))) {
+		mcp_call_stream(c, &p, &have);
+		return have ? 1 << 20 : 4096;
+	}
+	have = b->len;
 	return have >= (1u << 20) ? 1 << 20 : 4096;
 }
 
@@ -161,8 +166,8 @@ void node_attr(fuse_ino_t ino, const struct node *n, struct stat *st)
 	else if (ki->snap)
 		st->st_size = buf_size(ki->snap(n));
 	if (n->s) {
-		mt = mcp_session_last_used(n->s);
-		ct = mcp_session_created(n->s);
+		mt = n->st.used;
+		ct = n->st.created;
 		if (ki->created)
 			mt = ct = ki->created(n);
 	}
@@ -221,8 +226,7 @@ void fs_fh_free(struct fh *h)
 
 void fs_open_fail(fuse_req_t req, struct fh *h, int err)
 {
-	mcp_session *s = h->session_id ? mcp_session_by_id(h->session_id)
-				       : NULL;
+	mcp_session *s = fs_thread(h->session_id);
 
 	fs_fh_free(h);
 	if (s)

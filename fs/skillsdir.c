@@ -122,7 +122,7 @@ static void add_entry(void *ctx, const char *name, size_t len, int isdir)
 		path = NULL;
 	if (idx >= 0)
 		fs_dir_add(f->h, f->req, file,
-			   ino_make(mcp_session_id(f->d->s),
+			   ino_make(f->d->st.id,
 				    (unsigned long)idx,
 				    isdir ? K_SKILLDIR : K_SKILLFILE), isdir);
 	free(path);

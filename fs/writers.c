@@ -676,10 +676,11 @@ int writers_find(uint64_t owner, const char *key, pid_t pid,
 void writers_sweep(void)
 {
 	struct wtable *t = LIST_FIRST(&tables), *next;
+	struct mcp_stat st;
 
 	for (; t; t = next) {
 		next = LIST_NEXT(t, link);
-		if (!mcp_session_by_id(t->owner) && !mcp_server_by_id(t->owner)) {
+		if (mcp_lookup(t->owner, &st) < 0) {
 			LIST_REMOVE(t, link);
 			table_free(t);
 		}

@@ -119,6 +119,49 @@ static void send_error(struct serve_peer *p, const char *id, int code,
 
 /* ---- servers and threads ---- */
 
+/* What sessions.h's stat tells of a server or thread, one field at a
+ * time (borrowed while the loop does not run). */
+static struct mcp_stat server_stat(const mcp_server *srv)
+{
+	struct mcp_stat st;
+
+	mcp_server_stat(srv, &st);
+	return st;
+}
+
+static struct mcp_stat thread_stat(const mcp_session *s)
+{
+	struct mcp_stat st;
+
+	mcp_session_stat(s, &st);
+	return st;
+}
+
+static struct mcp_stat question_stat(const mcp_ask *q)
+{
+	struct mcp_stat st;
+
+	mcp_ask_stat(q, &st);
+	return st;
+}
+
+/* The server or question of id, NULL when gone. */
+static mcp_server *server_by_id(uint64_t id)
+{
+	struct mcp_stat st;
+
+	return mcp_lookup(id, &st) == 0 && st.kind == MCP_SERVER ? st.server
+								 : NULL;
+}
+
+static mcp_ask *question_by_id(uint64_t id)
+{
+	struct mcp_stat st;
+
+	return mcp_lookup(id, &st) == 0 && st.kind == MCP_QUESTION ? st.ask
+								   : NULL;
+}
+
 /* The server whose name + "__" begins name (the longest such), and in
  * *rest what follows; NULL if none. */
 static mcp_server *split_name(const char *name, const char **rest)
@@ -126,9 +169,9 @@ static mcp_server *split_name(const char *name, const char **rest)
 	mcp_server *srv, *best = NULL;
 	size_t n, bn = 0;
 
-	for (srv = mcp_server_first(); srv; srv = mcp_server_next(srv)) {
-		n = strlen(mcp_server_name(srv));
-		if (n > bn && !strncmp(name, mcp_server_name(srv), n) &&
+	for (srv = mcp_server_next(NULL); srv; srv = mcp_server_next(srv)) {
+		n = strlen(server_stat(srv).name);
+		if (n > bn && !strncmp(name, server_stat(srv).name, n) &&
 		    !strncmp(name + n, SEP, 2) && name[n + 2]) {
 			best = srv;
 			bn = n;
@@ -150,7 +193,7 @@ static int thread_of(struct serve_peer *p, mcp_server *srv, mcp_session **s)
 	r = mcp_session_create(srv, p->thread, s);
 	if (r == 0)
 		mlog(MLOG_INFO, "serve: thread %s of server %s made for a "
-		     "client", p->thread, mcp_server_name(srv));
+		     "client", p->thread, server_stat(srv).name);
 	return r;
 }
 
@@ -222,7 +265,7 @@ static void job_wait(struct job *j, mcp_call *c, uint64_t srv_id)
 	w->srv_id = srv_id;
 	w->l.done = wait_done;
 	j->left++;
-	if (!mcp_call_is_done(c))
+	if (!mcp_call_reply(c))
 		mcp_call_listen(c, &w->l);
 	else
 		j->left--;
@@ -246,7 +289,7 @@ static void list_done(struct job *j)
 	size_t i;
 
 	for (i = 0; i < j->n; i++) {
-		mcp_server *srv = mcp_server_by_id(j->w[i].srv_id);
+		mcp_server *srv = server_by_id(j->w[i].srv_id);
 		cJSON *doc, *items = listing_items(j->w[i].c, j->what, &doc);
 		cJSON *it, *nx;
 
@@ -254,7 +297,7 @@ static void list_done(struct job *j)
 			if (srv)
 				mlog(MLOG_INFO, "serve: %s of server %s left "
 				     "out: it failed", j->method,
-				     mcp_server_name(srv));
+				     server_stat(srv).name);
 			cJSON_Delete(doc);
 			continue;
 		}
@@ -275,7 +318,7 @@ static void list_done(struct job *j)
 							(double)j->w[i].srv_id);
 			} else if (j->what != MCP_TEMPLATES) {
 				if (asprintf(&full, "%s" SEP "%s",
-					     mcp_server_name(srv),
+					     server_stat(srv).name,
 					     name->valuestring) < 0)
 					continue;
 				cJSON_SetValuestring(name, full);
@@ -397,7 +440,7 @@ static void start_lists(struct serve_peer *p, const char *id, uint64_t tag,
 	mcp_server *srv;
 	struct job *j;
 
-	for (srv = mcp_server_first(); srv; srv = mcp_server_next(srv))
+	for (srv = mcp_server_next(NULL); srv; srv = mcp_server_next(srv))
 		n++; /* one wait per server (job_new: room for n) */
 	if (!(j = job_new(p, n, id, tag))) {
 		cJSON_Delete(read);
@@ -410,12 +453,12 @@ static void start_lists(struct serve_peer *p, const char *id, uint64_t tag,
 	j->uri = uri ? strdup(uri) : NULL;
 	j->read = read;
 	j->left = 1; /* held until every listing is asked for */
-	for (srv = mcp_server_first(); srv && j->n < n;
+	for (srv = mcp_server_next(NULL); srv && j->n < n;
 	     srv = mcp_server_next(srv)) {
 		mcp_call *c;
 
 		if (mcp_list(srv, NULL, what, &c) == 0)
-			job_wait(j, c, mcp_server_id(srv));
+			job_wait(j, c, server_stat(srv).id);
 	}
 	if (--j->left == 0)
 		job_done(j);
@@ -436,10 +479,10 @@ static void start_call(struct serve_peer *p, struct job *j, mcp_server *srv,
 	j->kind = J_CALL;
 	r = t ? thread_of(p, srv, &s) : -ENOMEM;
 	if (r == 0) {
-		j->sess_id = mcp_session_id(s);
-		r = side ? mcp_call_side(srv, s, t, strlen(t), &c, &why)
-			 : mcp_req_parse(t, strlen(t), NULL, 0, &q, &why);
-		if (r == 0 && !side)
+		j->sess_id = thread_stat(s).id;
+		r = mcp_req_parse(t, strlen(t), NULL, side ? MCP_REQ_SIDE : 0,
+				  &q, &why);
+		if (r == 0)
 			r = mcp_call_start(srv, s, q, &c);
 	}
 	free(t);
@@ -456,7 +499,7 @@ static void start_call(struct serve_peer *p, struct job *j, mcp_server *srv,
 	}
 	j->n = 0;
 	j->left = 0;
-	job_wait(j, c, mcp_server_id(srv));
+	job_wait(j, c, server_stat(srv).id);
 	if (j->left == 0)
 		job_done(j);
 }
@@ -507,7 +550,7 @@ static void tools_call(struct serve_peer *p, const char *id, cJSON *params,
 /* A resources/read whose server is known (j->srv_id, 0: none lists it). */
 static void read_routed(struct job *j)
 {
-	mcp_server *srv = j->srv_id ? mcp_server_by_id(j->srv_id) : NULL;
+	mcp_server *srv = j->srv_id ? server_by_id(j->srv_id) : NULL;
 	size_t i;
 
 	for (i = 0; i < j->n; i++) {
@@ -568,7 +611,7 @@ static void answered(struct serve_peer *p, cJSON *m)
 	if (!cJSON_IsString(id) || strncmp(id->valuestring, ASK_ID, 10))
 		return;
 	qid = strtoull(id->valuestring + 10, NULL, 10);
-	if ((k = asked_slot(p, qid)) < 0 || !(q = mcp_ask_by_id(qid)))
+	if ((k = asked_slot(p, qid)) < 0 || !(q = question_by_id(qid)))
 		return;
 	p->asked[k] = 0;
 	if (!res) { /* an error: the question stays, saying so */
@@ -579,14 +622,14 @@ static void answered(struct serve_peer *p, cJSON *m)
 		snprintf(why, sizeof why, "the MCP client of thread %s answered "
 			 "with an error: %.200s", p->thread, cJSON_IsString(em)
 			 ? em->valuestring : "(no message)");
-		mcp_ask_refuse(q, why);
+		mcp_ask_answer(q, NULL, 0, why);
 		return;
 	}
 	t = cJSON_PrintUnformatted(res);
-	if (t && mcp_ask_answer(q, t, strlen(t)) < 0)
+	if (t && mcp_ask_answer(q, t, strlen(t), NULL) < 0)
 		mlog(MLOG_INFO, "serve: the client's answer to question %s of "
 		     "thread %s does not fit it: it stays in requests/",
-		     mcp_ask_name(q), p->thread);
+		     question_stat(q).name, p->thread);
 	free(t);
 }
 
@@ -598,7 +641,7 @@ static void question(mcp_session *s, cJSON *params)
 {
 	cJSON *n = cJSON_GetObjectItemCaseSensitive(params, "request");
 	cJSON *st = cJSON_GetObjectItemCaseSensitive(params, "state");
-	mcp_ask *q = cJSON_IsNumber(n) ? mcp_ask_by_num(s, (unsigned long)
+	mcp_ask *q = cJSON_IsNumber(n) ? mcp_ask_find(s, (unsigned long)
 							n->valuedouble) : NULL;
 	struct serve_peer *p;
 	char msg[160];
@@ -607,7 +650,7 @@ static void question(mcp_session *s, cJSON *params)
 	if (!q || !cJSON_IsString(st) || !strcmp(st->valuestring, "open"))
 		return;
 	LIST_FOREACH(p, &peers, link) {
-		if ((k = asked_slot(p, mcp_ask_id(q))) < 0)
+		if ((k = asked_slot(p, question_stat(q).id)) < 0)
 			continue;
 		snprintf(msg, sizeof msg, "{\"jsonrpc\":\"2.0\",\"method\":"
 			 "\"notifications/cancelled\",\"params\":{\"requestId\""
@@ -622,12 +665,12 @@ static void question(mcp_session *s, cJSON *params)
  * its call there; else it waits in requests/ as for any call. */
 static void asked(mcp_ask *q, const char *params, size_t len)
 {
-	mcp_session *s = mcp_ask_session(q);
-	mcp_buf *b = mcp_ask_json(q);
+	mcp_session *s = question_stat(q).session;
+	mcp_buf *b = mcp_doc(MCP_DOC_QUESTION, q, 0);
 	cJSON *body = b ? cJSON_ParseWithLength(b->data, b->len) : NULL;
 	cJSON *x = cJSON_GetObjectItemCaseSensitive(body, "method");
 	char *method = cJSON_IsString(x) ? strdup(x->valuestring) : NULL;
-	uint64_t sid = mcp_session_id(s);
+	uint64_t sid = thread_stat(s).id;
 	struct serve_peer *p;
 	struct job *j;
 	char *m;
@@ -639,7 +682,7 @@ static void asked(mcp_ask *q, const char *params, size_t len)
 		uint64_t tag = 0;
 
 		if (!method || !p->out->asks ||
-		    strcmp(p->thread, mcp_session_name(s)) ||
+		    strcmp(p->thread, thread_stat(s).name) ||
 		    !((p->elicit && !strcmp(method, "elicitation/create")) ||
 		      (p->sample && !strcmp(method,
 					    "sampling/createMessage"))) ||
@@ -654,14 +697,14 @@ static void asked(mcp_ask *q, const char *params, size_t len)
 		if (!m)
 			break;
 		k = asked_slot(p, 0);
-		p->asked[k] = mcp_ask_id(q);
+		p->asked[k] = question_stat(q).id;
 		p->asked_tag[k] = tag;
 		sprintf(m, "{\"jsonrpc\":\"2.0\",\"id\":\"" ASK_ID "%llu\","
 			"\"method\":\"%s\",\"params\":%.*s}",
-			(unsigned long long)mcp_ask_id(q), method, (int)len,
+			(unsigned long long)question_stat(q).id, method, (int)len,
 			params);
 		mlog(MLOG_INFO, "serve: question %s of thread %s sent to its "
-		     "client", mcp_ask_name(q), p->thread);
+		     "client", question_stat(q).name, p->thread);
 		send_text(p, m, strlen(m), tag, 0);
 		free(m);
 		break;
@@ -754,7 +797,7 @@ static void note(mcp_session *s, const char *json, size_t len)
 	cJSON *tok = cJSON_GetObjectItemCaseSensitive(params, "progressToken");
 	char *t = tok ? cJSON_PrintUnformatted(tok) : NULL;
 	const char *meth = cJSON_IsString(method) ? method->valuestring : "";
-	uint64_t sid = mcp_session_id(s);
+	uint64_t sid = thread_stat(s).id;
 	struct serve_peer *p;
 	struct job *j;
 
@@ -765,7 +808,7 @@ static void note(mcp_session *s, const char *json, size_t len)
 		return;
 	}
 	LIST_FOREACH(p, &peers, link) {
-		int mine = !strcmp(p->thread, mcp_session_name(s));
+		int mine = !strcmp(p->thread, thread_stat(s).name);
 
 		if (!strcmp(meth, "notifications/progress")) {
 			LIST_FOREACH(j, &p->jobs, link)
@@ -783,6 +826,8 @@ static void note(mcp_session *s, const char *json, size_t len)
 
 /* ---- peers ---- */
 
+static const struct mcp_observer observer = { note, asked };
+
 struct serve_peer *serve_peer_new(const char *thread, struct serve_out *out)
 {
 	struct serve_peer *p = calloc(1, sizeof *p);
@@ -797,10 +842,8 @@ struct serve_peer *serve_peer_new(const char *thread, struct serve_out *out)
 		snprintf(p->thread, sizeof p->thread, "serve-%lu", ++serve_n);
 		p->own = 1;
 	}
-	if (LIST_EMPTY(&peers)) {
-		mcp_observe(note);
-		mcp_observe_asks(asked);
-	}
+	if (LIST_EMPTY(&peers))
+		mcp_observe(&observer);
 	LIST_INSERT_HEAD(&peers, p, link);
 	return p;
 }
@@ -824,7 +867,7 @@ void serve_peer_end(struct serve_peer *p)
 
 	while ((j = LIST_FIRST(&p->jobs)) != NULL)
 		job_cancel(j);
-	for (srv = mcp_server_first(); p->own && srv;
+	for (srv = mcp_server_next(NULL); p->own && srv;
 	     srv = mcp_server_next(srv)) {
 		mcp_session *s = mcp_session_find(srv, p->thread);
 
@@ -833,9 +876,7 @@ void serve_peer_end(struct serve_peer *p)
 	}
 	mlog(MLOG_INFO, "serve: the client of thread %s left", p->thread);
 	LIST_REMOVE(p, link);
-	if (LIST_EMPTY(&peers)) {
+	if (LIST_EMPTY(&peers))
 		mcp_observe(NULL);
-		mcp_observe_asks(NULL);
-	}
 	free(p);
 }

@@ -448,6 +448,29 @@ void sessions_reap_done(const char *why, void (*cb)(void));
 void sessions_init(void);
 void sessions_fini(void);   /* after every session was freed */
 
+/* The objects by id (registry.c, index.c, ask.c; mcp_lookup for the
+ * front doors), NULL when gone. */
+mcp_server *mcp_server_by_id(uint64_t id);
+mcp_session *mcp_session_by_id(uint64_t id);
+mcp_ask *mcp_ask_by_id(uint64_t id);
+
+/* The rendered files mcp_doc gives (refs = 1): registry.c, status.c,
+ * auth.c, ask.c, task.c. */
+mcp_buf *mcp_status_json(void);
+mcp_buf *mcp_client_entry(void); /* NULL unless serving */
+mcp_buf *mcp_server_auth_json(mcp_server *srv);
+mcp_buf *mcp_session_status_json(mcp_session *s);
+mcp_buf *mcp_session_stderr(mcp_session *s);
+mcp_buf *mcp_ask_json(mcp_ask *q);
+mcp_buf *mcp_task_json(mcp_session *s, unsigned long num);
+
+/* surface.c: a resources/read reply's contents, or NULL with *err
+ * (mcp_resource_file without its report); lasterr.c: a resources/read
+ * of uri failed with reply: the server's message is s's last_error. */
+mcp_buf *mcp_resource_bytes(const mcp_buf *reply, int *err);
+void mcp_resource_failed(mcp_session *s, const char *uri,
+			 const mcp_buf *reply);
+
 /* buf.c */
 mcp_buf *mcp_buf_json(cJSON *j, int pretty); /* + newline; NULL on ENOMEM */
 mcp_buf *mcp_buf_oom(void);  /* the out-of-memory error reply; never NULL */

@@ -32,47 +32,62 @@ enum mcp_log { MCP_EVENTS, MCP_TRACE }; /* a thread's logs (spec 4, 15) */
 /* MOUNT/.serve.json (spec 14): the client entry of --serve, set by serve/
  * (a copy is kept; NULL: none, and no such file). */
 void mcp_set_client_entry(const char *json);
-mcp_buf *mcp_client_entry(void); /* a reference, or NULL */
 
-/* The second front door (serve/, spec 14) hears every notification a
- * server sends, and each event of a question (the "mcpfs/request" lines:
- * open, answered, expired, ...), after it is a line in events: the
- * session and the JSON text (raw control bytes escaped), borrowed for the
- * call. One observer; NULL removes it. */
-void mcp_observe(void (*note)(mcp_session *s, const char *json,
-			      size_t len));
-/* ... and every question a server asks (elicitation, sampling) as it
- * opens under its thread's requests/: q and the request's params as JSON
- * text (borrowed for the call). The observer may answer q
- * (mcp_ask_answer) later or at once. One observer; NULL removes it. */
-void mcp_observe_asks(void (*ask)(mcp_ask *q, const char *params,
-				  size_t len));
+/* The second front door (serve/, spec 14) observes the threads: one
+ * observer; NULL removes it. */
+struct mcp_observer {
+	/* every notification a server sends, and each event of a question
+	 * (the "mcpfs/request" lines: open, answered, expired, ...), after
+	 * it is a line in events: the thread and the JSON text (raw control
+	 * bytes escaped), borrowed for the call */
+	void (*note)(mcp_session *s, const char *json, size_t len);
+	/* every question a server asks (elicitation, sampling) as it opens
+	 * under its thread's requests/: q and the request's params as JSON
+	 * text (borrowed for the call); it may answer q (mcp_ask_answer)
+	 * later or at once */
+	void (*ask)(mcp_ask *q, const char *params, size_t len);
+};
+void mcp_observe(const struct mcp_observer *o);
 
-/* ---- servers ---- */
-mcp_server *mcp_server_first(void);
-mcp_server *mcp_server_next(mcp_server *srv);
+/* ---- servers, threads and a thread's questions ---- */
+
+/* What one of them is. Borrowed: valid while the loop does not run. */
+enum mcp_kind { MCP_SERVER = 1, MCP_THREAD, MCP_QUESTION };
+struct mcp_stat {
+	enum mcp_kind kind;
+	uint64_t id;           /* unique, never reused (one counter for all) */
+	uint64_t server_id;    /* its server's (a server: its own) */
+	const char *name;      /* its directory's or file's name */
+	mcp_server *server;    /* its server (a server: itself) */
+	mcp_session *session;  /* its thread (a thread: itself; a server: NULL) */
+	mcp_ask *ask;          /* a question: itself */
+	unsigned long num;     /* a question: the number that is its name */
+	double created, used;  /* unix time: made, last used (a server: 0) */
+	unsigned asks;         /* a thread: its open questions */
+	int auth;              /* a server: 1 when it has an auth file */
+};
+void mcp_server_stat(const mcp_server *srv, struct mcp_stat *st);
+void mcp_session_stat(const mcp_session *s, struct mcp_stat *st);
+void mcp_ask_stat(const mcp_ask *q, struct mcp_stat *st);
+/* The server, thread or question whose id is id: 0 with *st, or -ENOENT
+ * when it is gone. */
+int mcp_lookup(uint64_t id, struct mcp_stat *st);
+
+/* The servers, a server's threads (newest first) and a thread's open
+ * questions (oldest first): the one after prev, the first when prev is
+ * NULL; NULL after the last. */
+mcp_server *mcp_server_next(mcp_server *prev);
+mcp_session *mcp_session_next(mcp_server *srv, mcp_session *prev);
+mcp_ask *mcp_ask_next(mcp_session *s, mcp_ask *prev);
 mcp_server *mcp_server_find(const char *name);
-mcp_server *mcp_server_by_id(uint64_t id);
-uint64_t mcp_server_id(const mcp_server *srv);
-const char *mcp_server_name(const mcp_server *srv);
+mcp_session *mcp_session_find(mcp_server *srv, const char *name);
+mcp_ask *mcp_ask_find(mcp_session *s, unsigned long num);
 
 /* ---- authorization of url servers (spec 8; auth.c) ---- */
-int mcp_server_has_auth(const mcp_server *srv); /* 1: it has an auth file */
-/* The auth file's JSON (refs = 1), NULL when it cannot be had. */
-mcp_buf *mcp_server_auth_json(mcp_server *srv);
 /* A write to it ("login", "logout", a redirect URL): 0 or -EINVAL. */
 int mcp_server_auth_write(mcp_server *srv, const char *p, size_t n);
 
-/* ---- sessions (thread directories) ---- */
-mcp_session *mcp_session_first(mcp_server *srv);
-mcp_session *mcp_session_next(mcp_session *s);
-mcp_session *mcp_session_find(mcp_server *srv, const char *name);
-mcp_session *mcp_session_by_id(uint64_t id);
-uint64_t mcp_session_id(const mcp_session *s);
-const char *mcp_session_name(const mcp_session *s);
-mcp_server *mcp_session_server(const mcp_session *s);
-double mcp_session_created(const mcp_session *s);   /* unix time */
-double mcp_session_last_used(const mcp_session *s); /* unix time */
+/* ---- threads (a session in a directory) ---- */
 
 /* mkdir: -EINVAL bad name, -EEXIST exists, -EAGAIN at the cap with no
  * idle thread to close (logged, and in .status). Starts the process and
@@ -84,53 +99,30 @@ void mcp_session_close(mcp_session *s);
 /* Open files inside a thread directory hold the session (idle timer). */
 void mcp_session_hold(mcp_session *s);
 void mcp_session_release(mcp_session *s);
-/* A resources/read of uri failed with reply (an error, or no contents):
- * the server's message becomes s's status.last_error (spec 9). */
-void mcp_resource_failed(mcp_session *s, const char *uri,
-			 const mcp_buf *reply);
 /* ctl verbs: "cancel", "restart", "close" (trailing whitespace ignored). */
 int mcp_session_ctl(mcp_session *s, const char *verb, size_t len);
 
-/* Rendered read-only files, malloc'd-free snapshots (refs = 1). */
-mcp_buf *mcp_status_json(void);                 /* MOUNT/.status */
-mcp_buf *mcp_session_status_json(mcp_session *s); /* thread status */
-mcp_buf *mcp_session_stderr(mcp_session *s);     /* last 64 KiB */
-/* events and trace: append-only logs of a thread (which); size is all
- * bytes ever appended (so tail -f follows it), the last 1 MiB is kept. */
-uint64_t mcp_session_log_size(const mcp_session *s, enum mcp_log which);
-/* The stream offset of the oldest line the log still keeps (0 until the
- * window has dropped something). */
-uint64_t mcp_session_log_start(const mcp_session *s, enum mcp_log which);
-/* Up to n bytes of the log from stream offset off (off at or after the
- * start above; earlier offsets read from the start). */
-size_t mcp_session_log_read(const mcp_session *s, enum mcp_log which,
-			    uint64_t off, char *dst, size_t n);
+/* events and trace: the append-only logs of a thread (which), of which
+ * the last 1 MiB is kept. Up to n bytes from stream offset off into dst
+ * (an offset before the oldest kept line reads from that line): how
+ * many. *start (if not NULL): the stream offset of the oldest kept line
+ * (0 until the window dropped something); *end: every byte ever
+ * appended, so that tail -f follows it. */
+size_t mcp_session_log(const mcp_session *s, enum mcp_log which,
+		       uint64_t off, char *dst, size_t n, uint64_t *start,
+		       uint64_t *end);
 
 /* ---- questions from the server (requests/<id>) ---- */
 
-/* The open questions of a thread, oldest first; a question is an object
- * with an id of the same counter as servers and sessions. */
-mcp_ask *mcp_ask_first(mcp_session *s);
-mcp_ask *mcp_ask_next(mcp_ask *q);
-mcp_ask *mcp_ask_find(mcp_session *s, const char *name);
-mcp_ask *mcp_ask_by_num(mcp_session *s, unsigned long num);
-unsigned long mcp_ask_num(const mcp_ask *q);  /* the number in its name */
-mcp_ask *mcp_ask_by_id(uint64_t id);
-uint64_t mcp_ask_id(const mcp_ask *q);
-const char *mcp_ask_name(const mcp_ask *q);   /* its number, the file name */
-mcp_session *mcp_ask_session(const mcp_ask *q);
-double mcp_ask_created(const mcp_ask *q);     /* unix time */
-unsigned mcp_session_asks(const mcp_session *s); /* how many are open */
-/* The file: the request as JSON (refs = 1). */
-mcp_buf *mcp_ask_json(mcp_ask *q);
 /* Answer q with len bytes of one JSON value: checked against the request,
  * sent, and q is gone (freed: do not use it after 0). -EINVAL when the
- * answer does not fit (logged with the field and rule; q stays). */
-int mcp_ask_answer(mcp_ask *q, const char *json, size_t len);
-/* An answer to q refused before it was whole or parsed (bad JSON, a name
- * twice or holding a control character, too big): logged, and why
- * becomes q's "refused" as for mcp_ask_answer's own refusals. */
-void mcp_ask_refuse(mcp_ask *q, const char *why);
+ * answer does not fit (logged with the field and rule; q stays). With
+ * why set, an answer refused before it was whole or parsed (bad JSON, a
+ * name twice or holding a control character, too big): logged, and why
+ * becomes q's "refused" as for the checks' own refusals (json unused;
+ * -EINVAL). */
+int mcp_ask_answer(mcp_ask *q, const char *json, size_t len,
+		   const char *why);
 
 /* ---- tasks (spec 15): the calls of a thread that its server runs as
  * tasks, while they run (tasks/<name>) ---- */
@@ -139,9 +131,23 @@ void mcp_ask_refuse(mcp_ask *q, const char *why);
  * task id, or task-N when the id cannot be a file name) and, in *num,
  * its number; NULL after the last. */
 const char *mcp_task_next(mcp_session *s, unsigned long *num);
-unsigned long mcp_task_find(mcp_session *s, const char *name); /* 0: none */
-/* The Task as last seen, pretty JSON; NULL when it ended (or ENOMEM). */
-mcp_buf *mcp_task_json(mcp_session *s, unsigned long num);
+
+/* ---- the rendered files ---- */
+
+/* A snapshot of a read-only file (refs = 1): what, of obj (the server,
+ * thread or question named), num (a task's number); NULL when it is not
+ * there (or ENOMEM). */
+enum mcp_doc {
+	MCP_DOC_STATUS,    /* MOUNT/.status (obj NULL) */
+	MCP_DOC_SERVE,     /* MOUNT/.serve.json: NULL unless serving */
+	MCP_DOC_AUTH,      /* SERVER/auth (a server; spec 8) */
+	MCP_DOC_THREAD,    /* THREAD/status (a thread) */
+	MCP_DOC_STDERR,    /* THREAD/stderr: its last 64 KiB (a thread) */
+	MCP_DOC_QUESTION,  /* requests/N: the request as JSON (a question) */
+	MCP_DOC_TASK,      /* tasks/NAME: the Task as last seen, pretty (a
+			    * thread; NULL once it ended) */
+};
+mcp_buf *mcp_doc(enum mcp_doc what, const void *obj, unsigned long num);
 
 /* ---- calls ---- */
 
@@ -149,18 +155,21 @@ mcp_buf *mcp_task_json(mcp_session *s, unsigned long num);
 struct mcp_listener {
 	LIST_ENTRY(mcp_listener) link; /* zeroed = not listening */
 	void (*done)(struct mcp_listener *l, mcp_call *c);
-	/* May be NULL: more of a streaming reply arrived (mcp_call_partial) */
+	/* May be NULL: more of a streaming reply arrived (mcp_call_stream) */
 	void (*more)(struct mcp_listener *l, mcp_call *c);
 };
 
 /* A user request parsed once (spec 4): json is the text written to call,
- * or, with target (the decoded name of a tool, or of a prompt when
- * prompt), the arguments object written to tools/TARGET or
- * prompts/TARGET. 0 with *out, -EINVAL with *why a static message, or
- * -ENOMEM. */
+ * or, with target (the decoded name of a tool, or of a prompt with
+ * MCP_REQ_PROMPT), the arguments object written to tools/TARGET or
+ * prompts/TARGET. With MCP_REQ_SIDE it is a request of the tree itself
+ * (prompts and resources for serve/): its reply is not the latest of
+ * call, nor result/. 0 with *out, -EINVAL with *why a static message,
+ * or -ENOMEM. */
 typedef struct mcp_req mcp_req;
+enum { MCP_REQ_PROMPT = 1, MCP_REQ_SIDE = 2 };
 int mcp_req_parse(const char *json, size_t len, const char *target,
-		  int prompt, mcp_req **out, const char **why);
+		  int flags, mcp_req **out, const char **why);
 /* What the read rule files r under (a fresh read of tools/NAME or
  * prompts/NAME looks only at these): "t:NAME" for a tools/call of NAME
  * (either form), "p:NAME" for prompts/get of NAME, else NULL. */
@@ -174,12 +183,8 @@ void mcp_req_free(mcp_req *r);
  * dropping the reference. */
 int mcp_call_start(mcp_server *srv, mcp_session *s, mcp_req *r,
 		   mcp_call **out);
-/* A request of the tree itself (prompts and resources for serve/): the
- * text json, parsed here (-EINVAL with *why); it is not the latest reply
- * of call, nor result/. */
-int mcp_call_side(mcp_server *srv, mcp_session *s, const char *json,
-		  size_t len, mcp_call **out, const char **why);
-/* resources/read of uri on s, as above (resources/, skills/). */
+/* resources/read of uri on s, a request of the tree (resources/,
+ * skills/), as mcp_call_start. */
 int mcp_resource_read(mcp_session *s, const char *uri, mcp_call **out);
 /* A request that was refused before it could be sent (bad JSON, too big,
  * incomplete at close, not a valid request): a call completed at once with
@@ -203,25 +208,22 @@ enum mcp_list { MCP_TOOLS, MCP_RESOURCES, MCP_TEMPLATES, MCP_PROMPTS,
 int mcp_list(mcp_server *srv, mcp_session *s, enum mcp_list what,
 	     mcp_call **out);
 const char *mcp_list_key(enum mcp_list what);
-/* The most recently completed call of s (not a listing): result/. */
-mcp_call *mcp_last_done(mcp_session *s);
 
 /* The call a fresh open of call reads: the most recently sent one while any
  * is in flight, else the most recently completed one; NULL if none. Borrowed. */
 mcp_call *mcp_latest(mcp_server *srv, mcp_session *s);
 
-/* A long reply still arriving (stdio): the bytes of its result so far, at
- * *p (borrowed until the loop runs again); 0 when none. */
-size_t mcp_call_partial(const mcp_call *c, const char **p);
-/* Done, but its reply is not the bytes that were readable while it
- * arrived: the errno for a reader that read some, EIO (the server's line
- * was not a reply after all) or EFBIG (it went past --max-message); else
- * 0. */
-int mcp_call_stream_broken(const mcp_call *c);
+/* A long reply arriving (stdio): while it arrives, *n bytes of its
+ * result so far at *p (borrowed until the loop runs again; *n = 0 when
+ * there are none, or once it is done). Returns, once done, the errno for
+ * a reader that read some of it when its reply is not the bytes that
+ * were readable, EIO (the server's line was not a reply after all) or
+ * EFBIG (it went past --max-message); else 0. p and n may be NULL. */
+int mcp_call_stream(const mcp_call *c, const char **p, size_t *n);
 mcp_call *mcp_call_ref(mcp_call *c);
 void mcp_call_unref(mcp_call *c);
-int mcp_call_is_done(const mcp_call *c);
-/* The reply once done: one JSON document plus a newline. Borrowed. */
+/* The reply once done (NULL until then): one JSON document plus a
+ * newline. Borrowed. */
 mcp_buf *mcp_call_reply(const mcp_call *c);
 /* Send notifications/cancelled; the call completes now with a cancelled
  * error (listeners fire before this returns). No-op when done. */
@@ -237,9 +239,4 @@ void mcp_listener_remove(struct mcp_listener *l);
  * cached and did not fail; borrowed, NULL otherwise. Never starts one. */
 mcp_call *mcp_list_cached(mcp_server *srv, mcp_session *s,
 			  enum mcp_list what);
-/* Start srv's probe (spec 12) and do not wait: its tools and prompts
- * listings, unless they are cached or under way. A lookup of SERVER/help
- * does, so that the probes of `ls MOUNT/x/help MOUNT/y/help` run side by
- * side rather than one after the other. */
-void mcp_probe(mcp_server *srv);
 #endif

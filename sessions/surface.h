@@ -39,10 +39,12 @@ mcp_buf *mcp_skill_bytes(mcp_session *s, mcp_call *listing, const char *path,
 mcp_buf *mcp_skill_cached(mcp_session *s, mcp_call *listing,
 			  const char *path);
 
-/* A resources/read reply's contents (text, or the decoded blob, of each,
- * joined), or NULL with *err: -ENOENT for "resource not found" (-32002),
- * else -EIO. */
-mcp_buf *mcp_resource_bytes(const mcp_buf *reply, int *err);
+/* The file resources/URI of s: the contents of the resources/read reply
+ * (text, or the decoded blob, of each, joined), or NULL with *err:
+ * -ENOENT for "resource not found" (-32002), else -EIO, and the server's
+ * message in s's status.last_error (spec 9) and the log; -ENOMEM. */
+mcp_buf *mcp_resource_file(mcp_session *s, const char *uri,
+			   const mcp_buf *reply, int *err);
 
 /* resources.json: the done listings res (MCP_RESOURCES) and tpl
  * (MCP_TEMPLATES) in one document {"resources", "resourceTemplates"},

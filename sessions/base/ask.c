@@ -410,33 +410,28 @@ void ask_drop_all(mcp_session *s, const char *why)
 
 /* ---- what fs/ sees ---- */
 
-mcp_ask *mcp_ask_first(mcp_session *s) { return LIST_FIRST(&s->asks); }
-mcp_ask *mcp_ask_next(mcp_ask *q) { return LIST_NEXT(q, link); }
+mcp_ask *mcp_ask_next(mcp_session *s, mcp_ask *prev)
+{
+	return prev ? LIST_NEXT(prev, link) : LIST_FIRST(&s->asks);
+}
+
 mcp_ask *mcp_ask_by_id(uint64_t id) { return idtab_get(&ask_ids, id); }
-uint64_t mcp_ask_id(const mcp_ask *q) { return q->id; }
-const char *mcp_ask_name(const mcp_ask *q) { return q->name; }
-mcp_session *mcp_ask_session(const mcp_ask *q) { return q->s; }
-double mcp_ask_created(const mcp_ask *q) { return q->created; }
-unsigned mcp_session_asks(const mcp_session *s) { return s->nasks; }
 
-unsigned long mcp_ask_num(const mcp_ask *q) { return q->num; }
+void mcp_ask_stat(const mcp_ask *q, struct mcp_stat *st)
+{
+	*st = (struct mcp_stat){ .kind = MCP_QUESTION, .id = q->id,
+				 .server_id = q->s->srv->id, .name = q->name,
+				 .server = q->s->srv, .session = q->s,
+				 .ask = (mcp_ask *)q, .num = q->num,
+				 .created = q->created, .used = q->created };
+}
 
-mcp_ask *mcp_ask_by_num(mcp_session *s, unsigned long num)
+mcp_ask *mcp_ask_find(mcp_session *s, unsigned long num)
 {
 	mcp_ask *q;
 
 	LIST_FOREACH(q, &s->asks, link)
 		if (q->num == num)
-			return q;
-	return NULL;
-}
-
-mcp_ask *mcp_ask_find(mcp_session *s, const char *name)
-{
-	mcp_ask *q;
-
-	LIST_FOREACH(q, &s->asks, link)
-		if (!strcmp(q->name, name))
 			return q;
 	return NULL;
 }
@@ -501,7 +496,8 @@ mcp_buf *mcp_ask_json(mcp_ask *q)
 	return b;
 }
 
-void mcp_ask_refuse(mcp_ask *q, const char *why)
+/* An answer refused: logged, and why is q's "refused" (its file). */
+static int refuse(mcp_ask *q, const char *why)
 {
 	mcp_session *s = q->s;
 
@@ -509,26 +505,27 @@ void mcp_ask_refuse(mcp_ask *q, const char *why)
 	     "refused: %s", s->srv->conf->name, s->name, q->name, why);
 	free(q->refused);
 	q->refused = strdup(why);
+	return -EINVAL;
 }
 
-int mcp_ask_answer(mcp_ask *q, const char *json, size_t len)
+int mcp_ask_answer(mcp_ask *q, const char *json, size_t len,
+		   const char *refused)
 {
 	mcp_session *s = q->s;
-	/* an escaped NUL as C0 80 (jsent.h): a string keeps its real length
-	 * for the checks and reaches the server whole */
-	cJSON *a = jsent_parse(json, len), *res = NULL, *err = NULL;
+	cJSON *a, *res = NULL, *err = NULL;
 	cJSON *x;
 	char why[200];
 	const char *act;
 
+	if (refused)
+		return refuse(q, refused);
+	/* an escaped NUL as C0 80 (jsent.h): a string keeps its real length
+	 * for the checks and reaches the server whole */
+	a = jsent_parse(json, len);
 	if (ask_check_answer(q->kind, q->params, a, &res, &err, why,
 			     sizeof why) < 0) {
 		cJSON_Delete(a);
-		mlog(MLOG_INFO, "server %s thread %s: answer to question %s "
-		     "refused: %s", s->srv->conf->name, s->name, q->name, why);
-		free(q->refused);
-		q->refused = strdup(why);
-		return -EINVAL;
+		return refuse(q, why);
 	}
 	act = res ? str_of(res, "action") : "decline";
 	if (q->kind == ASK_SAMPLING && res)

@@ -44,7 +44,7 @@ void ask_cancelled(mcp_session *s, cJSON *params);
  * without answering it. */
 void ask_drop_all(mcp_session *s, const char *why);
 /* live/observe.c: q just opened with params (borrowed): to the observer
- * of mcp_observe_asks, if any (which may answer q at once). */
+ * of mcp_observe, if any (which may answer q at once). */
 void ask_observed(mcp_ask *q, const cJSON *params);
 
 #endif

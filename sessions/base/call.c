@@ -58,32 +58,31 @@ void mcp_call_unref(mcp_call *c)
 		uv_close((uv_handle_t *)&c->timer, call_free_cb);
 }
 
-int mcp_call_is_done(const mcp_call *c)
-{
-	return c->done;
-}
-
 mcp_buf *mcp_call_reply(const mcp_call *c)
 {
-	return c->reply;
+	return c->done ? c->reply : NULL;
 }
 
-size_t mcp_call_partial(const mcp_call *c, const char **p)
+/* The bytes of c's result that have arrived: *n at *p. */
+static void partial(const mcp_call *c, const char **p, size_t *n)
 {
 	const struct stream *st = c->s ? &c->s->stream : NULL;
 	size_t end;
 
+	*n = 0;
 	if (c->done || !st || st->c != c)
-		return 0;
+		return;
 	end = st->end ? st->end : st->len;
 	if (st->ctl_at && st->ctl_at < end)
 		end = st->ctl_at; /* escaped in the reply (inbound.c) */
 	*p = st->base + st->start;
-	return end - st->start;
+	*n = end - st->start;
 }
 
-int mcp_call_stream_broken(const mcp_call *c)
+int mcp_call_stream(const mcp_call *c, const char **p, size_t *n)
 {
+	if (p && n)
+		partial(c, p, n);
 	if (!c->done || !c->streamed || c->stream_ok)
 		return 0;
 	return c->too_long ? EFBIG : EIO;

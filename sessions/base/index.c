@@ -155,14 +155,9 @@ mcp_session *sessions_lru_idle(void)
 
 /* ---- lookups and accessors for fs/ ---- */
 
-mcp_session *mcp_session_first(mcp_server *srv)
+mcp_session *mcp_session_next(mcp_server *srv, mcp_session *prev)
 {
-	return LIST_FIRST(&srv->sessions);
-}
-
-mcp_session *mcp_session_next(mcp_session *s)
-{
-	return LIST_NEXT(s, srv_link);
+	return prev ? LIST_NEXT(prev, srv_link) : LIST_FIRST(&srv->sessions);
 }
 
 mcp_session *mcp_session_find(mcp_server *srv, const char *name)
@@ -180,11 +175,15 @@ mcp_session *mcp_session_by_id(uint64_t id)
 	return idtab_get(&session_ids, id);
 }
 
-uint64_t mcp_session_id(const mcp_session *s) { return s->id; }
-const char *mcp_session_name(const mcp_session *s) { return s->name; }
-mcp_server *mcp_session_server(const mcp_session *s) { return s->srv; }
-double mcp_session_created(const mcp_session *s) { return s->created; }
-double mcp_session_last_used(const mcp_session *s) { return s->last_used; }
+void mcp_session_stat(const mcp_session *s, struct mcp_stat *st)
+{
+	*st = (struct mcp_stat){ .kind = MCP_THREAD, .id = s->id,
+				 .server_id = s->srv->id, .name = s->name,
+				 .server = s->srv,
+				 .session = (mcp_session *)s,
+				 .created = s->created, .used = s->last_used,
+				 .asks = s->nasks };
+}
 
 /* ---- the threads closed lately (.status, spec 5) ---- */
 
@@ -247,9 +246,4 @@ cJSON *sessions_closed_json(void)
 		cJSON_AddItemToArray(a, o);
 	}
 	return a;
-}
-
-mcp_call *mcp_last_done(mcp_session *s)
-{
-	return s->last_done;
 }

@@ -559,16 +559,18 @@ static char *prefixed(const char *prefix, const char *name)
 }
 
 int mcp_req_parse(const char *json, size_t len, const char *target,
-		  int prompt, mcp_req **out, const char **why)
+		  int flags, mcp_req **out, const char **why)
 {
 	mcp_req *r = calloc(1, sizeof *r);
 	char *prompt_name = NULL;
+	int prompt = flags & MCP_REQ_PROMPT;
 	int e = -ENOMEM;
 
 	*out = NULL;
 	*why = NULL;
 	if (!r)
 		return -ENOMEM;
+	r->side = !!(flags & MCP_REQ_SIDE);
 	if (target) {
 		r->text = wrap(target, prompt, json, len, &r->len, why);
 	} else if ((r->text = malloc(len + 1)) != NULL) {

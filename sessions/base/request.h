@@ -39,6 +39,7 @@ struct mcp_req {
 	char *tool;   /* a tools/call: the tool's name decoded ("" without
 			 one); NULL for any other request */
 	char *key;    /* "t:NAME", "p:NAME" or NULL (mcp_req_key) */
+	int side;     /* MCP_REQ_SIDE: a request of the tree itself */
 };
 
 /* Check a user request (the JSON written to call). Returns 0, or -EINVAL

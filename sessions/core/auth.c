@@ -14,11 +14,6 @@
 #include "internal.h"
 #include "transport.h"
 
-int mcp_server_has_auth(const mcp_server *srv)
-{
-	return srv->conf->url != NULL;
-}
-
 static const struct auth_ops *ops(void)
 {
 	char err[300];

@@ -67,10 +67,36 @@ int mcp_init(uv_loop_t *loop, const struct mcp_options *opts,
 
 /* ---- lookups ---- */
 
-mcp_server *mcp_server_first(void) { return servers; }
-mcp_server *mcp_server_next(mcp_server *srv) { return srv->next; }
-uint64_t mcp_server_id(const mcp_server *srv) { return srv->id; }
-const char *mcp_server_name(const mcp_server *srv) { return srv->conf->name; }
+mcp_server *mcp_server_next(mcp_server *prev)
+{
+	return prev ? prev->next : servers;
+}
+
+void mcp_server_stat(const mcp_server *srv, struct mcp_stat *st)
+{
+	*st = (struct mcp_stat){ .kind = MCP_SERVER, .id = srv->id,
+				 .server_id = srv->id,
+				 .name = srv->conf->name,
+				 .server = (mcp_server *)srv,
+				 .auth = srv->conf->url != NULL }; /* auth.c */
+}
+
+int mcp_lookup(uint64_t id, struct mcp_stat *st)
+{
+	mcp_server *srv;
+	mcp_session *s;
+	mcp_ask *q;
+
+	if ((srv = mcp_server_by_id(id)) != NULL)
+		mcp_server_stat(srv, st);
+	else if ((s = mcp_session_by_id(id)) != NULL)
+		mcp_session_stat(s, st);
+	else if ((q = mcp_ask_by_id(id)) != NULL)
+		mcp_ask_stat(q, st);
+	else
+		return -ENOENT;
+	return 0;
+}
 
 mcp_server *mcp_server_find(const char *name)
 {
@@ -118,7 +144,7 @@ static void server_close_sessions(mcp_server *srv, const char *why)
 {
 	mcp_session *s;
 
-	while ((s = mcp_session_first(srv)) != NULL)
+	while ((s = mcp_session_next(srv, NULL)) != NULL)
 		session_close_notify(s, why);
 	session_spares_close(srv, why);
 }

@@ -651,22 +651,14 @@ static int call_start(mcp_server *srv, mcp_session *s, mcp_req *r,
 int mcp_call_start(mcp_server *srv, mcp_session *s, mcp_req *r,
 		   mcp_call **out)
 {
-	return call_start(srv, s, r, CALL_USER, out);
-}
-
-int mcp_call_side(mcp_server *srv, mcp_session *s, const char *json,
-		  size_t len, mcp_call **out, const char **why)
-{
-	mcp_req *r;
-	int e = mcp_req_parse(json, len, NULL, 0, &r, why);
-
-	return e < 0 ? e : call_start(srv, s, r, CALL_SIDE, out);
+	return call_start(srv, s, r, r->side ? CALL_SIDE : CALL_USER, out);
 }
 
 int mcp_resource_read(mcp_session *s, const char *uri, mcp_call **out)
 {
 	cJSON *m = cJSON_CreateObject();
 	const char *why = NULL;
+	mcp_req *q;
 	char *txt = NULL;
 	int r = -ENOMEM;
 
@@ -674,8 +666,9 @@ int mcp_resource_read(mcp_session *s, const char *uri, mcp_call **out)
 	    cJSON_AddStringToObject(cJSON_AddObjectToObject(m, "params"),
 				    "uri", uri))
 		txt = jsent_print(m, 0, NULL); /* a NUL in uri is C0 80 */
-	if (txt)
-		r = mcp_call_side(s->srv, s, txt, strlen(txt), out, &why);
+	if (txt && (r = mcp_req_parse(txt, strlen(txt), NULL, MCP_REQ_SIDE,
+				      &q, &why)) == 0)
+		r = mcp_call_start(s->srv, s, q, out);
 	cJSON_Delete(m);
 	free(txt);
 	return r;

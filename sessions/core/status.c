@@ -174,7 +174,7 @@ mcp_buf *mcp_session_status_json(mcp_session *s)
 	msg_add_time(o, "last_used", s->last_used);
 	cJSON_AddNumberToObject(o, "calls", (double)s->calls);
 	cJSON_AddNumberToObject(o, "in_flight", s->in_flight);
-	cJSON_AddNumberToObject(o, "questions", mcp_session_asks(s));
+	cJSON_AddNumberToObject(o, "questions", s->nasks);
 	if (s->era == MCP_ERA_AUTO)
 		cJSON_AddNullToObject(o, "era");
 	else
@@ -241,17 +241,12 @@ static const struct ring *log_ring(const mcp_session *s, enum mcp_log which)
 	return which == MCP_TRACE ? &s->trace : &s->events;
 }
 
-uint64_t mcp_session_log_size(const mcp_session *s, enum mcp_log which)
-{
-	return log_ring(s, which)->total;
-}
-
 /*
  * The oldest kept line: the byte after the first newline in the window (a
  * line the window cut is not shown in part). The window is full once
  * anything was dropped, so it starts at first % cap and wraps.
  */
-uint64_t mcp_session_log_start(const mcp_session *s, enum mcp_log which)
+static uint64_t log_start(const mcp_session *s, enum mcp_log which)
 {
 	const struct ring *r = log_ring(s, which);
 	uint64_t first = r->total > r->cap ? r->total - r->cap : 0;
@@ -270,13 +265,18 @@ uint64_t mcp_session_log_start(const mcp_session *s, enum mcp_log which)
 	return r->total;
 }
 
-size_t mcp_session_log_read(const mcp_session *s, enum mcp_log which,
-			    uint64_t off, char *dst, size_t n)
+size_t mcp_session_log(const mcp_session *s, enum mcp_log which,
+		       uint64_t off, char *dst, size_t n, uint64_t *start,
+		       uint64_t *end)
 {
 	const struct ring *r = log_ring(s, which);
-	uint64_t start = mcp_session_log_start(s, which);
+	uint64_t first = log_start(s, which);
 
-	if (!r->buf)
+	if (start)
+		*start = first;
+	if (end)
+		*end = r->total;
+	if (!r->buf || !n)
 		return 0;
-	return ring_read(r, off < start ? start : off, dst, n);
+	return ring_read(r, off < first ? first : off, dst, n);
 }

@@ -40,15 +40,6 @@ mcp_call *mcp_list_cached(mcp_server *srv, mcp_session *s,
 	return c;
 }
 
-void mcp_probe(mcp_server *srv)
-{
-	mcp_call *c;
-
-	if (!mcp_list_cached(srv, NULL, MCP_TOOLS) &&
-	    mcp_list(srv, NULL, MCP_TOOLS, &c) == 0)
-		mcp_call_unref(c);
-}
-
 /* The parsed reply of a listing, kept for the next few asks (ls -l of
  * help/ renders every file): borrowed, NULL on a parse failure. */
 static cJSON *parsed(mcp_call *c)
@@ -127,7 +118,7 @@ static int count(mcp_server *srv, enum mcp_list what)
 	mcp_call *c = mcp_list_cached(srv, NULL, what);
 	mcp_session *s;
 
-	for (s = mcp_session_first(srv); !c && s; s = mcp_session_next(s))
+	for (s = mcp_session_next(srv, NULL); !c && s; s = mcp_session_next(srv, s))
 		c = mcp_list_cached(srv, s, what);
 	if (!c)
 		return -1;
@@ -268,7 +259,7 @@ mcp_buf *mcp_readme(void)
 	char *txt;
 
 	gbuf_printf(&b, intro, mcp_opts.idle_timeout);
-	for (srv = mcp_server_first(); srv; srv = mcp_server_next(srv)) {
+	for (srv = mcp_server_next(NULL); srv; srv = mcp_server_next(srv)) {
 		const cJSON *info = cJSON_GetObjectItemCaseSensitive(
 			srv->about, "serverInfo");
 		const cJSON *in = cJSON_GetObjectItemCaseSensitive(
@@ -309,7 +300,7 @@ mcp_buf *mcp_readme(void)
 				      "of it has started\n");
 		gbuf_puts(&b, "\n");
 	}
-	if (!mcp_server_first())
+	if (!mcp_server_next(NULL))
 		gbuf_puts(&b, "(none configured; see .status for the "
 			      "config)\n");
 	txt = gbuf_take(&b);
@@ -326,8 +317,8 @@ static const cJSON *args_schema(mcp_server *srv, mcp_session *s, int prompt,
 	const cJSON *e = prompt ? NULL : entry(srv, s, MCP_TOOLS, name);
 
 	if (!prompt && !e && !s) /* a one-shot: any thread's listing */
-		for (s = mcp_session_first(srv); s && !e;
-		     s = mcp_session_next(s))
+		for (s = mcp_session_next(srv, NULL); s && !e;
+		     s = mcp_session_next(srv, s))
 			e = entry(srv, s, MCP_TOOLS, name);
 	return cJSON_GetObjectItemCaseSensitive(e, "inputSchema");
 }

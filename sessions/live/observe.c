@@ -14,34 +14,27 @@
 #include "ask.h"
 #include "internal.h"
 
-static void (*observer)(mcp_session *s, const char *json, size_t len);
-static void (*ask_observer)(mcp_ask *q, const char *params, size_t len);
+static const struct mcp_observer *observer;
 
-void mcp_observe(void (*note)(mcp_session *s, const char *json, size_t len))
+void mcp_observe(const struct mcp_observer *o)
 {
-	observer = note;
+	observer = o;
 }
 
 void session_observe(mcp_session *s, const char *json, size_t len)
 {
-	if (observer)
-		observer(s, json, len);
-}
-
-void mcp_observe_asks(void (*ask)(mcp_ask *q, const char *params,
-				  size_t len))
-{
-	ask_observer = ask;
+	if (observer && observer->note)
+		observer->note(s, json, len);
 }
 
 void ask_observed(mcp_ask *q, const cJSON *params)
 {
 	char *t;
 
-	if (!ask_observer)
+	if (!observer || !observer->ask)
 		return;
 	t = params ? cJSON_PrintUnformatted(params) : strdup("{}");
 	if (t)
-		ask_observer(q, t, strlen(t));
+		observer->ask(q, t, strlen(t));
 	free(t);
 }

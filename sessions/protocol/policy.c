@@ -171,6 +171,6 @@ void policy_reload(mcp_server *srv)
 
 	mlog(MLOG_INFO, "server %s: tool policy changed", srv->conf->name);
 	call_set_ref(&srv->lists[MCP_TOOLS], NULL);
-	for (s = mcp_session_first(srv); s; s = mcp_session_next(s))
+	for (s = mcp_session_next(srv, NULL); s; s = mcp_session_next(srv, s))
 		call_set_ref(&s->lists[MCP_TOOLS], NULL);
 }

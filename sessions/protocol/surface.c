@@ -871,3 +871,18 @@ mcp_buf *mcp_resource_bytes(const mcp_buf *reply, int *err)
 	cJSON_Delete(r);
 	return out;
 }
+
+mcp_buf *mcp_resource_file(mcp_session *s, const char *uri,
+			   const mcp_buf *reply, int *err)
+{
+	mcp_buf *b = mcp_resource_bytes(reply, err);
+
+	if (b)
+		return b;
+	if (*err == -EIO)
+		mlog(MLOG_INFO, "resources/read of %s failed: %.200s", uri,
+		     reply->data);
+	if (*err != -ENOMEM) /* where the user looks */
+		mcp_resource_failed(s, uri, reply);
+	return NULL;
+}

@@ -212,16 +212,6 @@ static mcp_call *task_by_num(mcp_session *s, unsigned long num)
 	return NULL;
 }
 
-unsigned long mcp_task_find(mcp_session *s, const char *name)
-{
-	mcp_call *c;
-
-	TAILQ_FOREACH(c, &s->tasks, task_link)
-		if (!strcmp(c->task_file, name))
-			return c->task_num;
-	return 0;
-}
-
 mcp_buf *mcp_task_json(mcp_session *s, unsigned long num)
 {
 	mcp_call *c = task_by_num(s, num);

@@ -37,6 +37,14 @@ const char *mcp_list_key(enum mcp_list what)
 	return keys[what];
 }
 
+void mcp_resource_failed(mcp_session *s, const char *uri,
+			 const mcp_buf *reply)
+{
+	(void)s;
+	(void)uri;
+	(void)reply;
+}
+
 mcp_call *mcp_call_ref(mcp_call *c)
 {
 	if (c)

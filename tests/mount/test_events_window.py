@@ -57,3 +57,31 @@ def test_events_after_a_flood(mcpfs_mount):
         assert json.loads(new)['params']['data'] == 'b-0-' + 'x' * 10
     finally:
         os.close(fd)
+
+
+def test_poll_after_a_flood_waits_for_a_new_line(mcpfs_mount):
+    """poll(2) on events once the window has dropped lines: readable only
+    while there is something unread (a `tail -f`-like loop that polls then
+    reads). mcpfs took the end of the log for the oldest kept line's
+    offset plus the whole history's size, so after 1 MiB of events every
+    poll said readable and such a loop spun on empty reads."""
+    import select
+    m = mcpfs_mount({'a': fake()})
+    t = m.path / 'a' / 't'
+    os.mkdir(t)
+    ev = t / 'events'
+    flood(t, 15, 100_000, 'a')
+    fd = os.open(ev, os.O_RDONLY)
+    try:
+        while run_with_deadline(lambda: os.read(fd, 1 << 16), 30):
+            pass                                     # read to the end
+        p = select.poll()
+        p.register(fd, select.POLLIN)
+        assert p.poll(0) == [], 'readable with nothing unread'
+        flood(t, 1, 10, 'b')
+        assert p.poll(0) == [(fd, select.POLLIN)]    # a new line
+        new = run_with_deadline(lambda: os.read(fd, 1 << 16), 5)
+        assert json.loads(new)['params']['data'] == 'b-0-' + 'x' * 10
+        assert p.poll(0) == []
+    finally:
+        os.close(fd)

@@ -42,14 +42,13 @@ void mcp_call_unref(mcp_call *c)
 
 static char a_session; /* thread 1, the one tested, exists */
 
-mcp_session *mcp_session_by_id(uint64_t id)
+int mcp_lookup(uint64_t id, struct mcp_stat *st)
 {
-	return id == 1 ? (mcp_session *)&a_session : NULL;
-}
-
-mcp_server *mcp_server_by_id(uint64_t id)
-{
-	return NULL;
+	if (id != 1)
+		return -ENOENT;
+	*st = (struct mcp_stat){ .kind = MCP_THREAD, .id = 1,
+				 .session = (mcp_session *)&a_session };
+	return 0;
 }
 
 void mlog(int level, const char *fmt, ...)
