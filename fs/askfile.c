@@ -108,13 +108,11 @@ void askfile_flush(struct askfile *af, fuse_req_t req)
 /* requests/<n>: the question at open (h->snap), and the answer */
 static int ask_open(struct fh *h, const struct node *n, int acc)
 {
-	mcp_ask *q = mcp_ask_find(n->s, n->idx);
 	struct mcp_stat st;
 
-	if (!q)
+	if (fs_question_at(n, n->idx, &st) < 0)
 		return -ENOENT;
-	mcp_ask_stat(q, &st);
-	h->snap = mcp_doc(MCP_DOC_QUESTION, q, 0);
+	h->snap = mcp_doc(MCP_DOC_QUESTION, st.ask, 0);
 	h->af = askfile_new(st.id);
 	return h->snap && h->af ? 0 : -ENOMEM;
 }

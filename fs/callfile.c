@@ -113,13 +113,14 @@ static uint64_t owner(const struct callfile *cf)
 
 static int resolve(struct callfile *cf, mcp_server **srv, mcp_session **s)
 {
+	struct mcp_stat st;
+
 	*s = NULL;
 	if (cf->session_id) {
-		struct mcp_stat st;
-
-		if (!(*s = fs_thread(cf->session_id)))
+		if (mcp_lookup(cf->session_id, &st) < 0 ||
+		    st.kind != MCP_THREAD)
 			return -ENOENT;
-		mcp_session_stat(*s, &st);
+		*s = st.session;
 		*srv = st.server;
 		return 0;
 	}

@@ -58,15 +58,13 @@ static void root_lookup(fuse_req_t req, fuse_ino_t parent,
 			const struct node *d, const char *name)
 {
 	int k = kind_named(name, KF_ROOT);
-	mcp_server *srv;
 	struct mcp_stat st;
 
 	if (k >= 0)
 		reply_entry(req, fs_kinds[k].ino); /* if not present: ENOENT */
-	else if ((srv = mcp_server_find(name)) != NULL) {
-		mcp_server_stat(srv, &st);
+	else if (mcp_walk(0, name, &st) == 0)
 		reply_entry(req, fs_ino(st.id, K_DIR));
-	} else
+	else
 		fuse_reply_err(req, ENOENT);
 }
 
@@ -74,31 +72,33 @@ static void root_opendir(fuse_req_t req, fuse_ino_t ino,
 			 const struct node *d, struct fh *h,
 			 struct fuse_file_info *fi)
 {
-	mcp_server *srv = NULL;
-	struct mcp_stat st;
+	struct mcp_stat st = { 0 };
 
 	add_files(h, req, KF_ROOT, 0);
-	while ((srv = mcp_server_next(srv)) != NULL) {
-		mcp_server_stat(srv, &st);
+	while (mcp_next(0, st.id, &st) == 0)
 		fs_dir_add(h, req, st.name, fs_ino(st.id, K_DIR), 1);
-	}
 	fs_dir_reply(req, h, fi);
 }
 
 static void root_mkdir(fuse_req_t req, const struct node *d,
 		       const char *name)
 {
-	fuse_reply_err(req, mcp_server_find(name) ? EEXIST : EPERM);
+	struct mcp_stat st;
+
+	fuse_reply_err(req, mcp_walk(0, name, &st) == 0 ? EEXIST : EPERM);
 }
 
 static void root_rmdir(fuse_req_t req, const struct node *d,
 		       const char *name)
 {
-	if (mcp_server_find(name))
+	struct mcp_stat st;
+	int there = mcp_walk(0, name, &st) == 0;
+
+	if (there)
 		mlog(MLOG_INFO, "rmdir %s refused: a server directory comes "
 		     "from the config (remove or disable the server there)",
 		     name);
-	fuse_reply_err(req, mcp_server_find(name) ? EPERM : ENOENT);
+	fuse_reply_err(req, there ? EPERM : ENOENT);
 }
 
 const struct dir_ops root_dir = {
@@ -114,7 +114,6 @@ static void server_lookup(fuse_req_t req, fuse_ino_t parent,
 			  const struct node *d, const char *name)
 {
 	int k = kind_named(name, KF_SERVER);
-	mcp_session *s;
 	mcp_call *c;
 	struct mcp_stat st;
 
@@ -127,10 +126,8 @@ static void server_lookup(fuse_req_t req, fuse_ino_t parent,
 		mcp_call_unref(c);
 	if (k >= 0)
 		reply_entry(req, fs_ino(d->st.id, (enum kind)k));
-	else if ((s = mcp_session_find(d->srv, name)) != NULL) {
-		mcp_session_stat(s, &st);
+	else if (mcp_walk(d->st.id, name, &st) == 0)
 		reply_entry(req, fs_ino(st.id, K_DIR));
-	}
 	else
 		fuse_reply_err(req, ENOENT);
 }
@@ -139,21 +136,17 @@ static void server_opendir(fuse_req_t req, fuse_ino_t ino,
 			   const struct node *d, struct fh *h,
 			   struct fuse_file_info *fi)
 {
-	mcp_session *s = NULL;
-	struct mcp_stat st;
+	struct mcp_stat st = { 0 };
 
 	add_files(h, req, KF_SERVER, d->st.id);
-	while ((s = mcp_session_next(d->srv, s)) != NULL) {
-		mcp_session_stat(s, &st);
+	while (mcp_next(d->st.id, st.id, &st) == 0)
 		fs_dir_add(h, req, st.name, fs_ino(st.id, K_DIR), 1);
-	}
 	fs_dir_reply(req, h, fi);
 }
 
 static void server_mkdir(fuse_req_t req, const struct node *d,
 			 const char *name)
 {
-	mcp_session *s;
 	struct mcp_stat st;
 	int r;
 
@@ -161,30 +154,29 @@ static void server_mkdir(fuse_req_t req, const struct node *d,
 		fuse_reply_err(req, EEXIST);
 		return;
 	}
-	r = mcp_session_create(d->srv, name, &s);
+	r = mcp_session_create(d->srv, name, &st);
 	if (r < 0) {
 		if (r == -EINVAL)
 			mlog(MLOG_INFO, "mkdir refused: bad thread name");
 		fuse_reply_err(req, -r);
 		return;
 	}
-	mcp_session_stat(s, &st);
 	reply_entry(req, fs_ino(st.id, K_DIR));
 }
 
 static void server_rmdir(fuse_req_t req, const struct node *d,
 			 const char *name)
 {
-	mcp_session *s = mcp_session_find(d->srv, name);
+	struct mcp_stat st;
 	int k;
 
-	if (!s) {
+	if (mcp_walk(d->st.id, name, &st) < 0) {
 		k = kind_named(name, KF_SERVER);
 		fuse_reply_err(req, k < 0 ? ENOENT
 				    : KIND_IS(k, KF_DIR) ? EPERM : ENOTDIR);
 		return;
 	}
-	mcp_session_close(s);
+	mcp_session_close(st.session);
 	writers_sweep();
 	fuse_reply_err(req, 0);
 }

@@ -175,11 +175,11 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		      mode_t mode, struct fuse_file_info *fi)
 {
 	struct node p;
-	struct mcp_stat srv;
+	struct mcp_stat srv = { .name = "?" };
 
 	if (fs_resolve(parent, &p) == 0 && p.type == N_SESSION &&
 	    fs_kinds[p.kind].what) { /* tools/, prompts/ */
-		mcp_server_stat(p.srv, &srv);
+		mcp_lookup(p.st.server_id, &srv);
 		mlog(MLOG_INFO, "%s/%s/%s: no such %s on server %s (ls %s)",
 		     p.st.name, fs_kinds[p.kind].name, name,
 		     fs_kinds[p.kind].what, srv.name, fs_kinds[p.kind].name);

@@ -134,10 +134,11 @@ struct listing_ops {
 extern const struct listing_ops helpdir_lops, resultdir_lops, resdir_lops,
 	namedir_lops, help_lops, result_lops, tool_lops, promptsjson_lops,
 	resjson_lops, resource_lops, skilldir_lops, skillfile_lops;
-/* The listing what of s: 1 with *c done, 0 when it is not there yet (*c
+/* The listing what of n's thread (of its server's one-shots when n is a
+ * server's): 1 with *c done, 0 when it is not there yet (*c
  * to wait for), -errno; the one this request got before (got[what]) if
  * any, else kept there. */
-int listing_need(mcp_session *s, enum mcp_list what, mcp_call **got,
+int listing_need(const struct node *n, enum mcp_list what, mcp_call **got,
 		 mcp_call **c);
 
 struct kind_info {
@@ -223,6 +224,16 @@ static inline void *fs_object(uint64_t id, enum mcp_kind kind)
 #define fs_server(id) ((mcp_server *)fs_object(id, MCP_SERVER))
 #define fs_thread(id) ((mcp_session *)fs_object(id, MCP_THREAD))
 #define fs_question(id) ((mcp_ask *)fs_object(id, MCP_QUESTION))
+/* The question numbered num of n's thread (requests/NUM): 0 with *st, or
+ * -ENOENT (none, or n is no thread's). */
+static inline int fs_question_at(const struct node *n, unsigned long num,
+				 struct mcp_stat *st)
+{
+	char name[24];
+
+	snprintf(name, sizeof name, "%lu", num);
+	return n->s ? mcp_walk(n->st.id, name, st) : -ENOENT;
+}
 void node_attr(fuse_ino_t ino, const struct node *n, struct stat *st);
 void fs_reply_entry(fuse_req_t req, fuse_ino_t ino, const struct node *n);
 /* Per-open state of every file and directory (fi->fh). */
@@ -263,7 +274,7 @@ void fs_read_snap(struct fh *h, fuse_req_t req, size_t size, off_t off);
 /* logfile.c: events and trace, the session's logs (spec 4) */
 extern const struct file_ops events_ops, trace_ops;
 /* A line was added to log which of s: its waiting polls are woken. */
-void fs_log_grew(mcp_session *s, enum mcp_log which);
+void fs_log_grew(uint64_t thread_id, enum mcp_log which);
 /* ctlfile.c: ctl, a thread's verbs */
 extern const struct file_ops ctl_ops;
 

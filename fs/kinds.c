@@ -81,9 +81,10 @@ static off_t size_result(const struct node *n)
 
 static off_t size_req(const struct node *n)
 {
-	mcp_ask *q = mcp_ask_find(n->s, n->idx);
+	struct mcp_stat st;
 
-	return q ? buf_size(mcp_doc(MCP_DOC_QUESTION, q, 0)) : 0;
+	return fs_question_at(n, n->idx, &st) == 0
+		? buf_size(mcp_doc(MCP_DOC_QUESTION, st.ask, 0)) : 0;
 }
 
 static off_t size_help(const struct node *n)
@@ -183,54 +184,36 @@ static int has_result(const struct node *n)
 
 static int has_req(const struct node *n)
 {
-	return n->s && mcp_ask_find(n->s, n->idx);
+	struct mcp_stat st;
+
+	return fs_question_at(n, n->idx, &st) == 0;
 }
 
 /* requests/<n>: its times are the question's */
 static double req_created(const struct node *n)
 {
-	mcp_ask *q = mcp_ask_find(n->s, n->idx);
 	struct mcp_stat st;
 
-	if (!q)
-		return n->st.used;
-	mcp_ask_stat(q, &st);
-	return st.created;
+	return fs_question_at(n, n->idx, &st) == 0 ? st.created : n->st.used;
 }
 
 static unsigned long req_find(const struct node *dir, const char *name)
 {
-	char *end;
-	unsigned long num;
 	struct mcp_stat st;
-	mcp_ask *q;
 
-	/* a question's name is its number in decimal, as mcp_stat gives it */
-	if (*name < '1' || *name > '9')
-		return 0;
-	errno = 0;
-	num = strtoul(name, &end, 10);
-	if (errno || *end || !(q = mcp_ask_find(dir->s, num)))
-		return 0;
-	mcp_ask_stat(q, &st);
-	return strcmp(st.name, name) ? 0 : num;
+	return dir->s && mcp_walk(dir->st.id, name, &st) == 0 ? st.num : 0;
 }
 
 static const char *req_next(const struct node *dir, unsigned long *i)
 {
-	mcp_ask *q = NULL;
-	struct mcp_stat st;
-	int past = *i == 0;
+	struct mcp_stat st = { 0 };
 
-	while ((q = mcp_ask_next(dir->s, q)) != NULL) {
-		mcp_ask_stat(q, &st);
-		if (past) {
-			*i = st.num;
-			return st.name;
-		}
-		past = st.num == *i;
-	}
-	return NULL;
+	/* the question after question *i (0: the first) */
+	if ((*i && fs_question_at(dir, *i, &st) < 0) || !dir->s ||
+	    mcp_next(dir->st.id, st.id, &st) < 0)
+		return NULL;
+	*i = st.num;
+	return st.name;
 }
 
 /* tasks/<id> while the task runs: its Task as last seen */

@@ -162,13 +162,10 @@ static int need_list_of(mcp_server *srv, mcp_session *s, enum mcp_list what,
 	return mcp_call_reply(*c) ? 1 : 0;
 }
 
-int listing_need(mcp_session *s, enum mcp_list what, mcp_call **got,
+int listing_need(const struct node *n, enum mcp_list what, mcp_call **got,
 		 mcp_call **c)
 {
-	struct mcp_stat st;
-
-	mcp_session_stat(s, &st);
-	return need_list_of(st.server, s, what, got, c);
+	return need_list_of(n->srv, n->s, what, got, c);
 }
 
 /* The inode of a node of the server or thread of n. */
@@ -315,7 +312,7 @@ static int name_entry(const struct node *d, const char *name,
 	const struct mcp_entry *e;
 	mcp_call *c = NULL;
 	char *dec;
-	int r = listing_need(d->s, what, got, &c);
+	int r = listing_need(d, what, got, &c);
 
 	*idx = -1;
 	if (r <= 0) {
@@ -401,9 +398,9 @@ static int listing_errno(const struct node *n, mcp_call *c)
 {
 	char why[300];
 	int err = mcp_call_errno(c, why, sizeof why);
-	struct mcp_stat srv;
+	struct mcp_stat srv = { .name = "?" };
 
-	mcp_server_stat(n->srv, &srv);
+	mcp_lookup(n->st.server_id, &srv);
 	mlog(MLOG_WARN, "server %s%s%s: %s/ cannot be listed: %s",
 	     srv.name, n->s ? " thread " : "", n->s ? n->st.name : "",
 	     fs_kinds[n->kind].name, why);
@@ -491,7 +488,7 @@ static int list_fill(fuse_req_t req, const struct node *n, struct fh *h,
 	const struct mcp_entry *v;
 	mcp_call *c;
 	size_t ne, i;
-	int r = listing_need(n->s, fs_kinds[n->kind].list, got, &c);
+	int r = listing_need(n, fs_kinds[n->kind].list, got, &c);
 
 	if (r == 0) {
 		*wait = c;
@@ -600,7 +597,7 @@ static int promptsjson_open(const struct node *n, struct fh *h,
 			    struct fuse_file_info *fi, mcp_call *have,
 			    mcp_call **got, mcp_call **wait)
 {
-	int r = listing_need(n->s, MCP_PROMPTS, got, wait);
+	int r = listing_need(n, MCP_PROMPTS, got, wait);
 
 	if (r <= 0)
 		return r;
@@ -615,11 +612,11 @@ static int resjson_open(const struct node *n, struct fh *h,
 			mcp_call **got, mcp_call **wait)
 {
 	mcp_call *c = NULL, *c2 = NULL;
-	int r = listing_need(n->s, MCP_RESOURCES, got, &c), err;
+	int r = listing_need(n, MCP_RESOURCES, got, &c), err;
 
 	if (r < 0)
 		return r;
-	err = listing_need(n->s, MCP_TEMPLATES, got, &c2);
+	err = listing_need(n, MCP_TEMPLATES, got, &c2);
 	if (r == 0) { /* wait for the resources */
 		if (err >= 0)
 			mcp_call_unref(c2);

@@ -86,15 +86,13 @@ static void log_poll(struct fh *h, fuse_req_t req,
 			: end > h->ev_pos ? POLLIN | POLLRDNORM : 0);
 }
 
-void fs_log_grew(mcp_session *s, enum mcp_log which)
+void fs_log_grew(uint64_t thread_id, enum mcp_log which)
 {
-	struct mcp_stat st;
 	struct fh *h, *next;
 
-	mcp_session_stat(s, &st);
 	for (h = LIST_FIRST(&waiting); h; h = next) {
 		next = LIST_NEXT(h, plink);
-		if (h->session_id == st.id && log_of(h) == which) {
+		if (h->session_id == thread_id && log_of(h) == which) {
 			fuse_lowlevel_notify_poll(h->ph);
 			unwait(h);
 		}

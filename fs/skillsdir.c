@@ -35,7 +35,7 @@ static const char *path_of(const struct node *n)
 static int skills(const struct node *n, mcp_call **got, mcp_call **c,
 		  mcp_call **wait)
 {
-	int r = listing_need(n->s, MCP_SKILLS, got, c);
+	int r = listing_need(n, MCP_SKILLS, got, c);
 
 	if (r == 0)
 		*wait = *c;

@@ -119,81 +119,47 @@ static void send_error(struct serve_peer *p, const char *id, int code,
 
 /* ---- servers and threads ---- */
 
-/* What sessions.h's stat tells of a server or thread, one field at a
- * time (borrowed while the loop does not run). */
-static struct mcp_stat server_stat(const mcp_server *srv)
+/* The server of id: 0 with its stat in *st, or -ENOENT when gone. */
+static int server_of(uint64_t id, struct mcp_stat *st)
 {
-	struct mcp_stat st;
-
-	mcp_server_stat(srv, &st);
-	return st;
+	return mcp_lookup(id, st) == 0 && st->kind == MCP_SERVER ? 0 : -ENOENT;
 }
 
-static struct mcp_stat thread_stat(const mcp_session *s)
+/* The server whose name + "__" begins name (the longest such): 0 with
+ * its stat in *srv and in *rest what follows; -ENOENT if none. */
+static int split_name(const char *name, const char **rest,
+		      struct mcp_stat *srv)
 {
-	struct mcp_stat st;
-
-	mcp_session_stat(s, &st);
-	return st;
-}
-
-static struct mcp_stat question_stat(const mcp_ask *q)
-{
-	struct mcp_stat st;
-
-	mcp_ask_stat(q, &st);
-	return st;
-}
-
-/* The server or question of id, NULL when gone. */
-static mcp_server *server_by_id(uint64_t id)
-{
-	struct mcp_stat st;
-
-	return mcp_lookup(id, &st) == 0 && st.kind == MCP_SERVER ? st.server
-								 : NULL;
-}
-
-static mcp_ask *question_by_id(uint64_t id)
-{
-	struct mcp_stat st;
-
-	return mcp_lookup(id, &st) == 0 && st.kind == MCP_QUESTION ? st.ask
-								   : NULL;
-}
-
-/* The server whose name + "__" begins name (the longest such), and in
- * *rest what follows; NULL if none. */
-static mcp_server *split_name(const char *name, const char **rest)
-{
-	mcp_server *srv, *best = NULL;
+	struct mcp_stat st = { 0 };
 	size_t n, bn = 0;
 
-	for (srv = mcp_server_next(NULL); srv; srv = mcp_server_next(srv)) {
-		n = strlen(server_stat(srv).name);
-		if (n > bn && !strncmp(name, server_stat(srv).name, n) &&
+	while (mcp_next(0, st.id, &st) == 0) {
+		n = strlen(st.name);
+		if (n > bn && !strncmp(name, st.name, n) &&
 		    !strncmp(name + n, SEP, 2) && name[n + 2]) {
-			best = srv;
+			*srv = st;
 			bn = n;
 		}
 	}
-	if (best)
-		*rest = name + bn + 2;
-	return best;
+	if (!bn)
+		return -ENOENT;
+	*rest = name + bn + 2;
+	return 0;
 }
 
-/* p's thread of srv, made when it has none: 0 or -errno. */
-static int thread_of(struct serve_peer *p, mcp_server *srv, mcp_session **s)
+/* p's thread of the server srv, made when it has none: 0 with its stat
+ * in *s, or -errno. */
+static int thread_of(struct serve_peer *p, const struct mcp_stat *srv,
+		     struct mcp_stat *s)
 {
 	int r;
 
-	*s = mcp_session_find(srv, p->thread);
-	if (*s)
+	if (mcp_walk(srv->id, p->thread, s) == 0)
 		return 0;
-	r = mcp_session_create(srv, p->thread, s);
+	r = mcp_session_create(srv->server, p->thread, s);
 	if (r == 0)
 		mlog(MLOG_INFO, "serve: thread %s of server %s made for a "
-		     "client", p->thread, server_stat(srv).name);
+		     "client", p->thread, srv->name);
 	return r;
 }
 
@@ -289,15 +255,15 @@ static void list_done(struct job *j)
 	size_t i;
 
 	for (i = 0; i < j->n; i++) {
-		mcp_server *srv = server_by_id(j->w[i].srv_id);
+		struct mcp_stat srv;
+		int there = server_of(j->w[i].srv_id, &srv) == 0;
 		cJSON *doc, *items = listing_items(j->w[i].c, j->what, &doc);
 		cJSON *it, *nx;
 
-		if (!srv || !cJSON_IsArray(items)) {
-			if (srv)
+		if (!there || !cJSON_IsArray(items)) {
+			if (there)
 				mlog(MLOG_INFO, "serve: %s of server %s left "
-				     "out: it failed", j->method,
-				     server_stat(srv).name);
+				     "out: it failed", j->method, srv.name);
 			cJSON_Delete(doc);
 			continue;
 		}
@@ -318,7 +284,7 @@ static void list_done(struct job *j)
 							(double)j->w[i].srv_id);
 			} else if (j->what != MCP_TEMPLATES) {
 				if (asprintf(&full, "%s" SEP "%s",
-					     server_stat(srv).name,
+					     srv.name,
 					     name->valuestring) < 0)
 					continue;
 				cJSON_SetValuestring(name, full);
@@ -437,10 +403,10 @@ static void start_lists(struct serve_peer *p, const char *id, uint64_t tag,
 			cJSON *read)
 {
 	size_t n = 0;
-	mcp_server *srv;
+	struct mcp_stat srv = { 0 };
 	struct job *j;
 
-	for (srv = mcp_server_next(NULL); srv; srv = mcp_server_next(srv))
+	while (mcp_next(0, srv.id, &srv) == 0)
 		n++; /* one wait per server (job_new: room for n) */
 	if (!(j = job_new(p, n, id, tag))) {
 		cJSON_Delete(read);
@@ -453,12 +419,12 @@ static void start_lists(struct serve_peer *p, const char *id, uint64_t tag,
 	j->uri = uri ? strdup(uri) : NULL;
 	j->read = read;
 	j->left = 1; /* held until every listing is asked for */
-	for (srv = mcp_server_next(NULL); srv && j->n < n;
-	     srv = mcp_server_next(srv)) {
+	srv.id = 0;
+	while (j->n < n && mcp_next(0, srv.id, &srv) == 0) {
 		mcp_call *c;
 
-		if (mcp_list(srv, NULL, what, &c) == 0)
-			job_wait(j, c, server_stat(srv).id);
+		if (mcp_list(srv.server, NULL, what, &c) == 0)
+			job_wait(j, c, srv.id);
 	}
 	if (--j->left == 0)
 		job_done(j);
@@ -466,12 +432,12 @@ static void start_lists(struct serve_peer *p, const char *id, uint64_t tag,
 
 /* Send the request text req (a call file's JSON) to the thread of srv:
  * side (prompts, resources) or a call of the thread (tools). */
-static void start_call(struct serve_peer *p, struct job *j, mcp_server *srv,
-		       cJSON *req, int side)
+static void start_call(struct serve_peer *p, struct job *j,
+		       const struct mcp_stat *srv, cJSON *req, int side)
 {
 	char *t = cJSON_PrintUnformatted(req);
 	const char *why = NULL;
-	mcp_session *s;
+	struct mcp_stat s;
 	mcp_call *c;
 	mcp_req *q;
 	int r;
@@ -479,11 +445,11 @@ static void start_call(struct serve_peer *p, struct job *j, mcp_server *srv,
 	j->kind = J_CALL;
 	r = t ? thread_of(p, srv, &s) : -ENOMEM;
 	if (r == 0) {
-		j->sess_id = thread_stat(s).id;
+		j->sess_id = s.id;
 		r = mcp_req_parse(t, strlen(t), NULL, side ? MCP_REQ_SIDE : 0,
 				  &q, &why);
 		if (r == 0)
-			r = mcp_call_start(srv, s, q, &c);
+			r = mcp_call_start(srv->server, s.session, q, &c);
 	}
 	free(t);
 	if (r < 0) {
@@ -499,7 +465,7 @@ static void start_call(struct serve_peer *p, struct job *j, mcp_server *srv,
 	}
 	j->n = 0;
 	j->left = 0;
-	job_wait(j, c, server_stat(srv).id);
+	job_wait(j, c, srv->id);
 	if (j->left == 0)
 		job_done(j);
 }
@@ -512,13 +478,12 @@ static void tools_call(struct serve_peer *p, const char *id, cJSON *params,
 	cJSON *meta = cJSON_GetObjectItemCaseSensitive(params, "_meta");
 	cJSON *tok = cJSON_GetObjectItemCaseSensitive(meta, "progressToken");
 	const char *rest = NULL;
-	mcp_server *srv;
+	struct mcp_stat srv;
 	cJSON *req, *in;
 	struct job *j;
 
-	srv = cJSON_IsString(name) ? split_name(name->valuestring, &rest)
-				   : NULL;
-	if (!srv) {
+	if (!cJSON_IsString(name) ||
+	    split_name(name->valuestring, &rest, &srv) < 0) {
 		send_error(p, id, -32602, prompt ? "no such prompt (names are "
 			   "SERVER__PROMPT)" : "no such tool (names are "
 			   "SERVER__TOOL)", tag);
@@ -543,14 +508,15 @@ static void tools_call(struct serve_peer *p, const char *id, cJSON *params,
 				      cJSON_Duplicate(args, 1));
 	if (meta)
 		cJSON_AddItemToObject(in, "_meta", cJSON_Duplicate(meta, 1));
-	start_call(p, j, srv, req, prompt);
+	start_call(p, j, &srv, req, prompt);
 	cJSON_Delete(req);
 }
 
 /* A resources/read whose server is known (j->srv_id, 0: none lists it). */
 static void read_routed(struct job *j)
 {
-	mcp_server *srv = j->srv_id ? server_by_id(j->srv_id) : NULL;
+	struct mcp_stat srv;
+	int there = j->srv_id && server_of(j->srv_id, &srv) == 0;
 	size_t i;
 
 	for (i = 0; i < j->n; i++) {
@@ -558,13 +524,13 @@ static void read_routed(struct job *j)
 		mcp_call_unref(j->w[i].c);
 	}
 	j->n = 0;
-	if (!srv) {
+	if (!there) {
 		send_error(j->p, j->id, -32002, "resource not found: no server "
 			   "of the mount lists it", j->tag);
 		job_free(j);
 		return;
 	}
-	start_call(j->p, j, srv, j->read, 1);
+	start_call(j->p, j, &srv, j->read, 1);
 }
 
 static void cancelled(struct serve_peer *p, cJSON *params)
@@ -603,6 +569,7 @@ static void answered(struct serve_peer *p, cJSON *m)
 {
 	cJSON *id = cJSON_GetObjectItemCaseSensitive(m, "id");
 	cJSON *res = cJSON_GetObjectItemCaseSensitive(m, "result");
+	struct mcp_stat qs;
 	uint64_t qid;
 	mcp_ask *q;
 	char *t;
@@ -611,8 +578,10 @@ static void answered(struct serve_peer *p, cJSON *m)
 	if (!cJSON_IsString(id) || strncmp(id->valuestring, ASK_ID, 10))
 		return;
 	qid = strtoull(id->valuestring + 10, NULL, 10);
-	if ((k = asked_slot(p, qid)) < 0 || !(q = question_by_id(qid)))
+	if ((k = asked_slot(p, qid)) < 0 || mcp_lookup(qid, &qs) < 0 ||
+	    qs.kind != MCP_QUESTION)
 		return;
+	q = qs.ask;
 	p->asked[k] = 0;
 	if (!res) { /* an error: the question stays, saying so */
 		cJSON *e = cJSON_GetObjectItemCaseSensitive(m, "error");
@@ -629,28 +598,31 @@ static void answered(struct serve_peer *p, cJSON *m)
 	if (t && mcp_ask_answer(q, t, strlen(t), NULL) < 0)
 		mlog(MLOG_INFO, "serve: the client's answer to question %s of "
 		     "thread %s does not fit it: it stays in requests/",
-		     question_stat(q).name, p->thread);
+		     qs.name, p->thread);
 	free(t);
 }
 
-/* A question event of s (an "mcpfs/request" line): a question that ends
- * otherwise than by its client's answer (the shell answered, it expired,
- * the server went) is withdrawn from the client that has it. The event
- * comes while the question is still there. */
-static void question(mcp_session *s, cJSON *params)
+/* A question event of the thread s (an "mcpfs/request" line): a question
+ * that ends otherwise than by its client's answer (the shell answered, it
+ * expired, the server went) is withdrawn from the client that has it. The
+ * event comes while the question is still there. */
+static void question(const struct mcp_stat *s, cJSON *params)
 {
 	cJSON *n = cJSON_GetObjectItemCaseSensitive(params, "request");
 	cJSON *st = cJSON_GetObjectItemCaseSensitive(params, "state");
-	mcp_ask *q = cJSON_IsNumber(n) ? mcp_ask_find(s, (unsigned long)
-							n->valuedouble) : NULL;
+	struct mcp_stat q;
 	struct serve_peer *p;
 	char msg[160];
 	int k;
 
-	if (!q || !cJSON_IsString(st) || !strcmp(st->valuestring, "open"))
+	if (!cJSON_IsNumber(n) || !cJSON_IsString(st) ||
+	    !strcmp(st->valuestring, "open"))
+		return;
+	snprintf(msg, sizeof msg, "%lu", (unsigned long)n->valuedouble);
+	if (mcp_walk(s->id, msg, &q) < 0)
 		return;
 	LIST_FOREACH(p, &peers, link) {
-		if ((k = asked_slot(p, question_stat(q).id)) < 0)
+		if ((k = asked_slot(p, q.id)) < 0)
 			continue;
 		snprintf(msg, sizeof msg, "{\"jsonrpc\":\"2.0\",\"method\":"
 			 "\"notifications/cancelled\",\"params\":{\"requestId\""
@@ -663,26 +635,27 @@ static void question(mcp_session *s, cJSON *params)
 /* A question q just opened, with the server's own params: to a client of
  * its thread that declared the capability (one gets it), on the stream of
  * its call there; else it waits in requests/ as for any call. */
-static void asked(mcp_ask *q, const char *params, size_t len)
+static void asked(const struct mcp_stat *q, const char *params, size_t len)
 {
-	mcp_session *s = question_stat(q).session;
-	mcp_buf *b = mcp_doc(MCP_DOC_QUESTION, q, 0);
+	struct mcp_stat s = { .name = "" };
+	mcp_buf *b = mcp_doc(MCP_DOC_QUESTION, q->ask, 0);
 	cJSON *body = b ? cJSON_ParseWithLength(b->data, b->len) : NULL;
 	cJSON *x = cJSON_GetObjectItemCaseSensitive(body, "method");
 	char *method = cJSON_IsString(x) ? strdup(x->valuestring) : NULL;
-	uint64_t sid = thread_stat(s).id;
+	uint64_t sid = q->thread_id;
 	struct serve_peer *p;
 	struct job *j;
 	char *m;
 	int k;
 
+	mcp_lookup(sid, &s);
 	mcp_buf_unref(b);
 	cJSON_Delete(body);
 	LIST_FOREACH(p, &peers, link) {
 		uint64_t tag = 0;
 
 		if (!method || !p->out->asks ||
-		    strcmp(p->thread, thread_stat(s).name) ||
+		    strcmp(p->thread, s.name) ||
 		    !((p->elicit && !strcmp(method, "elicitation/create")) ||
 		      (p->sample && !strcmp(method,
 					    "sampling/createMessage"))) ||
@@ -697,14 +670,14 @@ static void asked(mcp_ask *q, const char *params, size_t len)
 		if (!m)
 			break;
 		k = asked_slot(p, 0);
-		p->asked[k] = question_stat(q).id;
+		p->asked[k] = q->id;
 		p->asked_tag[k] = tag;
 		sprintf(m, "{\"jsonrpc\":\"2.0\",\"id\":\"" ASK_ID "%llu\","
 			"\"method\":\"%s\",\"params\":%.*s}",
-			(unsigned long long)question_stat(q).id, method, (int)len,
+			(unsigned long long)q->id, method, (int)len,
 			params);
 		mlog(MLOG_INFO, "serve: question %s of thread %s sent to its "
-		     "client", question_stat(q).name, p->thread);
+		     "client", q->name, p->thread);
 		send_text(p, m, strlen(m), tag, 0);
 		free(m);
 		break;
@@ -789,7 +762,7 @@ int serve_peer_input(struct serve_peer *p, const char *json, size_t len,
 /* ---- what the servers say ---- */
 
 /* A server's notification: to the clients it concerns. */
-static void note(mcp_session *s, const char *json, size_t len)
+static void note(const struct mcp_stat *s, const char *json, size_t len)
 {
 	cJSON *m = cJSON_ParseWithLength(json, len);
 	cJSON *method = cJSON_GetObjectItemCaseSensitive(m, "method");
@@ -797,7 +770,7 @@ static void note(mcp_session *s, const char *json, size_t len)
 	cJSON *tok = cJSON_GetObjectItemCaseSensitive(params, "progressToken");
 	char *t = tok ? cJSON_PrintUnformatted(tok) : NULL;
 	const char *meth = cJSON_IsString(method) ? method->valuestring : "";
-	uint64_t sid = thread_stat(s).id;
+	uint64_t sid = s->id;
 	struct serve_peer *p;
 	struct job *j;
 
@@ -808,7 +781,7 @@ static void note(mcp_session *s, const char *json, size_t len)
 		return;
 	}
 	LIST_FOREACH(p, &peers, link) {
-		int mine = !strcmp(p->thread, thread_stat(s).name);
+		int mine = !strcmp(p->thread, s->name);
 
 		if (!strcmp(meth, "notifications/progress")) {
 			LIST_FOREACH(j, &p->jobs, link)
@@ -863,17 +836,13 @@ void serve_peer_drop(struct serve_peer *p, uint64_t tag)
 void serve_peer_end(struct serve_peer *p)
 {
 	struct job *j;
-	mcp_server *srv;
+	struct mcp_stat srv = { 0 }, s;
 
 	while ((j = LIST_FIRST(&p->jobs)) != NULL)
 		job_cancel(j);
-	for (srv = mcp_server_next(NULL); p->own && srv;
-	     srv = mcp_server_next(srv)) {
-		mcp_session *s = mcp_session_find(srv, p->thread);
-
-		if (s)
-			mcp_session_ctl(s, "close", 5);
-	}
+	while (p->own && mcp_next(0, srv.id, &srv) == 0)
+		if (mcp_walk(srv.id, p->thread, &s) == 0)
+			mcp_session_ctl(s.session, "close", 5);
 	mlog(MLOG_INFO, "serve: the client of thread %s left", p->thread);
 	LIST_REMOVE(p, link);
 	if (LIST_EMPTY(&peers))

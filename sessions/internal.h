@@ -448,8 +448,18 @@ void sessions_reap_done(const char *why, void (*cb)(void));
 void sessions_init(void);
 void sessions_fini(void);   /* after every session was freed */
 
-/* The objects by id (registry.c, index.c, ask.c; mcp_lookup for the
- * front doors), NULL when gone. */
+/* The objects by pointer (registry.c, index.c, ask.c): the front doors
+ * have them by id (mcp_lookup, mcp_walk, mcp_next). NULL when gone, or
+ * after the last. */
+void mcp_server_stat(const mcp_server *srv, struct mcp_stat *st);
+void mcp_session_stat(const mcp_session *s, struct mcp_stat *st);
+void mcp_ask_stat(const mcp_ask *q, struct mcp_stat *st);
+mcp_server *mcp_server_next(mcp_server *prev);
+mcp_session *mcp_session_next(mcp_server *srv, mcp_session *prev);
+mcp_ask *mcp_ask_next(mcp_session *s, mcp_ask *prev);
+mcp_server *mcp_server_find(const char *name);
+mcp_session *mcp_session_find(mcp_server *srv, const char *name);
+mcp_ask *mcp_ask_find(mcp_session *s, unsigned long num);
 mcp_server *mcp_server_by_id(uint64_t id);
 mcp_session *mcp_session_by_id(uint64_t id);
 mcp_ask *mcp_ask_by_id(uint64_t id);

@@ -26,7 +26,7 @@ struct mcp_hooks {
 	void (*servers_changed)(void);
 	/* A line was added to the events or trace of s (a poll(2) on that
 	 * file may wake up, spec 15). */
-	void (*log_grew)(mcp_session *s, enum mcp_log which);
+	void (*log_grew)(uint64_t thread_id, enum mcp_log which);
 };
 
 int mcp_init(uv_loop_t *loop, const struct mcp_options *opts,

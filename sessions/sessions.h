@@ -1,20 +1,24 @@
 /*
- * sessions.h - the one header where fs/ meets sessions/.
+ * sessions.h - the session API: where the two front doors, fs/ (the FUSE
+ * tree) and serve/ (the mount as one MCP server), meet sessions/.
  *
  * sessions/ owns MCP server processes, their JSON-RPC traffic and their
- * lifecycle; fs/ owns the FUSE tree. fs/ sees servers, sessions and calls only
- * as opaque handles and the functions below. Everything runs on one libuv
- * loop thread, so nothing here locks.
+ * lifecycle. A front door knows servers, threads (a session in a
+ * directory) and a thread's questions by their ids and the struct
+ * mcp_stat that mcp_lookup, mcp_walk and mcp_next give, and calls only as
+ * opaque handles and the functions below. Everything runs on one libuv
+ * loop thread, so nothing here locks. Beside it: surface.h (what fs/
+ * makes files of), program.h (start and stop), mlog.h (the log).
  *
- * Object ids: every server and session gets a unique, never reused 64-bit id
- * (one counter for both), which fs/ folds into inode numbers.
+ * Object ids: every server, thread and question gets a unique, never
+ * reused 64-bit id (one counter for all), which fs/ folds into inode
+ * numbers.
  *
  * Functions return 0 or a negated errno unless said otherwise.
  */
 #ifndef MCPFS_SESSIONS_H
 #define MCPFS_SESSIONS_H
 
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/queue.h>
@@ -28,6 +32,7 @@ typedef struct mcp_call mcp_call;
 typedef struct mcp_ask mcp_ask;
 
 enum mcp_log { MCP_EVENTS, MCP_TRACE }; /* a thread's logs (spec 4, 15) */
+struct mcp_stat;
 
 /* MOUNT/.serve.json (spec 14): the client entry of --serve, set by serve/
  * (a copy is kept; NULL: none, and no such file). */
@@ -40,16 +45,21 @@ struct mcp_observer {
 	 * (the "mcpfs/request" lines: open, answered, expired, ...), after
 	 * it is a line in events: the thread and the JSON text (raw control
 	 * bytes escaped), borrowed for the call */
-	void (*note)(mcp_session *s, const char *json, size_t len);
+	void (*note)(const struct mcp_stat *thread, const char *json,
+		     size_t len);
 	/* every question a server asks (elicitation, sampling) as it opens
-	 * under its thread's requests/: q and the request's params as JSON
-	 * text (borrowed for the call); it may answer q (mcp_ask_answer)
-	 * later or at once */
-	void (*ask)(mcp_ask *q, const char *params, size_t len);
+	 * under its thread's requests/: the question and the request's
+	 * params as JSON text (borrowed for the call); it may answer it
+	 * (mcp_ask_answer) later or at once */
+	void (*ask)(const struct mcp_stat *question, const char *params,
+		    size_t len);
 };
 void mcp_observe(const struct mcp_observer *o);
 
-/* ---- servers, threads and a thread's questions ---- */
+/* ---- servers, threads and a thread's questions ----
+ * Each is known by its id (unique, never reused; one counter for all),
+ * which the front doors keep (inode numbers, a client's thread) and look
+ * up again whenever the loop has run: an object may go at any turn. */
 
 /* What one of them is. Borrowed: valid while the loop does not run. */
 enum mcp_kind { MCP_SERVER = 1, MCP_THREAD, MCP_QUESTION };
@@ -57,6 +67,7 @@ struct mcp_stat {
 	enum mcp_kind kind;
 	uint64_t id;           /* unique, never reused (one counter for all) */
 	uint64_t server_id;    /* its server's (a server: its own) */
+	uint64_t thread_id;    /* its thread's (a thread: its own; a server: 0) */
 	const char *name;      /* its directory's or file's name */
 	mcp_server *server;    /* its server (a server: itself) */
 	mcp_session *session;  /* its thread (a thread: itself; a server: NULL) */
@@ -66,22 +77,17 @@ struct mcp_stat {
 	unsigned asks;         /* a thread: its open questions */
 	int auth;              /* a server: 1 when it has an auth file */
 };
-void mcp_server_stat(const mcp_server *srv, struct mcp_stat *st);
-void mcp_session_stat(const mcp_session *s, struct mcp_stat *st);
-void mcp_ask_stat(const mcp_ask *q, struct mcp_stat *st);
 /* The server, thread or question whose id is id: 0 with *st, or -ENOENT
  * when it is gone. */
 int mcp_lookup(uint64_t id, struct mcp_stat *st);
-
-/* The servers, a server's threads (newest first) and a thread's open
- * questions (oldest first): the one after prev, the first when prev is
- * NULL; NULL after the last. */
-mcp_server *mcp_server_next(mcp_server *prev);
-mcp_session *mcp_session_next(mcp_server *srv, mcp_session *prev);
-mcp_ask *mcp_ask_next(mcp_session *s, mcp_ask *prev);
-mcp_server *mcp_server_find(const char *name);
-mcp_session *mcp_session_find(mcp_server *srv, const char *name);
-mcp_ask *mcp_ask_find(mcp_session *s, unsigned long num);
+/* The children of parent: of 0 (the mount) the servers, of a server its
+ * threads, of a thread its open questions (named by their numbers).
+ * walk: the child named name; next: the child after the child prev (0:
+ * the first), servers in the config's order, threads newest first,
+ * questions oldest first. 0 with *st, or -ENOENT (none, after the last,
+ * or parent or prev gone). */
+int mcp_walk(uint64_t parent, const char *name, struct mcp_stat *st);
+int mcp_next(uint64_t parent, uint64_t prev, struct mcp_stat *st);
 
 /* ---- authorization of url servers (spec 8; auth.c) ---- */
 /* A write to it ("login", "logout", a redirect URL): 0 or -EINVAL. */
@@ -89,10 +95,11 @@ int mcp_server_auth_write(mcp_server *srv, const char *p, size_t n);
 
 /* ---- threads (a session in a directory) ---- */
 
-/* mkdir: -EINVAL bad name, -EEXIST exists, -EAGAIN at the cap with no
- * idle thread to close (logged, and in .status). Starts the process and
- * the handshake in the background. */
-int mcp_session_create(mcp_server *srv, const char *name, mcp_session **out);
+/* mkdir: 0 with the thread in *st; -EINVAL bad name, -EEXIST exists,
+ * -EAGAIN at the cap with no idle thread to close (logged, and in
+ * .status). Starts the process and the handshake in the background. */
+int mcp_session_create(mcp_server *srv, const char *name,
+		       struct mcp_stat *st);
 /* rmdir / ctl close: the session leaves every lookup at once; its process is
  * closed in the background. Calls in flight fail. */
 void mcp_session_close(mcp_session *s);

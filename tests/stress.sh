@@ -6,7 +6,9 @@
 # while the fuzzers (tests/fuzz/run.sh, in a loop), one busy loop per CPU
 # and a fork storm run beside them. Every failure is printed as
 #     run R build B: FAILED|ERROR TEST-ID
-# and the run's pytest output is kept in build-stress/R-B.log. Ends with
+# and the run's pytest output is kept in build-stress/R-B.log (verbose:
+# a failure's id is there as soon as it fails, `grep -E ' (FAILED|ERROR)'
+# build-stress/*.log`, even in a run stopped before its end). Ends with
 # "stress: F failures in N runs" and exits 1 if F > 0.
 #
 # The per-test watchdog (conftest.py's MCPFS_TEST_DEADLINE, 90 s) is 900 s
@@ -86,7 +88,7 @@ while [ "$r" -le "$n" ]; do
 			# shellcheck disable=SC2086 # PYTEST_ARGS is word-split
 			MCPFS_TEST_DEADLINE=${MCPFS_TEST_DEADLINE:-900} \
 			MCPFS_TEST_SLACK=${MCPFS_TEST_SLACK:-10} \
-			MCPFS_BUILD=$PWD/$out/bin-$b "$py" -m pytest -q -rfE \
+			MCPFS_BUILD=$PWD/$out/bin-$b "$py" -m pytest -v -rfE \
 				-p no:cacheprovider ${PYTEST_ARGS:-} "$@" \
 				> "$out/$r-$b.log" 2>&1
 			echo $? > "$out/$r-$b.rc"

@@ -274,6 +274,7 @@ static void ask_open(mcp_session *s, const char *method, cJSON *id,
 	int sampling = !strcmp(method, "sampling/createMessage");
 	char why[200], host[256];
 	enum ask_kind kind;
+	struct mcp_stat st;
 	mcp_ask *q, *last;
 	cJSON *x;
 
@@ -365,7 +366,8 @@ static void ask_open(mcp_session *s, const char *method, cJSON *id,
 		cJSON_AddStringToObject(x, "host", host);
 	}
 	ask_event(q, "open", x);
-	ask_observed(q, params);
+	mcp_ask_stat(q, &st);
+	ask_observed(&st, params);
 }
 
 void ask_cancelled(mcp_session *s, cJSON *params)
@@ -420,7 +422,8 @@ mcp_ask *mcp_ask_by_id(uint64_t id) { return idtab_get(&ask_ids, id); }
 void mcp_ask_stat(const mcp_ask *q, struct mcp_stat *st)
 {
 	*st = (struct mcp_stat){ .kind = MCP_QUESTION, .id = q->id,
-				 .server_id = q->s->srv->id, .name = q->name,
+				 .server_id = q->s->srv->id,
+				 .thread_id = q->s->id, .name = q->name,
 				 .server = q->s->srv, .session = q->s,
 				 .ask = (mcp_ask *)q, .num = q->num,
 				 .created = q->created, .used = q->created };

@@ -43,8 +43,9 @@ void ask_cancelled(mcp_session *s, cJSON *params);
 /* The transport is gone (lost, restart, close): drop every question of s
  * without answering it. */
 void ask_drop_all(mcp_session *s, const char *why);
-/* live/observe.c: q just opened with params (borrowed): to the observer
- * of mcp_observe, if any (which may answer q at once). */
-void ask_observed(mcp_ask *q, const cJSON *params);
+/* live/observe.c: the question q (its stat) just opened with params
+ * (borrowed): to the observer of mcp_observe, if any (which may answer q
+ * at once). */
+void ask_observed(const struct mcp_stat *q, const cJSON *params);
 
 #endif

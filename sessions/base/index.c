@@ -178,7 +178,8 @@ mcp_session *mcp_session_by_id(uint64_t id)
 void mcp_session_stat(const mcp_session *s, struct mcp_stat *st)
 {
 	*st = (struct mcp_stat){ .kind = MCP_THREAD, .id = s->id,
-				 .server_id = s->srv->id, .name = s->name,
+				 .server_id = s->srv->id, .thread_id = s->id,
+				 .name = s->name,
 				 .server = s->srv,
 				 .session = (mcp_session *)s,
 				 .created = s->created, .used = s->last_used,

@@ -98,6 +98,70 @@ int mcp_lookup(uint64_t id, struct mcp_stat *st)
 	return 0;
 }
 
+int mcp_walk(uint64_t parent, const char *name, struct mcp_stat *st)
+{
+	struct mcp_stat p;
+	mcp_server *srv;
+	mcp_session *s;
+	mcp_ask *q = NULL;
+
+	if (!parent) {
+		if (!(srv = mcp_server_find(name)))
+			return -ENOENT;
+		mcp_server_stat(srv, st);
+		return 0;
+	}
+	if (mcp_lookup(parent, &p) < 0)
+		return -ENOENT;
+	if (p.kind == MCP_SERVER) {
+		if (!(s = mcp_session_find(p.server, name)))
+			return -ENOENT;
+		mcp_session_stat(s, st);
+		return 0;
+	}
+	if (p.kind == MCP_THREAD)
+		while ((q = mcp_ask_next(p.session, q)) != NULL) {
+			mcp_ask_stat(q, st);
+			if (!strcmp(st->name, name))
+				return 0;
+		}
+	return -ENOENT;
+}
+
+int mcp_next(uint64_t parent, uint64_t prev, struct mcp_stat *st)
+{
+	struct mcp_stat p = { 0 }, c = { 0 };
+	mcp_server *srv;
+	mcp_session *s;
+	mcp_ask *q;
+
+	if ((parent && mcp_lookup(parent, &p) < 0) ||
+	    (prev && mcp_lookup(prev, &c) < 0))
+		return -ENOENT;
+	if (!parent) {
+		if (prev && c.kind != MCP_SERVER)
+			return -ENOENT;
+		if (!(srv = mcp_server_next(c.server)))
+			return -ENOENT;
+		mcp_server_stat(srv, st);
+	} else if (p.kind == MCP_SERVER) {
+		if (prev && (c.kind != MCP_THREAD || c.server != p.server))
+			return -ENOENT;
+		if (!(s = mcp_session_next(p.server, c.session)))
+			return -ENOENT;
+		mcp_session_stat(s, st);
+	} else if (p.kind == MCP_THREAD) {
+		if (prev && (c.kind != MCP_QUESTION || c.session != p.session))
+			return -ENOENT;
+		if (!(q = mcp_ask_next(p.session, c.ask)))
+			return -ENOENT;
+		mcp_ask_stat(q, st);
+	} else {
+		return -ENOENT;
+	}
+	return 0;
+}
+
 mcp_server *mcp_server_find(const char *name)
 {
 	mcp_server *srv;

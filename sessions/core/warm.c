@@ -138,7 +138,8 @@ const char *session_cap_refusal(void)
 	return cap_refusal[0] ? cap_refusal : NULL;
 }
 
-int mcp_session_create(mcp_server *srv, const char *name, mcp_session **out)
+int mcp_session_create(mcp_server *srv, const char *name,
+		       struct mcp_stat *st)
 {
 	mcp_session *s;
 
@@ -161,7 +162,7 @@ int mcp_session_create(mcp_server *srv, const char *name, mcp_session **out)
 		mlog(MLOG_INFO, "server %s thread %s: adopted a spare session "
 		     "(gen %u)", srv->conf->name, name, s->generation);
 		refill_later(srv);
-		*out = s;
+		mcp_session_stat(s, st);
 		return 0;
 	}
 	s = session_new(srv, name, 0, 0);
@@ -169,7 +170,7 @@ int mcp_session_create(mcp_server *srv, const char *name, mcp_session **out)
 		return -ENOMEM;
 	session_start(s);
 	refill_later(srv);
-	*out = s;
+	mcp_session_stat(s, st);
 	return 0;
 }
 

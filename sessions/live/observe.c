@@ -23,11 +23,15 @@ void mcp_observe(const struct mcp_observer *o)
 
 void session_observe(mcp_session *s, const char *json, size_t len)
 {
-	if (observer && observer->note)
-		observer->note(s, json, len);
+	struct mcp_stat st;
+
+	if (observer && observer->note) {
+		mcp_session_stat(s, &st);
+		observer->note(&st, json, len);
+	}
 }
 
-void ask_observed(mcp_ask *q, const cJSON *params)
+void ask_observed(const struct mcp_stat *q, const cJSON *params)
 {
 	char *t;
 

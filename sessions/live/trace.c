@@ -29,7 +29,7 @@ static void grew(struct ring *r, void *arg)
 	mcp_session *s = arg;
 
 	if (mcp_hooks_p && mcp_hooks_p->log_grew)
-		mcp_hooks_p->log_grew(s, r == &s->trace ? MCP_TRACE
+		mcp_hooks_p->log_grew(s->id, r == &s->trace ? MCP_TRACE
 							: MCP_EVENTS);
 }
 
