@@ -418,9 +418,21 @@ static void write_text(long long n, int esc)
  * "x" before result; "bad": an "error" member after result, which makes
  * the line no reply at all. pause_ms: stop that long (the whole process)
  * halfway through the text (after split bytes of it, when given), so that
- * the line arrives in two parts. text
+ * the line arrives in two parts; gate (a path): stop there until that
+ * file exists (at most 120 s), so that a test decides when the second
+ * part comes, whatever the load. text
  * "esc": instead of x, bytes / 26 units of esc_unit (escapes, braces),
  * split between whole units. */
+/* Until the file named by gate (a string) exists: at most 120 s. */
+static void gate_wait(const cJSON *gate)
+{
+	int i;
+
+	for (i = 0; cJSON_IsString(gate) && i < 12000 &&
+		    access(gate->valuestring, F_OK) != 0; i++)
+		usleep(10000);
+}
+
 static void tool_big(const cJSON *id, const cJSON *args, const cJSON *params)
 {
 	static const char res[] = "\"result\":{\"content\":[{\"type\":"
@@ -460,6 +472,7 @@ static void tool_big(const cJSON *id, const cJSON *args, const cJSON *params)
 		write_text(half, esc);
 		if (pause)
 			usleep((useconds_t)(pause * 1000));
+		gate_wait(cJSON_GetObjectItemCaseSensitive(args, "gate"));
 		write_text(n - half, esc);
 		mm_puts(strcmp(order, "bad") ? "\"}]}}\n"
 			: "\"}]},\"error\":{\"code\":1,\"message\":\"x\"}}\n");

@@ -16,9 +16,10 @@ from test_http import entry, fake_http  # noqa: F401 (a fixture)
 MIB = 1 << 20
 
 
-def send_and_read(path, req):
+def send_and_read(path, req, first=None):
     """Write req on one open file and read it back to its end: (the bytes
-    read, the errno that ended the read or None)."""
+    read, the errno that ended the read or None). first: called once the
+    first bytes were read."""
     fd = os.open(path, os.O_RDWR)
     got, err = b'', None
     try:
@@ -27,6 +28,8 @@ def send_and_read(path, req):
             b = os.read(fd, 1 << 20)
             if not b:
                 break
+            if not got and first:
+                first()
             got += b
     except OSError as e:
         err = e.errno
@@ -36,12 +39,17 @@ def send_and_read(path, req):
 
 
 @pytest.mark.parametrize('order', ['id', 'result'])
-def test_a_reply_over_the_limit_fails_only_its_call(mcpfs_mount, order):
+def test_a_reply_over_the_limit_fails_only_its_call(mcpfs_mount, tmp_path,
+                                                    order):
     # 'id': the reply begins with its id, so a reader reads it as it
     # arrives until it passes the limit (then EFBIG: what it read was not
     # the reply); 'result' writes the id last, as the TypeScript SDK does,
     # so the reply is known only at the end of the dropped line and the
-    # reader reads the error itself
+    # reader reads the error itself. With 'id' the server sends 512 KiB
+    # (streamed: over 256 KiB, under the limit) and the rest only once the
+    # reader has read some (the gate): with a 200 ms pause instead, a
+    # reader late by more than that at load 20 found the call failed
+    # already and read the error (CI, once)
     m = mcpfs_mount({'a': fake()}, args=['-o', 'max_message=1M'])
     t = thread(m)
     pid = int(text(tool(t, 'pid')))
@@ -50,9 +58,13 @@ def test_a_reply_over_the_limit_fails_only_its_call(mcpfs_mount, order):
     slow = subprocess.Popen(
         ['bash', '-c', 'echo \'{"name":"sleep","arguments":{"ms":800}}\' '
          '> call; cat call'], cwd=t, stdout=subprocess.PIPE)
-    got, err = send_and_read(t / 'call', {
-        'name': 'big', 'arguments': {'bytes': 3 * MIB, 'order': order,
-                                     'pause_ms': 200}})
+    gate = tmp_path / 'gate'
+    args = {'bytes': 3 * MIB, 'order': order, 'pause_ms': 200}
+    if order == 'id':
+        args = {'bytes': 3 * MIB, 'order': order, 'split': MIB // 2,
+                'gate': str(gate)}
+    got, err = send_and_read(t / 'call', {'name': 'big', 'arguments': args},
+                             first=gate.touch)
     if order == 'id':
         assert err == errno.EFBIG and len(got) < 3 * MIB, (err, len(got))
         # a fresh read of the call file reads that call's error
