@@ -32,31 +32,34 @@ def test_reply_whole_in_any_member_order(mcpfs_mount, order, size):
         == 'ok'
 
 
-def read_while_paused(t, **big):
+def read_while_paused(t, gate, **big):
     """Call `big` (these arguments) on a fresh open file of t: read the
-    first MiB of the reply while the server pauses before the rest (the
-    call is still in flight then), then the rest; returns the whole."""
+    first MiB of the reply while the server waits before the rest (until
+    the file gate exists: the call is still in flight then, whatever the
+    load), then the rest; returns the whole."""
     fd = open_call(t)
     try:
-        os.write(fd, json.dumps({'name': 'big', 'arguments': big}).encode())
+        os.write(fd, json.dumps({'name': 'big', 'arguments': dict(
+            big, gate=str(gate))}).encode())
         got = b''
         while len(got) < (1 << 20):
             got += run_with_deadline(lambda: os.read(fd, 1 << 20), 30,
                                      'the first half of the reply')
         assert status(t / 'status')['in_flight'] == 1
+        gate.touch()
         return got + run_with_deadline(lambda: read_all(fd), 30,
                                        'the rest of the reply')
     finally:
         os.close(fd)
 
 
-def test_long_reply_is_readable_as_it_arrives(mcpfs_mount):
+def test_long_reply_is_readable_as_it_arrives(mcpfs_mount, tmp_path):
     """The reader gets the first half of a long reply while the server is
-    still pausing before the second: the call is still in flight then."""
+    still waiting before the second: the call is still in flight then."""
     m = mcpfs_mount({'a': fake()})
     t = thread(m)
     size = 4 << 20
-    got = read_while_paused(t, bytes=size, pause_ms=4000)
+    got = read_while_paused(t, tmp_path / 'gate', bytes=size)
     assert got.startswith(b'{"content":[{"type":"text","text":"xxx')
     reply = json.loads(got)
     assert text(reply) == 'x' * size
@@ -65,16 +68,19 @@ def test_long_reply_is_readable_as_it_arrives(mcpfs_mount):
     assert json.loads(read_file(t / 'call')) == reply
 
 
-def test_streamed_line_that_is_no_reply_fails_the_reader(mcpfs_mount):
+def test_streamed_line_that_is_no_reply_fails_the_reader(mcpfs_mount,
+                                                         tmp_path):
     m = mcpfs_mount({'a': fake()})
     t = thread(m)
+    gate = tmp_path / 'gate'   # the rest of the line once the reader read
     fd = open_call(t)
     try:
         os.write(fd, json.dumps({'name': 'big', 'arguments': {
-            'bytes': 4 << 20, 'pause_ms': 2000, 'order': 'bad'}}).encode())
+            'bytes': 4 << 20, 'gate': str(gate), 'order': 'bad'}}).encode())
         first = run_with_deadline(lambda: os.read(fd, 1 << 20), 30,
                                   'the first part')
         assert first.startswith(b'{"content"')
+        gate.touch()
         with pytest.raises(OSError) as e:
             while run_with_deadline(lambda: os.read(fd, 1 << 20), 30,
                                     'the rest'):
@@ -120,7 +126,7 @@ def test_escaped_reply_is_byte_exact_in_any_member_order(mcpfs_mount, order,
                    ESC_UNIT.encode() * units + b'"}]}\n')
 
 
-def test_escaped_reply_streams_to_its_end(mcpfs_mount):
+def test_escaped_reply_streams_to_its_end(mcpfs_mount, tmp_path):
     """Read as it arrives, an id-first reply whose text is all escapes and
     braces: the first half comes while the server pauses (so the scan that
     follows the result's structure did not take an escaped quote or a brace
@@ -128,14 +134,14 @@ def test_escaped_reply_streams_to_its_end(mcpfs_mount):
     m = mcpfs_mount({'a': fake()})
     t = thread(m)
     size = 4 << 20
-    got = read_while_paused(t, bytes=size, pause_ms=3000, text='esc')
+    got = read_while_paused(t, tmp_path / 'gate', bytes=size, text='esc')
     units = size // len(ESC_UNIT)
     assert got == (b'{"content":[{"type":"text","text":"' +
                    ESC_UNIT.encode() * units + b'"}]}\n')
     assert text(json.loads(got)) == esc_text(size)
 
 
-def test_call_blksize_follows_the_reply(mcpfs_mount):
+def test_call_blksize_follows_the_reply(mcpfs_mount, tmp_path):
     """st_blksize of call, the read size `cat` takes: 1 MiB (one FUSE
     request's most) while a long reply arrives in pieces and once a reply
     of 1 MiB or more is done; 4096 for a small reply, whose reader would
@@ -145,14 +151,16 @@ def test_call_blksize_follows_the_reply(mcpfs_mount):
     assert os.stat(t / 'call').st_blksize == 4096   # no reply yet
     call(t, {'name': 'echo', 'arguments': {'text': 'ok'}})
     assert os.stat(t / 'call').st_blksize == 4096
+    gate = tmp_path / 'gate'   # the rest of the reply once it exists
     fd = open_call(t)
     try:
         os.write(fd, json.dumps({'name': 'big', 'arguments': {
-            'bytes': 4 << 20, 'pause_ms': 4000}}).encode())
+            'bytes': 4 << 20, 'gate': str(gate)}}).encode())
         got = run_with_deadline(lambda: os.read(fd, 1 << 20), 30,
                                 'the first piece of the reply')
         assert got and status(t / 'status')['in_flight'] == 1
         assert os.stat(t / 'call').st_blksize == 1 << 20   # arriving
+        gate.touch()
         read_all(fd)
     finally:
         os.close(fd)
