@@ -21,8 +21,8 @@ import shutil
 import pytest
 
 import conftest
-from conftest import (fake, open_call, read_file, recv, send, status, text,
-                      thread, tool)
+from conftest import (fake, open_call, read_file, recv, run_with_deadline,
+                      send, status, text, thread, tool)
 from test_faults import fds_of
 from test_http import fake_http  # noqa: F401 - a fixture
 
@@ -118,6 +118,7 @@ def test_write_to_call_without_a_descriptor_is_refused_and_sends_nothing(
     before = fds_of(pid)
     soft, hard = resource.prlimit(pid, resource.RLIMIT_NOFILE)
     fd = open_call(t)
+    rd = open_call(t, os.O_RDONLY)
     try:
         # soft limit 0: no new descriptor at all in mcpfs (a fresh thread
         # of this process writes: send() runs it in one, never looked up
@@ -126,15 +127,24 @@ def test_write_to_call_without_a_descriptor_is_refused_and_sends_nothing(
         try:
             with pytest.raises(OSError) as e:
                 send(fd, {'name': 'counter', 'arguments': {}})
+            # a fresh read cannot tell which call is its reader's own
+            # either: it fails with the same errno (not another's reply)
+            with pytest.raises(OSError) as r:
+                run_with_deadline(lambda: os.read(rd, 1 << 16), 10,
+                                  'read call')
         finally:
             resource.prlimit(pid, resource.RLIMIT_NOFILE, (soft, hard))
         assert e.value.errno == errno.EMFILE, e.value
+        assert r.value.errno == errno.EMFILE, r.value
         # room again: the same open file sends; the refused call was never
         # sent (the server's counter went from 1 to 2, not 3)
         send(fd, {'name': 'counter', 'arguments': {}})
         assert text(recv(fd)) == '2'
+        # and the open file whose read failed reads this process's call
+        assert text(recv(rd)) == '2'
     finally:
         os.close(fd)
+        os.close(rd)
     assert text(tool(t, 'counter')) == '3'
     assert m.proc.poll() is None
     assert fds_of(pid) <= before, (before, os.listdir(f'/proc/{pid}/fd'))
