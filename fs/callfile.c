@@ -341,7 +341,8 @@ void callfile_read(struct callfile *cf, fuse_req_t req, size_t size,
 		    !c && !cf->key)
 			c = mcp_latest(srv, s);
 		if (r < 0 || (c && push(cf, mcp_call_ref(c)) < 0)) {
-			fuse_reply_err(req, ENOMEM); /* a later read tries again */
+			/* EMFILE or ENOMEM: a later read tries again */
+			fuse_reply_err(req, r < 0 ? -r : ENOMEM);
 			return;
 		}
 		cf->attached = 1;

@@ -5,16 +5,25 @@ operations go on past the limit: mkdir of sessions, calls, .status,
 rmdir, mkdir again once fds are free.
 
 The base code aborted here (uv_close of a process handle that uv_spawn
-never initialised, when the stdin pipe could not be made)."""
+never initialised, when the stdin pipe could not be made).
 
+A write to call with no descriptor left in mcpfs (its RLIMIT_NOFILE
+lowered while it runs) is refused EMFILE and sends nothing: the writer of
+a call is looked up (a pidfd, /proc/TID/stat: fs/writers.c) before the
+call is sent, so that its reply reaches its reader."""
+
+import errno
 import json
 import os
+import resource
 import shutil
 
 import pytest
 
 import conftest
-from conftest import fake, read_file, status, text, tool
+from conftest import (fake, open_call, read_file, recv, run_with_deadline,
+                      send, status, text, thread, tool)
+from test_faults import fds_of
 from test_http import fake_http  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.skipif(shutil.which('prlimit') is None,
@@ -93,3 +102,49 @@ def test_sessions_past_the_fd_limit_fail_alone(mcpfs_mount, monkeypatch,
                         'a new session to answer once fds are free')
     assert text(tool(t, 'echo', text='after')) == 'after'
     assert read_file(m.path / '.status')
+
+
+def test_write_to_call_without_a_descriptor_is_refused_and_sends_nothing(
+        mcpfs_mount):
+    # fs/callfile.c ready(): the writer's process is looked up (pidfd_open,
+    # open of /proc/TID/stat) before its call is sent; when that fails for
+    # want of a descriptor, even after the kept /proc files are closed,
+    # the write fails EMFILE and the call is not sent (sent without its
+    # writer's record, its reply could go to another reader)
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    assert text(tool(t, 'counter')) == '1'
+    pid = m.proc.pid
+    before = fds_of(pid)
+    soft, hard = resource.prlimit(pid, resource.RLIMIT_NOFILE)
+    fd = open_call(t)
+    rd = open_call(t, os.O_RDONLY)
+    try:
+        # soft limit 0: no new descriptor at all in mcpfs (a fresh thread
+        # of this process writes: send() runs it in one, never looked up
+        # before, so no kept /proc file answers for it)
+        resource.prlimit(pid, resource.RLIMIT_NOFILE, (0, hard))
+        try:
+            with pytest.raises(OSError) as e:
+                send(fd, {'name': 'counter', 'arguments': {}})
+            # a fresh read cannot tell which call is its reader's own
+            # either: it fails with the same errno (not another's reply)
+            with pytest.raises(OSError) as r:
+                run_with_deadline(lambda: os.read(rd, 1 << 16), 10,
+                                  'read call')
+        finally:
+            resource.prlimit(pid, resource.RLIMIT_NOFILE, (soft, hard))
+        assert e.value.errno == errno.EMFILE, e.value
+        assert r.value.errno == errno.EMFILE, r.value
+        # room again: the same open file sends; the refused call was never
+        # sent (the server's counter went from 1 to 2, not 3)
+        send(fd, {'name': 'counter', 'arguments': {}})
+        assert text(recv(fd)) == '2'
+        # and the open file whose read failed reads this process's call
+        assert text(recv(rd)) == '2'
+    finally:
+        os.close(fd)
+        os.close(rd)
+    assert text(tool(t, 'counter')) == '3'
+    assert m.proc.poll() is None
+    assert fds_of(pid) <= before, (before, os.listdir(f'/proc/{pid}/fd'))
