@@ -459,7 +459,6 @@ mcp_session *mcp_session_next(mcp_server *srv, mcp_session *prev);
 mcp_ask *mcp_ask_next(mcp_session *s, mcp_ask *prev);
 mcp_server *mcp_server_find(const char *name);
 mcp_session *mcp_session_find(mcp_server *srv, const char *name);
-mcp_ask *mcp_ask_find(mcp_session *s, unsigned long num);
 mcp_server *mcp_server_by_id(uint64_t id);
 mcp_session *mcp_session_by_id(uint64_t id);
 mcp_ask *mcp_ask_by_id(uint64_t id);

@@ -429,16 +429,6 @@ void mcp_ask_stat(const mcp_ask *q, struct mcp_stat *st)
 				 .created = q->created, .used = q->created };
 }
 
-mcp_ask *mcp_ask_find(mcp_session *s, unsigned long num)
-{
-	mcp_ask *q;
-
-	LIST_FOREACH(q, &s->asks, link)
-		if (q->num == num)
-			return q;
-	return NULL;
-}
-
 static const char *hint_of(enum ask_kind kind)
 {
 	switch (kind) {
