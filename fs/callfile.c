@@ -117,8 +117,7 @@ static int resolve(struct callfile *cf, mcp_server **srv, mcp_session **s)
 
 	*s = NULL;
 	if (cf->session_id) {
-		if (mcp_lookup(cf->session_id, &st) < 0 ||
-		    st.kind != MCP_THREAD)
+		if (mcp_lookup(cf->session_id, MCP_THREAD, &st) < 0)
 			return -ENOENT;
 		*s = st.session;
 		*srv = st.server;

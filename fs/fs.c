@@ -179,7 +179,7 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 
 	if (fs_resolve(parent, &p) == 0 && p.type == N_SESSION &&
 	    fs_kinds[p.kind].what) { /* tools/, prompts/ */
-		mcp_lookup(p.st.server_id, &srv);
+		mcp_lookup(p.st.server_id, MCP_SERVER, &srv);
 		mlog(MLOG_INFO, "%s/%s/%s: no such %s on server %s (ls %s)",
 		     p.st.name, fs_kinds[p.kind].name, name,
 		     fs_kinds[p.kind].what, srv.name, fs_kinds[p.kind].name);

@@ -211,12 +211,12 @@ void node_mount_time(double t);
 fuse_ino_t fs_ino(uint64_t id, enum kind k); /* index 0 */
 int fs_resolve(fuse_ino_t ino, struct node *n);
 /* The server, thread or question of id (mcp_lookup), NULL when gone or
- * when id is 0 or another kind's. */
+ * another kind's (0 is no object's id). */
 static inline void *fs_object(uint64_t id, enum mcp_kind kind)
 {
 	struct mcp_stat st;
 
-	if (!id || mcp_lookup(id, &st) < 0 || st.kind != kind)
+	if (mcp_lookup(id, kind, &st) < 0)
 		return NULL;
 	return kind == MCP_SERVER ? (void *)st.server
 	       : kind == MCP_THREAD ? (void *)st.session : (void *)st.ask;

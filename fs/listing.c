@@ -400,7 +400,7 @@ static int listing_errno(const struct node *n, mcp_call *c)
 	int err = mcp_call_errno(c, why, sizeof why);
 	struct mcp_stat srv = { .name = "?" };
 
-	mcp_lookup(n->st.server_id, &srv);
+	mcp_lookup(n->st.server_id, MCP_SERVER, &srv);
 	mlog(MLOG_WARN, "server %s%s%s: %s/ cannot be listed: %s",
 	     srv.name, n->s ? " thread " : "", n->s ? n->st.name : "",
 	     fs_kinds[n->kind].name, why);

@@ -85,7 +85,7 @@ static int resolve(fuse_ino_t ino, struct node *n)
 	if (n->kind >= K_NKINDS || KIND_IS(n->kind, KF_ROOT) ||
 	    (n->idx && !KIND_IS(n->kind, KF_INDEXED)))
 		return -ENOENT;
-	if (mcp_lookup(id, &n->st) < 0)
+	if (mcp_lookup(id, MCP_ANY, &n->st) < 0)
 		return -ENOENT;
 	n->srv = n->st.server;
 	if (n->st.kind == MCP_SERVER) {

@@ -680,7 +680,7 @@ void writers_sweep(void)
 
 	for (; t; t = next) {
 		next = LIST_NEXT(t, link);
-		if (mcp_lookup(t->owner, &st) < 0) {
+		if (mcp_lookup(t->owner, MCP_ANY, &st) < 0) {
 			LIST_REMOVE(t, link);
 			table_free(t);
 		}

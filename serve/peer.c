@@ -119,12 +119,6 @@ static void send_error(struct serve_peer *p, const char *id, int code,
 
 /* ---- servers and threads ---- */
 
-/* The server of id: 0 with its stat in *st, or -ENOENT when gone. */
-static int server_of(uint64_t id, struct mcp_stat *st)
-{
-	return mcp_lookup(id, st) == 0 && st->kind == MCP_SERVER ? 0 : -ENOENT;
-}
-
 /* The server whose name + "__" begins name (the longest such): 0 with
  * its stat in *srv and in *rest what follows; -ENOENT if none. */
 static int split_name(const char *name, const char **rest,
@@ -256,7 +250,7 @@ static void list_done(struct job *j)
 
 	for (i = 0; i < j->n; i++) {
 		struct mcp_stat srv;
-		int there = server_of(j->w[i].srv_id, &srv) == 0;
+		int there = mcp_lookup(j->w[i].srv_id, MCP_SERVER, &srv) == 0;
 		cJSON *doc, *items = listing_items(j->w[i].c, j->what, &doc);
 		cJSON *it, *nx;
 
@@ -516,7 +510,7 @@ static void tools_call(struct serve_peer *p, const char *id, cJSON *params,
 static void read_routed(struct job *j)
 {
 	struct mcp_stat srv;
-	int there = j->srv_id && server_of(j->srv_id, &srv) == 0;
+	int there = j->srv_id && mcp_lookup(j->srv_id, MCP_SERVER, &srv) == 0;
 	size_t i;
 
 	for (i = 0; i < j->n; i++) {
@@ -578,8 +572,8 @@ static void answered(struct serve_peer *p, cJSON *m)
 	if (!cJSON_IsString(id) || strncmp(id->valuestring, ASK_ID, 10))
 		return;
 	qid = strtoull(id->valuestring + 10, NULL, 10);
-	if ((k = asked_slot(p, qid)) < 0 || mcp_lookup(qid, &qs) < 0 ||
-	    qs.kind != MCP_QUESTION)
+	if ((k = asked_slot(p, qid)) < 0 ||
+	    mcp_lookup(qid, MCP_QUESTION, &qs) < 0)
 		return;
 	q = qs.ask;
 	p->asked[k] = 0;
@@ -648,7 +642,7 @@ static void asked(const struct mcp_stat *q, const char *params, size_t len)
 	char *m;
 	int k;
 
-	mcp_lookup(sid, &s);
+	mcp_lookup(sid, MCP_THREAD, &s);
 	mcp_buf_unref(b);
 	cJSON_Delete(body);
 	LIST_FOREACH(p, &peers, link) {

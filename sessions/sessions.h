@@ -62,15 +62,15 @@ void mcp_observe(const struct mcp_observer *o);
  * up again whenever the loop has run: an object may go at any turn. */
 
 /* What one of them is. Borrowed: valid while the loop does not run. */
-enum mcp_kind { MCP_SERVER = 1, MCP_THREAD, MCP_QUESTION };
+enum mcp_kind { MCP_ANY, MCP_SERVER, MCP_THREAD, MCP_QUESTION };
 struct mcp_stat {
 	enum mcp_kind kind;
 	uint64_t id;           /* unique, never reused (one counter for all) */
 	uint64_t server_id;    /* its server's (a server: its own) */
-	uint64_t thread_id;    /* its thread's (a thread: its own; a server: 0) */
+	uint64_t thread_id;    /* its thread's (a thread: its own; server: 0) */
 	const char *name;      /* its directory's or file's name */
 	mcp_server *server;    /* its server (a server: itself) */
-	mcp_session *session;  /* its thread (a thread: itself; a server: NULL) */
+	mcp_session *session;  /* its thread (a thread: itself; server: NULL) */
 	mcp_ask *ask;          /* a question: itself */
 	unsigned long num;     /* a question: the number that is its name */
 	double created, used;  /* unix time: made, last used (a server: 0) */
@@ -78,8 +78,8 @@ struct mcp_stat {
 	int auth;              /* a server: 1 when it has an auth file */
 };
 /* The server, thread or question whose id is id: 0 with *st, or -ENOENT
- * when it is gone. */
-int mcp_lookup(uint64_t id, struct mcp_stat *st);
+ * when it is gone or (kind not MCP_ANY) is not of that kind. */
+int mcp_lookup(uint64_t id, enum mcp_kind kind, struct mcp_stat *st);
 /* The children of parent: of 0 (the mount) the servers, of a server its
  * threads, of a thread its open questions (named by their numbers).
  * walk: the child named name; next: the child after the child prev (0:

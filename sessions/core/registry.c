@@ -81,7 +81,7 @@ void mcp_server_stat(const mcp_server *srv, struct mcp_stat *st)
 				 .auth = srv->conf->url != NULL }; /* auth.c */
 }
 
-int mcp_lookup(uint64_t id, struct mcp_stat *st)
+int mcp_lookup(uint64_t id, enum mcp_kind kind, struct mcp_stat *st)
 {
 	mcp_server *srv;
 	mcp_session *s;
@@ -95,7 +95,7 @@ int mcp_lookup(uint64_t id, struct mcp_stat *st)
 		mcp_ask_stat(q, st);
 	else
 		return -ENOENT;
-	return 0;
+	return kind == MCP_ANY || st->kind == kind ? 0 : -ENOENT;
 }
 
 int mcp_walk(uint64_t parent, const char *name, struct mcp_stat *st)
@@ -111,7 +111,7 @@ int mcp_walk(uint64_t parent, const char *name, struct mcp_stat *st)
 		mcp_server_stat(srv, st);
 		return 0;
 	}
-	if (mcp_lookup(parent, &p) < 0)
+	if (mcp_lookup(parent, MCP_ANY, &p) < 0)
 		return -ENOENT;
 	if (p.kind == MCP_SERVER) {
 		if (!(s = mcp_session_find(p.server, name)))
@@ -130,35 +130,30 @@ int mcp_walk(uint64_t parent, const char *name, struct mcp_stat *st)
 
 int mcp_next(uint64_t parent, uint64_t prev, struct mcp_stat *st)
 {
-	struct mcp_stat p = { 0 }, c = { 0 };
+	struct mcp_stat p = { .kind = MCP_ANY }, c = { .kind = MCP_ANY };
+	enum mcp_kind child;
 	mcp_server *srv;
 	mcp_session *s;
 	mcp_ask *q;
 
-	if ((parent && mcp_lookup(parent, &p) < 0) ||
-	    (prev && mcp_lookup(prev, &c) < 0))
+	if (parent && mcp_lookup(parent, MCP_ANY, &p) < 0)
 		return -ENOENT;
-	if (!parent) {
-		if (prev && c.kind != MCP_SERVER)
-			return -ENOENT;
-		if (!(srv = mcp_server_next(c.server)))
-			return -ENOENT;
+	child = !parent ? MCP_SERVER : p.kind == MCP_SERVER ? MCP_THREAD
+	      : p.kind == MCP_THREAD ? MCP_QUESTION : MCP_ANY;
+	if (child == MCP_ANY || (prev && mcp_lookup(prev, child, &c) < 0) ||
+	    (prev && parent && parent != (child == MCP_THREAD ? c.server_id
+							      : c.thread_id)))
+		return -ENOENT; /* a question has no children; prev not one */
+	if (child == MCP_SERVER && (srv = mcp_server_next(c.server)) != NULL)
 		mcp_server_stat(srv, st);
-	} else if (p.kind == MCP_SERVER) {
-		if (prev && (c.kind != MCP_THREAD || c.server != p.server))
-			return -ENOENT;
-		if (!(s = mcp_session_next(p.server, c.session)))
-			return -ENOENT;
+	else if (child == MCP_THREAD &&
+		 (s = mcp_session_next(p.server, c.session)) != NULL)
 		mcp_session_stat(s, st);
-	} else if (p.kind == MCP_THREAD) {
-		if (prev && (c.kind != MCP_QUESTION || c.session != p.session))
-			return -ENOENT;
-		if (!(q = mcp_ask_next(p.session, c.ask)))
-			return -ENOENT;
+	else if (child == MCP_QUESTION &&
+		 (q = mcp_ask_next(p.session, c.ask)) != NULL)
 		mcp_ask_stat(q, st);
-	} else {
+	else
 		return -ENOENT;
-	}
 	return 0;
 }
 

@@ -118,7 +118,8 @@ static int count(mcp_server *srv, enum mcp_list what)
 	mcp_call *c = mcp_list_cached(srv, NULL, what);
 	mcp_session *s;
 
-	for (s = mcp_session_next(srv, NULL); !c && s; s = mcp_session_next(srv, s))
+	for (s = mcp_session_next(srv, NULL); !c && s;
+	     s = mcp_session_next(srv, s))
 		c = mcp_list_cached(srv, s, what);
 	if (!c)
 		return -1;

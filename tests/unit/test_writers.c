@@ -42,9 +42,9 @@ void mcp_call_unref(mcp_call *c)
 
 static char a_session; /* thread 1, the one tested, exists */
 
-int mcp_lookup(uint64_t id, struct mcp_stat *st)
+int mcp_lookup(uint64_t id, enum mcp_kind kind, struct mcp_stat *st)
 {
-	if (id != 1)
+	if (id != 1 || (kind != MCP_ANY && kind != MCP_THREAD))
 		return -ENOENT;
 	*st = (struct mcp_stat){ .kind = MCP_THREAD, .id = 1,
 				 .session = (mcp_session *)&a_session };
