@@ -85,7 +85,7 @@ int policy_wants_listing(const mcp_session *s, const mcp_call *c)
 	return s->srv->conf->read_only && call_tool(c);
 }
 
-/* The listing entry of tool name, or NULL. */
+/* Refuse c when the policy hides its tool (internal.h). */
 int policy_refuse(mcp_session *s, mcp_call *c, mcp_call *listing,
 		  int can_wait)
 {

@@ -97,10 +97,32 @@ static void reap(pid_t pid)
 	memset(p, 0, sizeof *p);
 }
 
+/* ---- failures on demand ---- */
+
+static pid_t probe_fails;   /* this pid's probe fails ... */
+static int probe_error;     /* ... with this -errno */
+static int calloc_fail_at;  /* the nth calloc from now fails (0: none) */
+static int calloc_failed;   /* how many calloc failed */
+
+/* writers.c's calloc (linked with --wrap=calloc, tests/unit/meson.build) */
+void *__real_calloc(size_t n, size_t size);
+void *__wrap_calloc(size_t n, size_t size);
+void *__wrap_calloc(size_t n, size_t size)
+{
+	if (calloc_fail_at > 0 && --calloc_fail_at == 0) {
+		calloc_failed++;
+		errno = ENOMEM;
+		return NULL;
+	}
+	return __real_calloc(n, size);
+}
+
 static int fake_probe(pid_t tid, struct writers_pinfo *pi)
 {
 	struct proc *p = find(tid);
 
+	if (tid == probe_fails)
+		return probe_error;
 	if (!p)
 		return -ESRCH;
 	*pi = p->pi;
@@ -110,6 +132,8 @@ static int fake_probe(pid_t tid, struct writers_pinfo *pi)
 static int setup(void **state)
 {
 	memset(procs, 0, sizeof procs);
+	probe_fails = 0;
+	calloc_fail_at = calloc_failed = 0;
 	writers_probe_set(fake_probe);
 	spawn(1, 0, 1, 0);       /* init */
 	spawn(50, 1, 500, 100);  /* the shell (the test) */
@@ -248,6 +272,78 @@ static void test_records_per_thread_are_capped(void **state)
 	writers_proc_unref(w);
 }
 
+/* A parent that cannot be looked up for want of descriptors or memory
+ * fails the child's lookup with that errno: a lineage cut short there
+ * would make the reader miss its parent's call (and keep missing it:
+ * the node is kept); a parent that is gone (ESRCH) only ends it. */
+static void test_parent_out_of_descriptors_fails_the_lookup(void **state)
+{
+	static mcp_call x = {0, "X"};
+	unsigned long long image;
+	mcp_call *c = NULL;
+	struct wproc *w;
+
+	write_call(50, &x);
+	spawn(100, 50, 1001, 230);
+	probe_fails = 50;
+	probe_error = -EMFILE;
+	errno = 0;
+	assert_null(writers_proc(100, &image));
+	assert_int_equal(errno, EMFILE);
+	assert_int_equal(writers_find(1, NULL, 100, &c), -EMFILE);
+	probe_error = -ENOMEM;
+	assert_int_equal(writers_find(1, NULL, 100, &c), -ENOMEM);
+	probe_fails = 0; /* nothing of the failures was kept */
+	assert_string_equal(read_call(100), "X");
+	/* a parent gone (ESRCH) only ends the lineage */
+	spawn(101, 60, 1002, 240);
+	w = writers_proc(101, &image);
+	assert_non_null(w);
+	writers_proc_unref(w);
+	assert_null(read_call(101));
+}
+
+/* Each allocation of a write (the writer's node, its parents', the
+ * thread's table, the record) failing in turn: the write fails ENOMEM,
+ * never succeeds with the failure swallowed, and the next write works. */
+static void test_out_of_memory_at_each_allocation(void **state)
+{
+	static mcp_call y = {0, "Y"};
+	unsigned long long image;
+	struct wproc *w;
+	struct wrec *rec;
+	int k, r;
+
+	spawn(100, 50, 1001, 230);
+	for (k = 1;; k++) {
+		writers_clear();
+		calloc_failed = 0;
+		calloc_fail_at = k;
+		errno = 0;
+		w = writers_proc(100, &image);
+		if (!w) {
+			assert_int_equal(errno, ENOMEM);
+			assert_int_equal(calloc_failed, 1);
+			continue;
+		}
+		r = writers_prepare(1, NULL, w, image, &rec);
+		writers_proc_unref(w);
+		if (r) {
+			assert_int_equal(r, -ENOMEM);
+			assert_null(rec);
+			assert_int_equal(calloc_failed, 1);
+			continue;
+		}
+		writers_commit(1, rec, &y);
+		assert_int_equal(calloc_failed, 0); /* none swallowed */
+		break;
+	}
+	calloc_fail_at = 0;
+	/* 100, 50, 1: three nodes, the table, the record */
+	assert_int_equal(k, 6);
+	assert_string_equal(read_call(100), "Y");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -264,6 +360,11 @@ int main(void)
 			test_clear_lets_go_of_every_call, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			test_records_per_thread_are_capped, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_parent_out_of_descriptors_fails_the_lookup, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_out_of_memory_at_each_allocation, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
