@@ -63,6 +63,25 @@ def _become_subreaper():
 _become_subreaper()
 
 
+def _default_ctrl_c():
+    """Let the processes the tests start take Ctrl-C and Ctrl-\\ as a
+    terminal's would. A pytest started in the background of a
+    non-interactive shell (`pytest ... &` in sh, as tests/stress.sh does)
+    inherits SIGINT and SIGQUIT ignored, and an ignored signal stays
+    ignored across fork and exec: a `cat call` the test sends SIGINT
+    then never ends (test_ctrl_c_cat_cancels failed so, in both builds,
+    in two loaded stress runs). A handled signal is reset to its default
+    by exec, so Python's own handler (and the default for SIGQUIT) here
+    gives every child the default."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if signal.getsignal(signal.SIGQUIT) == signal.SIG_IGN:
+        signal.signal(signal.SIGQUIT, signal.SIG_DFL)
+
+
+_default_ctrl_c()
+
+
 # ---------------------------------------------------------------- servers
 
 EVERYTHING = REPO / \
@@ -224,6 +243,25 @@ def wait_until(pred, timeout=10.0, what='condition', interval=0.05):
         if time.monotonic() > end:
             pytest.fail(f'timed out after {timeout} s waiting for {what}')
         time.sleep(interval)
+
+
+def wait_blocked(pid, name='call', timeout=5):
+    """Wait until pid sleeps in read(2) of its file `name` (by
+    /proc/PID/syscall: x86-64's read is 0, its first argument the fd). A
+    process that is only `cat` by its comm may still be loading itself or
+    opening the file, and a Ctrl-C then ends it before any read was
+    waiting, which cancels nothing. (This was taken for the cause of the
+    test's failures in the stress runs; the cause was SIGINT ignored,
+    conftest.py's _default_ctrl_c.)"""
+    def blocked():
+        try:
+            with open(f'/proc/{pid}/syscall') as f:
+                sc = f.read().split()
+            return len(sc) > 1 and sc[0] == '0' and os.readlink(
+                f'/proc/{pid}/fd/{int(sc[1], 16)}').endswith('/' + name)
+        except (OSError, ValueError):
+            return False
+    wait_until(blocked, timeout, f'the read of {name} to block')
 
 
 def run_together(argvs, timeout):

@@ -16,8 +16,8 @@ import pytest
 from conftest import (call, call_raw, cancelled_ids, demo, error_text, fake,
                       interrupted_read, open_call, pid_gone, proc_stat,
                       read_all, read_file, recv, run_with_deadline, send,
-                      status, supervisor_of, text, thread, tool, wait_until,
-                      write_all, write_file)
+                      status, supervisor_of, text, thread, tool, wait_blocked,
+                      wait_until, write_all, write_file)
 from test_http import entry, fake_http, sid_of  # noqa: F401 - a fixture
 
 
@@ -727,23 +727,6 @@ def test_ctl_cancel(mcpfs_mount):
     wait_until(lambda: len(cancelled_ids(t)) == 1, 3,
                'notifications/cancelled at the server')
     assert int(text(tool(t, 'pid'))) == pid
-
-
-def wait_blocked(pid, name='call', timeout=5):
-    """Wait until pid sleeps in read(2) of its file `name` (by
-    /proc/PID/syscall: x86-64's read is 0, its first argument the fd). A
-    process that is only `cat` by its comm may still be loading itself or
-    opening the file, and a Ctrl-C then ends it before any read was
-    waiting, which cancels nothing: under load that was seen."""
-    def blocked():
-        try:
-            with open(f'/proc/{pid}/syscall') as f:
-                sc = f.read().split()
-            return len(sc) > 1 and sc[0] == '0' and os.readlink(
-                f'/proc/{pid}/fd/{int(sc[1], 16)}').endswith('/' + name)
-        except (OSError, ValueError):
-            return False
-    wait_until(blocked, timeout, f'the read of {name} to block')
 
 
 def test_ctrl_c_cat_cancels(mcpfs_mount):
