@@ -74,6 +74,9 @@ def test_deny_hides_and_refuses_every_path(mcpfs_mount, tmp_path, era):
     assert st['policy'] == {'denyTools': ['ech?', 't[01]'],
                             'readOnly': False}
     assert 'not allowed by the policy' in st['last_error']
+    # and the log says it, where an operator looks (spec 12)
+    assert ('server f: tool echo is not allowed by the policy of server f '
+            '(denyTools)') in m.log.read_text()
 
     assert text(tool(t, 'env', name='HOME')) == os.environ['HOME']
     assert len(calls_in(log, 'env')) == 1   # the log works ...
