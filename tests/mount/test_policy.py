@@ -28,6 +28,12 @@ def calls_in(log, name=None):
     return out
 
 
+def lists_in(log):
+    """How many tools/list requests the fake server received."""
+    return sum(json.loads(line).get('method') == 'tools/list'
+               for line in log.read_text().splitlines() if line)
+
+
 def names(path):
     return {t['name'] for t in json.loads(read_file(path))['tools']}
 

@@ -1,20 +1,14 @@
 """A reload applies exactly the tool policy it gives (spec 13): a list that
 grows, one of the same length with another glob, an empty allowTools
 (which allows nothing, unlike none at all) each take effect at once on the
-running session; a reload that leaves the policy as it was keeps the
-session's tools listing (no new tools/list reaches the server)."""
+running session, and the log says so once per change; a reload that
+leaves the policy as it was keeps the session's tools listing (no new
+tools/list reaches the server) and logs no change."""
 
-import json
 import os
 
 from conftest import status, wait_until
-from test_policy import fake, names
-
-
-def lists_in(log):
-    """How many tools/list requests the fake server received."""
-    return sum(json.loads(line).get('method') == 'tools/list'
-               for line in log.read_text().splitlines() if line)
+from test_policy import fake, lists_in, names
 
 
 def test_reload_applies_the_policy_it_gives(mcpfs_mount, tmp_path):
@@ -52,3 +46,5 @@ def test_reload_applies_the_policy_it_gives(mcpfs_mount, tmp_path):
     wait_until(lambda: 'roots changed' in m.output(), 20, 'the reload')
     assert names(t / 'tools.json') == got
     assert lists_in(log) == before
+    # four changes, four lines: the same policy again was none
+    assert m.log.read_text().count('server f: tool policy changed') == 4
