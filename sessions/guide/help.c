@@ -498,12 +498,16 @@ static void limits(struct gbuf *b, const cJSON *p)
 				gbuf_printf(b, ", %s", keys[i]);
 			continue;
 		}
-		if (!v || !(t = cJSON_IsString(v) ? strdup(v->valuestring)
-						  : cJSON_PrintUnformatted(v)))
+		if (cJSON_IsString(v)) {
+			gbuf_printf(b, ", %s ", keys[i]);
+			oneline(b, v->valuestring);
+			continue;
+		}
+		if (!v || !(t = cJSON_PrintUnformatted(v)))
 			continue;
 		gbuf_printf(b, ", %s ", keys[i]);
 		oneline(b, t);
-		free(t);
+		cJSON_free(t); /* cJSON's, not free()'s */
 	}
 }
 

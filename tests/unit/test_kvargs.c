@@ -517,6 +517,37 @@ static void test_help_details(void **state)
 	cJSON_Delete(tool);
 }
 
+/* An argument of anyOf (or oneOf) types gets the example of its first
+ * type that is not null; bounds, pattern and format are listed (and what
+ * printed them is freed: cJSON's allocations are counted). */
+static void test_help_alternatives_and_limits(void **state)
+{
+	cJSON_Hooks hooks = {counted_malloc, counted_free};
+	cJSON *tool = cJSON_Parse(
+		"{\"name\":\"t\",\"inputSchema\":{\"type\":\"object\","
+		"\"properties\":{"
+		"\"n\":{\"anyOf\":[{\"type\":\"null\"},"
+		"{\"type\":\"integer\",\"minimum\":3}]},"
+		"\"s\":{\"type\":\"string\",\"maxLength\":9,"
+		"\"pattern\":\"^a\",\"format\":\"email\"}},"
+		"\"required\":[\"n\",\"s\"]}}");
+	char *h;
+
+	assert_non_null(tool);
+	live = 0;
+	cJSON_InitHooks(&hooks);
+	h = help_render(tool, 0, NULL);
+	cJSON_InitHooks(NULL);
+	assert_int_equal(live, 0);
+	assert_non_null(h);
+	assert_non_null(strstr(h, "'n:=3'")); /* not null's */
+	assert_non_null(strstr(h, "echo '{\"n\":3,"));
+	assert_non_null(strstr(h, "  s (string, required, maxLength 9, "
+				  "pattern ^a, format email)\n"));
+	free(h);
+	cJSON_Delete(tool);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -534,6 +565,7 @@ int main(void)
 		cmocka_unit_test(test_help_prompt),
 		cmocka_unit_test(test_help_lines_run_in_bash),
 		cmocka_unit_test(test_help_details),
+		cmocka_unit_test(test_help_alternatives_and_limits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
