@@ -518,8 +518,9 @@ static void test_help_details(void **state)
 }
 
 /* An argument of anyOf (or oneOf) types gets the example of its first
- * type that is not null; bounds, pattern and format are listed (and what
- * printed them is freed: cJSON's allocations are counted). */
+ * type that is not null; a number's is a multiple of multipleOf within
+ * the bounds; bounds, pattern and format are listed (and what printed
+ * them is freed: cJSON's allocations are counted). */
 static void test_help_alternatives_and_limits(void **state)
 {
 	cJSON_Hooks hooks = {counted_malloc, counted_free};
@@ -529,8 +530,11 @@ static void test_help_alternatives_and_limits(void **state)
 		"\"n\":{\"anyOf\":[{\"type\":\"null\"},"
 		"{\"type\":\"integer\",\"minimum\":3}]},"
 		"\"s\":{\"type\":\"string\",\"maxLength\":9,"
-		"\"pattern\":\"^a\",\"format\":\"email\"}},"
-		"\"required\":[\"n\",\"s\"]}}");
+		"\"pattern\":\"^a\",\"format\":\"email\"},"
+		"\"d\":{\"type\":\"number\",\"maximum\":-3,\"multipleOf\":2},"
+		"\"i\":{\"type\":\"integer\",\"minimum\":3,\"maximum\":4,"
+		"\"multipleOf\":4}},"
+		"\"required\":[\"n\",\"s\",\"d\",\"i\"]}}");
 	char *h;
 
 	assert_non_null(tool);
@@ -542,6 +546,8 @@ static void test_help_alternatives_and_limits(void **state)
 	assert_non_null(h);
 	assert_non_null(strstr(h, "'n:=3'")); /* not null's */
 	assert_non_null(strstr(h, "echo '{\"n\":3,"));
+	/* multiples within the bounds: down from -3, up to 4 (the bound) */
+	assert_non_null(strstr(h, "'d=-4' 'i=4'"));
 	assert_non_null(strstr(h, "  s (string, required, maxLength 9, "
 				  "pattern ^a, format email)\n"));
 	free(h);
