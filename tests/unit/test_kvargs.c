@@ -533,8 +533,13 @@ static void test_help_alternatives_and_limits(void **state)
 		"\"pattern\":\"^a\",\"format\":\"email\"},"
 		"\"d\":{\"type\":\"number\",\"maximum\":-3,\"multipleOf\":2},"
 		"\"i\":{\"type\":\"integer\",\"minimum\":3,\"maximum\":4,"
-		"\"multipleOf\":4}},"
-		"\"required\":[\"n\",\"s\",\"d\",\"i\"]}}");
+		"\"multipleOf\":4},"
+		"\"x\":{\"type\":\"number\",\"minimum\":-10,"
+		"\"exclusiveMaximum\":-2},"
+		"\"y\":{\"type\":\"number\",\"exclusiveMinimum\":-3,"
+		"\"exclusiveMaximum\":-2},"
+		"\"z\":{\"type\":\"number\",\"exclusiveMaximum\":-2}},"
+		"\"required\":[\"n\",\"s\",\"d\",\"i\",\"x\",\"y\",\"z\"]}}");
 	char *h;
 
 	assert_non_null(tool);
@@ -548,6 +553,9 @@ static void test_help_alternatives_and_limits(void **state)
 	assert_non_null(strstr(h, "echo '{\"n\":3,"));
 	/* multiples within the bounds: down from -3, up to 4 (the bound) */
 	assert_non_null(strstr(h, "'d=-4' 'i=4'"));
+	/* one below an exclusive maximum when that is above the minimum,
+	 * else half way */
+	assert_non_null(strstr(h, "'x=-3' 'y=-2.5' 'z=-3'"));
 	assert_non_null(strstr(h, "  s (string, required, maxLength 9, "
 				  "pattern ^a, format email)\n"));
 	free(h);
