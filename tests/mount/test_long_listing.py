@@ -23,7 +23,10 @@ NTOOLS = 20000
 
 
 def names(t):
-    return [x['name'] for x in json.loads(read_file(t / 'tools.json'))['tools']]
+    doc = json.loads(read_file(t / 'tools.json'))
+    # the listing, or what it failed with (and the thread's state) if not
+    assert 'tools' in doc, (doc, status(t))
+    return [x['name'] for x in doc['tools']]
 
 
 def test_long_pages_make_the_document_short_pages_make(mcpfs_mount):
