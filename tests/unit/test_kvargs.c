@@ -520,7 +520,8 @@ static void test_help_details(void **state)
 /* An argument of anyOf (or oneOf) types gets the example of its first
  * type that is not null; a number's is a multiple of multipleOf within
  * the bounds; bounds, pattern and format are listed (and what printed
- * them is freed: cJSON's allocations are counted). */
+ * them is freed: cJSON's allocations are counted); an argument name
+ * with a letter whose UTF-8 looks like a C1 control's is no control. */
 static void test_help_alternatives_and_limits(void **state)
 {
 	cJSON_Hooks hooks = {counted_malloc, counted_free};
@@ -558,6 +559,23 @@ static void test_help_alternatives_and_limits(void **state)
 	assert_non_null(strstr(h, "'x=-3' 'y=-2.5' 'z=-3'"));
 	assert_non_null(strstr(h, "  s (string, required, maxLength 9, "
 				  "pattern ^a, format email)\n"));
+	free(h);
+	cJSON_Delete(tool);
+	/* U+0101 (C4 81) is a letter, though its second byte is one a C1
+	 * control (C2 81) has: the tool can be called; U+0081 cannot */
+	tool = cJSON_Parse("{\"name\":\"t\",\"inputSchema\":{\"properties\":"
+			   "{\"\xc4\x81\":{\"type\":\"string\"}},"
+			   "\"required\":[\"\xc4\x81\"]}}");
+	h = help_render(tool, 0, NULL);
+	assert_non_null(strstr(h, "Run it (in a thread directory"));
+	assert_null(strstr(h, "cannot be called"));
+	free(h);
+	cJSON_Delete(tool);
+	tool = cJSON_Parse("{\"name\":\"t\",\"inputSchema\":{\"properties\":"
+			   "{\"\xc2\x81\":{\"type\":\"string\"}},"
+			   "\"required\":[\"\xc2\x81\"]}}");
+	h = help_render(tool, 0, NULL);
+	assert_non_null(strstr(h, "cannot be called"));
 	free(h);
 	cJSON_Delete(tool);
 }
