@@ -330,6 +330,24 @@ static void counted_free(void *p)
 	free(p);
 }
 
+/* help_render of the tool (or prompt) in json, which must leave none of
+ * cJSON's memory behind: its text, or NULL (the entry had no help). */
+static char *help_of(const char *json, int prompt)
+{
+	cJSON_Hooks hooks = {counted_malloc, counted_free};
+	cJSON *entry = cJSON_Parse(json);
+	char *h;
+
+	assert_non_null(entry);
+	live = 0;
+	cJSON_InitHooks(&hooks);
+	h = help_render(entry, prompt, NULL);
+	cJSON_InitHooks(NULL);
+	assert_int_equal(live, 0); /* h is not cJSON's */
+	cJSON_Delete(entry);
+	return h;
+}
+
 /* kvargs_parse leaves none of cJSON's memory behind, whatever the lines
  * (accepted or refused, typed, JSON or strings), once out is freed. */
 static void test_no_leak(void **state)
@@ -439,7 +457,6 @@ static void test_help_details(void **state)
 {
 	char big[700], name[80], *text, *h, want[200];
 	cJSON *tool;
-	cJSON_Hooks hooks = {counted_malloc, counted_free};
 
 	memset(big, 'z', sizeof big - 1);
 	big[sizeof big - 1] = 0;
@@ -462,14 +479,8 @@ static void test_help_details(void **state)
 		"\"annotations\":{\"title\":\"T\",\"readOnlyHint\":false,"
 		"\"destructiveHint\":true,\"idempotentHint\":true,"
 		"\"openWorldHint\":false}}", big, name, name) > 0);
-	tool = cJSON_Parse(text);
+	h = help_of(text, 0);
 	free(text);
-	assert_non_null(tool);
-	live = 0;
-	cJSON_InitHooks(&hooks);
-	h = help_render(tool, 0, NULL);
-	cJSON_InitHooks(NULL);
-	assert_int_equal(live, 0); /* h is not cJSON's */
 	assert_non_null(h);
 	assert_non_null(strstr(h, "tool t: T\n\none\ntwo\n\nArguments:\n"));
 	assert_non_null(strstr(h, "  l (array, required)\n      d1\n      d2\n"
@@ -498,15 +509,8 @@ static void test_help_details(void **state)
 				  "idempotent, closed world\n"));
 	assert_string_equal(h + strlen(h) - 13, "closed world\n");
 	free(h);
-	cJSON_Delete(tool);
 	/* an entry without a name has no help, and leaves nothing behind */
-	tool = cJSON_Parse("{\"title\":\"x\"}");
-	live = 0;
-	cJSON_InitHooks(&hooks);
-	assert_null(help_render(tool, 0, NULL));
-	cJSON_InitHooks(NULL);
-	assert_int_equal(live, 0);
-	cJSON_Delete(tool);
+	assert_null(help_of("{\"title\":\"x\"}", 0));
 	/* no argument at all: the lines still run */
 	tool = cJSON_Parse("{\"name\":\"nop\",\"inputSchema\":{}}");
 	h = help_render(tool, 0, "nop2");
@@ -524,8 +528,7 @@ static void test_help_details(void **state)
  * with a letter whose UTF-8 looks like a C1 control's is no control. */
 static void test_help_alternatives_and_limits(void **state)
 {
-	cJSON_Hooks hooks = {counted_malloc, counted_free};
-	cJSON *tool = cJSON_Parse(
+	char *h = help_of(
 		"{\"name\":\"t\",\"inputSchema\":{\"type\":\"object\","
 		"\"properties\":{"
 		"\"n\":{\"anyOf\":[{\"type\":\"null\"},"
@@ -540,15 +543,9 @@ static void test_help_alternatives_and_limits(void **state)
 		"\"y\":{\"type\":\"number\",\"exclusiveMinimum\":-3,"
 		"\"exclusiveMaximum\":-2},"
 		"\"z\":{\"type\":\"number\",\"exclusiveMaximum\":-2}},"
-		"\"required\":[\"n\",\"s\",\"d\",\"i\",\"x\",\"y\",\"z\"]}}");
-	char *h;
+		"\"required\":[\"n\",\"s\",\"d\",\"i\",\"x\",\"y\",\"z\"]}}",
+		0);
 
-	assert_non_null(tool);
-	live = 0;
-	cJSON_InitHooks(&hooks);
-	h = help_render(tool, 0, NULL);
-	cJSON_InitHooks(NULL);
-	assert_int_equal(live, 0);
 	assert_non_null(h);
 	assert_non_null(strstr(h, "'n:=3'")); /* not null's */
 	assert_non_null(strstr(h, "echo '{\"n\":3,"));
@@ -560,24 +557,19 @@ static void test_help_alternatives_and_limits(void **state)
 	assert_non_null(strstr(h, "  s (string, required, maxLength 9, "
 				  "pattern ^a, format email)\n"));
 	free(h);
-	cJSON_Delete(tool);
 	/* U+0101 (C4 81) is a letter, though its second byte is one a C1
 	 * control (C2 81) has: the tool can be called; U+0081 cannot */
-	tool = cJSON_Parse("{\"name\":\"t\",\"inputSchema\":{\"properties\":"
-			   "{\"\xc4\x81\":{\"type\":\"string\"}},"
-			   "\"required\":[\"\xc4\x81\"]}}");
-	h = help_render(tool, 0, NULL);
+	h = help_of("{\"name\":\"t\",\"inputSchema\":{\"properties\":"
+		    "{\"\xc4\x81\":{\"type\":\"string\"}},"
+		    "\"required\":[\"\xc4\x81\"]}}", 0);
 	assert_non_null(strstr(h, "Run it (in a thread directory"));
 	assert_null(strstr(h, "cannot be called"));
 	free(h);
-	cJSON_Delete(tool);
-	tool = cJSON_Parse("{\"name\":\"t\",\"inputSchema\":{\"properties\":"
-			   "{\"\xc2\x81\":{\"type\":\"string\"}},"
-			   "\"required\":[\"\xc2\x81\"]}}");
-	h = help_render(tool, 0, NULL);
+	h = help_of("{\"name\":\"t\",\"inputSchema\":{\"properties\":"
+		    "{\"\xc2\x81\":{\"type\":\"string\"}},"
+		    "\"required\":[\"\xc2\x81\"]}}", 0);
 	assert_non_null(strstr(h, "cannot be called"));
 	free(h);
-	cJSON_Delete(tool);
 }
 
 int main(void)
