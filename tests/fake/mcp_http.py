@@ -52,6 +52,8 @@ Options:
                           of /message?sessionId=SID
   --endpoint-delay MS     (--legacy-sse) send the endpoint event MS after
                           the stream opened
+  --roots-delay MS        (--legacy-sse) the roots tool asks MS after its
+                          202, when the client has its connection back
 
 HTTP+SSE (--legacy-sse): GET /sse opens a session's event stream (note
 "session SID") whose first event, of type endpoint, names
@@ -65,7 +67,9 @@ holds for /sse and /message. Tools: echo {text}; http500 (its POST is
 answered HTTP 500 "internal failure: the fake says no", nothing on the
 stream); close_stream (202, then the stream ends without a reply); hang
 (202, never a reply); roots (asks roots/list on the stream and replies
-text: the JSON of the answer it got within 10 s).
+text: the JSON of the answer it got within 10 s; it waits on a thread of
+its own, as a server must: its POST was answered, so the client may send
+the next request, the answer, on that same kept-alive connection).
 
 Sessions: initialize creates one with a random id (Mcp-Session-Id on its
 response; none with --stateless). Any other request without a session id
@@ -588,7 +592,9 @@ class Handler(fakehttp.Sending, BaseHTTPRequestHandler):
         elif tool == 'close_stream':
             out = END_GET
         elif tool == 'roots':
-            return self.legacy_roots(sess, rid)
+            threading.Thread(target=self.legacy_roots, args=(sess, rid),
+                             daemon=True).start()
+            return
         elif tool == 'hang':
             return
         else:
@@ -600,6 +606,7 @@ class Handler(fakehttp.Sending, BaseHTTPRequestHandler):
         w = [threading.Event(), None]
         with LOCK:
             sess.waiting[sid] = w
+        time.sleep((OPTS.roots_delay or 0) / 1000)
         sess.outbox.put(({'jsonrpc': '2.0', 'id': sid,
                           'method': 'roots/list'}, None))
         w[0].wait(10)
@@ -779,6 +786,7 @@ def main(argv=None):
     ap.add_argument('--legacy-sse', action='store_true')
     ap.add_argument('--endpoint')
     ap.add_argument('--endpoint-delay', type=int)
+    ap.add_argument('--roots-delay', type=int)
     OPTS = ap.parse_args(argv)
     if OPTS.page_size < 1:
         ap.error('--page-size must be at least 1')
