@@ -127,6 +127,15 @@ def shapes(log=None):
 SLACK = float(os.environ.get('MCPFS_TEST_SLACK') or 1)
 
 
+def slacked(seconds):
+    """A time the test sets up that races its own steps (an idle timeout
+    a thread must outlive from its mkdir to its call, a sleep that must
+    outlast it), times SLACK like the deadlines, so that a loaded machine
+    runs the same sequence; an int stays an int (the options take whole
+    seconds)."""
+    return type(seconds)(seconds * SLACK)
+
+
 def run_with_deadline(fn, timeout, what='I/O on the mount'):
     """Run fn() in a daemon thread; return its value or re-raise its
     exception. Fails the test if it has not finished after timeout seconds

@@ -37,7 +37,8 @@ import time
 import pytest
 
 from conftest import (call, everything, fake, needs_everything, read_file,
-                      status, text, thread, tool, wait_until, write_file)
+                      slacked, status, text, thread, tool, wait_until,
+                      write_file)
 from test_http import Everything, FakeHTTP, sid_of
 from test_sse import EverythingSSE
 
@@ -632,8 +633,8 @@ def test_an_open_question_keeps_an_idle_thread(mcpfs_mount, tmp_path):
     # shorter, must not close the thread under it
     srv = FakeHTTP(tmp_path, ())
     try:
-        m = mcpfs_mount({'h': {'url': srv.url, 'idleTimeout': 1,
-                               'timeout': 8}})
+        m = mcpfs_mount({'h': {'url': srv.url, 'idleTimeout': slacked(1),
+                               'timeout': slacked(8)}})
         t = thread(m, 'h')
         bg = Background(t, {'name': 'ask', 'arguments': {
             'method': 'elicitation/create', 'via': 'get', 'params': {
@@ -641,7 +642,7 @@ def test_an_open_question_keeps_an_idle_thread(mcpfs_mount, tmp_path):
         assert wait_questions(t) == ['1']
         write_file(t / 'ctl', b'cancel')
         assert bg.result(30)['error']['code'] == -32003
-        time.sleep(2.5)  # past the idle timeout
+        time.sleep(slacked(2.5))  # past the idle timeout
         assert t.exists() and open_questions(t) == ['1']
         assert answer(t, '1', {'action': 'accept'}) == 0
         wait_until(lambda: [r for r in srv.posts()

@@ -18,8 +18,8 @@ from test_http import fake_http  # noqa: F401 - the fixture
 from conftest import (DEMO, FAKESERVER, MCPFS, demo, everything, fake,
                       fusermount, needs_everything,
                       is_mounted, read_file, run_mcpfs_expect_exit,
-                      run_with_deadline, status, thread, wait_until,
-                      write_file)
+                      run_with_deadline, slacked, status, thread,
+                      wait_until, write_file)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -291,7 +291,7 @@ def test_mount_fuse3_with_o_options(tmp_path):
 # ---------------------------------------------------------------- closed
 
 def test_closed_threads_in_status(mcpfs_mount):
-    m = mcpfs_mount({'demo': demo()}, args=['--idle-timeout', '1',
+    m = mcpfs_mount({'demo': demo()}, args=['--idle-timeout', slacked(1),
                                             '--max-sessions', '2'])
     d = m.path / 'demo'
     assert m.status()['closed'] == []

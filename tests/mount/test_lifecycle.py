@@ -15,7 +15,7 @@ import time
 import pytest
 
 from conftest import (cancelled_ids, error_text, fake, pid_alive, pid_gone,
-                      read_all, read_file, run_with_deadline, status,
+                      read_all, read_file, run_with_deadline, slacked, status,
                       supervisor_of, text, thread, tool, wait_until, write_all)
 
 
@@ -237,33 +237,33 @@ def test_progress_resets_timer(mcpfs_mount):
 # ---------------------------------------------------------------- idle and cap
 
 def test_idle_reaping(mcpfs_mount):
-    m = mcpfs_mount({'a': fake()}, args=['--idle-timeout', '2'])
+    m = mcpfs_mount({'a': fake()}, args=['--idle-timeout', slacked(2)])
     t = thread(m)
     pid = int(text(tool(t, 'pid')))
     t0 = time.monotonic()
     wait_until(lambda: not t.exists(), 6, 'the idle session to be closed')
-    assert time.monotonic() - t0 >= 1.5
+    assert time.monotonic() - t0 >= slacked(1.5)
     assert 't' not in os.listdir(m.path / 'a')
     wait_until(lambda: pid_gone(pid), 7, 'the idle process to end')
 
 
 def test_idle_timer_reset_by_use(mcpfs_mount):
-    m = mcpfs_mount({'a': fake()}, args=['--idle-timeout', '2'])
+    m = mcpfs_mount({'a': fake()}, args=['--idle-timeout', slacked(2)])
     t = thread(m)
     pid = int(text(tool(t, 'pid')))
     for _ in range(4):
-        time.sleep(1)
+        time.sleep(slacked(1.0))
         assert t.exists()
         assert int(text(tool(t, 'pid'))) == pid
     wait_until(lambda: not t.exists(), 6, 'the idle session to be closed')
 
 
 def test_idle_held_by_open_file(mcpfs_mount):
-    m = mcpfs_mount({'a': fake()}, args=['--idle-timeout', '2'])
+    m = mcpfs_mount({'a': fake()}, args=['--idle-timeout', slacked(2)])
     t = thread(m)
     pid = int(text(tool(t, 'pid')))
     fd = os.open(t / 'status', os.O_RDONLY)
-    time.sleep(3.5)
+    time.sleep(slacked(3.5))
     assert t.exists() and pid_alive(pid)
     os.close(fd)
     wait_until(lambda: not t.exists(), 6, 'the session to be closed')
@@ -271,18 +271,20 @@ def test_idle_held_by_open_file(mcpfs_mount):
 
 
 def test_idle_not_while_call_in_flight(mcpfs_mount):
-    m = mcpfs_mount({'a': fake()}, args=['--idle-timeout', '1',
+    m = mcpfs_mount({'a': fake()}, args=['--idle-timeout', slacked(1),
                                          '--call-timeout', '0'])
     t = thread(m)
-    fd = start(t, {'name': 'sleep', 'arguments': {'ms': 2500}})
+    ms = slacked(2500)
+    fd = start(t, {'name': 'sleep', 'arguments': {'ms': ms}})
     os.close(fd)            # no open file, but a call in flight
-    time.sleep(2)
+    time.sleep(slacked(2.0))
     assert t.exists()
-    assert text(json.loads(read_file(t / 'call', 5))) == 'slept 2500'
+    assert text(json.loads(read_file(t / 'call', 5))) == f'slept {ms}'
 
 
 def test_per_server_idle_timeout(mcpfs_mount):
-    m = mcpfs_mount({'quick': dict(fake(), idleTimeout=1), 'slow': fake()},
+    m = mcpfs_mount({'quick': dict(fake(), idleTimeout=slacked(1)),
+                     'slow': fake()},
                     args=['--idle-timeout', '0'])
     q, s = thread(m, 'quick'), thread(m, 'slow')
     tool(q, 'pid')
