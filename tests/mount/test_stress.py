@@ -13,9 +13,9 @@ and no zombie child.
 
 Runs in the normal suite; bounded: the client phase has a time budget
 (MCPFS_STRESS_SECONDS, default 60, times MCPFS_TEST_SLACK like every
-deadline of the suite: it bounds a hang, it is no speed target) and the sizes can be changed with
-MCPFS_STRESS_CLIENTS / MCPFS_STRESS_CALLS. The figures are printed (pytest
--s shows them).
+deadline of the suite: it bounds a hang, it is no speed target) and the
+sizes can be changed with MCPFS_STRESS_CLIENTS / MCPFS_STRESS_CALLS.
+The figures are printed (pytest -s shows them).
 """
 
 import inspect
