@@ -330,9 +330,9 @@ static void counted_free(void *p)
 	free(p);
 }
 
-/* help_render of the tool (or prompt) in json, which must leave none of
- * cJSON's memory behind: its text, or NULL (the entry had no help). */
-static char *help_of(const char *json, int prompt)
+/* help_render of the tool in json, which must leave none of cJSON's
+ * memory behind: its text, or NULL (the entry had no help). */
+static char *help_of(const char *json)
 {
 	cJSON_Hooks hooks = {counted_malloc, counted_free};
 	cJSON *entry = cJSON_Parse(json);
@@ -341,7 +341,7 @@ static char *help_of(const char *json, int prompt)
 	assert_non_null(entry);
 	live = 0;
 	cJSON_InitHooks(&hooks);
-	h = help_render(entry, prompt, NULL);
+	h = help_render(entry, 0, NULL);
 	cJSON_InitHooks(NULL);
 	assert_int_equal(live, 0); /* h is not cJSON's */
 	cJSON_Delete(entry);
@@ -479,7 +479,7 @@ static void test_help_details(void **state)
 		"\"annotations\":{\"title\":\"T\",\"readOnlyHint\":false,"
 		"\"destructiveHint\":true,\"idempotentHint\":true,"
 		"\"openWorldHint\":false}}", big, name, name) > 0);
-	h = help_of(text, 0);
+	h = help_of(text);
 	free(text);
 	assert_non_null(h);
 	assert_non_null(strstr(h, "tool t: T\n\none\ntwo\n\nArguments:\n"));
@@ -510,7 +510,7 @@ static void test_help_details(void **state)
 	assert_string_equal(h + strlen(h) - 13, "closed world\n");
 	free(h);
 	/* an entry without a name has no help, and leaves nothing behind */
-	assert_null(help_of("{\"title\":\"x\"}", 0));
+	assert_null(help_of("{\"title\":\"x\"}"));
 	/* no argument at all: the lines still run */
 	tool = cJSON_Parse("{\"name\":\"nop\",\"inputSchema\":{}}");
 	h = help_render(tool, 0, "nop2");
@@ -543,8 +543,7 @@ static void test_help_alternatives_and_limits(void **state)
 		"\"y\":{\"type\":\"number\",\"exclusiveMinimum\":-3,"
 		"\"exclusiveMaximum\":-2},"
 		"\"z\":{\"type\":\"number\",\"exclusiveMaximum\":-2}},"
-		"\"required\":[\"n\",\"s\",\"d\",\"i\",\"x\",\"y\",\"z\"]}}",
-		0);
+		"\"required\":[\"n\",\"s\",\"d\",\"i\",\"x\",\"y\",\"z\"]}}");
 
 	assert_non_null(h);
 	assert_non_null(strstr(h, "'n:=3'")); /* not null's */
@@ -561,13 +560,13 @@ static void test_help_alternatives_and_limits(void **state)
 	 * control (C2 81) has: the tool can be called; U+0081 cannot */
 	h = help_of("{\"name\":\"t\",\"inputSchema\":{\"properties\":"
 		    "{\"\xc4\x81\":{\"type\":\"string\"}},"
-		    "\"required\":[\"\xc4\x81\"]}}", 0);
+		    "\"required\":[\"\xc4\x81\"]}}");
 	assert_non_null(strstr(h, "Run it (in a thread directory"));
 	assert_null(strstr(h, "cannot be called"));
 	free(h);
 	h = help_of("{\"name\":\"t\",\"inputSchema\":{\"properties\":"
 		    "{\"\xc2\x81\":{\"type\":\"string\"}},"
-		    "\"required\":[\"\xc2\x81\"]}}", 0);
+		    "\"required\":[\"\xc2\x81\"]}}");
 	assert_non_null(strstr(h, "cannot be called"));
 	free(h);
 }
