@@ -14,16 +14,22 @@ import os
 import threading
 import time
 
-from conftest import fake, read_file, status, text, thread, tool, wait_until, \
-    write_file
+from conftest import fake, read_file, slacked, status, text, thread, tool, \
+    wait_until, write_file
 from test_http import fake_http  # noqa: F401 - a fixture
 from test_names_and_inodes import hostile
 
 NTOOLS = 20000
+# A listing is one call, its pages, printing and index included, under
+# mcpfs's call timeout (60 s by default). Tens of thousands of tools take
+# seconds, but near a minute under ASan on a loaded machine (a stress run
+# saw the 60,000 below time out): every mount here gives its listings as
+# long as the test waits for them.
+LONG = ('--call-timeout', slacked(120))
 
 
 def names(t):
-    doc = json.loads(read_file(t / 'tools.json'))
+    doc = json.loads(read_file(t / 'tools.json', timeout=120))
     # the listing, or what it failed with (and the thread's state) if not
     assert 'tools' in doc, (doc, status(t))
     return [x['name'] for x in doc['tools']]
@@ -34,7 +40,8 @@ def test_long_pages_make_the_document_short_pages_make(mcpfs_mount):
     # read a slice at a time) and in pages of 40 (each a short line,
     # parsed whole): the two tools.json are the same bytes
     m = mcpfs_mount({'big': fake('--tools', NTOOLS, '--page-size', 7000),
-                     'small': fake('--tools', NTOOLS, '--page-size', 40)})
+                     'small': fake('--tools', NTOOLS, '--page-size', 40)},
+                    args=LONG)
     b, s = thread(m, 'big'), thread(m, 'small')
     doc = read_file(b / 'tools.json', timeout=120)
     assert doc == read_file(s / 'tools.json', timeout=120)
@@ -54,7 +61,7 @@ def test_long_pages_make_the_document_short_pages_make(mcpfs_mount):
 def test_the_policy_applies_to_a_long_page(mcpfs_mount):
     m = mcpfs_mount({'a': dict(fake('--tools', NTOOLS, '--page-size',
                                     NTOOLS + 100),
-                               denyTools=['t1?', 't19999'])})
+                               denyTools=['t1?', 't19999'])}, args=LONG)
     t = thread(m)
     listed = names(t)
     assert 't5' in listed and 't100' in listed
@@ -71,7 +78,8 @@ def test_a_long_page_keeps_numbers_and_strings_as_sent(mcpfs_mount,
              b'{"type":"object","properties":{"x":{"type":"number",'
              b'"maximum":1.50,"minimum":9007199254740993}}}}' % i
              for i in range(6000)]
-    m = mcpfs_mount({'h': hostile(tmp_path, b'[' + b','.join(items) + b']')})
+    m = mcpfs_mount({'h': hostile(tmp_path, b'[' + b','.join(items) + b']')},
+                    args=LONG)
     t = thread(m, 'h')
     doc = read_file(t / 'tools.json', timeout=60)
     assert doc.count(b'"maximum":\t1.50') == 6000
@@ -84,7 +92,7 @@ def test_a_long_page_keeps_numbers_and_strings_as_sent(mcpfs_mount,
 
 def test_a_long_page_over_http(mcpfs_mount, fake_http):  # noqa: F811
     srv = fake_http('--extra-tools', NTOOLS, '--page-size', 9000)
-    m = mcpfs_mount({'h': {'url': srv.url}})
+    m = mcpfs_mount({'h': {'url': srv.url}}, args=LONG)
     t = thread(m, 'h')
     listed = names(t)
     assert listed[-1] == f't{NTOOLS - 1}' and 'echo' in listed
@@ -97,7 +105,8 @@ def test_a_restart_in_the_middle_of_a_long_listing(mcpfs_mount):
     # never crashes mcpfs; the thread lists again after. Where the restart
     # lands (reading a page, printing, indexing) varies run to run: every
     # outcome must hold.
-    m = mcpfs_mount({'a': fake('--tools', 60000, '--page-size', 30000)})
+    m = mcpfs_mount({'a': fake('--tools', 60000, '--page-size', 30000)},
+                    args=LONG)
     t = thread(m)
     for delay in (0.0, 0.05, 0.2, 0.5):
         box = {}
