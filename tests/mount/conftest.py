@@ -254,6 +254,20 @@ def wait_until(pred, timeout=10.0, what='condition', interval=0.05):
         time.sleep(interval)
 
 
+def wait_state(t, state, timeout=10):
+    """Wait until thread t's status shows state; returns that status."""
+    def shows():
+        st = status(t)
+        return st if st['state'] == state else None
+    return wait_until(shows, timeout, f'{t} {state}')
+
+
+def wait_ready(t, timeout=10):
+    """Wait until thread t is ready (its server started and answered the
+    handshake); returns its status."""
+    return wait_state(t, 'ready', timeout)
+
+
 def wait_blocked(pid, name='call', timeout=5):
     """Wait until pid sleeps in read(2) of its file `name` (by
     /proc/PID/syscall: x86-64's read is 0, its first argument the fd). A

@@ -438,7 +438,8 @@ def test_two_questions_at_once_on_one_thread(mcpfs_mount):
 
 @needs_everything
 def test_unanswered_question_is_cancelled_at_the_timeout(mcpfs_mount):
-    m = mcpfs_mount({'ev': everything(timeout=3)})
+    q = slacked(3)  # the question must be seen open before it expires
+    m = mcpfs_mount({'ev': everything(timeout=q)})
     t = thread(m, 'ev')
     # the call timeout runs from the write, the server's start included
     # (spec 5): wait for the session to be up (mkdir starts it), so that
@@ -454,9 +455,9 @@ def test_unanswered_question_is_cancelled_at_the_timeout(mcpfs_mount):
     wait_until(lambda: open_questions(t) == [], 30,
                'the question to expire')
     assert {'request': 1, 'state': 'expired', 'method':
-            'elicitation/create', 'after': 3} in ask_events(t)
-    assert 'question 1 (elicitation/create) unanswered after 3 s: cancel' \
-        in m.output()
+            'elicitation/create', 'after': q} in ask_events(t)
+    assert f'question 1 (elicitation/create) unanswered after {q} s: ' \
+        'cancel' in m.output()
     assert status(t)['questions'] == 0 and status(t)['state'] == 'ready'
 
 
@@ -524,7 +525,9 @@ def test_http_answers_go_back_by_post(mcpfs_mount, tmp_path):
 def test_http_timeout_answers_cancel_or_an_error(mcpfs_mount, tmp_path):
     srv = FakeHTTP(tmp_path, ())
     try:
-        m = mcpfs_mount({'h': {'url': srv.url, 'timeout': 2,
+        # both questions must be seen open at once before they expire
+        q = slacked(2)
+        m = mcpfs_mount({'h': {'url': srv.url, 'timeout': q,
                                'sampling': True}})
         t = thread(m, 'h')
         bg = Background(t, {'name': 'ask', 'arguments': {
@@ -541,8 +544,9 @@ def test_http_timeout_answers_cancel_or_an_error(mcpfs_mount, tmp_path):
             [r['json'] for r in srv.posts() if 'method' not in r['json']]),
             30, 'the answers of the expired questions')
         assert {'action': 'cancel'} in [a.get('result') for a in got]
-        assert {'code': -32001, 'message': 'timeout: no answer within 2 s'} \
-            in [a.get('error') for a in got]
+        expired = f'timeout: no answer within {q} s'
+        assert {'code': -32001, 'message': expired} in \
+            [a.get('error') for a in got]
         assert open_questions(t) == []
     finally:
         srv.stop()

@@ -27,7 +27,7 @@ import pytest
 from conftest import (call, events, fake_factory, FakeProcess, free_port,
                       open_call, read_file, recv, REPO,
                       run_mcpfs_expect_exit, send, status, stop_group, text,
-                      thread, tool, wait_until)
+                      thread, tool, wait_ready, wait_state, wait_until)
 
 FAKE_HTTP = REPO / 'tests/fake/mcp_http.py'
 EVERYTHING = REPO / \
@@ -96,18 +96,6 @@ def fake_thread(mcpfs_mount, fake_http):
     srv = fake_http()
     m = mcpfs_mount({'h': entry(srv)})
     return srv, m, thread(m, 'h')
-
-
-def wait_state(t, state, timeout=10):
-    """Wait until t's status shows state; returns that status."""
-    def shows():
-        st = status(t)
-        return st if st['state'] == state else None
-    return wait_until(shows, timeout, f'{t} {state}')
-
-
-def wait_ready(t, timeout=10):
-    return wait_state(t, 'ready', timeout)
 
 
 def err(reply):

@@ -16,7 +16,8 @@ import pytest
 
 from conftest import (cancelled_ids, error_text, fake, pid_alive, pid_gone,
                       read_all, read_file, run_with_deadline, slacked, status,
-                      supervisor_of, text, thread, tool, wait_until, write_all)
+                      supervisor_of, text, thread, tool, wait_ready, wait_until,
+                      write_all)
 
 
 def start(t, obj):
@@ -171,7 +172,7 @@ def test_no_init_times_out(mcpfs_mount):
 
 def test_slow_start_is_waited_for(mcpfs_mount):
     m = mcpfs_mount({'a': fake('--slow-start', 1500)},
-                    args=['--call-timeout', '5'])
+                    args=['--call-timeout', slacked(5)])
     t = thread(m)
     assert text(tool(t, 'echo', text='slow')) == 'slow'
 
@@ -191,6 +192,7 @@ def test_protocol_version_negotiation(mcpfs_mount):
 def test_call_timeout(mcpfs_mount):
     m = mcpfs_mount({'a': fake()}, args=['--call-timeout', '1'])
     t = thread(m)
+    wait_ready(t)  # the 1 s times calls, not a loaded machine's spawn
     pid = int(text(tool(t, 'pid')))
     t0 = time.monotonic()
     err = error_text(tool(t, 'hang', timeout=10)).lower()
@@ -210,6 +212,7 @@ def test_server_timeout_overrides_global(mcpfs_mount):
                      'long': dict(fake(), timeout=4)},
                     args=['--call-timeout', '2'])
     s, lg = thread(m, 'short'), thread(m, 'long')
+    wait_ready(lg)  # the 4 s times the call, not the server's start
     err = error_text(tool(s, 'hang', timeout=30)).lower()
     assert 'timed out after 1 s' in err, err   # its own, not the global 2
     assert text(tool(lg, 'sleep', ms=2800, timeout=10)) == 'slept 2800'
@@ -226,6 +229,7 @@ def test_progress_resets_timer(mcpfs_mount):
     # its timeout (2.6 s of slack per gap for a loaded machine)
     m = mcpfs_mount({'a': fake()}, args=['--call-timeout', '3'])
     t = thread(m)
+    wait_ready(t)  # the first gap is the call's, not the server's start
     t0 = time.monotonic()
     reply = tool(t, 'progress', steps=10, ms=400, timeout=30)
     assert text(reply) == 'done', reply

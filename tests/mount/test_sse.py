@@ -32,10 +32,10 @@ import uuid
 import pytest
 
 from conftest import (call, free_port, interrupted_read, read_file, status,
-                      stop_group, text, tool, wait_until)
+                      stop_group, text, tool, wait_state, wait_until)
 from test_http import (EVERYTHING, TOGGLE, echo_and_log_events,  # noqa: F401
                        entry, err, events, fake_http, open_call, recv, send,
-                       sid_of, thread, toggled, two_sessions, wait_state)
+                       sid_of, thread, toggled, two_sessions)
 
 FALLBACK = ('HTTP 404 from the server on the initialize POST: trying the '
             '2024-11-05 HTTP+SSE transport')
