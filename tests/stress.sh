@@ -8,8 +8,12 @@
 #     run R build B: FAILED|ERROR TEST-ID
 # and the run's pytest output is kept in build-stress/R-B.log (verbose:
 # a failure's id is there as soon as it fails, `grep -E ' (FAILED|ERROR)'
-# build-stress/*.log`, even in a run stopped before its end). Ends with
-# "stress: F failures in N runs" and exits 1 if F > 0.
+# build-stress/*.log`, even in a run stopped before its end). The fuzz
+# loop writes build-stress/fuzz.log and its work directories under
+# build-stress/fuzz-tmp (a failing target's crashing inputs are kept
+# there); a target that failed during a run is a failure of that run,
+# printed as "run R fuzz: fuzz_T: FAILED ...". Ends with "stress: F
+# failures in N runs" and exits 1 if F > 0.
 #
 # The per-test watchdog (conftest.py's MCPFS_TEST_DEADLINE, 90 s) is 900 s
 # here unless set, and every wait's and I/O's deadline in the tests is 10
@@ -71,7 +75,11 @@ if [ "${STRESS_LOAD:-1}" != 0 ]; then
 		i=$((i + 1))
 	done
 	bg sh -c 'while :; do /bin/true; /bin/true & wait; done'
-	bg sh -c 'while :; do sh tests/fuzz/run.sh 60; done'
+	mkdir -p "$out/fuzz-tmp"
+	# shellcheck disable=SC2016 # $0 is the inner shell's
+	bg env TMPDIR="$PWD/$out/fuzz-tmp" sh -c \
+		'while :; do sh tests/fuzz/run.sh 60; done >> "$0" 2>&1' \
+		"$out/fuzz.log"
 fi
 
 # test_debian.py installs and purges the package: never beside another
@@ -88,6 +96,7 @@ for f in "$@"; do
 done
 
 fails=0
+fuzzed=0 # fuzz.log's FAILED lines already counted
 r=1
 while [ "$r" -le "$n" ]; do
 	runs=
@@ -134,6 +143,17 @@ while [ "$r" -le "$n" ]; do
 		fails=$((fails + k))
 		echo "run $r build $b: $(tail -n 1 "$out/$r-$b.log")"
 	done
+	if [ -f "$out/fuzz.log" ]; then
+		grep -E '^fuzz_[a-z0-9_]*: FAILED' "$out/fuzz.log" |
+			sed -n "$((fuzzed + 1)),\$p" | sed "s/^/run $r fuzz: /" \
+			> "$out/$r-fuzz.fail"
+		cat "$out/$r-fuzz.fail"
+		k=$(wc -l < "$out/$r-fuzz.fail")
+		fails=$((fails + k))
+		fuzzed=$((fuzzed + k))
+		echo "run $r fuzz: $(grep -c ': ok,' "$out/fuzz.log") target" \
+			"runs passed, $fuzzed failed so far"
+	fi
 	r=$((r + 1))
 done
 echo "stress: $fails failures in $n runs"
