@@ -37,7 +37,7 @@ import time
 import pytest
 
 from conftest import (call, everything, fake, needs_everything, read_file,
-                      slacked, status, text, thread, tool, wait_until,
+                      SLACK, slacked, status, text, thread, tool, wait_until,
                       write_file)
 from test_http import Everything, FakeHTTP, sid_of
 from test_sse import EverythingSSE
@@ -68,7 +68,7 @@ class Background:
             self.box['error'] = e
 
     def result(self, timeout=60):
-        self.th.join(timeout)
+        self.th.join(timeout * SLACK)  # a deadline, as conftest's
         assert not self.th.is_alive(), 'the call did not end'
         if 'error' in self.box:
             raise self.box['error']
@@ -525,8 +525,9 @@ def test_http_answers_go_back_by_post(mcpfs_mount, tmp_path):
 def test_http_timeout_answers_cancel_or_an_error(mcpfs_mount, tmp_path):
     srv = FakeHTTP(tmp_path, ())
     try:
-        # both questions must be seen open at once before they expire
-        q = slacked(2)
+        # both questions must be seen open at once before they expire, and
+        # expire before the fake's own 10 s wait for their answers ends
+        q = min(slacked(2), 8)
         m = mcpfs_mount({'h': {'url': srv.url, 'timeout': q,
                                'sampling': True}})
         t = thread(m, 'h')
