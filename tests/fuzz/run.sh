@@ -40,6 +40,9 @@ cleanup() {
 	fi
 }
 trap cleanup EXIT
+# dash runs no EXIT trap when a signal kills it: exit from the signal instead
+trap 'exit 143' TERM
+trap 'exit 130' INT
 
 printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n)'\
 ' { (void)d; (void)n; return 0; }\n' > "$work/probe.c"
