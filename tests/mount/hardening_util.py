@@ -33,9 +33,9 @@ from pathlib import Path
 import pytest
 
 import conftest
-from conftest import (FAKESERVER, MCPFS, TAG_VAR, is_mounted, proc_stat,
-                      read_all, reap_adopted, run_with_deadline, status,
-                      tagged_pids, text, tool)
+from conftest import (FAKESERVER, MCPFS, TAG_VAR, is_mounted,
+                      read_all, reap_adopted, run_with_deadline, slacked,
+                      status, tagged_pids, text, tool)
 
 
 # ---------------------------------------------------------------- errnos
@@ -205,7 +205,7 @@ def run_as(uid, gid, cwd, ops, timeout=20):
     cmd = ['setpriv', f'--reuid={uid}', f'--regid={gid}', '--clear-groups',
            sys.executable, '-I', '-S', '-c', _AS_SCRIPT, json.dumps(ops)]
     r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True,
-                       timeout=timeout)
+                       timeout=slacked(timeout))
     assert r.returncode == 0, (r.returncode, r.stderr[-2000:])
     return [tuple(x) for x in json.loads(r.stdout)]
 
@@ -272,7 +272,7 @@ class UserMount:
             stdin=subprocess.DEVNULL, stdout=self.out,
             stderr=subprocess.STDOUT, env=env, start_new_session=True,
             cwd=self.cwd)
-        end = time.monotonic() + 10
+        end = time.monotonic() + slacked(10)
         while not is_mounted(self.path):
             if self.proc.poll() is not None:
                 out = (self.dir / 'mcpfs.out').read_text(errors='replace')
@@ -283,7 +283,7 @@ class UserMount:
                             f'{self.proc.returncode}: {out}')
             if time.monotonic() > end:
                 self._cleanup()
-                pytest.fail('mcpfs as another user did not mount in 10 s')
+                pytest.fail(f'mcpfs as another user did not mount in {slacked(10)} s')
             time.sleep(0.05)
         return self
 
@@ -316,17 +316,19 @@ class UserMount:
         problems = []
         try:
             r = subprocess.run(self._as('fusermount3', '-u', str(self.path)),
-                               capture_output=True, text=True, timeout=20)
+                               capture_output=True, text=True,
+                               timeout=slacked(20))
             if r.returncode != 0:
                 problems.append(f'fusermount3 -u as uid {self.uid}: '
                                 f'{r.stderr.strip()}')
             try:
-                rc = self.proc.wait(20)
+                rc = self.proc.wait(slacked(20))
                 if rc != 0:
                     problems.append(f'mcpfs exited {rc}')
             except subprocess.TimeoutExpired:
-                problems.append('mcpfs did not exit 20 s after unmount')
-            end = time.monotonic() + 10
+                problems.append(f'mcpfs did not exit {slacked(20)} s after '
+                                'unmount')
+            end = time.monotonic() + slacked(10)
             while tagged_pids(self.tag) and time.monotonic() < end:
                 time.sleep(0.05)
             if tagged_pids(self.tag):

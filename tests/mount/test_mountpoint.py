@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from conftest import MCPFS, fake, read_file, text, tool
+from conftest import MCPFS, fake, read_file, slacked, text, tool
 
 
 def mounts_on(path):
@@ -23,7 +23,8 @@ def mounts_on(path):
 def second_mount(path, config, foreground=True):
     cmd = [str(MCPFS), *(['-f'] if foreground else []), '-c', str(config),
            str(path)]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=20,
+    return subprocess.run(cmd, capture_output=True, text=True,
+                          timeout=slacked(20),
                           stdin=subprocess.DEVNULL)
 
 
@@ -35,15 +36,16 @@ class Manual:
         self.p = subprocess.Popen([str(MCPFS), '-f', '-c', str(config),
                                    str(path)], stdin=subprocess.DEVNULL,
                                   stderr=subprocess.PIPE, text=True)
-        end = time.monotonic() + 15
+        end = time.monotonic() + slacked(15)
         while mounts_on(path) == 0 and self.p.poll() is None and \
                 time.monotonic() < end:
             time.sleep(0.05)
 
     def stop(self):
-        subprocess.run(['fusermount3', '-u', str(self.path)], timeout=20)
+        subprocess.run(['fusermount3', '-u', str(self.path)],
+                       timeout=slacked(20))
         try:
-            self.p.wait(20)
+            self.p.wait(slacked(20))
         except subprocess.TimeoutExpired:
             self.p.kill()
             self.p.wait()
