@@ -283,7 +283,8 @@ class UserMount:
                             f'{self.proc.returncode}: {out}')
             if time.monotonic() > end:
                 self._cleanup()
-                pytest.fail(f'mcpfs as another user did not mount in {slacked(10)} s')
+                pytest.fail(f'mcpfs as another user did not mount in '
+                            f'{slacked(10)} s')
             time.sleep(0.05)
         return self
 
