@@ -272,7 +272,8 @@ class UserMount:
             stdin=subprocess.DEVNULL, stdout=self.out,
             stderr=subprocess.STDOUT, env=env, start_new_session=True,
             cwd=self.cwd)
-        end = time.monotonic() + slacked(10)
+        limit = slacked(10)
+        end = time.monotonic() + limit
         while not is_mounted(self.path):
             if self.proc.poll() is not None:
                 out = (self.dir / 'mcpfs.out').read_text(errors='replace')
@@ -284,7 +285,7 @@ class UserMount:
             if time.monotonic() > end:
                 self._cleanup()
                 pytest.fail(f'mcpfs as another user did not mount in '
-                            f'{slacked(10)} s')
+                            f'{limit} s')
             time.sleep(0.05)
         return self
 
@@ -322,12 +323,13 @@ class UserMount:
             if r.returncode != 0:
                 problems.append(f'fusermount3 -u as uid {self.uid}: '
                                 f'{r.stderr.strip()}')
+            limit = slacked(20)
             try:
-                rc = self.proc.wait(slacked(20))
+                rc = self.proc.wait(limit)
                 if rc != 0:
                     problems.append(f'mcpfs exited {rc}')
             except subprocess.TimeoutExpired:
-                problems.append(f'mcpfs did not exit {slacked(20)} s after '
+                problems.append(f'mcpfs did not exit {limit} s after '
                                 'unmount')
             end = time.monotonic() + slacked(10)
             while tagged_pids(self.tag) and time.monotonic() < end:
