@@ -15,6 +15,12 @@
  * neither form, is refused with a message naming the line. Values that are JSON (numbers,
  * :=) go into the object as raw text, so 2^53+1 or 0.10 reach the server
  * as the user wrote them.
+ *
+ * A NAME=VALUE whose value is one of help/'s placeholders (<string>,
+ * <integer>, ...: kvargs_placeholder) is refused whatever NAME's type, a
+ * string's too: help/ writes one where mcpfs would have to invent a
+ * value (spec 12), and a line copied as it is must fail, not send the
+ * word. NAME:="<string>" sends those eight bytes if they are meant.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -62,6 +68,43 @@ const char *kvargs_type(const cJSON *prop)
 		if (cJSON_IsString(it) && strcmp(it->valuestring, "null"))
 			return it->valuestring;
 	return NULL;
+}
+
+/* The types a placeholder names: JSON Schema's, and "value" for an
+ * argument whose schema names none (or only null). */
+static const char *const ph_types[] = {
+	"string", "integer", "number", "boolean", "array", "object", "value",
+};
+
+const char *kvargs_placeholder(const cJSON *prop)
+{
+	static const char *const ph[] = {
+		"<string>", "<integer>", "<number>", "<boolean>", "<array>",
+		"<object>", "<value>",
+	};
+	const char *t = kvargs_type(prop);
+	size_t i;
+
+	for (i = 0; t && i < sizeof ph_types / sizeof *ph_types - 1; i++)
+		if (!strcmp(t, ph_types[i]))
+			return ph[i];
+	return ph[sizeof ph / sizeof *ph - 1];
+}
+
+int kvargs_is_placeholder(const char *v)
+{
+	size_t i, n;
+
+	v += strspn(v, " \t");
+	if (*v++ != '<')
+		return 0;
+	for (i = 0; i < sizeof ph_types / sizeof *ph_types; i++) {
+		n = strlen(ph_types[i]);
+		if (!strncmp(v, ph_types[i], n) && v[n] == '>' &&
+		    v[n + 1 + strspn(v + n + 1, " \t")] == 0)
+			return 1;
+	}
+	return 0;
 }
 
 /* One JSON value, the whole of v (blanks around allowed): parsed, or NULL. */
@@ -303,6 +346,10 @@ static int one_line(cJSON *o, const cJSON *schema, char *l, unsigned line,
 		cJSON_Delete(item);
 		v += strspn(v, " \t");
 		item = cJSON_CreateRaw(v);
+	} else if (kvargs_is_placeholder(v)) {
+		return fail(why, line, "%s=%.40s: a placeholder of help/: "
+			    "write a value of %s in its place", name, v,
+			    name);
 	} else {
 		item = typed(schema, name, v, line, why, &err);
 		if (!item && err)

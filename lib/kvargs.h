@@ -18,6 +18,15 @@ int kvargs_is_lines(const char *p, size_t len);
  * that is not "null"; NULL when it says none. */
 const char *kvargs_type(const cJSON *prop);
 
+/* The placeholder help/ writes for a value it will not invent (spec 12):
+ * "<TYPE>" with prop's type (kvargs_type), "<value>" when it has none. */
+const char *kvargs_placeholder(const cJSON *prop);
+
+/* 1 if v, blanks around it aside, is such a placeholder ("<string>",
+ * "<integer>", "<number>", "<boolean>", "<array>", "<object>",
+ * "<value>"): kvargs_parse refuses it as the value of any NAME=. */
+int kvargs_is_placeholder(const char *v);
+
 /*
  * The arguments object of the lines at text (len bytes, no NUL needed),
  * typed by schema (a tool's inputSchema: its "properties" give each name's

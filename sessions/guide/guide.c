@@ -187,39 +187,14 @@ static const char intro[] =
 "\n";
 
 /* A server's instructions, as a quote ("> " lines: its headings stay
- * inside it), cut after INSTR_MAX bytes at a line end so that the guide
- * stays a few screens long; controls escaped (ctlesc). */
+ * inside it; a run of blank lines one ">"), cut after INSTR_MAX bytes at
+ * a line end so that the guide stays a few screens long; controls
+ * escaped (help_quote). */
 #define INSTR_MAX 800
 static void quote(struct gbuf *b, const char *text)
 {
-	char *t = strdup(text), *p = t, *nl;
-	size_t used = 0;
-
-	if (!t) {
-		b->oom = 1;
-		return;
-	}
 	gbuf_puts(b, "\n");
-	while (*p) {
-		size_t n;
-
-		nl = strchr(p, '\n');
-		n = nl ? (size_t)(nl - p) : strlen(p);
-		if (used + n > INSTR_MAX) {
-			gbuf_puts(b, "> [...]\n");
-			break;
-		}
-		gbuf_printf(b, ">%s", n ? " " : "");
-		if (nl)
-			*nl = 0;
-		ctlesc_text(b, p, 0);
-		gbuf_puts(b, "\n");
-		used += n + 1;
-		if (!nl)
-			break;
-		p = nl + 1;
-	}
-	free(t);
+	help_quote(b, text, ">", INSTR_MAX);
 }
 
 /* "- WHAT: TEXT\n", the server's text on one line (ctlesc). */

@@ -37,23 +37,71 @@ static const char *str(const cJSON *o, const char *k)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-/* Server text indented by ind spaces on every line, controls escaped. */
-static void indented(struct gbuf *b, const char *text, int ind)
+/* 1 if the line at p (up to its NUL) shows nothing: blanks, Unicode
+ * spaces (U+00A0, U+1680, U+2000 to U+200B, U+202F, U+205F, U+2060,
+ * U+3000, U+FEFF) and nothing else. */
+static int blank(const char *p)
 {
-	char *t = ctlesc_dup(text, 1), *p = t, *nl;
+	static const char *const spaces[] = {
+		"\xc2\xa0", "\xe1\x9a\x80", "\xe2\x80\xaf", "\xe2\x81\x9f",
+		"\xe2\x81\xa0", "\xe3\x80\x80", "\xef\xbb\xbf",
+	};
+	size_t i;
+
+	while (*p) {
+		if (*p == ' ' || *p == '\t') {
+			p++;
+			continue;
+		}
+		if ((unsigned char)p[0] == 0xe2 && (unsigned char)p[1] == 0x80 &&
+		    (unsigned char)p[2] >= 0x80 && (unsigned char)p[2] <= 0x8b) {
+			p += 3; /* U+2000 to U+200B */
+			continue;
+		}
+		for (i = 0; i < sizeof spaces / sizeof *spaces; i++)
+			if (!strncmp(p, spaces[i], strlen(spaces[i])))
+				break;
+		if (i == sizeof spaces / sizeof *spaces)
+			return 0;
+		p += strlen(spaces[i]);
+	}
+	return 1;
+}
+
+void help_quote(struct gbuf *b, const char *text, const char *prefix,
+		size_t max)
+{
+	char *t = strdup(text), *p = t, *nl;
+	size_t used = 0, n;
+	int gap = 0, any = 0;
 
 	if (!t) {
 		b->oom = 1;
 		return;
 	}
-	while (*p) {
+	for (; p; p = nl ? nl + 1 : NULL) {
 		nl = strchr(p, '\n');
 		if (nl)
 			*nl = 0;
-		gbuf_printf(b, "%*s%s\n", ind, "", p);
-		if (!nl)
+		n = strlen(p);
+		if (n && p[n - 1] == '\r') /* CRLF: one line end */
+			p[--n] = 0;
+		if (blank(p)) {
+			gap = any;
+			continue;
+		}
+		if (max && used + n + gap > max) {
+			gbuf_printf(b, "%s [...]\n", prefix);
 			break;
-		p = nl + 1;
+		}
+		if (gap)
+			gbuf_printf(b, "%s\n", prefix);
+		gbuf_printf(b, "%s ", prefix);
+		ctlesc_text(b, p, 0);
+		gbuf_puts(b, "\n");
+		used += n + 1 + gap;
+		gap = 0;
+		any = 1;
 	}
 	free(t);
 }
@@ -240,14 +288,17 @@ static cJSON *number_example(const cJSON *p, int integer)
  * const or first enum value, the first alternative of anyOf/oneOf that is
  * not null, else by type: a number within the bounds (number_example),
  * false, an array of minItems items, an object of its required
- * properties, a string that fits the format (string_example). */
+ * properties, a string that fits the format (string_example). *invented
+ * is set when mcpfs chose any part of it (all but the schema's own
+ * values, and an object made of nothing but those). */
 static cJSON *example(const cJSON *p, const char *name, int prompt,
-		      int depth)
+		      int depth, int *invented)
 {
 	const cJSON *d = get(p, "default"), *x = get(p, "examples");
 	const cJSON *e = get(p, "enum"), *alt, *it;
 	const char *t = prompt ? "string" : type_of(p);
 	cJSON *o;
+	int members = 0;
 
 	if (d)
 		return cJSON_Duplicate(d, 1);
@@ -261,7 +312,10 @@ static cJSON *example(const cJSON *p, const char *name, int prompt,
 	if (!strcmp(t, "any") && depth < 8)
 		cJSON_ArrayForEach(it, (cJSON_IsArray(alt) ? alt : NULL))
 			if (!str(it, "type") || strcmp(str(it, "type"), "null"))
-				return example(it, name, prompt, depth + 1);
+				return example(it, name, prompt, depth + 1,
+					       invented);
+	if (strcmp(t, "object"))
+		*invented = 1;
 	if (!strcmp(t, "integer") || !strcmp(t, "number"))
 		return number_example(p, !strcmp(t, "integer"));
 	if (!strcmp(t, "boolean"))
@@ -273,16 +327,22 @@ static cJSON *example(const cJSON *p, const char *name, int prompt,
 		o = cJSON_CreateArray();
 		while (o && n-- > 0 && depth < 8)
 			cJSON_AddItemToArray(o, example(get(p, "items"), name,
-							 0, depth + 1));
+							 0, depth + 1,
+							 invented));
 		return o;
 	}
 	if (!strcmp(t, "object")) {
 		o = cJSON_CreateObject();
 		cJSON_ArrayForEach(it, get(p, "properties"))
 			if (o && depth < 8 && listed(get(p, "required"),
-						     it->string))
+						     it->string)) {
 				cJSON_AddItemToObject(o, it->string,
-					example(it, it->string, 0, depth + 1));
+					example(it, it->string, 0, depth + 1,
+						invented));
+				members++;
+			}
+		if (!members)
+			*invented = 1;
 		return o;
 	}
 	return string_example(p, name);
@@ -322,6 +382,11 @@ static char *kv_line(const cJSON *a, const cJSON *p, int prompt)
 	int plain;
 	char *v = NULL, *line = NULL;
 
+	if (cJSON_IsRaw(a)) { /* a placeholder: NAME=<TYPE> */
+		if (asprintf(&line, "%s=%s", a->string, a->valuestring) < 0)
+			line = NULL;
+		return line;
+	}
 	if (cJSON_IsString(a)) {
 		size_t n = strlen(a->valuestring);
 
@@ -361,13 +426,33 @@ static void shq(struct gbuf *b, const char *s)
 	free(e);
 }
 
-/* A file name as a shell word: as it is when it holds only characters
- * that are literal in any position (Python's shlex.quote), else
- * single-quoted. */
+/* 1 if s is one of bash's reserved words that a line may start with and
+ * still run (time (...) runs the parentheses). */
+static int reserved(const char *s)
+{
+	static const char *const words[] = {
+		"case", "coproc", "do", "done", "elif", "else", "esac", "fi",
+		"for", "function", "if", "in", "select", "then", "time",
+		"until", "while",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof words / sizeof *words; i++)
+		if (!strcmp(s, words[i]))
+			return 1;
+	return 0;
+}
+
+/* A name as a shell word: as it is when it holds only characters that
+ * are literal in any position (Python's shlex.quote) and is no reserved
+ * word, else single-quoted. Shown so, a name from the server is one
+ * word, and a line that starts with it followed by " (" is a syntax
+ * error in sh, never a command. */
 static void shword(struct gbuf *b, const char *s)
 {
 	if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvw"
-			    "xyz0123456789_@%+=:,./-") == strlen(s))
+			    "xyz0123456789_@%+=:,./-") == strlen(s) &&
+	    !reserved(s))
 		gbuf_puts(b, s);
 	else
 		shq(b, s);
@@ -397,12 +482,17 @@ static int ctl_name(const char *s)
 	return 0;
 }
 
+/* What the values of the lines to run are, for their heading. */
+enum filled { GIVEN, INVENTED, PLACEHOLDERS };
+
 /* The two ready-to-run lines for the filled arguments args, whose
  * schemas are in props (prompt: the arguments array). Every word from
  * the server is single-quoted; echo only for text without a backslash
- * (dash's echo reads escapes), else printf '%s\n'. */
+ * (dash's echo reads escapes), else printf '%s\n'. A placeholder (a raw
+ * item, "<integer>") is written as it is in both lines: NAME=<integer>,
+ * which kvargs.c refuses, and {"NAME":<integer>}, which is no JSON. */
 static void run_lines(struct gbuf *b, const char *file, const cJSON *args,
-		      const cJSON *props, int prompt)
+		      const cJSON *props, int prompt, enum filled how)
 {
 	const cJSON *a;
 	char *json = compact_json(args);
@@ -435,7 +525,12 @@ static void run_lines(struct gbuf *b, const char *file, const cJSON *args,
 		}
 		free(line);
 	}
-	gbuf_puts(b, "Run it (in a thread directory; replace the CAPITALS):\n");
+	gbuf_puts(b, how == PLACEHOLDERS
+		     ? "Run it (in a thread directory; replace each <...>: "
+		       "as written, it is refused):\n"
+		     : how == INVENTED
+		     ? "Run it (in a thread directory; replace the CAPITALS):\n"
+		     : "Run it (in a thread directory):\n");
 	if (!named) {
 		gbuf_puts(b, "  # (NAME=VALUE cannot name every argument here:"
 			     " the JSON line can)\n");
@@ -458,11 +553,13 @@ static void run_lines(struct gbuf *b, const char *file, const cJSON *args,
 }
 
 /* The shape of an array's items or an object's properties, compact (cut
- * at 600 bytes), so that a NAME:=JSON value can be written. */
+ * at 600 bytes), so that a NAME:=JSON value can be written; single-quoted
+ * as a shell word (the server's JSON may hold a $(...)). */
 static void shape(struct gbuf *b, const cJSON *p)
 {
 	const cJSON *sub = cJSON_GetObjectItemCaseSensitive(p, "items");
 	char *t;
+	int cut;
 
 	if (!sub && cJSON_GetObjectItemCaseSensitive(p, "properties"))
 		sub = p;
@@ -472,10 +569,11 @@ static void shape(struct gbuf *b, const cJSON *p)
 	if (!t)
 		return;
 	gbuf_printf(b, "      %s: ", sub == p ? "shape" : "items");
-	if (strlen(t) > 600)
+	cut = strlen(t) > 600;
+	if (cut)
 		t[600] = 0;
-	oneline(b, t);
-	gbuf_puts(b, strlen(t) == 600 ? " ...\n" : "\n");
+	shq(b, t);
+	gbuf_puts(b, cut ? " ...\n" : "\n");
 	cJSON_free(t);
 }
 
@@ -549,82 +647,113 @@ static void annotations(struct gbuf *b, const cJSON *ann)
 		gbuf_puts(b, "\n");
 }
 
+/* The value of the required argument p called an in the lines to run:
+ * its example, or, when mcpfs would invent it and the tool does not say
+ * it only reads (ro), the placeholder of its type (spec 12). *how grows
+ * to what the value is. */
+static cJSON *run_value(const cJSON *p, const char *an, int prompt, int ro,
+			enum filled *how)
+{
+	int invented = 0;
+	cJSON *v = example(p, an, prompt, 0, &invented);
+
+	if (!invented)
+		return v;
+	if (ro) {
+		if (*how < INVENTED)
+			*how = INVENTED;
+		return v;
+	}
+	cJSON_Delete(v);
+	*how = PLACEHOLDERS;
+	return cJSON_CreateRaw(kvargs_placeholder(p));
+}
+
+/* "Arguments:" and a paragraph per argument of props (prompt: the
+ * arguments array); the values of the required ones into args. */
+static void arguments(struct gbuf *b, const cJSON *props, const cJSON *req,
+		      int prompt, int ro, cJSON *args, enum filled *how)
+{
+	const cJSON *p;
+
+	gbuf_puts(b, cJSON_GetArraySize(props) ? "Arguments:\n"
+					       : "Arguments: none\n");
+	cJSON_ArrayForEach(p, props) {
+		const char *an = prompt ? str(p, "name") : p->string;
+		int required = prompt ? cJSON_IsTrue(get(p, "required"))
+				      : listed(req, an);
+		const cJSON *d = get(p, "default"), *e = get(p, "enum");
+		const char *ad = str(p, "description");
+
+		if (!an)
+			continue;
+		gbuf_puts(b, "  ");
+		shword(b, an);
+		gbuf_puts(b, " (");
+		oneline(b, prompt ? "string" : type_of(p)); /* the server's */
+		gbuf_printf(b, ", %s", required ? "required" : "optional");
+		if (d)
+			json_attr(b, "default", d);
+		if (cJSON_IsArray(e))
+			json_attr(b, "one of", e);
+		if (!prompt)
+			limits(b, p);
+		gbuf_puts(b, ")\n");
+		if (ad)
+			help_quote(b, ad, "      |", 0);
+		if (!prompt)
+			shape(b, p);
+		if (required)
+			cJSON_AddItemToObject(args, an, run_value(p, an, prompt,
+								  ro, how));
+	}
+}
+
 char *help_render(const cJSON *entry, int prompt, const char *fname)
 {
 	struct gbuf b = {0};
 	const char *name = str(entry, "name"), *title = str(entry, "title"),
 		   *desc = str(entry, "description");
-	const cJSON *schema = cJSON_GetObjectItemCaseSensitive(entry,
-							       "inputSchema");
-	const cJSON *props = prompt ? cJSON_GetObjectItemCaseSensitive(
-						entry, "arguments")
-				    : cJSON_GetObjectItemCaseSensitive(
-						schema, "properties");
-	const cJSON *req = cJSON_GetObjectItemCaseSensitive(schema,
-							    "required");
-	const cJSON *out = cJSON_GetObjectItemCaseSensitive(entry,
-							    "outputSchema");
-	const cJSON *p;
+	const cJSON *schema = get(entry, "inputSchema");
+	const cJSON *props = prompt ? get(entry, "arguments")
+				    : get(schema, "properties");
+	const cJSON *out = get(entry, "outputSchema");
+	const cJSON *ann = get(entry, "annotations");
+	/* a prompt only reads: prompts/get fills a template (spec 12) */
+	int ro = prompt || cJSON_IsTrue(get(ann, "readOnlyHint"));
+	enum filled how = GIVEN;
+	struct gbuf d = {0};
 	cJSON *args = cJSON_CreateObject();
 	char *file = NULL;
+	size_t head;
 
 	if (!name || !args) {
 		cJSON_Delete(args);
 		return NULL;
 	}
 	if (!title)
-		title = str(cJSON_GetObjectItemCaseSensitive(entry,
-							     "annotations"),
-			    "title");
+		title = str(ann, "title");
 	gbuf_printf(&b, "%s ", prompt ? "prompt" : "tool");
-	oneline(&b, name);
-	if (title) {
-		gbuf_puts(&b, ": ");
-		oneline(&b, title);
-	}
-	gbuf_puts(&b, "\n\n");
-	if (desc) {
-		indented(&b, desc, 0);
-		gbuf_puts(&b, "\n");
-	}
-	gbuf_puts(&b, cJSON_GetArraySize(props) ? "Arguments:\n"
-						: "Arguments: none\n");
-	cJSON_ArrayForEach(p, props) {
-		const char *an = prompt ? str(p, "name") : p->string;
-		int required = prompt ? cJSON_IsTrue(
-				cJSON_GetObjectItemCaseSensitive(p, "required"))
-				      : listed(req, an);
-		const cJSON *d = cJSON_GetObjectItemCaseSensitive(p, "default");
-		const cJSON *e = cJSON_GetObjectItemCaseSensitive(p, "enum");
-		const char *ad = str(p, "description");
-
-		if (!an)
-			continue;
-		gbuf_puts(&b, "  ");
-		oneline(&b, an);
-		gbuf_printf(&b, " (%s, %s", prompt ? "string" : type_of(p),
-		     required ? "required" : "optional");
-		if (d)
-			json_attr(&b, "default", d);
-		if (cJSON_IsArray(e))
-			json_attr(&b, "one of", e);
-		if (!prompt)
-			limits(&b, p);
-		gbuf_puts(&b, ")\n");
-		if (ad)
-			indented(&b, ad, 6);
-		if (!prompt)
-			shape(&b, p);
-		if (required)
-			cJSON_AddItemToObject(args, an, example(p, an, prompt,
-								0));
-	}
+	shword(&b, name);
+	gbuf_puts(&b, "\n");
+	head = b.len;
+	if (title)
+		help_quote(&b, title, "  |", 0);
+	if (desc)
+		help_quote(&d, desc, "  |", 0);
+	if (d.len && b.len > head) /* a quoted blank line between */
+		gbuf_puts(&b, "  |\n");
+	if (d.oom || (d.len && gbuf_add(&b, d.p, d.len) < 0))
+		b.oom = 1;
+	gbuf_free(&d);
+	gbuf_puts(&b, "\n");
+	arguments(&b, props, get(schema, "required"), prompt, ro, args, &how);
 	gbuf_puts(&b, "\n");
 	if (asprintf(&file, "%s/%s", prompt ? "prompts" : "tools",
 		     fname ? fname : name) < 0)
 		file = NULL;
 	if (file)
-		run_lines(&b, file, args, props, prompt);
+		run_lines(&b, file, args, props, prompt, how);
 	else
 		b.oom = 1;
 	free(file);
@@ -635,13 +764,14 @@ char *help_render(const cJSON *entry, int prompt, const char *fname)
 
 		gbuf_puts(&b, "\nOutput schema (result/structured.json):\n");
 		if (t)
-			indented(&b, t, 2);
+			help_quote(&b, t, "  |", 0);
+		else
+			b.oom = 1;
 		cJSON_free(t);
 	}
-	if (cJSON_GetObjectItemCaseSensitive(entry, "annotations")) {
+	if (ann) {
 		gbuf_puts(&b, "\n");
-		annotations(&b, cJSON_GetObjectItemCaseSensitive(
-					 entry, "annotations"));
+		annotations(&b, ann);
 	}
 	cJSON_Delete(args);
 	return gbuf_take(&b);

@@ -71,7 +71,8 @@ def sensible(name, value, hints):
     this name, else the example as written when it is not a placeholder."""
     if name in hints:
         return hints[name]
-    if value == re.sub(r'[^A-Za-z0-9]', '_', name).upper():
+    if value == re.sub(r'[^A-Za-z0-9]', '_', name).upper() or \
+            re.fullmatch(r'<[a-z]+>', value):   # capitals or <string>
         return f'agent-{name}'
     return value
 

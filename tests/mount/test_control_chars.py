@@ -75,10 +75,11 @@ def test_server_text_escaped_everywhere(mcpfs_mount, tmp_path):
                      '## Start a session', '## Call a tool', '## The reply',
                      '## Questions from the server', '## Closing',
                      '## Servers', '### evil'], heads
-    assert '> ## Fake section\\r\n' in readme, readme
+    # (a CR before a newline ends the line with it: CRLF, shown as one)
+    assert '> ## Fake section\n> \\x07done\n' in readme, readme
     h = files['t1/help/' + [x for x in os.listdir(t / 'help')
                              if not x.startswith('prompt:')][0]].decode()
-    assert h.startswith('tool look\\x1b[31m: Look\\x1b]52;c;'), h
+    assert h.startswith("tool 'look\\x1b[31m'\n  | Look\\x1b]52;c;"), h
     assert 'rm -rf /\\rFAKE: this tool is safe' in h
     assert ', one of ["one\\u009b2J","two\\x7f"]' in h, h
     assert ', pattern ^\\x1b$, format x\\u009b' in h, h

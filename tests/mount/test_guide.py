@@ -88,24 +88,31 @@ def test_help_per_server_and_thread(mcpfs_mount):
     assert names == ['echo', 'get', 'get_count', 'incr', 'keys', 'set',
                      'sleep']
     h = read_file(srv / 'help' / 'incr').decode()
-    assert h.startswith('tool incr: Increment the counter\n')
+    assert h.startswith('tool incr\n  | Increment the counter\n  |\n'
+                        '  | Add `by`')
     assert '  by (integer, optional, default 1)\n' in h
-    assert '      How much to add' in h
+    assert '      | How much to add' in h
     assert '  : > tools/incr; cat tools/incr\n' in h
     assert "  echo '{}' > tools/incr; cat tools/incr\n" in h
     assert 'Annotations: may change things' in h
     h = read_file(srv / 'help' / 'set').decode()
-    assert ("  printf '%s\\n' 'key=KEY' 'value=VALUE' > tools/set; "
+    # set may change things: no value made up, a placeholder instead
+    assert ("  printf '%s\\n' 'key=<string>' 'value=<string>' > tools/set; "
             "cat tools/set\n") in h
-    assert ("""  echo '{"key":"KEY","value":"VALUE"}' > tools/set; """
+    assert ("""  echo '{"key":<string>,"value":<string>}' > tools/set; """
             "cat tools/set\n") in h
     assert os.stat(srv / 'help' / 'set').st_size == len(h.encode())
-    # the ready-to-run lines run as they are, in a thread
+    # the ready-to-run lines run as they are, in a thread: set's fail
+    # (EINVAL, nothing stored) until its placeholders are filled in
     os.mkdir(srv / 't1')
     line = re.search(r'^  (printf .*)$', h, re.M).group(1)
     rc, out, err = sh(line, srv / 't1')
+    assert 'Invalid argument' in err and 'placeholder' in out, (out, err)
+    rc, out, err = sh(line.replace('key=<string>', 'key=KEY').replace(
+        'value=<string>', 'value=VALUE'), srv / 't1')
     assert rc == 0, err
     assert json.loads(out)['content'][0]['text'] == 'ok'
+    # get only reads: its made-up key is filled in
     line = re.search(r'^  (echo .*)$', read_file(
         srv / 't1' / 'help' / 'get').decode(), re.M).group(1)
     rc, out, err = sh(line, srv / 't1')

@@ -4,7 +4,10 @@ server lists tools, prompts and arguments named with `;`, `$()`,
 backticks, quotes, spaces, newlines and `*`; every printed line is run
 with bash and with dash in a scratch directory (tools/ and prompts/ there
 are links to the thread's), and no file appears but the calls the server
-sees, one per line, with the names it listed."""
+sees, one per line, with the names it listed. The tools say they only
+read (readOnlyHint), so that help fills in the values it has to make up
+too; one that may change things gets placeholders (<string>) instead,
+and its lines, quoted as well, fail with nothing sent."""
 
 import os
 import shutil
@@ -28,6 +31,9 @@ HOSTILE = [
     '~root',
 ]
 
+# a tool that may change things: its invented values are placeholders
+WRITES = "w'; touch PWNED_W; '"
+
 # argument names, each with a value the server gives (default, enum,
 # examples) or none (a placeholder)
 ARGS = [
@@ -48,9 +54,13 @@ def spec():
     for i, name in enumerate(HOSTILE):
         # one tool per name with all the arguments, one with none
         props = dict(ARGS) if i % 2 == 0 else {}
-        tools.append({'name': name, 'inputSchema': {
-            'type': 'object', 'properties': props,
-            'required': list(props)}})
+        tools.append({'name': name, 'annotations': {'readOnlyHint': True},
+                      'inputSchema': {
+                          'type': 'object', 'properties': props,
+                          'required': list(props)}})
+    tools.append({'name': WRITES, 'inputSchema': {
+        'type': 'object', 'properties': dict(ARGS),
+        'required': list(dict(ARGS))}})
     prompts = [{'name': name, 'arguments': [
         {'name': a, 'required': True} for a, _ in ARGS[:4]]}
         for name in HOSTILE[:5]]
@@ -77,13 +87,17 @@ def test_help_lines_run_only_the_tool(mcpfs_mount, tmp_path, shell):
     (scratch / 'prompts').symlink_to(t / 'prompts')
     env = dict(os.environ, HOME=str(scratch))  # where a bare cd goes
     helps = sorted(os.listdir(t / 'help'))
-    assert len(helps) == len(HOSTILE) + 6, helps
+    assert len(helps) == len(HOSTILE) + 7, helps
     expected, failed = [], []
     for h in helps:
         text = read_file(t / 'help' / h).decode()
         prompt = h.startswith('prompt:')
         for line in run_lines(text):
             rc, out, err = sh(shell, line, scratch, env)
+            if unquote(h) == WRITES:   # placeholders: refused, not sent
+                if 'error' not in err or 'request refused' not in out:
+                    failed.append((h, line, rc, out, err))
+                continue
             if rc != 0 or '"error"' in out:
                 failed.append((h, line, rc, out, err))
             expected.append(('prompts/get' if prompt else 'tools/call', h))
