@@ -7,14 +7,20 @@
  *   default, enum values, description;
  *   its bounds, length, pattern and format;
  *   two ready-to-run lines, NAME=VALUE and JSON, with the required
- *   arguments filled by values that fit the schema (example() below);
+ *   arguments filled by the values the schema gives, and by values that
+ *   fit it (example() below) only for a tool annotated readOnlyHint:
+ *   for another, a value mcpfs would invent is a placeholder, <integer>,
+ *   which kvargs.c refuses and which is no JSON (run_value());
  *   outputSchema, if any, and the annotations.
  *
  * A prompt (prompt set) gets the same from its prompts/list entry: its
- * arguments are strings, and the lines write prompts/<name>.
+ * arguments are strings, the lines write prompts/<name>, and it counts
+ * as read-only.
  *
  * Server text is shown through ctlesc (no control character reaches the
- * reader's terminal), and every name or value of the server in a shell
+ * reader's terminal) and, line by line, quoted after "  |" (help_quote):
+ * it cannot start a line at column 0, where mcpfs's headings are, nor
+ * run as a shell command. Every name or value of the server in a shell
  * line is single-quoted: running a line runs the tool and nothing else.
  */
 #include <ctype.h>
