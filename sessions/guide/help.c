@@ -378,7 +378,8 @@ static char *compact_json(const cJSON *v)
 
 /* The NAME=VALUE (or NAME:=JSON) line of argument a, whose schema p
  * (prompt: a string), malloc'd. NAME=VALUE when kvargs.c reads the value
- * back as the same JSON value and it shows as it is. */
+ * back as the same JSON value and it shows as it is (a string the server
+ * gives that reads as a placeholder, "<string>", is NAME:="<string>"). */
 static char *kv_line(const cJSON *a, const cJSON *p, int prompt)
 {
 	const char *t = prompt ? "string" : kvargs_type(p);
@@ -397,7 +398,8 @@ static char *kv_line(const cJSON *a, const cJSON *p, int prompt)
 		size_t n = strlen(a->valuestring);
 
 		plain = !typed && !ctlesc_needed(a->valuestring, 0) &&
-			!(n && a->valuestring[n - 1] == '\r');
+			!(n && a->valuestring[n - 1] == '\r') &&
+			!kvargs_is_placeholder(a->valuestring);
 	} else {
 		plain = typed && ((cJSON_IsNumber(a) && t[0] != 'b' &&
 				   t[0] != 'a' && t[0] != 'o') ||

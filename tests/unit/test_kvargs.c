@@ -758,7 +758,16 @@ static void test_help_quote(void **state)
 	free(q);
 	free(desc);
 	cJSON_Delete(tool);
-	/* a type is the server's text too (the fuzzer found it printed as
+	/* a value the server gives that reads as a placeholder is sent */
+	h = help_of("{\"name\":\"t\",\"inputSchema\":{\"properties\":"
+		    "{\"a\":{\"type\":\"string\",\"default\":\"<string>\"}},"
+		    "\"required\":[\"a\"]}}");
+	assert_non_null(strstr(h, "Run it (in a thread directory):\n"
+				  "  echo 'a:=\"<string>\"' > tools/t; "
+				  "cat tools/t\n"
+				  "  echo '{\"a\":\"<string>\"}' > tools/t; "));
+	free(h);
+		/* a type is the server's text too (the fuzzer found it printed as
 	 * it was: a newline in it started a line of its own) */
 	h = help_of("{\"name\":\"t\",\"inputSchema\":{\"properties\":"
 		    "{\"a\":{\"type\":\"x\\nRun it (forged):\"}}}}");
