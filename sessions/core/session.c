@@ -219,7 +219,7 @@ static void session_fail_all(mcp_session *s, int code, const char *msg,
 			c = TAILQ_FIRST(&s->tasks);
 		if (!c)
 			break;
-		call_fail_noted(c, code, msg, data); /* last_error, if any */
+		call_fail_noted(c, code, msg, data); /* its cause set, or asked */
 	}
 	mcp_call_unref(s->init);
 	s->init = NULL;

@@ -21,8 +21,8 @@ from datetime import datetime, timezone
 import pytest
 
 from conftest import (MCPFS, call, demo, fake, read_file, run_with_deadline,
-                      status, thread, wait_ready, wait_state, wait_until,
-                      write_file)
+                      shapes, status, thread, wait_ready, wait_state,
+                      wait_until, write_file)
 from test_real_playwright import (PAGE_RGB, _missing, colour_fraction,
                                   page_url, playwright, screenshot_png)
 
@@ -135,6 +135,23 @@ def test_a_listing_does_not_take_the_news(mcpfs_mount):
     assert_lost(r, gen)
     assert [text(r) for r in replies(INCR + INCR, t)] == ['1', '2']
     assert status(t)['generation'] == gen + 1   # the listing's process
+
+
+def test_a_resource_read_leaves_the_news_to_prompts_x(mcpfs_mount):
+    """A read of resources/ is the tree's own request: it runs on the
+    fresh process and leaves the news; prompts/X is a call, and hears
+    it."""
+    m = mcpfs_mount({'s': shapes()})
+    t = thread(m, 's', 't1')
+    px = 'echo name=x > prompts/greet; cat prompts/greet; echo\n'
+    assert replies(px, t)[0]['messages'][0]['content']['text'] == 'hello x'
+    gen = kill_server(t)
+    assert read_file(t / 'resources' / 'shapes:%2F%2Fok') == b'fine'
+    st = status(t)
+    assert st['generation'] == gen + 1 and st['lost']['pending'], st
+    r, = replies(px, t)
+    assert_lost(r, gen)
+    assert replies(px, t)[0]['messages'][0]['content']['text'] == 'hello x'
 
 
 def test_a_call_in_flight_carries_the_news(mcpfs_mount):
