@@ -150,7 +150,7 @@ void session_call_failed(mcp_session *s, const mcp_call *c)
 	const mcp_buf *r = c->reply;
 	const char *p = r ? r->data : NULL;
 	struct jscan_span top = {0, r ? r->len : 0}, e, v;
-	char *msg = NULL, *le, what[40];
+	char *msg = NULL, *le, what[40], num[32];
 	double code = 0;
 	int is_error = 0;
 	cJSON *o;
@@ -164,8 +164,11 @@ void session_call_failed(mcp_session *s, const mcp_call *c)
 		return;
 	if (top.n > 8 && !memcmp(p + top.at, "{\"error\"", 8) &&
 	    jscan_member(p, top, "error", &e) && p[e.at] == '{') {
-		if (jscan_member(p, e, "code", &v) && v.n < 32)
-			code = strtod(p + v.at, NULL); /* a number ends there */
+		if (jscan_member(p, e, "code", &v) && v.n < sizeof num) {
+			memcpy(num, p + v.at, v.n); /* the reply has no NUL */
+			num[v.n] = 0;
+			code = strtod(num, NULL);
+		}
 		if (jscan_member(p, e, "message", &v))
 			msg = text_at(p, v);
 	} else if (jscan_member(p, top, "isError", &v) && v.n == 4 &&
