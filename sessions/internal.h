@@ -87,6 +87,17 @@ struct mcp_session {
 	char protocol[32];
 	char *last_error;
 	double last_error_at;     /* when last_error was set (spec 9, 12) */
+	int err_noted;            /* lasterr.c: last_error already names the
+				     failure of the calls failing now */
+	cJSON *call_error;        /* lasterr.c: status.last_call_error */
+	double call_error_at;     /* ... and when */
+	struct lost {             /* lost.c: the last state lost (spec 5) */
+		double at;        /* when; 0: never */
+		unsigned generation; /* ... of which process */
+		int pending;      /* the next user call fails with it */
+		char *why;        /* the exit, as calls in flight heard it */
+		cJSON *data;      /* ... with their error's data */
+	} lost;
 	int exit_status, term_signal, has_exit;
 	unsigned start_fails;
 	double next_start;
@@ -172,7 +183,7 @@ struct mcp_call {
 	void (*skills_free)(void *); /* ... freed by this */
 	unsigned pages;          /* ... how many */
 	cJSON *cursors;          /* ... the cursors asked for */
-	char method[64];
+	char method[64];         /* CALL_USER: its method, for status */
 	int probe;               /* CALL_INIT: the server/discover probe */
 	cJSON *mrtr_resp;        /* mrtr.c: inputResponses so far */
 	cJSON *mrtr_state;       /* ... the requestState to echo, or NULL */
@@ -231,6 +242,11 @@ int call_track(mcp_session *s, mcp_call *c);
  * transport's (c->rpc_id is left for the caller). */
 void call_untrack(mcp_session *s, mcp_call *c);
 void call_fail(mcp_call *c, int code, const char *msg, cJSON *data);
+/* call_fail where the session's last_error names the failure already
+ * (session_error): it is left as it is. */
+void call_fail_noted(mcp_call *c, int code, const char *msg, cJSON *data);
+/* c->method, from its request text (at its start, before it is sent). */
+void call_user_method(mcp_call *c);
 /* A request of mcpfs's own on s (method, with params taken, or none),
  * that l waits for: sent, or failed (l told) when it cannot be. The call
  * (a reference for the caller), or NULL, l not told, when out of memory. */
@@ -419,6 +435,13 @@ char *session_reason(const mcp_session *s, const char *msg);
 /* s's status.last_error is msg (taken over; NULL when out of memory), and
  * last_error_at now: every failure the user should see goes here. */
 void session_error(mcp_session *s, char *msg);
+/* msg (taken; NULL is fine) with what is not UTF-8 in it as \xNN, for
+ * status: malloc'd, NULL when msg is. */
+char *session_shown(char *msg);
+/* User call c of s completed: when its reply is a JSON-RPC error or a
+ * result with isError true, it is status.last_call_error, and last_error
+ * unless the failure is noted there already (s->err_noted). */
+void session_call_failed(mcp_session *s, const mcp_call *c);
 /* A ctl write of len bytes at verb that is no verb: last_error names it
  * and the verbs there are. */
 void session_bad_verb(mcp_session *s, const char *verb, size_t len);
@@ -428,6 +451,18 @@ void session_auth_data(const mcp_session *s, cJSON *data);
  * when *code is ERR_AUTH_UP (the transport's "sign in first") the sign-in
  * data too, *code becoming ERR_AUTH, the code callers see. */
 cJSON *session_failure_data_for(const mcp_session *s, int *code);
+
+/* lost.c: a state lost with its process is never silent (spec 5) */
+/* s's process, which had finished its handshake, is gone: why (the
+ * exit) and data (exit, stderr tail; copied) are status.lost, pending
+ * for the next user call unless a user call in flight hears it now or
+ * the server restarts silently. */
+void lost_note(mcp_session *s, const char *why, const cJSON *data);
+/* User call c, about to start on s: 1 when it failed with the pending
+ * loss (and was not sent), 0 to send it. */
+int lost_report(mcp_session *s, mcp_call *c);
+void lost_forget(mcp_session *s); /* a restart the user asked for */
+void lost_free(mcp_session *s);
 
 /* session.c */
 mcp_session *session_new(mcp_server *srv, const char *name, int oneshot,

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "jsent.h"
 
 static const struct call_hooks *hooks;
 
@@ -260,6 +261,8 @@ void call_complete(mcp_call *c, mcp_buf *reply)
 	mcp_call_ref(c); /* keep alive while listeners run */
 	if (s) {
 		detach(s, c);
+		if (c->kind == CALL_USER) /* failed: for status (spec 12) */
+			session_call_failed(s, c);
 		mcp_call_unref(c); /* the session's reference */
 	}
 	while ((l = LIST_FIRST(&c->listeners)) != NULL) {
@@ -277,6 +280,29 @@ void call_fail(mcp_call *c, int code, const char *msg, cJSON *data)
 
 	call_complete(c, msg_error_reply(e));
 	cJSON_Delete(e);
+}
+
+void call_fail_noted(mcp_call *c, int code, const char *msg, cJSON *data)
+{
+	mcp_session *s = c->s; /* valid after: freed from a close callback */
+
+	if (s)
+		s->err_noted++;
+	call_fail(c, code, msg, data);
+	if (s)
+		s->err_noted--;
+}
+
+void call_user_method(mcp_call *c)
+{
+	const struct jscan_span *h = &c->req.head;
+	char *m = NULL;
+
+	if (c->tool)
+		snprintf(c->method, sizeof c->method, "tools/call");
+	else if (h->n && jsent_unquote(c->line + h->at, h->n, &m) == 0 && m)
+		snprintf(c->method, sizeof c->method, "%s", m);
+	free(m);
 }
 
 /* The user's own progress token, as cJSON prints it (as progress_for
@@ -317,6 +343,9 @@ int mcp_call_refused(mcp_server *srv, mcp_session *s, const char *why,
 	cJSON_Delete(e);
 	if (s) {
 		session_error(s, strdup(msg));
+		s->err_noted++;
+		session_call_failed(s, c); /* last_call_error */
+		s->err_noted--;
 		s->last_used = mcp_now();
 		if (!s->in_flight)
 			call_set_ref(&s->last_done, c);

@@ -697,6 +697,7 @@ static int fill_http(struct parse *ps, struct mcp_server_conf *sc,
 static int fill_server(struct parse *ps, struct mcp_server_conf *sc,
 		       const cJSON *e, const struct path *at, int transport)
 {
+	const cJSON *v;
 	struct path f;
 
 	sc->transport = transport;
@@ -719,6 +720,16 @@ static int fill_server(struct parse *ps, struct mcp_server_conf *sc,
 	if (cfmt_era(cJSON_GetObjectItemCaseSensitive(e, "era"), &sc->era)) {
 		path_key(&f, at, "era");
 		return field_error(ps, &f, "must be auto, modern or legacy");
+	}
+	v = cJSON_GetObjectItemCaseSensitive(e, "restart");
+	if (cfmt_restart(v, &sc->restart_silent) < 0) {
+		path_key(&f, at, "restart");
+		if (add_warning(ps, cfmt_str("server %s: %s: unknown value "
+					     "'%.40s', ignored: a lost state "
+					     "is reported (%s)", sc->name, f.s,
+					     cJSON_IsString(v) ? v->valuestring
+					     : "(not a string)", ps->file)))
+			return -1;
 	}
 	make_digest(sc);
 	return 0;

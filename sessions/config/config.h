@@ -57,6 +57,8 @@ struct mcp_server_conf {
 	unsigned warm;          /* spare started sessions kept (0-16) */
 	struct mcp_oauth_conf *oauth; /* NULL = absent */
 	int era;                /* MCP_ERA_*: which protocol era to speak */
+	int restart_silent;     /* "restart": "silent": a state lost with a
+				   process is not reported (spec 5) */
 	/* The tool policy (spec 13; not a launch field): globs on tool
 	 * names; allow_tools NULL = every tool, deny wins. */
 	char **allow_tools, **deny_tools;

@@ -312,7 +312,7 @@ int cfmt_known_key(const char *key)
 		"command", "args", "env", "cwd", "url", "headers", "type",
 		"roots", "timeout", "idleTimeout", "disabled", "envFile", "warm",
 		"elicitation", "sampling", "oauth", "era", "allowTools",
-		"denyTools", "readOnly",
+		"denyTools", "readOnly", "restart",
 	};
 	size_t i;
 
@@ -335,6 +335,18 @@ int cfmt_era(const cJSON *v, int *era)
 			*era = i;
 			return 0;
 		}
+	return -1;
+}
+
+int cfmt_restart(const cJSON *v, int *silent)
+{
+	*silent = 0;
+	if (!v || (cJSON_IsString(v) && !strcmp(v->valuestring, "report")))
+		return 0;
+	if (cJSON_IsString(v) && !strcmp(v->valuestring, "silent")) {
+		*silent = 1;
+		return 0;
+	}
 	return -1;
 }
 

@@ -53,6 +53,10 @@ int cfmt_known_key(const char *key);
 /* The "era" value v (NULL: absent, auto) into *era (MCP_ERA_*, config.h);
  * 0, or -1 if v is not "auto", "modern" or "legacy". */
 int cfmt_era(const cJSON *v, int *era);
+/* The "restart" value v (NULL: absent, "report") into *silent (1 for
+ * "silent": the server keeps no state, a lost one is not reported);
+ * 0, or -1 (*silent 0) if v is neither. */
+int cfmt_restart(const cJSON *v, int *silent);
 
 /*
  * The object of servers in root (an object): "mcpServers", else VS Code's

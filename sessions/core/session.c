@@ -72,7 +72,7 @@ static void call_abort(mcp_call *c, int code, const char *msg,
 			e = NULL;
 		session_error(s, e);
 	}
-	call_fail(c, code, msg, NULL);
+	call_fail_noted(c, code, msg, NULL);
 }
 
 /* The probe c (handshake.c) ended with msg (or none: why). */
@@ -219,7 +219,7 @@ static void session_fail_all(mcp_session *s, int code, const char *msg,
 			c = TAILQ_FIRST(&s->tasks);
 		if (!c)
 			break;
-		call_fail(c, code, msg, data);
+		call_fail_noted(c, code, msg, data); /* its cause set, or asked */
 	}
 	mcp_call_unref(s->init);
 	s->init = NULL;
@@ -229,7 +229,8 @@ static void session_fail_all(mcp_session *s, int code, const char *msg,
  * The process is gone or unusable (exit, stdout closed, protocol error,
  * failed handshake): fail everything in flight with the cause and the
  * stderr tail, detach the process, and remember a failed start for the
- * back-off. The next call starts a fresh process.
+ * back-off, or the state lost with a process that was ready (lost.c).
+ * The next call starts a fresh process, or is told of the loss first.
  */
 static void drop_lists(mcp_session *s)
 {
@@ -242,7 +243,7 @@ static void drop_lists(mcp_session *s)
 
 static void session_lost(mcp_session *s, int code, const char *what)
 {
-	int starting = s->state == S_STARTING;
+	int starting = s->state == S_STARTING, ready = s->state == S_READY;
 	char msg[512];
 	cJSON *data;
 
@@ -271,6 +272,8 @@ static void session_lost(mcp_session *s, int code, const char *what)
 	s->state = S_EXITED;
 	session_detach(s);
 	data = session_failure_data_for(s, &code);
+	if (ready) /* its state is gone: status.lost, the next call told */
+		lost_note(s, msg, data);
 	session_fail_all(s, code, msg, data);
 	cJSON_Delete(data);
 	if (!s->closed)
@@ -313,7 +316,7 @@ static void session_call_error(mcp_session *s, uint64_t rpc_id, int code,
 	     msg);
 	session_error(s, strdup(msg)); /* "HTTP 502 from the server: ..." */
 	d = session_failure_data_for(s, &code);
-	call_fail(c, code, msg, d);
+	call_fail_noted(c, code, msg, d);
 	cJSON_Delete(d);
 }
 
@@ -595,7 +598,7 @@ static void session_submit(mcp_session *s, mcp_call *c)
 			else
 				snprintf(msg, sizeof msg, "startup failed: %s",
 					 s->last_error);
-			call_fail(c, ERR_STARTUP, msg, d);
+			call_fail_noted(c, ERR_STARTUP, msg, d);
 			cJSON_Delete(d);
 			return;
 		}
@@ -631,6 +634,7 @@ static int call_start(mcp_server *srv, mcp_session *s, mcp_req *r,
 	r->text = r->tool = NULL;
 	mcp_req_free(r);
 	call_user_token(c);
+	call_user_method(c);
 	s->calls++;
 	s->last_used = mcp_now();
 	if (kind == CALL_USER) {
@@ -644,7 +648,8 @@ static int call_start(mcp_server *srv, mcp_session *s, mcp_req *r,
 	}
 	uv_timer_stop(&s->idle_timer);
 	*out = mcp_call_ref(c); /* the caller's; the session keeps the first */
-	session_submit(s, c);
+	if (!lost_report(s, c)) /* else it failed with the news (spec 5) */
+		session_submit(s, c);
 	return 0;
 }
 
@@ -794,6 +799,8 @@ static void session_free_cb(uv_handle_t *h)
 	cJSON_Delete(s->capabilities);
 	cJSON_Delete(s->subs);
 	free(s->last_error);
+	cJSON_Delete(s->call_error);
+	lost_free(s);
 	session_list_forget(s, MCP_NLISTS);
 	windows_free(s);
 	surface_free(s);
@@ -832,6 +839,7 @@ void session_restart(mcp_session *s)
 	session_detach(s);
 	s->state = S_EXITED;
 	s->start_fails = 0;
+	lost_forget(s); /* asked for: no call is told */
 	session_spawn(s);
 	session_idle_check(s);
 }

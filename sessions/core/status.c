@@ -157,6 +157,25 @@ static void list_notes(cJSON *o, const mcp_session *s)
 	}
 }
 
+/* status.lost (spec 5): the last state lost with a process, or null. */
+static void lost_json(cJSON *o, const struct lost *l)
+{
+	cJSON *j;
+
+	if (!l->at) {
+		cJSON_AddNullToObject(o, "lost");
+		return;
+	}
+	j = cJSON_AddObjectToObject(o, "lost");
+	msg_add_time(j, "at", l->at);
+	cJSON_AddNumberToObject(j, "generation", l->generation);
+	if (l->why)
+		cJSON_AddStringToObject(j, "why", l->why);
+	else
+		cJSON_AddNullToObject(j, "why");
+	cJSON_AddBoolToObject(j, "pending", l->pending);
+}
+
 mcp_buf *mcp_session_status_json(mcp_session *s)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -204,6 +223,15 @@ mcp_buf *mcp_session_status_json(mcp_session *s)
 		cJSON_AddNullToObject(o, "last_error");
 		cJSON_AddNullToObject(o, "last_error_at");
 	}
+	if (s->call_error) {
+		cJSON_AddItemToObject(o, "last_call_error",
+				      cJSON_Duplicate(s->call_error, 1));
+		msg_add_time(o, "last_call_error_at", s->call_error_at);
+	} else {
+		cJSON_AddNullToObject(o, "last_call_error");
+		cJSON_AddNullToObject(o, "last_call_error_at");
+	}
+	lost_json(o, &s->lost);
 	if (s->has_exit) {
 		cJSON *e = cJSON_AddObjectToObject(o, "exit");
 

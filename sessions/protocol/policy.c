@@ -114,7 +114,7 @@ int policy_refuse(mcp_session *s, mcp_call *c, mcp_call *listing,
 		 "of server %.150s (%s)", name, conf->name, rule);
 	mlog(MLOG_INFO, "server %s: %s", conf->name, msg);
 	session_error(s, strdup(msg)); /* where the user looks (spec 12) */
-	call_fail(c, -32602, msg, NULL);
+	call_fail_noted(c, -32602, msg, NULL);
 	return 1;
 }
 

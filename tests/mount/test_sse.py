@@ -217,6 +217,11 @@ def test_server_down_fails_the_start_until_it_is_back(mcpfs_mount,
     toggled(call(t, TOGGLE), 'Started')
     everything_sse.kill()
     wait_state(t, 'exited')
+    # the first call hears that the session's state is gone (spec 5)
+    e = err(call(t, TOGGLE))
+    assert e['code'] == -32002 and 'event stream' in e['message'], e
+    assert "the server's state is gone" in e['message'], e
+    # the next ones try a new session, and fail while the server is down
     e = err(call(t, TOGGLE))
     assert e['code'] == -32004, e
     assert 'startup failed: connection to the server failed' \

@@ -337,6 +337,34 @@ static void test_era(void **state)
 		  PATH ": mcpServers.a.era: must be auto, modern or legacy");
 }
 
+/* "restart": "report" (also when absent) or "silent"; anything else is a
+ * warning naming the field and the value, and the default. */
+static void test_restart(void **state)
+{
+	struct mcp_config *c = parse_ok(
+		"{\"mcpServers\":{\"a\":{\"command\":\"x\"},"
+		"\"b\":{\"command\":\"x\",\"restart\":\"silent\"},"
+		"\"c\":{\"url\":\"http://h/\",\"restart\":\"report\"},"
+		"\"d\":{\"command\":\"x\",\"restart\":\"never\"},"
+		"\"e\":{\"command\":\"x\",\"restart\":true}}}");
+	struct mcp_server_conf *s = c->servers;
+
+	(void)state;
+	assert_int_equal(s->restart_silent, 0);
+	assert_int_equal(s->next->restart_silent, 1);
+	assert_int_equal(s->next->next->restart_silent, 0);
+	assert_int_equal(s->next->next->next->restart_silent, 0);
+	assert_int_equal(s->next->next->next->next->restart_silent, 0);
+	assert_int_equal(c->nwarnings, 2);
+	assert_string_equal(c->warnings[0], "server d: mcpServers.d.restart: "
+			    "unknown value 'never', ignored: a lost state is "
+			    "reported (" PATH ")");
+	assert_string_equal(c->warnings[1], "server e: mcpServers.e.restart: "
+			    "unknown value '(not a string)', ignored: a lost "
+			    "state is reported (" PATH ")");
+	mcp_config_free(c);
+}
+
 static void test_name_errors(void **state)
 {
 	struct mcp_config *c;
@@ -700,6 +728,7 @@ int main(void)
 		cmocka_unit_test(test_http_fields),
 		cmocka_unit_test(test_field_errors),
 		cmocka_unit_test(test_era),
+		cmocka_unit_test(test_restart),
 		cmocka_unit_test(test_name_errors),
 		cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_bom),
