@@ -262,3 +262,30 @@ def test_a_uri_with_control_characters_is_einval(mcpfs_mount, tmp_path):
             os.close(fd)
     assert status(t)['subscriptions'] == []
     assert seen(log, 'resources/subscribe') == []
+
+
+def test_kept_before_the_handshake_then_dropped_if_not_offered(mcpfs_mount,
+                                                               tmp_path):
+    """A subscribe written before the handshake is kept; a server whose
+    capabilities then offer no subscriptions drops it, and says so in
+    status.last_error (never sent: resources/subscribe to a server that
+    does not offer it)."""
+    log = tmp_path / 'fake.log'
+    gate = tmp_path / 'gate'
+    m = mcpfs_mount({'a': fake('--resources', 2, '--start-gate', gate,
+                               '--log', log)})
+    t = thread(m)
+    out, err = sh('echo "subscribe fake://r/0" > ctl; '
+                  'echo "subscribe fake://r/1" > ctl; echo rc=$?', t)
+    assert out == 'rc=0\n', err
+    st = status(t)
+    assert st['state'] != 'ready', st['state']
+    assert st['subscriptions'] == ['fake://r/0', 'fake://r/1']
+    gate.touch()
+    wait_until(lambda: status(t)['state'] == 'ready', 10, 'ready')
+    st = status(t)
+    assert st['subscriptions'] == []
+    assert 'does not offer resource subscriptions: 2 dropped' in \
+        st['last_error'], st['last_error']
+    tool(t, 'pid')
+    assert seen(log, 'resources/subscribe') == []
