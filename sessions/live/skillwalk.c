@@ -26,7 +26,6 @@
  * "size":0}, less its uri */
 #define FILE_BYTES_MIN 96
 
-
 /* ---- names ---- */
 
 /* 1 when name keeps the Agent Skills rules for a skill's name. */
@@ -138,7 +137,6 @@ struct skills_walk {
 	struct skill *sv;
 	size_t sn, scap, at;
 	int phase;            /* 0 skills, 1 files, 2 done */
-	int failed;           /* -ENOMEM */
 	/* what was left out, for the warnings at the end */
 	unsigned long bad_skill, no_digest, bad_path, twice, full;
 	char first[3][120];
@@ -194,10 +192,12 @@ static int take_skill(struct skills_walk *w, struct jscan_span e)
 	}
 	if (k.root && w->p[e.at] == '{' &&
 	    jscan_member(w->p, e, "resources", &res)) {
-		if (w->p[res.at] == '[')
-			k.kind = RES_LIST, k.res = res;
-		else if (jscan_str_is(w->p, res, "dynamic"))
+		if (w->p[res.at] == '[') {
+			k.kind = RES_LIST;
+			k.res = res;
+		} else if (jscan_str_is(w->p, res, "dynamic")) {
 			k.kind = RES_DYNAMIC;
+		}
 	}
 	if (!oom && k.kind < 0) {
 		w->bad_skill++;
