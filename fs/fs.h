@@ -246,6 +246,8 @@ struct fh {
 	struct callfile *cf;     /* call, tools.json, tools/x, prompts/x */
 	struct askfile *af;      /* requests/<n> */
 	struct gbuf dir;         /* readdir snapshot */
+	struct gbuf line;        /* ctl: a line held until close (ctlfile.c;
+				  * oom set: its open takes no more) */
 	uint64_t ev_shift;       /* events: stream offset - file offset */
 	uint64_t ev_pos;         /* ... the stream offset read up to */
 	struct fuse_pollhandle *ph; /* ... a poll(2) waiting for more */

@@ -121,14 +121,15 @@ static mcp_buf *snap_servejson(const struct node *n)
 
 /* ---- nodes that are there only at times ---- */
 
-/* a file below skills/: the size of its verified bytes (read at its
- * lookup, skillsdir.c) */
+/* a file below skills/: its listed size (a dynamic SKILL.md: that of
+ * its bytes, read at its lookup, skillsdir.c) */
 static off_t size_skill(const struct node *n)
 {
 	mcp_call *c = mcp_list_cached(n->srv, n->s, MCP_SKILLS);
 	const char *path = mcp_name_at(n->s, MCP_SKILLS, n->idx);
+	long long size = c && path ? mcp_skill_size(n->s, c, path) : -1;
 
-	return c && path ? buf_size(mcp_skill_cached(n->s, c, path)) : 0;
+	return size < 0 ? 0 : (off_t)size;
 }
 
 /* below skills/: a path the session numbered (skillsdir.c checks it is

@@ -5,10 +5,12 @@
  * sessions/live/skills.c's). skills/, its folders and its files are kinds
  * of listing.c (their struct listing_ops are here): a step that needs the
  * listing or a file's read waits for it there and runs again once it is
- * done. A file is read with resources/read at its lookup (so that stat
- * gives its size: tar reads as many bytes as stat says) and its bytes are
- * kept with the listing once they matched their digest; its open reads
- * them, and a mismatch fails the open with EIO.
+ * done. A file's size is the listing's (stat needs no read: tar reads as
+ * many bytes as stat says, and `ls -l` of 100,000 files asks the server
+ * nothing); it is read with resources/read at its open and its bytes are
+ * kept with the listing once they matched their size and digest; a
+ * mismatch fails the open with EIO. A dynamic skill's SKILL.md, which has
+ * no listed size, is read at its lookup for it.
  *
  * A directory or file below skills/ is numbered by its path relative to
  * skills/ ("NAME", "NAME/references/FORMS.md") in the session's table of
@@ -21,6 +23,8 @@
 #include <string.h>
 
 #include "fs.h"
+
+#define DIRENT_GUESS 48 /* fuse_add_direntry of a name of about 20 */
 
 /* The path below skills/ of node n ("" for skills/ itself), or NULL when
  * it is no longer known. */
@@ -85,9 +89,9 @@ static int skill_entry(const struct node *d, const char *name,
 	if (asprintf(&path, "%s%s%s", dir, *dir ? "/" : "", name) < 0)
 		path = NULL;
 	st = path ? mcp_skill_stat(d->s, c, path) : -ENOMEM;
-	/* one that cannot be read is there all the same, its open says
-	 * why */
-	if (st == MCP_SKILL_FILE &&
+	/* a dynamic SKILL.md is read now, for its size; one that cannot be
+	 * read is there all the same, its open says why */
+	if (st == MCP_SKILL_FILE && mcp_skill_size(d->s, c, path) < 0 &&
 	    !file_bytes(d, c, path, have, &b, &err, wait)) {
 		mcp_call_unref(c);
 		free(path);
@@ -109,24 +113,17 @@ struct fill {
 	const char *dir;
 };
 
-static void add_entry(void *ctx, const char *name, size_t len, int isdir)
+static void add_entry(void *ctx, const char *name, const char *path,
+		      long idx, int isdir)
 {
 	struct fill *f = ctx;
-	char *path = NULL, *file = strndup(name, len);
-	long idx = -1;
 
-	if (file && asprintf(&path, "%s%s%s", f->dir, *f->dir ? "/" : "",
-			     file) >= 0)
+	if (idx < 0)
 		idx = mcp_name_intern(f->d->s, MCP_SKILLS, path);
-	else
-		path = NULL;
 	if (idx >= 0)
-		fs_dir_add(f->h, f->req, file,
-			   ino_make(f->d->st.id,
-				    (unsigned long)idx,
+		fs_dir_add(f->h, f->req, name,
+			   ino_make(f->d->st.id, (unsigned long)idx,
 				    isdir ? K_SKILLDIR : K_SKILLFILE), isdir);
-	free(path);
-	free(file);
 }
 
 static int skill_fill(fuse_req_t req, const struct node *d, struct fh *h,
@@ -135,9 +132,13 @@ static int skill_fill(fuse_req_t req, const struct node *d, struct fh *h,
 	struct fill f = {req, h, d, path_of(d)};
 	mcp_call *c;
 	int r = f.dir ? skills(d, got, &c, wait) : -ENOENT;
+	long n;
 
 	if (r <= 0)
 		return r;
+	/* room at once: 100,000 entries grow the buffer a score of times */
+	if ((n = mcp_skill_count(d->s, c, f.dir)) > 0)
+		gbuf_reserve(&h->dir, (size_t)n * DIRENT_GUESS);
 	r = mcp_skill_list(d->s, c, f.dir, add_entry, &f);
 	mcp_call_unref(c);
 	return r < 0 ? r : 1;

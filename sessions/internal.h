@@ -180,6 +180,8 @@ struct mcp_call {
 	struct lindex *lidx;     /* CALL_LIST: its entries indexed, freed */
 	void (*lidx_free)(struct lindex *); /* ... by this (surface.c's) */
 	void *skills;            /* MCP_SKILLS: its tree (live/skills.c) */
+	void *skw;               /* ... its pages until the tree is made */
+	void (*skw_free)(void *); /* ... freed by this */
 	void (*skills_free)(void *); /* ... freed by this */
 	unsigned pages;          /* ... how many */
 	cJSON *cursors;          /* ... the cursors asked for */
@@ -350,6 +352,24 @@ struct lindex_walk *surface_index_begin(mcp_call *c, const mcp_buf *reply);
 int surface_index_step(struct lindex_walk *w, uint64_t budget);
 int surface_index_end(mcp_call *c, struct lindex_walk *w, mcp_session *s);
 void surface_index_drop(struct lindex_walk *w);
+/* live/skills.c: the tree of a skills listing (MCP_SKILLS) made from its
+ * pages a part at a time, as surface_index_*: each page b whose items
+ * are the array at of n bytes is kept with c (skills_page: 0 or -ENOMEM);
+ * at its end, take them (NULL: ENOMEM; s, when not NULL, numbers each
+ * path in its names as it goes), step until it returns 1 (0: more, after
+ * about budget ns; 0: no budget; -ENOMEM), then end, which hands the tree
+ * to c (warnings in s's status) and frees w. */
+struct skills_walk;
+int skills_page(mcp_call *c, mcp_buf *b, size_t at, size_t n);
+struct skills_walk *skills_take(mcp_call *c, mcp_session *s);
+int skills_step(struct skills_walk *w, uint64_t budget);
+void skills_end(mcp_call *c, struct skills_walk *w, mcp_session *s);
+void skills_drop(struct skills_walk *w);
+/* live/skillcheck.c: the bytes b of skill file path as its listing says
+ * (sha: its SHA-256, size its bytes; sha NULL: a dynamic SKILL.md, no
+ * longer than the SEP's 16 MiB): 0, or -EIO (said in s's status). */
+int skill_verify(mcp_session *s, const char *path, const mcp_buf *b,
+		 const unsigned char *sha, long long size);
 /* The entry of the done listing named name, parsed alone; NULL if none
  * (or the listing failed). */
 cJSON *surface_entry_json(mcp_call *listing, mcp_session *s,
@@ -386,6 +406,9 @@ void surface_free(mcp_session *s);
 void surface_warn(mcp_session *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 long names_intern(struct names *t, const char *name);
+/* Room in t's hash for more names, at once (no growth while they come,
+ * which rehashes the table in one turn of the loop): 0 or -ENOMEM. */
+int names_reserve(struct names *t, size_t more);
 void names_free(struct names *t);
 
 /* about.c: a session of srv finished its handshake: keep what it said of

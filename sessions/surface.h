@@ -20,18 +20,26 @@
 enum { MCP_SKILL_FILE = 1, MCP_SKILL_DIR = 2 };
 /* What path is: MCP_SKILL_FILE, MCP_SKILL_DIR, 0 (nothing), -ENOMEM. */
 int mcp_skill_stat(mcp_session *s, mcp_call *listing, const char *path);
-/* The entries of directory path, each once: cb with its name (len bytes,
- * not NUL-terminated) and whether it is a directory. 0 or -ENOMEM. */
+/* The entries of directory path, each once, in the listing's order: cb
+ * with its name, its path, its number in s's names for MCP_SKILLS (-1:
+ * not numbered yet) and whether it is a directory. 0, -ENOTDIR or
+ * -ENOMEM. */
 int mcp_skill_list(mcp_session *s, mcp_call *listing, const char *path,
-		   void (*cb)(void *ctx, const char *name, size_t len,
-			      int isdir), void *ctx);
+		   void (*cb)(void *ctx, const char *name, const char *path,
+			      long idx, int isdir), void *ctx);
+/* How many entries directory path has: >= 0, -ENOTDIR or -ENOMEM. */
+long mcp_skill_count(mcp_session *s, mcp_call *listing, const char *path);
+/* The size of file path: its listed size, the length of its bytes once
+ * read (a dynamic SKILL.md), or -1 (not read yet, or no file). */
+long long mcp_skill_size(mcp_session *s, mcp_call *listing,
+			 const char *path);
 /* The resource URI of file path (valid until another listing is asked
  * about), or NULL. */
 const char *mcp_skill_uri(mcp_session *s, mcp_call *listing,
 			  const char *path);
 /* The bytes of file path from its resources/read reply, checked against
- * the listing's digest: NULL with *err -EIO (a mismatch, said in status,
- * or the read failed), -ENOENT, -ENOMEM. */
+ * the listing's size and digest: NULL with *err -EIO (a mismatch, said in
+ * status, or the read failed), -ENOENT, -ENOMEM. */
 mcp_buf *mcp_skill_bytes(mcp_session *s, mcp_call *listing, const char *path,
 			 const mcp_buf *reply, int *err);
 /* The bytes of file path as mcp_skill_bytes last gave them (a

@@ -38,6 +38,8 @@ static void call_free_cb(uv_handle_t *h)
 		c->lidx_free(c->lidx);
 	if (c->skills)
 		c->skills_free(c->skills);
+	if (c->skw)
+		c->skw_free(c->skw);
 	cJSON_Delete(c->cursors);
 	cJSON_Delete(c->mrtr_resp);
 	cJSON_Delete(c->mrtr_state);

@@ -12,6 +12,11 @@
  * A subscription asked for before the handshake is sent once the session
  * is ready. A server that refuses one (an error reply) or turns out not
  * to offer subscriptions loses it, with the reason in status.last_error.
+ *
+ * Bounded (spec 6): a thread keeps at most SUBS_MAX subscriptions (the
+ * next is ENOSPC, as inotify_add_watch past its limit), a URI is at most
+ * SUBS_URI_MAX bytes and holds no control character (C0, DEL or C1):
+ * EINVAL, never cut. Each refusal says why in status.last_error.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,6 +24,11 @@
 #include <string.h>
 
 #include "internal.h"
+
+#define SUBS_MAX 1024
+#define SUBS_URI_MAX 4096
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 /* A sent request whose reply says whether the subscription took. */
 struct sub_wait {
@@ -99,8 +109,41 @@ static void send_one(mcp_session *s, int on, const char *uri)
 	mcp_call_unref(c);
 }
 
+/* Why the n bytes at uri cannot be a subscription's URI, or NULL: empty,
+ * too long, or a control byte (C0, DEL, or C1 as UTF-8 C2 80..9F). */
+static const char *uri_refused(const char *uri, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)uri;
+	size_t i;
+
+	if (!n)
+		return "no URI";
+	if (n > SUBS_URI_MAX)
+		return "a URI longer than " STR(SUBS_URI_MAX) " bytes";
+	for (i = 0; i < n; i++)
+		if (p[i] < 0x20 || p[i] == 0x7f ||
+		    (p[i] == 0xc2 && i + 1 < n && p[i + 1] >= 0x80 &&
+		     p[i + 1] <= 0x9f))
+			return "a control character in the URI";
+	return NULL;
+}
+
+/* Refused with err, said in status.last_error: err. */
+static int refuse(mcp_session *s, int on, int err, const char *why)
+{
+	char *msg;
+
+	if (asprintf(&msg, "ctl: %s refused: %s", on ? "subscribe"
+						      : "unsubscribe",
+		     why) < 0)
+		msg = NULL;
+	session_error(s, msg);
+	return err;
+}
+
 int subs_ctl(mcp_session *s, int on, const char *uri, size_t n)
 {
+	const char *why;
 	char *u;
 	int i;
 
@@ -108,13 +151,19 @@ int subs_ctl(mcp_session *s, int on, const char *uri, size_t n)
 		uri++;
 		n--;
 	}
-	if (!n || memchr(uri, '\0', n) || memchr(uri, '\n', n))
-		return -EINVAL;
+	if ((why = uri_refused(uri, n)) != NULL)
+		return refuse(s, on, -EINVAL, why);
 	if (s->state == S_READY && !offers(s))
 		return -EOPNOTSUPP;
 	if (!(u = strndup(uri, n)))
 		return -ENOMEM;
 	i = find(s, u);
+	if (on && i < 0 && cJSON_GetArraySize(s->subs) >= SUBS_MAX) {
+		free(u);
+		return refuse(s, on, -ENOSPC, "the thread has "
+			      STR(SUBS_MAX) " subscriptions, the most it "
+			      "keeps (unsubscribe one first)");
+	}
 	if (on && i < 0) {
 		if (!s->subs)
 			s->subs = cJSON_CreateArray();

@@ -17,6 +17,13 @@
  * SLICE_NS at a time from an idle handle, so that the other sessions'
  * files answer in between. A page of 100,000 tools was one turn of the
  * loop of about 2 s, every other thread's `status` waiting behind it.
+ *
+ * A skills listing is neither parsed nor printed: each page is kept as it
+ * came (a long one in the very block it was read into) and its items
+ * only counted, and its tree (live/skills.c) is made from the pages, a
+ * slice at a time, before the listing completes; its reply is only the
+ * count. One skill of 100,000 files is one item of 15 MB: its parse and
+ * its print were a second each on the loop.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +115,8 @@ struct pagejob {
 	struct gbuf out;         /* ... the document so far */
 	mcp_buf *doc;            /* indexing: the document, then its reply */
 	struct lindex_walk *walk; /* ... the walk */
+	struct skills_walk *sk;  /* ... of a skills listing: its tree's */
+	struct jscan_span arr;   /* reading: the page's items */
 };
 
 static void job_closed(uv_handle_t *h)
@@ -116,6 +125,7 @@ static void job_closed(uv_handle_t *h)
 
 	gbuf_free(&j->out);
 	surface_index_drop(j->walk);
+	skills_drop(j->sk);
 	mcp_buf_unref(j->doc);
 	free(j);
 }
@@ -169,6 +179,52 @@ static void index_slice(uv_idle_t *h)
 	j->doc = NULL;
 	job_end(j);
 	call_complete(c, b);
+}
+
+/* a skills listing: its tree (live/skills.c), then it completes */
+static void skills_slice(uv_idle_t *h)
+{
+	struct pagejob *j = h->data;
+	mcp_call *c = j->c;
+	mcp_buf *b = j->doc;
+	int r;
+
+	if (c->done) {
+		job_end(j);
+		return;
+	}
+	r = skills_step(j->sk, SLICE_NS);
+	if (r == 0)
+		return;
+	if (r < 0)
+		skills_drop(j->sk); /* out of memory: an empty skills/ */
+	else
+		skills_end(c, j->sk, c->s->oneshot ? NULL : c->s);
+	j->sk = NULL;
+	j->doc = NULL;
+	job_end(j);
+	call_complete(c, b);
+}
+
+/* The end of skills listing c: its tree, a slice at a time, then its
+ * reply b, the count of its items. */
+static void skills_end_list(mcp_call *c, int items)
+{
+	struct pagejob *j;
+	mcp_buf *b = NULL;
+	cJSON *out = cJSON_CreateObject();
+
+	if (out && cJSON_AddNumberToObject(out, "count", items))
+		b = mcp_buf_json(out, 1);
+	cJSON_Delete(out);
+	if (b && (j = job_new(c, skills_slice)) != NULL) {
+		if ((j->sk = skills_take(c, c->s->oneshot ? NULL : c->s))) {
+			j->doc = b;
+			return;
+		}
+		job_end(j);
+	}
+	call_complete(c, b); /* NULL: out of memory */
 }
 
 static void print_slice(uv_idle_t *h)
@@ -232,6 +288,12 @@ void pages_end(mcp_call *c)
 
 	cJSON_Delete(c->cursors);
 	c->cursors = NULL;
+	if (c->list == MCP_SKILLS) {
+		skills_end_list(c, cJSON_GetArraySize(c->acc));
+		cJSON_Delete(c->acc);
+		c->acc = NULL;
+		return;
+	}
 	if (c->acc && cJSON_GetArraySize(c->acc) >= PRINT_SLICED &&
 	    (j = job_new(c, print_slice)) != NULL) {
 		j->next = c->acc->child;
@@ -313,6 +375,34 @@ static cJSON *admit(mcp_session *s, mcp_call *c, cJSON *d)
 	return d;
 }
 
+/* A page of skills listing c whose items are parsed, and (iv) at iv of
+ * its line: counted, and kept as its text (a copy of the line: it is
+ * short) or printed again. */
+static void skills_got(mcp_call *c, const cJSON *items, const char *line,
+		       size_t len, const struct jscan_span *iv)
+{
+	int i, k = cJSON_IsArray(items) ? cJSON_GetArraySize(items) : 0;
+	mcp_buf *b = NULL;
+	char *txt;
+	size_t n;
+
+	for (i = 0; i < k; i++)
+		cJSON_AddItemToArray(c->acc, cJSON_CreateNull());
+	if (!k)
+		return;
+	if (iv && line[iv->at] == '[') {
+		if ((b = mcp_buf_new(line, len)) != NULL)
+			skills_page(c, b, iv->at, iv->n);
+	} else if ((txt = jsent_print(items, 0, &n)) != NULL) {
+		b = mcp_buf_wrap(txt, 0, 0, n);
+		if (!b)
+			free(txt);
+		else
+			skills_page(c, b, 0, n);
+	}
+	mcp_buf_unref(b); /* kept by the walk; lost to ENOMEM: fewer */
+}
+
 void pages_got(mcp_session *s, mcp_call *c, cJSON *res, const char *line,
 	       size_t len)
 {
@@ -329,6 +419,12 @@ void pages_got(mcp_session *s, mcp_call *c, cJSON *res, const char *line,
 	c->pages++;
 	raw = line_member(line, len, "result", &rv) &&
 	      jscan_member(line, rv, key, &iv);
+	if (c->list == MCP_SKILLS) {
+		skills_got(c, items, line, len, raw ? &iv : NULL);
+		page_done(s, c, cJSON_IsString(next) ? next->valuestring
+						     : NULL);
+		return;
+	}
 	jscan_items_init(&it, line, iv.at, iv.at + iv.n);
 	/* each item is taken out of the page (a copy of 100,000 tools was
 	 * a quarter of the listing's time) */
@@ -366,6 +462,20 @@ static char *cursor_of(struct pagejob *j, int *bad)
 	return out;
 }
 
+/* The long page of skills that j read: kept as it is, its block taken
+ * without a copy (skills/ lacks it when memory is short). */
+static void skills_keep(struct pagejob *j)
+{
+	mcp_buf *b = mcp_buf_wrap(j->mem, j->big, (size_t)(j->line - j->mem),
+				  j->len);
+
+	if (!b)
+		return;
+	j->mem = NULL; /* b's */
+	skills_page(j->c, b, j->arr.at, j->arr.n);
+	mcp_buf_unref(b);
+}
+
 static void read_slice(uv_idle_t *h)
 {
 	struct pagejob *j = h->data;
@@ -388,6 +498,10 @@ static void read_slice(uv_idle_t *h)
 			return; /* the rest at the next turn */
 		if (!jscan_items_next(&j->it, &v))
 			break;
+		if (c->list == MCP_SKILLS) { /* counted; the page is kept */
+			cJSON_AddItemToArray(c->acc, cJSON_CreateNull());
+			continue;
+		}
 		if (!(d = jsent_parse(j->line + v.at, v.n))) {
 			bad = 1; /* cJSON's refusal or out of memory */
 			break;
@@ -401,6 +515,8 @@ static void read_slice(uv_idle_t *h)
 	if (bad || j->it.bad)
 		snprintf(why, sizeof why, "page %u is not valid JSON "
 			 "(the items before are kept)", c->pages);
+	else if (c->list == MCP_SKILLS)
+		skills_keep(j);
 	job_end(j); /* the page's bytes freed */
 	if (why[0]) {
 		session_list_note(s, c, NULL, why);
@@ -451,6 +567,7 @@ int pages_take(mcp_session *s, mcp_call *c, struct frame *f, char *line,
 	j->line = line;
 	j->len = len;
 	j->res = res;
+	j->arr = iv;
 	jscan_items_init(&j->it, line, iv.at, iv.at + iv.n);
 	mlog(MLOG_DEBUG, "server %s thread %s: %s page %u (%zu bytes) read "
 	     "a slice at a time", s->srv->conf->name, s->oneshot

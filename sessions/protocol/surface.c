@@ -50,14 +50,17 @@ static size_t slot_of(const unsigned long *hash, size_t hcap, char **v,
 	return i;
 }
 
-/* Room for one more in a hash of size *hcap holding n: 0 or -ENOMEM. */
-static int hash_grow(unsigned long **hash, size_t *hcap, size_t n, char **v)
+/* Room for want in a hash of size *hcap holding n: 0 or -ENOMEM. */
+static int hash_grow(unsigned long **hash, size_t *hcap, size_t n,
+		     size_t want, char **v)
 {
 	size_t cap = *hcap ? *hcap * 2 : 32, i;
 	unsigned long *h;
 
-	if ((n + 1) * 2 <= *hcap)
+	if (want * 2 <= *hcap)
 		return 0;
+	while (want * 2 > cap)
+		cap *= 2;
 	if (!(h = calloc(cap, sizeof *h)))
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
@@ -85,11 +88,16 @@ long names_intern(struct names *t, const char *name)
 		t->v = v;
 		t->cap = t->cap ? t->cap * 2 : 16;
 	}
-	if (hash_grow(&t->hash, &t->hcap, t->n, t->v) < 0 ||
+	if (hash_grow(&t->hash, &t->hcap, t->n, t->n + 1, t->v) < 0 ||
 	    !(t->v[t->n] = strdup(name)))
 		return -ENOMEM;
 	t->hash[slot_of(t->hash, t->hcap, t->v, name)] = t->n + 1;
 	return (long)t->n++;
+}
+
+int names_reserve(struct names *t, size_t more)
+{
+	return hash_grow(&t->hash, &t->hcap, t->n, t->n + more + 1, t->v);
 }
 
 const char *mcp_name_at(mcp_session *s, enum mcp_list what, unsigned long i)
@@ -292,7 +300,7 @@ static int lindex_add(struct lindex *x, char *name, char *file,
 		x->fv = fv;
 		x->cap = cap;
 	}
-	if (hash_grow(&x->byname, &x->hn, x->n, x->nv) < 0)
+	if (hash_grow(&x->byname, &x->hn, x->n, x->n + 1, x->nv) < 0)
 		goto oom;
 	x->nv[x->n] = name;
 	x->fv[x->n] = file;

@@ -152,11 +152,32 @@ static int file_name_ok(const char *id)
 	return 1;
 }
 
-/* c runs as task id: listed in tasks/ of s. */
+/* c runs as task id: listed in tasks/ of s. A server that gives an id a
+ * listed task has (a running call's) reused it: c takes that one entry,
+ * its number and name (one inode), and the older call, which runs on
+ * and polls as before, is no longer listed (spec 6: one name never
+ * listed twice). */
 static void task_list(mcp_session *s, mcp_call *c, const char *id,
 		      const cJSON *task)
 {
+	mcp_call *old;
+
 	snprintf(c->task_id, sizeof c->task_id, "%s", id);
+	TAILQ_FOREACH(old, &s->tasks, task_link)
+		if (!strcmp(old->task_id, c->task_id))
+			break;
+	if (old) {
+		c->task_num = old->task_num;
+		memcpy(c->task_file, old->task_file, sizeof c->task_file);
+		TAILQ_INSERT_AFTER(&s->tasks, old, c, task_link);
+		TAILQ_REMOVE(&s->tasks, old, task_link);
+		old->task_num = 0;
+		mlog(MLOG_INFO, "server %s: task %s given again (request "
+		     "%llu): tasks/ shows the latest", s->srv->conf->name,
+		     c->task_id, (unsigned long long)c->rpc_id);
+		task_seen(c, task);
+		return;
+	}
 	if (++s->task_seq >= TASK_NUM_MAX)
 		s->task_seq = 1;
 	c->task_num = s->task_seq;

@@ -94,7 +94,7 @@ TOOLS = [
      'inputSchema': {'type': 'object', 'properties': {
          'topic': {'type': 'string'}, 'steps': {'type': 'integer'},
          'ms': {'type': 'integer'}, 'ask': {'type': 'boolean'},
-         'fail': {'type': 'boolean'}}}},
+         'fail': {'type': 'boolean'}, 'id': {'type': 'string'}}}},
     {'name': 'add_tool', 'description': 'Add an echoing tool and send '
      'notifications/tools/list_changed on the subscriptions/listen '
      'streams.', 'inputSchema': {'type': 'object',
@@ -642,7 +642,8 @@ def now_iso():
 
 def task_start(args):
     """A research task (SEP-2663): its CreateTaskResult; a thread runs it."""
-    tid = 'task-' + secrets.token_hex(6)
+    # id: the server reuses that taskId (a later task takes its place)
+    tid = args.get('id') or 'task-' + secrets.token_hex(6)
     t = {'taskId': tid, 'status': 'working', 'statusMessage': 'starting',
          'createdAt': now_iso(), 'lastUpdatedAt': now_iso(),
          'ttlMs': 600000, 'pollIntervalMs': 100,

@@ -7,6 +7,7 @@ The server is tests/fake/skills_server.py (written from the SEP's text)
 serving a folder of skills made here.
 """
 
+import hashlib
 import json
 import os
 import subprocess
@@ -36,6 +37,7 @@ SKILLS = {
     'tampered/SKILL.md': '---\nname: tampered\ndescription: One file is '
                          'changed after listing\n---\n',
     'tampered/TAMPERED.md': 'the listed bytes\n',
+    'tampered/LONGER.md': 'the listed size\n',
     'live-report/SKILL.md': '---\nname: live-report\ndescription: Made on '
                             'the fly\ndynamic: true\n---\n',
     'live-report/extra.md': 'not listed: the skill has no resources\n',
@@ -108,6 +110,7 @@ def test_skills_are_folders_the_shell_reads(mcpfs_mount, skills_dir,
         './pdf-processing/assets/logo.bin',
         './pdf-processing/references/FORMS.md',
         './pdf-processing/scripts/extract.py',
+        './tampered/LONGER.md',
         './tampered/SKILL.md',
         './tampered/TAMPERED.md'])
     assert (t / 'skills/pdf-processing/references').is_dir()
@@ -144,6 +147,14 @@ def test_a_file_that_does_not_match_its_digest_is_eio(mcpfs_mount,
     assert r.stdout == b''                  # never the unverified bytes
     warnings = json.dumps(status(t).get('warnings'))
     assert 'TAMPERED.md does not match its digest' in warnings, warnings
+    # stat says the listed size; more bytes than that are refused too
+    assert os.stat(t / 'skills/tampered/LONGER.md').st_size == \
+        len(SKILLS['tampered/LONGER.md'])
+    r = sh('cat skills/tampered/LONGER.md', t)
+    assert r.returncode == 1 and b'Input/output error' in r.stderr, r
+    assert r.stdout == b''
+    warnings = json.dumps(status(t).get('warnings'))
+    assert 'LONGER.md does not match its size' in warnings, warnings
     # the other files of that skill, and the thread, go on
     assert (t / 'skills/tampered/SKILL.md').read_text() == \
         SKILLS['tampered/SKILL.md']
@@ -183,3 +194,105 @@ def test_partial_or_no_extension_is_an_empty_skills_dir(mcpfs_mount,
                    10, 'the failed listing in status')
     # the thread goes on
     assert status(t)['state'] == 'ready'
+
+
+def entry(uri, name, files, digest=True):
+    """A skill entry of skills/list for --extra: files {uri: text}."""
+    res = []
+    for u, text in files.items():
+        r = {'uri': u}
+        if digest:
+            r['digest'] = 'sha256:' + hashlib.sha256(text.encode()).hexdigest()
+            r['size'] = len(text.encode())
+        res.append(r)
+    return {'uri': uri, 'frontmatter': {'name': name, 'description': 'x'},
+            'resources': res}
+
+
+def md(name):
+    return f'---\nname: {name}\ndescription: x\n---\n'
+
+
+def test_hostile_skill_names_are_listed_once_each(mcpfs_mount, skills_dir,
+                                                  tmp_path):
+    """Names that break the Agent Skills rules (dotted, 400 bytes, a NUL,
+    ESC), a dotted name that spells another pair's path, and a skill
+    listed twice: each shown once, under a name a directory entry can
+    hold (spec 6), and its SKILL.md opens."""
+    long_ = 'a' * 400
+    skills, files = [], {}
+
+    def add(uri, name):
+        f = {uri: md(name)}
+        files.update(f)
+        skills.append(entry(uri, name, f))
+    add('skill://acme.billing.refunds/SKILL.md', 'acme.billing.refunds')
+    add(f'skill://long/{long_}/SKILL.md', long_)
+    add('skill://nul\u0000x/SKILL.md', 'nul\u0000x')
+    add('skill://esc\u001b[31m/SKILL.md', 'esc\u001b[31m')
+    add('skill://twice/SKILL.md', 'twice')
+    skills.append(skills[-1])               # the same entry again
+    extra = tmp_path / 'extra.json'
+    extra.write_text(json.dumps({'skills': skills, 'files': files}))
+    m = mcpfs_mount({'k': server(skills_dir, '--extra', str(extra))})
+    t = thread(m, 'k')
+    r = sh('ls skills', t)
+    assert r.returncode == 0, r.stderr
+    names = r.stdout.decode().split('\n')[:-1]
+    assert len(names) == len(set(names)), names           # never twice
+    assert len(names) == len(NAMES) + len(skills), names
+    for n in names:
+        assert len(n.encode()) <= 255, n
+        assert not any(ord(ch) < 0x20 or 0x7f <= ord(ch) <= 0x9f
+                       for ch in n), repr(n)
+        assert '\u0000' not in n and b'\xc0\x80' not in n.encode()
+    # the two refunds are told apart by their paths; the dotted name that
+    # spells one of them is a third folder, not the same
+    assert {'acme.billing.refunds', 'acme.support.refunds'} <= set(names)
+    dotted = [n for n in names if n.startswith('acme.billing.refunds~')]
+    assert len(dotted) == 1, names
+    assert (t / 'skills' / dotted[0] / 'SKILL.md').read_text() == \
+        md('acme.billing.refunds')
+    assert (t / 'skills/acme.billing.refunds/SKILL.md').read_text() == \
+        SKILLS['acme/billing/refunds/SKILL.md']
+    # 400 bytes: cut and made unique, as a long tool name is
+    long_dir, = [n for n in names if n.startswith('long.aaaa')]
+    assert len(long_dir) <= 240 and '~' in long_dir, long_dir
+    assert (t / 'skills' / long_dir / 'SKILL.md').read_text() == md(long_)
+    # a NUL and an ESC percent-encoded
+    assert 'nul%00x' in names and 'esc%1B[31m' in names, names
+    assert (t / 'skills/nul%00x/SKILL.md').read_text() == md('nul\u0000x')
+    # listed twice: two folders, each once
+    twice = sorted(n for n in names if n.startswith('twice'))
+    assert len(twice) == 2 and twice[0] == 'twice' and \
+        twice[1].startswith('twice~'), names
+
+
+def test_a_file_without_digest_is_left_out(mcpfs_mount, skills_dir,
+                                           tmp_path):
+    """SEP-2640: every file of a skill carries its digest and size, and
+    unverified content is never used: a file listed without them is not
+    shown (said in status); an entry whose resources is neither a list
+    nor "dynamic" is not shown at all."""
+    files = {'skill://plain/SKILL.md': md('plain'),
+             'skill://plain/extra.md': 'no digest for me\n'}
+    good = entry('skill://plain/SKILL.md', 'plain',
+                 {'skill://plain/SKILL.md': md('plain')})
+    good['resources'] += entry('', '', {'skill://plain/extra.md':
+                                        files['skill://plain/extra.md']},
+                               digest=False)['resources']
+    bad = entry('skill://nores/SKILL.md', 'nores', {})
+    del bad['resources']
+    files['skill://nores/SKILL.md'] = md('nores')
+    extra = tmp_path / 'extra.json'
+    extra.write_text(json.dumps({'skills': [good, bad], 'files': files}))
+    m = mcpfs_mount({'k': server(skills_dir, '--extra', str(extra))})
+    t = thread(m, 'k')
+    assert os.listdir(t / 'skills/plain') == ['SKILL.md']
+    assert not (t / 'skills/plain/extra.md').exists()
+    assert (t / 'skills/plain/SKILL.md').read_text() == md('plain')
+    assert 'nores' not in os.listdir(t / 'skills')
+    warnings = json.dumps(status(t).get('warnings'))
+    assert 'without a sha256 digest and size left out' in warnings, warnings
+    assert 'skill://plain/extra.md' in warnings, warnings
+    assert 'skill://nores/SKILL.md' in warnings, warnings

@@ -2,11 +2,13 @@
 resources/subscribe to a server that offers it (EOPNOTSUPP otherwise),
 status.subscriptions lists them, a restart renews them, `unsubscribe URI`
 ends one, and the server's updates are lines in events."""
+import errno
 import json
 import os
 import select
 import subprocess
 import threading
+import time
 
 
 from conftest import (events, everything, fake, needs_everything, status,
@@ -175,3 +177,115 @@ def test_poll_on_events_wakes_when_a_line_comes(mcpfs_mount):
         assert p.poll(300) == []
     finally:
         os.close(fd)
+
+
+SUBS_MAX = 1024          # subscribe.c's cap on a thread's subscriptions
+
+
+def test_20000_subscribes_stop_at_the_cap(mcpfs_mount, tmp_path):
+    """A thread keeps at most SUBS_MAX subscriptions: the next subscribe
+    is ENOSPC ("No space left on device", as inotify_add_watch past its
+    limit), said in status.last_error; status stays small. The figures
+    (the loop's time, the size of status) are printed, never asserted."""
+    log = tmp_path / 'fake.log'
+    m = mcpfs_mount({'a': subscribable(log)})
+    t = thread(m)
+    tool(t, 'pid')
+    t0 = time.monotonic()
+    r = subprocess.run(
+        ['bash', '-c', 'for i in $(seq 20000); do '
+         'echo "subscribe fake://r/$i" > ctl || { echo "stop=$i"; break; }; '
+         'done'], cwd=t, capture_output=True, text=True, timeout=600)
+    took = time.monotonic() - t0
+    size = len((t / 'status').read_bytes())
+    print(f'\n20000 subscribe lines: {took:.2f} s; status {size} bytes')
+    assert f'stop={SUBS_MAX + 1}' in r.stdout, (r.stdout, r.stderr[-500:])
+    assert 'No space left on device' in r.stderr, r.stderr[-500:]
+    st = status(t)
+    assert len(st['subscriptions']) == SUBS_MAX
+    assert st['subscriptions'][0] == 'fake://r/1'
+    assert f'fake://r/{SUBS_MAX + 1}' not in st['subscriptions']
+    assert 'subscriptions' in st['last_error'] and \
+        str(SUBS_MAX) in st['last_error'], st['last_error']
+    assert size < 200 * 1024, size
+    # one more of a URI already kept is no new one: still fine
+    out, err = sh('echo "subscribe fake://r/5" > ctl; echo rc=$?', t)
+    assert out == 'rc=0\n', err
+    # an unsubscribe makes room for one
+    out, err = sh('echo "unsubscribe fake://r/5" > ctl && '
+                  'echo "subscribe fake://r/99999" > ctl; echo rc=$?', t)
+    assert out == 'rc=0\n', err
+    assert 'fake://r/99999' in status(t)['subscriptions']
+    assert st['state'] == 'ready'
+
+
+def test_a_uri_longer_than_one_write_is_einval(mcpfs_mount, tmp_path):
+    """A subscribe line that comes in several writes (dd bs=100) is
+    refused with EINVAL at the write that continues it: never cut to what
+    the first write held and subscribed truncated."""
+    log = tmp_path / 'fake.log'
+    m = mcpfs_mount({'a': subscribable(log)})
+    t = thread(m)
+    tool(t, 'pid')
+    uri = 'fake://r/' + 'x' * 10000
+    out, err = sh(f'printf "subscribe {uri}\\n" | dd of=ctl bs=100 '
+                  f'2>&1; echo rc=$?', t)
+    assert 'Invalid argument' in out and out.endswith('rc=1\n'), out
+    st = status(t)
+    assert st['subscriptions'] == [], st['subscriptions'][:1]
+    # in one write, a URI past the bound is EINVAL too, not cut
+    out, err = sh(f'printf "subscribe {uri}\\n" > ctl; echo rc=$?', t)
+    assert out == 'rc=1\n' and 'Invalid argument' in err, (out, err)
+    assert status(t)['subscriptions'] == []
+    assert seen(log, 'resources/subscribe') == []
+    # the thread's ctl goes on: a short one is kept whole
+    out, err = sh('printf "subscribe fake://r/0" > ctl; echo rc=$?', t)
+    assert out == 'rc=0\n', err
+    assert status(t)['subscriptions'] == ['fake://r/0']
+
+
+def test_a_uri_with_control_characters_is_einval(mcpfs_mount, tmp_path):
+    log = tmp_path / 'fake.log'
+    m = mcpfs_mount({'a': subscribable(log)})
+    t = thread(m)
+    tool(t, 'pid')
+    for bad in (b'subscribe fake://r/\x1b[2J\n', b'subscribe fake://\x7fr\n',
+                b'subscribe fake://r/\xc2\x9b1m\n', b'subscribe  \n'):
+        fd = os.open(t / 'ctl', os.O_WRONLY)
+        try:
+            try:
+                os.write(fd, bad)
+                raise AssertionError(f'{bad!r} was taken')
+            except OSError as e:
+                assert e.errno == errno.EINVAL, (bad, e)
+        finally:
+            os.close(fd)
+    assert status(t)['subscriptions'] == []
+    assert seen(log, 'resources/subscribe') == []
+
+
+def test_kept_before_the_handshake_then_dropped_if_not_offered(mcpfs_mount,
+                                                               tmp_path):
+    """A subscribe written before the handshake is kept; a server whose
+    capabilities then offer no subscriptions drops it, and says so in
+    status.last_error (never sent: resources/subscribe to a server that
+    does not offer it)."""
+    log = tmp_path / 'fake.log'
+    gate = tmp_path / 'gate'
+    m = mcpfs_mount({'a': fake('--resources', 2, '--start-gate', gate,
+                               '--log', log)})
+    t = thread(m)
+    out, err = sh('echo "subscribe fake://r/0" > ctl; '
+                  'echo "subscribe fake://r/1" > ctl; echo rc=$?', t)
+    assert out == 'rc=0\n', err
+    st = status(t)
+    assert st['state'] != 'ready', st['state']
+    assert st['subscriptions'] == ['fake://r/0', 'fake://r/1']
+    gate.touch()
+    wait_until(lambda: status(t)['state'] == 'ready', 10, 'ready')
+    st = status(t)
+    assert st['subscriptions'] == []
+    assert 'does not offer resource subscriptions: 2 dropped' in \
+        st['last_error'], st['last_error']
+    tool(t, 'pid')
+    assert seen(log, 'resources/subscribe') == []

@@ -114,6 +114,34 @@ def test_modern_task_is_transparent_and_listed_while_it_runs(modern):
     assert os.listdir(t / 'tasks') == []
 
 
+def test_a_reused_task_id_is_one_entry(modern):
+    """A server that answers three calls with one taskId: tasks/ shows one
+    entry for it (spec 6: one name never listed twice), the latest call's,
+    with one inode; each call still ends with the task's result."""
+    m, t, srv = modern
+    shs = [shell_call(t, research(steps=15, ms=100, id='same'))
+           for _ in range(3)]
+    try:
+        wait_until(lambda: len(srv.posts('tools/call')) == 3, 30,
+                   'the three calls sent')
+        wait_until(lambda: srv.posts('tasks/get'), 30, 'a poll')
+        names = os.listdir(t / 'tasks')
+        assert names == ['same'], names
+        r = subprocess.run(['ls', '-i', 'tasks'], cwd=t, capture_output=True,
+                           text=True, timeout=30)
+        assert len(r.stdout.split('\n')) == 2, r.stdout   # one line
+        st = json.loads(read_file(t / 'tasks/same'))
+        assert st['taskId'] == 'same', st
+        replies = [finish(sh) for sh in shs]
+    finally:
+        for sh in shs:
+            if sh.poll() is None:
+                sh.kill()
+    for reply in replies:
+        assert text(reply) == 'researched fs in 15 steps', reply
+    wait_until(lambda: os.listdir(t / 'tasks') == [], 10, 'tasks/ empty')
+
+
 def test_modern_task_input_goes_through_requests(modern):
     m, t, srv = modern
     sh = shell_call(t, research(steps=1, ms=10, ask=True))
