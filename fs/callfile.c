@@ -36,10 +36,15 @@
  *           with EINTR and keeps the call: a handled signal (SIGWINCH,
  *           SA_RESTART) is not a request to stop, and a restarted read on
  *           this open file goes on waiting for the same reply.
- *   seek    accepted and ignored: the kernel moves the file position (the
- *           open is seekable so that lseek(fd, 0, SEEK_CUR), head -n1 and
- *           Python's "r+" work) but reads and writes of call never look
- *           at it.
+ *   seek    accepted: the kernel moves the file position (the open is
+ *           seekable so that lseek(fd, 0, SEEK_CUR), head -n1 and
+ *           Python's "r+" work), and writes never look at it, nor reads
+ *           once this open file sent a request. An open file that sent
+ *           nothing reads the reply it found as a file, at the offset
+ *           (once it is complete; a read of 0 then ends nothing), so
+ *           that tail and less, which seek from the size stat gives
+ *           (spec 12: node.c asks callfile_fresh too), read the right
+ *           bytes.
  *   flush   (each close of a descriptor: shells dup2 the file and close
  *           the original before writing) completes a pending request (a
  *           top-level number ends there) or refuses it with EINVAL when it
@@ -86,6 +91,8 @@ struct callfile {
 	struct jsonwrite in;  /* the request being written */
 	int sent;             /* a request was sent (or refused) here */
 	int attached;         /* what to read was settled (sent, or found) */
+	int found;            /* ... found (writers.c): read as a file, at
+				 the offset, while nothing is sent */
 	int interrupted;      /* a read was interrupted, none since */
 	int write_only;       /* opened O_WRONLY: nothing is queued */
 	char *key;            /* tools/x, prompts/x: "t:x" or "p:x" (writers.h) */
@@ -200,7 +207,8 @@ static void serve(struct callfile *cf, const struct parked *p)
 {
 	struct rep *h = &cf->reps[0];
 	mcp_buf *b = mcp_call_reply(h->call);
-	size_t at = cf->listing ? (size_t)p->off : h->pos, n;
+	int file = cf->listing || (cf->found && !cf->sent);
+	size_t at = file ? (size_t)p->off : h->pos, n;
 	int e;
 
 	if (h->streamed && (e = mcp_call_stream(h->call, NULL, NULL)) != 0) {
@@ -209,14 +217,14 @@ static void serve(struct callfile *cf, const struct parked *p)
 		return;
 	}
 	if (at >= b->len) {
-		if (!cf->listing)
+		if (!file)
 			pop(cf); /* this read of 0 ends the reply */
 		fuse_reply_buf(p->req, NULL, 0);
 		return;
 	}
 	n = b->len - at < p->size ? b->len - at : p->size;
 	if (!cf->listing)
-		h->pos += n;
+		h->pos = at + n;
 	fuse_reply_buf(p->req, b->data + at, n);
 }
 
@@ -329,22 +337,18 @@ void callfile_read(struct callfile *cf, fuse_req_t req, size_t size,
 
 	cf->interrupted = 0; /* the reader lived on: it keeps the call */
 	if (!cf->attached) {
-		mcp_server *srv;
-		mcp_session *s;
 		mcp_call *c = NULL;
-		int r = 0;
+		int r = callfile_fresh(cf->server_id, cf->session_id, cf->key,
+				       fuse_req_ctx(req)->pid, &c);
 
-		if (resolve(cf, &srv, &s) == 0 &&
-		    (r = writers_find(owner(cf), cf->key,
-				      fuse_req_ctx(req)->pid, &c)) == 0 &&
-		    !c && !cf->key)
-			c = mcp_latest(srv, s);
+		if (r == -ENOENT)
+			r = 0, c = NULL; /* gone: nothing to read */
 		if (r < 0 || (c && push(cf, mcp_call_ref(c)) < 0)) {
 			/* EMFILE or ENOMEM: a later read tries again */
 			fuse_reply_err(req, r < 0 ? -r : ENOMEM);
 			return;
 		}
-		cf->attached = 1;
+		cf->attached = cf->found = 1;
 	}
 	if (cf->nparked == cf->capparked) {
 		size_t cap = cf->capparked ? cf->capparked * 2 : 2;
@@ -367,6 +371,24 @@ void callfile_read(struct callfile *cf, fuse_req_t req, size_t size,
 			fuse_req_interrupt_func(req, interrupt_cb, cf);
 			break;
 		}
+}
+
+int callfile_fresh(uint64_t server_id, uint64_t session_id, const char *key,
+		   pid_t pid, mcp_call **c)
+{
+	struct callfile cf = {.server_id = server_id,
+			      .session_id = session_id};
+	mcp_server *srv;
+	mcp_session *s;
+	int r;
+
+	*c = NULL;
+	if ((r = resolve(&cf, &srv, &s)) < 0 ||
+	    (r = writers_find(owner(&cf), key, pid, c)) < 0)
+		return r;
+	if (!*c && !key)
+		*c = mcp_latest(srv, s);
+	return 0;
 }
 
 /* Make ready, before a request of this open file is sent, all a reply

@@ -796,6 +796,7 @@ static void session_free_cb(uv_handle_t *h)
 	free(s->last_error);
 	session_list_forget(s, MCP_NLISTS);
 	windows_free(s);
+	res_kept_free(s);
 	surface_free(s);
 	free(s);
 	session_obj_drop();

@@ -16,7 +16,8 @@
  * '-'). A file is a resource URI under the skill's root (the URI of
  * SKILL.md without "/SKILL.md"); a skill without "resources" (made on
  * the fly) shows its SKILL.md alone. What cannot be a path here (a name
- * or segment that is empty, "." or "..", or holds '/' or a control byte;
+ * or segment that is empty, "." or "..", or holds '/' or an unsafe code
+ * point of lib/ctlesc.h: a control, C1, a bidi control;
  * a file outside its skill's root; a SKILL.md URI that does not end in
  * "/SKILL.md") is left out, with a warning in the thread's status.
  *
@@ -38,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctlesc.h"
 #include "internal.h"
 #include "jsent.h"
 
@@ -72,7 +74,7 @@ static void tree_free(void *p)
 }
 
 /* A path segment mcpfs can show: not empty, "." or "..", no '/' or
- * control byte (or DEL). */
+ * unsafe code point (a control, DEL, C1, a bidi control). */
 static int segment_ok(const char *p, size_t n)
 {
 	size_t i;
@@ -80,8 +82,8 @@ static int segment_ok(const char *p, size_t n)
 	if (!n || (n == 1 && p[0] == '.') || (n == 2 && !memcmp(p, "..", 2)))
 		return 0;
 	for (i = 0; i < n; i++)
-		if (p[i] == '/' || (unsigned char)p[i] < 0x20 || p[i] == 0x7f)
-			return 0;
+		if (p[i] == '/' || ctlesc_unsafe_at(p + i, n - i))
+			return 0; /* C0, C1, bidi controls: lib/ctlesc.h */
 	return 1;
 }
 
