@@ -9,8 +9,9 @@ and bidi controls as \\u0080..."""
 
 import json
 import os
+import sys
 
-from conftest import read_file, wait_until, status
+from conftest import REPO, read_file, status, wait_until
 from help_util import calls, controls, scripted, sh
 
 # one of each class lib/ctlesc.h calls unsafe, and a plain name
@@ -120,3 +121,25 @@ def test_stderr_shows_controls_as_escapes(mcpfs_mount, tmp_path):
                     b'c1 \\u009b31m bidi \\u202eabc nul? bell\\x07\n'), data
     # its size is what a read gives (spec 12)
     assert os.stat(t / 'stderr').st_size == len(data)
+
+
+def test_skill_files_with_unsafe_names_are_left_out(mcpfs_mount, tmp_path):
+    """skills/ paths come from resource URIs: one holding an unsafe code
+    point is left out with a warning (skills.c), as one with a C0 control
+    byte was; the others are there."""
+    root = tmp_path / 'skills-src'
+    (root / 'tidy').mkdir(parents=True)
+    (root / 'tidy/SKILL.md').write_text(
+        '---\nname: tidy\ndescription: d\n---\n')
+    (root / 'tidy/ok.md').write_text('fine\n')
+    for bad in ('rlo\u202eevil.md', 'csi\u009bx.md', 'alm\u061c.md'):
+        (root / 'tidy' / bad).write_text('hidden\n')
+    m = mcpfs_mount({'k': {'command': sys.executable, 'args': [
+        str(REPO / 'tests/fake/skills_server.py'), str(root)]}})
+    t = m.path / 'k' / 't1'
+    os.mkdir(t)
+    wait_until(lambda: status(t)['state'] == 'ready', what='ready')
+    assert sorted(os.listdir(t / 'skills/tidy')) == ['SKILL.md', 'ok.md']
+    assert read_file(t / 'skills/tidy/ok.md') == b'fine\n'
+    warnings = ' '.join(status(t).get('warnings') or [])
+    assert 'evil.md' in warnings, warnings
