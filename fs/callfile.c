@@ -118,20 +118,27 @@ static uint64_t owner(const struct callfile *cf)
 	return cf->session_id ? cf->session_id : cf->server_id;
 }
 
-static int resolve(struct callfile *cf, mcp_server **srv, mcp_session **s)
+/* The thread session_id, or (0) the server server_id: 0 or -ENOENT. */
+static int resolve_ids(uint64_t server_id, uint64_t session_id,
+		       mcp_server **srv, mcp_session **s)
 {
 	struct mcp_stat st;
 
 	*s = NULL;
-	if (cf->session_id) {
-		if (mcp_lookup(cf->session_id, MCP_THREAD, &st) < 0)
+	if (session_id) {
+		if (mcp_lookup(session_id, MCP_THREAD, &st) < 0)
 			return -ENOENT;
 		*s = st.session;
 		*srv = st.server;
 		return 0;
 	}
-	*srv = fs_server(cf->server_id);
+	*srv = fs_server(server_id);
 	return *srv ? 0 : -ENOENT;
+}
+
+static int resolve(struct callfile *cf, mcp_server **srv, mcp_session **s)
+{
+	return resolve_ids(cf->server_id, cf->session_id, srv, s);
 }
 
 /* Room for one more reply in the queue: 0 or -ENOMEM. */
@@ -376,15 +383,14 @@ void callfile_read(struct callfile *cf, fuse_req_t req, size_t size,
 int callfile_fresh(uint64_t server_id, uint64_t session_id, const char *key,
 		   pid_t pid, mcp_call **c)
 {
-	struct callfile cf = {.server_id = server_id,
-			      .session_id = session_id};
 	mcp_server *srv;
 	mcp_session *s;
 	int r;
 
-	*c = NULL;
-	if ((r = resolve(&cf, &srv, &s)) < 0 ||
-	    (r = writers_find(owner(&cf), key, pid, c)) < 0)
+	*c = NULL; /* whose: the thread, or the server (owner()) */
+	if ((r = resolve_ids(server_id, session_id, &srv, &s)) < 0 ||
+	    (r = writers_find(session_id ? session_id : server_id, key, pid,
+			      c)) < 0)
 		return r;
 	if (!*c && !key)
 		*c = mcp_latest(srv, s);
