@@ -12,6 +12,7 @@
  * .ino = the next free root inode} (K_SERVEJSON is one).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
