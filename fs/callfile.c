@@ -36,10 +36,15 @@
  *           with EINTR and keeps the call: a handled signal (SIGWINCH,
  *           SA_RESTART) is not a request to stop, and a restarted read on
  *           this open file goes on waiting for the same reply.
- *   seek    accepted and ignored: the kernel moves the file position (the
- *           open is seekable so that lseek(fd, 0, SEEK_CUR), head -n1 and
- *           Python's "r+" work) but reads and writes of call never look
- *           at it.
+ *   seek    accepted: the kernel moves the file position (the open is
+ *           seekable so that lseek(fd, 0, SEEK_CUR), head -n1 and
+ *           Python's "r+" work), and writes never look at it, nor reads
+ *           once this open file sent a request. An open file that sent
+ *           nothing reads the reply it found as a file, at the offset
+ *           (once it is complete; a read of 0 then ends nothing), so
+ *           that tail and less, which seek from the size stat gives
+ *           (spec 12: node.c asks callfile_fresh too), read the right
+ *           bytes.
  *   flush   (each close of a descriptor: shells dup2 the file and close
  *           the original before writing) completes a pending request (a
  *           top-level number ends there) or refuses it with EINVAL when it
@@ -86,6 +91,8 @@ struct callfile {
 	struct jsonwrite in;  /* the request being written */
 	int sent;             /* a request was sent (or refused) here */
 	int attached;         /* what to read was settled (sent, or found) */
+	int found;            /* ... found (writers.c): read as a file, at
+				 the offset, while nothing is sent */
 	int interrupted;      /* a read was interrupted, none since */
 	int write_only;       /* opened O_WRONLY: nothing is queued */
 	char *key;            /* tools/x, prompts/x: "t:x" or "p:x" (writers.h) */
@@ -111,20 +118,27 @@ static uint64_t owner(const struct callfile *cf)
 	return cf->session_id ? cf->session_id : cf->server_id;
 }
 
-static int resolve(struct callfile *cf, mcp_server **srv, mcp_session **s)
+/* The thread session_id, or (0) the server server_id: 0 or -ENOENT. */
+static int resolve_ids(uint64_t server_id, uint64_t session_id,
+		       mcp_server **srv, mcp_session **s)
 {
 	struct mcp_stat st;
 
 	*s = NULL;
-	if (cf->session_id) {
-		if (mcp_lookup(cf->session_id, MCP_THREAD, &st) < 0)
+	if (session_id) {
+		if (mcp_lookup(session_id, MCP_THREAD, &st) < 0)
 			return -ENOENT;
 		*s = st.session;
 		*srv = st.server;
 		return 0;
 	}
-	*srv = fs_server(cf->server_id);
+	*srv = fs_server(server_id);
 	return *srv ? 0 : -ENOENT;
+}
+
+static int resolve(struct callfile *cf, mcp_server **srv, mcp_session **s)
+{
+	return resolve_ids(cf->server_id, cf->session_id, srv, s);
 }
 
 /* Room for one more reply in the queue: 0 or -ENOMEM. */
@@ -200,7 +214,8 @@ static void serve(struct callfile *cf, const struct parked *p)
 {
 	struct rep *h = &cf->reps[0];
 	mcp_buf *b = mcp_call_reply(h->call);
-	size_t at = cf->listing ? (size_t)p->off : h->pos, n;
+	int file = cf->listing || (cf->found && !cf->sent);
+	size_t at = file ? (size_t)p->off : h->pos, n;
 	int e;
 
 	if (h->streamed && (e = mcp_call_stream(h->call, NULL, NULL)) != 0) {
@@ -209,14 +224,14 @@ static void serve(struct callfile *cf, const struct parked *p)
 		return;
 	}
 	if (at >= b->len) {
-		if (!cf->listing)
+		if (!file)
 			pop(cf); /* this read of 0 ends the reply */
 		fuse_reply_buf(p->req, NULL, 0);
 		return;
 	}
 	n = b->len - at < p->size ? b->len - at : p->size;
 	if (!cf->listing)
-		h->pos += n;
+		h->pos = at + n;
 	fuse_reply_buf(p->req, b->data + at, n);
 }
 
@@ -329,22 +344,18 @@ void callfile_read(struct callfile *cf, fuse_req_t req, size_t size,
 
 	cf->interrupted = 0; /* the reader lived on: it keeps the call */
 	if (!cf->attached) {
-		mcp_server *srv;
-		mcp_session *s;
 		mcp_call *c = NULL;
-		int r = 0;
+		int r = callfile_fresh(cf->server_id, cf->session_id, cf->key,
+				       fuse_req_ctx(req)->pid, &c);
 
-		if (resolve(cf, &srv, &s) == 0 &&
-		    (r = writers_find(owner(cf), cf->key,
-				      fuse_req_ctx(req)->pid, &c)) == 0 &&
-		    !c && !cf->key)
-			c = mcp_latest(srv, s);
+		if (r == -ENOENT)
+			r = 0, c = NULL; /* gone: nothing to read */
 		if (r < 0 || (c && push(cf, mcp_call_ref(c)) < 0)) {
 			/* EMFILE or ENOMEM: a later read tries again */
 			fuse_reply_err(req, r < 0 ? -r : ENOMEM);
 			return;
 		}
-		cf->attached = 1;
+		cf->attached = cf->found = 1;
 	}
 	if (cf->nparked == cf->capparked) {
 		size_t cap = cf->capparked ? cf->capparked * 2 : 2;
@@ -367,6 +378,23 @@ void callfile_read(struct callfile *cf, fuse_req_t req, size_t size,
 			fuse_req_interrupt_func(req, interrupt_cb, cf);
 			break;
 		}
+}
+
+int callfile_fresh(uint64_t server_id, uint64_t session_id, const char *key,
+		   pid_t pid, mcp_call **c)
+{
+	mcp_server *srv;
+	mcp_session *s;
+	int r;
+
+	*c = NULL; /* whose: the thread, or the server (owner()) */
+	if ((r = resolve_ids(server_id, session_id, &srv, &s)) < 0 ||
+	    (r = writers_find(session_id ? session_id : server_id, key, pid,
+			      c)) < 0)
+		return r;
+	if (!*c && !key)
+		*c = mcp_latest(srv, s);
+	return 0;
 }
 
 /* Make ready, before a request of this open file is sent, all a reply

@@ -75,7 +75,7 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino,
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
-	node_attr(ino, &n, &st);
+	node_attr(ino, &n, fuse_req_ctx(req)->pid, &st);
 	fuse_reply_attr(req, &st, 0);
 }
 
@@ -99,7 +99,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		fuse_reply_err(req, EPERM);
 		return;
 	}
-	node_attr(ino, &n, &st);
+	node_attr(ino, &n, fuse_req_ctx(req)->pid, &st);
 	fuse_reply_attr(req, &st, 0);
 }
 

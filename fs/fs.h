@@ -144,9 +144,10 @@ int listing_need(const struct node *n, enum mcp_list what, mcp_call **got,
 struct kind_info {
 	const char *name;  /* in a server, thread or root directory, else NULL */
 	unsigned flags;
-	/* st_size: the length of content in memory; NULL or 0 = unknown
-	 * (a kind with snap: the length of what snap makes) */
-	off_t (*size)(const struct node *n);
+	/* st_size: the length of content in memory that a fresh read by
+	 * process reader would return (spec 12); NULL or 0 = unknown (a kind
+	 * with snap: the length of what snap makes). Sends no request. */
+	off_t (*size)(const struct node *n, pid_t reader);
 	/* a listing directory: the kind of its entries, and the listing
 	 * that names them */
 	enum kind child;
@@ -234,7 +235,10 @@ static inline int fs_question_at(const struct node *n, unsigned long num,
 	snprintf(name, sizeof name, "%lu", num);
 	return n->s ? mcp_walk(n->st.id, name, st) : -ENOENT;
 }
-void node_attr(fuse_ino_t ino, const struct node *n, struct stat *st);
+/* The attributes of n as process reader sees them (st_size: the length
+ * a fresh read by it would return, where that is in memory). */
+void node_attr(fuse_ino_t ino, const struct node *n, pid_t reader,
+	       struct stat *st);
 void fs_reply_entry(fuse_req_t req, fuse_ino_t ino, const struct node *n);
 /* Per-open state of every file and directory (fi->fh). */
 struct fh {
@@ -304,6 +308,13 @@ void callfile_fh_release(struct fh *h);
  * errno set (ENOENT: the thread or server is gone; ENOMEM). */
 struct callfile *callfile_new(int listing, int prompt, uint64_t server_id,
 			      uint64_t session_id, int write_only);
+/* The call a fresh read (an open file that sent nothing) of call, or of
+ * tools/x or prompts/x with key "t:x" or "p:x", by process pid would read
+ * now (spec 4; writers.h): 0 with *c (borrowed; NULL: none, it reads as
+ * empty), -ENOENT (the thread or server is gone), -ENOMEM or -EMFILE
+ * (the reader's lineage could not be learnt). Sends nothing. */
+int callfile_fresh(uint64_t server_id, uint64_t session_id, const char *key,
+		   pid_t pid, mcp_call **c);
 /* tools/<tool> and prompts/<prompt>: the request is the arguments object,
  * sent as a tools/call or prompts/get of name. */
 int callfile_target(struct callfile *cf, const char *name);

@@ -12,6 +12,7 @@
  * .ino = the next free root inode} (K_SERVEJSON is one).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,12 +34,12 @@ static off_t size_log(const struct node *n, enum mcp_log which)
 	return (off_t)end;
 }
 
-static off_t size_events(const struct node *n)
+static off_t size_events(const struct node *n, pid_t reader)
 {
 	return size_log(n, MCP_EVENTS);
 }
 
-static off_t size_trace(const struct node *n)
+static off_t size_trace(const struct node *n, pid_t reader)
 {
 	return size_log(n, MCP_TRACE);
 }
@@ -50,18 +51,65 @@ static off_t size_listing(const struct node *n, enum mcp_list what)
 	return c ? (off_t)mcp_call_reply(c)->len : 0;
 }
 
-static off_t size_tools(const struct node *n)
+static off_t size_tools(const struct node *n, pid_t reader)
 {
 	return size_listing(n, MCP_TOOLS);
 }
 
-static off_t size_prompts(const struct node *n)
+/*
+ * call, tools/X, prompts/X: the length of the reply a fresh read by the
+ * reader would return now (callfile_fresh, the rule of spec 4), when that
+ * reply is complete; 0 when there is none, it is in flight or arriving,
+ * or the reader's lineage cannot be learnt. Sends nothing (spec 3). So
+ * tar, which reads as many bytes as stat says, keeps what cat reads;
+ * call is direct I/O, so a size that changes misleads no cache.
+ */
+static off_t size_reply(const struct node *n, const char *key, pid_t reader)
+{
+	mcp_call *c;
+	mcp_buf *b;
+
+	if (callfile_fresh(n->st.server_id, n->s ? n->st.id : 0, key, reader,
+			   &c) < 0 || !c || !(b = mcp_call_reply(c)))
+		return 0;
+	return (off_t)b->len;
+}
+
+static off_t size_call(const struct node *n, pid_t reader)
+{
+	return size_reply(n, NULL, reader);
+}
+
+/* tools/X and prompts/X: among the calls of X (their key, writers.h) */
+static off_t size_named(const struct node *n, pid_t reader)
+{
+	const char *name = n->s ? mcp_name_at(n->s, fs_kinds[n->kind].list,
+					      n->idx) : NULL;
+	char *key;
+	off_t len;
+
+	if (!name || asprintf(&key, "%s%s", fs_kinds[n->kind].list ==
+			      MCP_PROMPTS ? "p:" : "t:", name) < 0)
+		return 0;
+	len = size_reply(n, key, reader);
+	free(key);
+	return len;
+}
+
+/* resources/X: the length of its last read while that is kept in memory
+ * (a fresh open reads it again: spec 15, an update shows) */
+static off_t size_resource(const struct node *n, pid_t reader)
+{
+	return n->s ? (off_t)mcp_resource_size(n->s, n->idx) : 0;
+}
+
+static off_t size_prompts(const struct node *n, pid_t reader)
 {
 	return n->s ? size_listing(n, MCP_PROMPTS) : 0;
 }
 
 /* resources.json: both listings in one document, once both are there */
-static off_t size_resjson(const struct node *n)
+static off_t size_resjson(const struct node *n, pid_t reader)
 {
 	mcp_call *a = n->s ? mcp_list_cached(n->srv, n->s, MCP_RESOURCES) : NULL;
 	mcp_call *b = n->s ? mcp_list_cached(n->srv, n->s, MCP_TEMPLATES)
@@ -70,7 +118,7 @@ static off_t size_resjson(const struct node *n)
 	return a && b ? buf_size(mcp_resources_doc(a, b)) : 0;
 }
 
-static off_t size_result(const struct node *n)
+static off_t size_result(const struct node *n, pid_t reader)
 {
 	const struct mcp_part *parts;
 	size_t np;
@@ -79,7 +127,7 @@ static off_t size_result(const struct node *n)
 	return n->idx < np ? (off_t)parts[n->idx].data->len : 0;
 }
 
-static off_t size_req(const struct node *n)
+static off_t size_req(const struct node *n, pid_t reader)
 {
 	struct mcp_stat st;
 
@@ -87,7 +135,7 @@ static off_t size_req(const struct node *n)
 		? buf_size(mcp_doc(MCP_DOC_QUESTION, st.ask, 0)) : 0;
 }
 
-static off_t size_help(const struct node *n)
+static off_t size_help(const struct node *n, pid_t reader)
 {
 	const char *f = mcp_help_name_at(n->srv, n->s, n->idx);
 
@@ -123,7 +171,7 @@ static mcp_buf *snap_servejson(const struct node *n)
 
 /* a file below skills/: its listed size (a dynamic SKILL.md: that of
  * its bytes, read at its lookup, skillsdir.c) */
-static off_t size_skill(const struct node *n)
+static off_t size_skill(const struct node *n, pid_t reader)
 {
 	mcp_call *c = mcp_list_cached(n->srv, n->s, MCP_SKILLS);
 	const char *path = mcp_name_at(n->s, MCP_SKILLS, n->idx);
@@ -247,7 +295,7 @@ static int has_task(const struct node *n)
 	return b != NULL;
 }
 
-static off_t size_task(const struct node *n)
+static off_t size_task(const struct node *n, pid_t reader)
 {
 	return buf_size(mcp_doc(MCP_DOC_TASK, n->s, n->idx));
 }
@@ -261,7 +309,8 @@ static off_t size_task(const struct node *n)
 #define LISTDIR (KF_THREAD | KF_DIR | KF_LISTING)
 const struct kind_info fs_kinds[K_NKINDS] = {
 	[K_DIR] = {.flags = KF_DIR},
-	[K_CALL] = {"call", SERVER_THREAD | KF_WRITE, .ops = &call_ops},
+	[K_CALL] = {"call", SERVER_THREAD | KF_WRITE, size_call,
+		    .ops = &call_ops},
 	[K_TOOLS] = {"tools.json", SERVER_THREAD, size_tools,
 		     .ops = &toolsjson_ops},
 	[K_STATUS] = {"status", KF_THREAD, .ops = &snap_ops,
@@ -298,16 +347,16 @@ const struct kind_info fs_kinds[K_NKINDS] = {
 	[K_HELPDIR] = {"help", SERVER_THREAD | KF_DIR | KF_LISTING,
 		       .child = K_HELP, .list = MCP_TOOLS, .dir = &listing_dir,
 		       .lops = &helpdir_lops},
-	[K_TOOL] = {NULL, KF_INDEXED | KF_WRITE | KF_LISTING,
+	[K_TOOL] = {NULL, KF_INDEXED | KF_WRITE | KF_LISTING, size_named,
 		    .list = MCP_TOOLS, .ops = &tool_ops, .present = has_tool,
 		    .lops = &tool_lops},
 	[K_RESULT] = {NULL, KF_INDEXED | KF_LISTING, size_result,
 		      .ops = &listing_snap_ops, .present = has_result,
 		      .lops = &result_lops},
-	[K_RESOURCE] = {NULL, KF_INDEXED | KF_LISTING,
+	[K_RESOURCE] = {NULL, KF_INDEXED | KF_LISTING, size_resource,
 			.ops = &listing_snap_ops, .present = has_resource,
 			.lops = &resource_lops},
-	[K_PROMPT] = {NULL, KF_INDEXED | KF_WRITE | KF_LISTING,
+	[K_PROMPT] = {NULL, KF_INDEXED | KF_WRITE | KF_LISTING, size_named,
 		      .list = MCP_PROMPTS, .ops = &tool_ops,
 		      .present = has_prompt, .lops = &tool_lops},
 	[K_REQ] = {NULL, KF_INDEXED | KF_WRITE, size_req, .ops = &ask_ops,

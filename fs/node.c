@@ -120,10 +120,10 @@ static void set_time(struct timespec *ts, double t)
  * is one FUSE round trip, and the kernel pins (faults in) the whole read
  * buffer first, so a big size costs a small read about 0.5 ms: 1 MiB (the
  * most one request carries, max_pages) only for call when the reply a
- * fresh open reads is done with 1 MiB or more, or is arriving in pieces
- * (a line longer than one read of the server's output: sessions/call.c
- * streams it). */
-static blksize_t blksize(const struct node *n)
+ * fresh open by reader reads is done with 1 MiB or more, or is arriving
+ * in pieces (a line longer than one read of the server's output:
+ * sessions/call.c streams it). */
+static blksize_t blksize(const struct node *n, pid_t reader)
 {
 	mcp_call *c;
 	mcp_buf *b;
@@ -132,8 +132,8 @@ static blksize_t blksize(const struct node *n)
 
 	if (n->type < N_SERVER || fs_kinds[n->kind].ops != &call_ops || !n->srv)
 		return 4096;
-	c = mcp_latest(n->srv, n->s);
-	if (!c)
+	if (callfile_fresh(n->st.server_id, n->s ? n->st.id : 0, NULL, reader,
+			   &c) < 0 || !c)
 		return 4096;
 	if (!(b = mcp_call_reply(c))) {
 		mcp_call_stream(c, &p, &have);
@@ -143,7 +143,8 @@ static blksize_t blksize(const struct node *n)
 	return have >= (1u << 20) ? 1 << 20 : 4096;
 }
 
-void node_attr(fuse_ino_t ino, const struct node *n, struct stat *st)
+void node_attr(fuse_ino_t ino, const struct node *n, pid_t reader,
+	       struct stat *st)
 {
 	double mt = mount_time, ct = mount_time;
 	int dir = KIND_IS(n->kind, KF_DIR);
@@ -162,7 +163,7 @@ void node_attr(fuse_ino_t ino, const struct node *n, struct stat *st)
 		st->st_nlink = 1;
 	}
 	if (ki->size)
-		st->st_size = ki->size(n);
+		st->st_size = ki->size(n, reader);
 	else if (ki->snap)
 		st->st_size = buf_size(ki->snap(n));
 	if (n->s) {
@@ -174,7 +175,7 @@ void node_attr(fuse_ino_t ino, const struct node *n, struct stat *st)
 	set_time(&st->st_mtim, mt);
 	set_time(&st->st_atim, mt);
 	set_time(&st->st_ctim, ct);
-	st->st_blksize = blksize(n);
+	st->st_blksize = blksize(n, reader);
 	st->st_blocks = (st->st_size + 511) / 512;
 }
 
@@ -188,7 +189,7 @@ static void reply_entry(fuse_req_t req, fuse_ino_t ino, const struct node *n)
 	e.attr_timeout = 0;
 	/* names in result/ and the listings change with each reply */
 	e.entry_timeout = KIND_IS(n->kind, KF_INDEXED) ? 0 : 1.0;
-	node_attr(ino, n, &e.attr);
+	node_attr(ino, n, fuse_req_ctx(req)->pid, &e.attr);
 	fuse_reply_entry(req, &e);
 }
 

@@ -13,10 +13,12 @@
 #include "ctlesc.h"
 
 /*
- * The length of the UTF-8 sequence at p (1 to 4), 0 if p does not start
- * one; *cp gets its code point. A NUL kept as C0 80 is code point 0.
+ * The length of the UTF-8 sequence at p, of the avail bytes there (1 to
+ * 4), 0 if p does not start one; *cp gets its code point. With nul_c080,
+ * a NUL kept as C0 80 (jsent.h) is code point 0.
  */
-static size_t utf8_at(const unsigned char *p, unsigned *cp)
+static size_t utf8_at(const unsigned char *p, size_t avail, unsigned *cp,
+		      int nul_c080)
 {
 	size_t n, i;
 	unsigned c = p[0];
@@ -25,7 +27,7 @@ static size_t utf8_at(const unsigned char *p, unsigned *cp)
 		*cp = c;
 		return 1;
 	}
-	if (c == 0xc0 && p[1] == 0x80) {
+	if (nul_c080 && c == 0xc0 && avail >= 2 && p[1] == 0x80) {
 		*cp = 0;
 		return 2;
 	}
@@ -37,6 +39,8 @@ static size_t utf8_at(const unsigned char *p, unsigned *cp)
 		n = 4, c &= 0x07;
 	else
 		return 0;
+	if (avail < n)
+		return 0;
 	for (i = 1; i < n; i++) {
 		if ((p[i] & 0xc0) != 0x80)
 			return 0;
@@ -46,12 +50,28 @@ static size_t utf8_at(const unsigned char *p, unsigned *cp)
 	return n;
 }
 
-/* A code point shown as an escape: C1 controls, bidi and line marks. */
+/* A code point shown as an escape beside C0 and DEL: C1 controls, the
+ * bidi controls (Unicode's Bidi_Control: ALM, LRM, RLM, the embeddings
+ * and overrides, the isolates) and the line and paragraph separators. */
 static int hidden(unsigned cp)
 {
-	return (cp >= 0x80 && cp <= 0x9f) || cp == 0x200e || cp == 0x200f ||
-	       (cp >= 0x2028 && cp <= 0x202e) ||
+	return (cp >= 0x80 && cp <= 0x9f) || cp == 0x061c || cp == 0x200e ||
+	       cp == 0x200f || (cp >= 0x2028 && cp <= 0x202e) ||
 	       (cp >= 0x2066 && cp <= 0x2069);
+}
+
+int ctlesc_unsafe(unsigned cp)
+{
+	return cp < 0x20 || cp == 0x7f || hidden(cp);
+}
+
+size_t ctlesc_unsafe_at(const char *s, size_t avail)
+{
+	unsigned cp = 0;
+	size_t n = avail ? utf8_at((const unsigned char *)s, avail, &cp, 0)
+			 : 0;
+
+	return n && ctlesc_unsafe(cp) ? n : 0;
 }
 
 /* What to write for the sequence at p (n bytes, code point cp): NULL to
@@ -80,14 +100,18 @@ static const char *escape_of(const unsigned char *p, size_t n, unsigned cp,
 	return NULL;
 }
 
-int ctlesc_text(struct gbuf *b, const char *s, int multiline)
+/* The n bytes at s to b escaped; raw: a NUL is a byte of the text (and
+ * C0 80 two bytes not UTF-8), else C0 80 is the NUL of jsent.h. */
+static int escape_run(struct gbuf *b, const char *s, size_t len,
+		      int multiline, int raw)
 {
-	const unsigned char *p = (const unsigned char *)s, *run = p;
+	const unsigned char *p = (const unsigned char *)s, *run = p,
+			    *end = p + len;
 	char buf[16];
 
-	while (*p) {
+	while (p < end) {
 		unsigned cp = 0;
-		size_t n = utf8_at(p, &cp);
+		size_t n = utf8_at(p, (size_t)(end - p), &cp, !raw);
 		const char *e = escape_of(p, n, cp, multiline, buf,
 					  sizeof buf);
 
@@ -104,6 +128,16 @@ int ctlesc_text(struct gbuf *b, const char *s, int multiline)
 	return b->oom ? -ENOMEM : 0;
 }
 
+int ctlesc_text(struct gbuf *b, const char *s, int multiline)
+{
+	return escape_run(b, s, strlen(s), multiline, 0);
+}
+
+int ctlesc_bytes(struct gbuf *b, const char *s, size_t n, int multiline)
+{
+	return escape_run(b, s, n, multiline, 1);
+}
+
 char *ctlesc_dup(const char *s, int multiline)
 {
 	struct gbuf b = {0};
@@ -114,12 +148,13 @@ char *ctlesc_dup(const char *s, int multiline)
 
 int ctlesc_needed(const char *s, int multiline)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	const unsigned char *p = (const unsigned char *)s,
+			    *end = p + strlen(s);
 	char buf[16];
 
-	while (*p) {
+	while (p < end) {
 		unsigned cp = 0;
-		size_t n = utf8_at(p, &cp);
+		size_t n = utf8_at(p, (size_t)(end - p), &cp, 1);
 
 		if (escape_of(p, n, cp, multiline, buf, sizeof buf))
 			return 1;
@@ -137,7 +172,7 @@ char *ctlesc_json(const char *json, size_t n, size_t *len)
 
 	while (i < n) {
 		unsigned cp = 0;
-		size_t k = p[i] < 0x7f ? 1 : utf8_at(p + i, &cp);
+		size_t k = p[i] < 0x7f ? 1 : utf8_at(p + i, n - i, &cp, 1);
 
 		if (p[i] == 0x7f)
 			cp = 0x7f;

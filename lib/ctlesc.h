@@ -16,7 +16,7 @@
  *   a newline             kept when multiline, else \n
  *   a tab                 kept
  *   C1 controls           \u0080 ... \u009f
- *   bidi and line marks   \u200e, \u202e, \u2066, \u2028 ...
+ *   bidi and line marks   \u061c, \u200e, \u202e, \u2066, \u2028 ...
  *   a NUL kept as C0 80   \x00 (jsent.h)
  *   a byte not UTF-8      \xNN
  *
@@ -24,8 +24,24 @@
  */
 int ctlesc_text(struct gbuf *b, const char *s, int multiline);
 
+/* The same for n bytes that may hold a NUL (shown as \x00; C0 80 is two
+ * bytes not UTF-8 here): a server's raw stderr. 0 or -ENOMEM. */
+int ctlesc_bytes(struct gbuf *b, const char *s, size_t n, int multiline);
+
 /* The same as a malloc'd string (NULL on ENOMEM). */
 char *ctlesc_dup(const char *s, int multiline);
+
+/*
+ * The one definition of an unsafe code point, for text and for file
+ * names alike (sessions/protocol/surface.c percent-encodes it in a
+ * directory entry): C0 controls, DEL, C1 controls, the bidi controls
+ * (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069) and the
+ * line and paragraph separators (U+2028, U+2029).
+ */
+int ctlesc_unsafe(unsigned cp);
+/* The length of the UTF-8 sequence of an unsafe code point at s (avail
+ * bytes there), else 0 (a safe one, or bytes that are not UTF-8). */
+size_t ctlesc_unsafe_at(const char *s, size_t avail);
 
 /* 1 if ctlesc_text would change s (multiline or not). */
 int ctlesc_needed(const char *s, int multiline);

@@ -55,7 +55,9 @@ void serve_peer_end(struct serve_peer *p);
 /* serve/unix.c: `mcpfs serve` joins a mount through a unix socket of its
  * own. serve_listen after the mount (0, or -errno: logged, the mount
  * goes on without it); serve_close at shutdown (every client's session
- * ends). The socket's path for a mountpoint (make: its directory too). */
+ * ends). The socket's path for a mountpoint (make: its directory too):
+ * 0, or -errno; out holds the path also when its directory is refused
+ * (so a message can name it), "" when mnt itself cannot be resolved. */
 #include <uv.h>
 int serve_listen(uv_loop_t *loop, const char *mountpoint);
 void serve_close(void);

@@ -50,7 +50,10 @@ int serve_socket_path(const char *mnt, char *out, size_t n, int make)
 	uint64_t h = 0xcbf29ce484222325ULL;
 	struct stat st;
 	const char *c;
+	int len;
 
+	if (n)
+		*out = 0;
 	if (!realpath(mnt, real))
 		return -errno;
 	for (c = real; *c; c++)
@@ -60,6 +63,9 @@ int serve_socket_path(const char *mnt, char *out, size_t n, int make)
 	else
 		snprintf(dir, sizeof dir, "/tmp/mcpfs-%lu",
 			 (unsigned long)getuid());
+	/* the path first, so that a failure below can name it */
+	len = snprintf(out, n, "%s/mcpfs-%016llx.sock", dir,
+		       (unsigned long long)h);
 	if (make && mkdir(dir, 0700) < 0 && errno != EEXIST)
 		return -errno;
 	if (lstat(dir, &st) < 0)
@@ -67,8 +73,7 @@ int serve_socket_path(const char *mnt, char *out, size_t n, int make)
 	if (!S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
 	    (st.st_mode & 077))
 		return -EPERM; /* not a private directory of ours */
-	if ((size_t)snprintf(out, n, "%s/mcpfs-%016llx.sock", dir,
-			     (unsigned long long)h) >= n ||
+	if (len < 0 || (size_t)len >= n ||
 	    strlen(out) >= sizeof(((struct sockaddr_un *)0)->sun_path))
 		return -ENAMETOOLONG;
 	return 0;
@@ -354,7 +359,7 @@ static int is_mcpfs_mount(const char *real)
 int serve_relay(int argc, char **argv)
 {
 	const char *thread = NULL, *mnt = NULL;
-	char path[PATH_MAX], real[PATH_MAX], buf[65536];
+	char path[PATH_MAX] = "", real[PATH_MAX], buf[65536];
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	struct pollfd pf[2];
 	int i, fd, in_open = 1, r;
@@ -391,7 +396,7 @@ int serve_relay(int argc, char **argv)
 		fprintf(stderr, "mcpfs serve: the mcpfs mounted at %s does not "
 			"listen (%s%s%s): is it an older mcpfs, or another "
 			"user's?\n", mnt, r < 0 ? strerror(-r) : "no socket",
-			r < 0 ? " at " : "", r < 0 ? path : "");
+			*path ? " at " : "", path);
 		return 1;
 	}
 	h = cJSON_CreateObject();

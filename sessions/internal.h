@@ -105,6 +105,9 @@ struct mcp_session {
 	struct ring err, events, trace;
 	cJSON *subs;                   /* subscribe.c: the URIs subscribed */
 	struct names names[MCP_NLISTS]; /* surface.c: names given out */
+	struct res_kept *kept;         /* surface.c: resources/ files as last
+					  read, newest last (st_size) */
+	size_t nkept, kept_bytes;
 	cJSON *notes[MCP_NLISTS];      /* inbound.c: a listing "none" or
 					  partial, and why (spec 9) */
 	struct names help;             /* guide.c: help/ file names */
@@ -401,6 +404,11 @@ void client_request(mcp_session *s, const char *method, cJSON *id,
 
 /* surface.c */
 void surface_free(mcp_session *s);
+/* reskept.c: resources/URI of s was read as b (NULL: the read failed,
+ * nothing is known of it now), kept for its st_size (mcp_resource_size);
+ * and all of them dropped (the session is freed). */
+void res_kept_set(mcp_session *s, const char *uri, mcp_buf *b);
+void res_kept_free(mcp_session *s);
 /* A warning of s for its status (each text once, the last few kept) and
  * the log. */
 void surface_warn(mcp_session *s, const char *fmt, ...)

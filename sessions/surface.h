@@ -54,6 +54,12 @@ mcp_buf *mcp_skill_cached(mcp_session *s, mcp_call *listing,
 mcp_buf *mcp_resource_file(mcp_session *s, const char *uri,
 			   const mcp_buf *reply, int *err);
 
+/* The length of resources/ file idx (its URI's mcp_name_intern number)
+ * of s as its last read gave it (mcp_resource_file), while that read is
+ * kept: the newest 256 of a session, 16 MiB at most together; else 0
+ * (never read, failed since, or no longer kept). Never sends a request. */
+size_t mcp_resource_size(mcp_session *s, unsigned long idx);
+
 /* resources.json: the done listings res (MCP_RESOURCES) and tpl
  * (MCP_TEMPLATES) in one document {"resources", "resourceTemplates"},
  * pretty, every number and string as the server sent it; NULL on ENOMEM. */
@@ -106,7 +112,8 @@ struct mcp_part {
 };
 void mcp_result(mcp_session *s, const struct mcp_part **parts, size_t *n);
 
-/* Percent-encode name for a path component ('%', '/', control bytes, and
+/* Percent-encode name for a path component ('%', '/', each byte of an
+ * unsafe code point of lib/ctlesc.h (C0, DEL, C1, the bidi controls), and
  * a leading '.' of "." and ".."): malloc'd. decode: NULL if malformed.
  * A NUL in a name from a server is held as the bytes C0 80 (lib/jsent.h)
  * and is "%00" in its file name. */

@@ -803,6 +803,7 @@ static void session_free_cb(uv_handle_t *h)
 	lost_free(s);
 	session_list_forget(s, MCP_NLISTS);
 	windows_free(s);
+	res_kept_free(s);
 	surface_free(s);
 	free(s);
 	session_obj_drop();

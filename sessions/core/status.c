@@ -254,13 +254,24 @@ mcp_buf *mcp_session_status_json(mcp_session *s)
 	return b;
 }
 
+/* stderr: the last 64 KiB the server wrote, escaped as status is (spec
+ * 6; lib/ctlesc.h): newline and tab kept, so it reads as the lines it
+ * was; CR as \r, ESC as \x1b, a NUL as \x00, C1 and bidi controls as
+ * \u0080..., a byte not UTF-8 as \xNN. NULL on ENOMEM. */
 mcp_buf *mcp_session_stderr(mcp_session *s)
 {
 	size_t n = ring_kept(&s->err);
-	mcp_buf *b = mcp_buf_new(NULL, n);
+	char *raw = malloc(n ? n : 1);
+	struct gbuf g = {0};
+	mcp_buf *b = NULL;
 
-	if (b)
-		b->len = ring_read(&s->err, 0, b->data, n);
+	if (raw) {
+		n = ring_read(&s->err, s->err.total - n, raw, n);
+		if (ctlesc_bytes(&g, raw, n, 1) == 0)
+			b = mcp_buf_new(g.p, g.len);
+	}
+	free(raw);
+	gbuf_free(&g);
 	return b;
 }
 

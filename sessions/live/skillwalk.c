@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctlesc.h"
 #include "gbuf.h"
 #include "jscan.h"
 #include "jsent.h"
@@ -43,20 +44,16 @@ static int name_valid(const char *name)
 	return 1;
 }
 
-/* The length of the control or bidirectional override at p (C0 and DEL;
- * C1 as UTF-8; the NUL that jsent.h keeps as C0 80; U+202A..E and
- * U+2066..9), or 0. */
+/* The length of the unsafe code point at p (lib/ctlesc.h's: a control,
+ * C1, a bidirectional control; the NUL, also as the C0 80 that jsent.h
+ * keeps), or 0. */
 static size_t control_at(const unsigned char *p)
 {
-	if (p[0] < 0x20 || p[0] == 0x7f)
+	if (!p[0])
 		return 1;
-	if ((p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) ||
-	    (p[0] == 0xc0 && p[1] == 0x80))
+	if (p[0] == 0xc0 && p[1] == 0x80)
 		return 2;
-	if (p[0] == 0xe2 && ((p[1] == 0x80 && p[2] >= 0xaa && p[2] <= 0xae) ||
-			     (p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9)))
-		return 3;
-	return 0;
+	return ctlesc_unsafe_at((const char *)p, strnlen((const char *)p, 4));
 }
 
 /* The folder of a skill without a name of its own: its skill path (root

@@ -15,6 +15,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "ctlesc.h"
 #include "gbuf.h"
 #include "internal.h"
 #include "jscan.h"
@@ -105,10 +106,20 @@ const char *mcp_name_at(mcp_session *s, enum mcp_list what, unsigned long i)
 	return i < s->names[what].n ? s->names[what].v[i] : NULL;
 }
 
-static int needs_escape(const char *name, const unsigned char *p)
+/* The bytes to percent-encode at p of name: '%', '/', the first dot of
+ * "." and "..", and each byte of an unsafe code point (C0, DEL, C1, the
+ * bidi controls: lib/ctlesc.h, the one definition text uses too), so
+ * that no directory entry can drive a terminal or reorder what ls shows;
+ * 0 to copy one byte. */
+static size_t needs_escape(const char *name, const unsigned char *p,
+			   size_t avail)
 {
-	if (*p == '%' || *p == '/' || *p < 0x20 || *p == 0x7f)
+	size_t n;
+
+	if (*p == '%' || *p == '/')
 		return 1;
+	if ((n = ctlesc_unsafe_at((const char *)p, avail)))
+		return n;
 	/* "." and "..": the first dot is escaped */
 	return p == (const unsigned char *)name && *p == '.' &&
 	       (!p[1] || (p[1] == '.' && !p[2]));
@@ -116,8 +127,10 @@ static int needs_escape(const char *name, const unsigned char *p)
 
 char *mcp_name_encode(const char *name)
 {
-	const unsigned char *p;
+	const unsigned char *p, *end = (const unsigned char *)name +
+				       strlen(name);
 	char *out = malloc(3 * strlen(name) + 1), *o = out;
+	size_t n;
 
 	if (!out)
 		return NULL;
@@ -125,10 +138,15 @@ char *mcp_name_encode(const char *name)
 		if (p[0] == 0xc0 && p[1] == 0x80) { /* a NUL (jsent.h) */
 			o += sprintf(o, "%%00");
 			p++;
-		} else if (needs_escape(name, p))
-			o += sprintf(o, "%%%02X", *p);
-		else
+			continue;
+		}
+		if (!(n = needs_escape(name, p, (size_t)(end - p)))) {
 			*o++ = (char)*p;
+			continue;
+		}
+		for (; n--; p++)
+			o += sprintf(o, "%%%02X", *p);
+		p--;
 	}
 	*o = 0;
 	return out;
@@ -878,19 +896,4 @@ mcp_buf *mcp_resource_bytes(const mcp_buf *reply, int *err)
 	gbuf_free(&b);
 	cJSON_Delete(r);
 	return out;
-}
-
-mcp_buf *mcp_resource_file(mcp_session *s, const char *uri,
-			   const mcp_buf *reply, int *err)
-{
-	mcp_buf *b = mcp_resource_bytes(reply, err);
-
-	if (b)
-		return b;
-	if (*err == -EIO)
-		mlog(MLOG_INFO, "resources/read of %s failed: %.200s", uri,
-		     reply->data);
-	if (*err != -ENOMEM) /* where the user looks */
-		mcp_resource_failed(s, uri, reply);
-	return NULL;
 }

@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctlesc.h"
 #include "internal.h"
 #include "mrtr.h"
 
@@ -139,15 +140,16 @@ static void task_seen(mcp_call *c, const cJSON *task)
 }
 
 /* A task id that can be a file name as it is: not empty, "." or "..",
- * no '/', no control byte or DEL (a terminal's ls shows it as sent). */
+ * no '/', no unsafe code point (a control, DEL, C1, a bidi control:
+ * lib/ctlesc.h), so a terminal's ls shows it as sent. */
 static int file_name_ok(const char *id)
 {
-	const unsigned char *p;
+	size_t i, n = strlen(id);
 
-	if (!*id || !strcmp(id, ".") || !strcmp(id, ".."))
+	if (!n || !strcmp(id, ".") || !strcmp(id, ".."))
 		return 0;
-	for (p = (const unsigned char *)id; *p; p++)
-		if (*p == '/' || *p < 0x20 || *p == 0x7f)
+	for (i = 0; i < n; i++)
+		if (id[i] == '/' || ctlesc_unsafe_at(id + i, n - i))
 			return 0;
 	return 1;
 }

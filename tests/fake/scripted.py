@@ -6,8 +6,12 @@ a server's text and names can do to help/, README.md and the status files.
     scripted.py SPEC.json [CALLS.log]
 
 SPEC.json: {"serverInfo": {...}, "instructions": "...", "tools": [...],
-"prompts": [...]}, each list as tools/list and prompts/list return it
-(one page). tools/call checks the arguments against the tool's inputSchema
+"prompts": [...], "resources": [...]}, each list as tools/list,
+prompts/list and resources/list return it (one page); "contents": {URI:
+TEXT} the text resources/read of URI returns (unknown URIs: -32002);
+"stderr": text written to stderr at start (a hostile terminal's bytes);
+"log_all": true logs every request (its method alone, but for the
+two below). tools/call checks the arguments against the tool's inputSchema
 as a strict server would (required, type, enum, const, minimum, maximum,
 exclusiveMinimum/Maximum, multipleOf, minLength, maxLength, pattern, the
 usual formats, minItems, items, nested required properties) and answers a
@@ -111,6 +115,10 @@ def main():
     log = open(sys.argv[2], 'a') if len(sys.argv) > 2 else None
     tools = {t['name']: t for t in spec.get('tools', [])}
     prompts = {p['name']: p for p in spec.get('prompts', [])}
+    contents = spec.get('contents', {})
+    if 'stderr' in spec:
+        sys.stderr.write(spec['stderr'])
+        sys.stderr.flush()
 
     def send(o):
         sys.stdout.write(json.dumps(o) + '\n')
@@ -124,6 +132,10 @@ def main():
         params = msg.get('params') or {}
         if mid is None:
             continue
+        if log and spec.get('log_all') and \
+                method not in ('tools/call', 'prompts/get'):
+            log.write(json.dumps({'method': method}) + '\n')
+            log.flush()
 
         def ok(result):
             send({'jsonrpc': '2.0', 'id': mid, 'result': result})
@@ -136,6 +148,8 @@ def main():
             caps = {'tools': {}}
             if prompts:
                 caps['prompts'] = {}
+            if 'resources' in spec:
+                caps['resources'] = {}
             r = {'protocolVersion': params.get('protocolVersion'),
                  'capabilities': caps,
                  'serverInfo': spec.get('serverInfo',
@@ -147,6 +161,18 @@ def main():
             ok({'tools': spec.get('tools', [])})
         elif method == 'prompts/list':
             ok({'prompts': spec.get('prompts', [])})
+        elif method == 'resources/list':
+            ok({'resources': spec.get('resources', [])})
+        elif method == 'resources/templates/list':
+            ok({'resourceTemplates': []})
+        elif method == 'resources/read':
+            uri = params.get('uri')
+            if uri in contents:
+                ok({'contents': [{'uri': uri, 'mimeType': 'text/plain',
+                                  'text': contents[uri]}]})
+            else:
+                send({'jsonrpc': '2.0', 'id': mid, 'error': {
+                    'code': -32002, 'message': 'Resource not found'}})
         elif method in ('tools/call', 'prompts/get'):
             name, args = params.get('name'), params.get('arguments', {})
             if log:

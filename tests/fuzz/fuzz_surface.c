@@ -8,7 +8,8 @@
  * up to the first newline after it is the listing's reply (as mcpfs keeps
  * it: {"tools": [...]}), the rest a tools/call result. Checked: every
  * file name is a path component of at most MCP_FILE_MAX bytes (not "."
- * or "..", no '/'), the file names are distinct and each finds its own
+ * or "..", no '/', no unsafe code point of lib/ctlesc.h), the file names
+ * are distinct and each finds its own
  * entry, as each name does; result/ has at most MCP_PARTS_MAX + 3 parts,
  * with distinct names.
  */
@@ -18,6 +19,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "ctlesc.h"
 #include "internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -35,14 +37,6 @@ const char *mcp_list_key(enum mcp_list what)
 					   "resourceTemplates", "prompts"};
 
 	return keys[what];
-}
-
-void mcp_resource_failed(mcp_session *s, const char *uri,
-			 const mcp_buf *reply)
-{
-	(void)s;
-	(void)uri;
-	(void)reply;
 }
 
 mcp_call *mcp_call_ref(mcp_call *c)
@@ -93,6 +87,9 @@ static void check_listing(mcp_call *c, mcp_session *s)
 		    !strcmp(v[i].file, ".") || !strcmp(v[i].file, "..") ||
 		    !*v[i].name || v[i].at + v[i].n > c->reply->len)
 			abort();
+		for (j = 0; j < len; j++) /* no control, C1 or bidi control */
+			if (ctlesc_unsafe_at(v[i].file + j, len - j))
+				abort();
 		if (mcp_entry_find(c, s, v[i].file, 0) != &v[i] ||
 		    mcp_entry_find(c, s, v[i].name, 1) != &v[i])
 			abort();

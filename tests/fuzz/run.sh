@@ -75,7 +75,8 @@ sources_for() {
 		"$root/lib/gbuf.c $root/lib/ctlesc.c -lm" ;;
 	surface) echo "$root/sessions/protocol/surface.c $root/sessions/base/buf.c $root/lib/buf.c" \
 		"$root/lib/jscan.c $root/lib/jnames.c $root/lib/jsent.c" \
-		"$root/lib/gbuf.c $root/lib/bigmem.c $root/lib/mimetab.c" ;;
+		"$root/lib/gbuf.c $root/lib/bigmem.c $root/lib/mimetab.c" \
+		"$root/lib/ctlesc.c" ;;
 	esac
 }
 
