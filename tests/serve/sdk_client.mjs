@@ -8,10 +8,12 @@
 // Reads one JSON command per line on stdin and prints one JSON line per
 // command on stdout ({"ok": ...} or {"error": MESSAGE}):
 //   {"op": "tools"}                     the tool names
+//   {"op": "toolsfull"}                 the tools as listed
 //   {"op": "call", "name", "arguments", "progress": true,
 //    "abortMs": N}                      callTool (progress: collect the
 //                                       notifications; abortMs: cancel
-//                                       after N ms through an AbortSignal)
+//                                       after N ms through an AbortSignal,
+//                                       with abortReason as its reason)
 //   {"op": "prompts"} / {"op": "prompt", "name", "arguments"}
 //   {"op": "resources"} / {"op": "read", "uri"}
 //   {"op": "close"}                     ends the session, then exits
@@ -59,10 +61,12 @@ const run = async (c) => {
   switch (c.op) {
     case "tools":
       return (await client.listTools()).tools.map((t) => t.name);
+    case "toolsfull":
+      return (await client.listTools()).tools;
     case "call": {
       const progress = [];
       const ac = new AbortController();
-      if (c.abortMs) setTimeout(() => ac.abort(), c.abortMs);
+      if (c.abortMs) setTimeout(() => ac.abort(c.abortReason), c.abortMs);
       const r = await client.callTool(
         { name: c.name, arguments: c.arguments || {} }, undefined,
         { signal: ac.signal, timeout: 120000,
