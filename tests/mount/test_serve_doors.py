@@ -20,7 +20,7 @@ import subprocess
 import pytest
 
 from conftest import (MCPFS, everything, fake, needs_everything, read_file,
-                      wait_until)
+                      run_with_deadline, wait_until)
 from help_util import calls, scripted
 from test_serve import Client, needs_sdk, result_text
 
@@ -154,3 +154,185 @@ def test_a_thread_name_mkdir_refuses_is_refused_by_serve(mcpfs_mount, name):
     with pytest.raises(OSError):
         (m.path / 'a' / name).mkdir()
     assert sorted(os.listdir(m.path / 'a')) == before
+
+
+class Raw:
+    """`mcpfs serve --thread NAME MOUNT` spoken to line by line, as a
+    client no SDK smooths over: every byte it sends and gets is the
+    test's."""
+
+    def __init__(self, m, thread_name='raw'):
+        self.p = subprocess.Popen(
+            [str(MCPFS), 'serve', '--thread', thread_name, str(m.path)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.seen = []  # what came while waiting for something else
+
+    def send(self, obj):
+        self.p.stdin.write((obj if isinstance(obj, str)
+                            else json.dumps(obj)) + '\n')
+        self.p.stdin.flush()
+
+    def line(self, timeout=30):
+        got = run_with_deadline(self.p.stdout.readline, timeout,
+                                'a line from mcpfs serve')
+        assert got.endswith('\n'), got
+        return json.loads(got)
+
+    def reply(self, rid, timeout=30):
+        """The reply to id rid; what comes before it is kept in seen."""
+        while True:
+            m = self.line(timeout)
+            if 'method' not in m and m.get('id') == rid:
+                return m
+            self.seen.append(m)
+
+    def ask(self, rid, method, params=None, timeout=30):
+        self.send({'jsonrpc': '2.0', 'id': rid, 'method': method,
+                   **({'params': params} if params is not None else {})})
+        return self.reply(rid, timeout)
+
+    def hello(self, version='2025-06-18', caps=None):
+        r = self.ask(0, 'initialize', {'protocolVersion': version,
+                                       'capabilities': caps or {},
+                                       'clientInfo': {'name': 'raw',
+                                                      'version': '0'}})
+        self.send({'jsonrpc': '2.0', 'method': 'notifications/initialized'})
+        return r
+
+    def close(self):
+        self.p.stdin.close()
+        assert self.p.wait(30) == 0
+        self.p.stdout.close()
+
+
+def test_what_serve_declares_and_the_versions_it_speaks(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    c = Raw(m)
+    r = c.hello('2025-03-26')['result']
+    assert r['protocolVersion'] == '2025-03-26'
+    assert r['capabilities'] == {
+        'tools': {'listChanged': True}, 'prompts': {'listChanged': True},
+        'resources': {'listChanged': True}, 'logging': {}}, r
+    assert r['serverInfo']['name'] == 'mcpfs', r
+    assert 'SERVER__TOOL' in r['instructions'], r
+    c.close()
+    # a version mcpfs does not speak gets the newest it does
+    c = Raw(m)
+    assert c.hello('1999-01-01')['result']['protocolVersion'] == \
+        '2025-11-25'
+    assert c.ask('p', 'ping') == {'jsonrpc': '2.0', 'id': 'p',
+                                  'result': {}}
+    assert c.ask(7, 'logging/setLevel', {'level': 'info'})['result'] == {}
+    c.close()
+
+
+def test_what_a_client_gets_wrong_is_answered(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    c = Raw(m)
+    c.hello()
+    c.send('this is not json')
+    assert c.line() == {'jsonrpc': '2.0', 'id': None, 'error': {
+        'code': -32700, 'message': 'parse error: not a JSON-RPC message'}}
+    assert c.ask(1, 'nope/nothing')['error'] == {
+        'code': -32601, 'message': 'method not found'}
+    assert c.ask(2, 'tools/call', {'name': 'nosep'})['error']['code'] == \
+        -32602
+    assert c.ask(3, 'tools/call', {})['error']['code'] == -32602
+    e = c.ask(4, 'prompts/get', {'name': 'b__greet'})['error']
+    assert e['code'] == -32602 and 'SERVER__PROMPT' in e['message'], e
+    assert c.ask(5, 'resources/read', {'uri': 7})['error'] == {
+        'code': -32602, 'message': 'resources/read needs a uri'}
+    # a response to nothing, a notification with an id of null: no reply
+    c.send({'jsonrpc': '2.0', 'id': 'x', 'result': {}})
+    c.send({'jsonrpc': '2.0', 'id': None, 'method': 'ping'})
+    # ids of every JSON kind come back as they were
+    for rid in ('s', 12, 1.5, {'k': [1]}):
+        assert c.ask(rid, 'ping')['id'] == rid
+    assert c.seen == []
+    c.close()
+
+
+def test_a_servers_error_reaches_the_client_whole(mcpfs_mount):
+    # the server's JSON-RPC error to a call is the client's, code and
+    # message; a result is passed as the server sent it
+    m = mcpfs_mount({'a': fake()})
+    c = Raw(m)
+    c.hello()
+    e = c.ask(1, 'tools/call', {'name': 'a__no-such-tool'})['error']
+    shell = read_file(m.path / 'a' / 'raw' / 'call')
+    assert e == json.loads(shell)['error'], (e, shell)
+    r = c.ask(2, 'tools/call', {'name': 'a__echo',
+                                'arguments': {'text': 'x\ny'}})
+    assert r['result']['content'] == [{'type': 'text', 'text': 'x\ny'}], r
+    c.close()
+
+
+def test_progress_goes_to_its_own_call(mcpfs_mount):
+    # two calls in flight in one thread, each with its own token: each
+    # gets its own progress, and only that
+    m = mcpfs_mount({'a': fake()})
+    c = Raw(m)
+    c.hello()
+    for rid, tok in ((1, 'one'), (2, 'two')):
+        c.send({'jsonrpc': '2.0', 'id': rid, 'method': 'tools/call',
+                'params': {'name': 'a__progress',
+                           'arguments': {'steps': 2, 'ms': 30},
+                           '_meta': {'progressToken': tok}}})
+    c.send({'jsonrpc': '2.0', 'id': 3, 'method': 'tools/call',
+            'params': {'name': 'a__progress',
+                       'arguments': {'steps': 2, 'ms': 30}}})
+    done = {}
+    while len(done) < 3:
+        x = c.line()
+        if 'id' in x:
+            done[x['id']] = x
+        else:
+            c.seen.append(x)
+    toks = sorted(x['params']['progressToken'] for x in c.seen
+                  if x['method'] == 'notifications/progress')
+    assert toks == ['one', 'one', 'two', 'two'], c.seen
+    c.close()
+
+
+def test_list_changed_and_log_messages_pass_through(mcpfs_mount):
+    m = mcpfs_mount({'a': fake()})
+    c, other = Raw(m), Raw(m, 'other')
+    c.hello()
+    other.hello()
+    c.ask(1, 'tools/call', {'name': 'a__list_changed'})
+    c.ask(2, 'tools/call', {'name': 'a__log',
+                            'arguments': {'level': 'info', 'data': 'hi'}})
+    methods = [x['method'] for x in c.seen]
+    assert 'notifications/tools/list_changed' in methods, c.seen
+    assert 'notifications/message' in methods, c.seen
+    # list_changed goes to every client, a thread's log to its own only
+    other.ask(3, 'ping')
+    x = other.line() if not other.seen else other.seen[0]
+    assert x['method'] == 'notifications/tools/list_changed', x
+    assert other.ask(4, 'ping')['result'] == {}
+    assert [y for y in other.seen
+            if y.get('method') == 'notifications/message'] == []
+    c.close()
+    other.close()
+
+
+def test_a_cancelled_call_gets_no_reply(mcpfs_mount, tmp_path):
+    log = tmp_path / 'a.log'
+    m = mcpfs_mount({'a': fake('--log', log)})
+    c = Raw(m)
+    c.hello()
+    c.send({'jsonrpc': '2.0', 'id': 1, 'method': 'tools/call',
+            'params': {'name': 'a__sleep', 'arguments': {'ms': 20000}}})
+    wait_until(lambda: log.exists() and '"sleep"' in log.read_text(), 20,
+               'the call sent')
+    c.send({'jsonrpc': '2.0', 'method': 'notifications/cancelled',
+            'params': {'requestId': 1}})
+    assert c.ask(2, 'ping')['result'] == {}
+    assert c.seen == []
+    got = wait_until(lambda: [json.loads(x) for x in
+                              log.read_text().splitlines()
+                              if 'notifications/cancelled' in x],
+                     20, 'the cancel at the server')
+    # without a reason of the client's, mcpfs gives its own
+    assert got[0]['params']['reason'] == 'cancelled by user', got
+    c.close()
