@@ -336,3 +336,18 @@ def test_a_cancelled_call_gets_no_reply(mcpfs_mount, tmp_path):
     # without a reason of the client's, mcpfs gives its own
     assert got[0]['params']['reason'] == 'cancelled by user', got
     c.close()
+
+
+def test_the_http_door_refuses_the_same_thread_names(mcpfs_mount):
+    from test_serve_http import INIT, entry, post
+    m = mcpfs_mount({'a': fake()}, args=['--serve', '127.0.0.1:0'])
+    url, auth = entry(m)
+    for name in ('help', 'auth', 'call', 'tools.json', '.x', 'a%20b'):
+        s, _, body = post(url + '/' + name, INIT, {'Authorization': auth})
+        assert s == 404, (name, s, body)
+        assert json.loads(body)['error']['code'] == -32600, body
+    s, _, body = post(url + '/agent', INIT, {'Authorization': auth})
+    assert s == 200, body
+    assert json.loads(body)['result']['serverInfo']['name'] == 'mcpfs'
+    assert 'help' not in [t for t in os.listdir(m.path / 'a')
+                          if (m.path / 'a' / t / 'status').exists()]
