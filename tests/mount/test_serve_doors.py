@@ -351,3 +351,23 @@ def test_the_http_door_refuses_the_same_thread_names(mcpfs_mount):
     assert json.loads(body)['result']['serverInfo']['name'] == 'mcpfs'
     assert 'help' not in [t for t in os.listdir(m.path / 'a')
                           if (m.path / 'a' / t / 'status').exists()]
+
+
+def test_the_log_says_what_serve_did(mcpfs_mount):
+    # a client's coming and going, its thread made, a server whose
+    # listing failed left out of the client's (the others listed)
+    m = mcpfs_mount({'a': fake(), 'z': fake('--exit-at-start', '3')})
+    c = Raw(m)
+    r = c.ask(0, 'initialize', {'capabilities': {}})  # no version: newest
+    assert r['result']['protocolVersion'] == '2025-11-25', r
+    tools = c.ask(1, 'tools/list')['result']['tools']
+    assert [t['name'] for t in tools if t['name'].startswith('z__')] == []
+    assert 'a__echo' in [t['name'] for t in tools]
+    c.ask(2, 'tools/call', {'name': 'a__echo', 'arguments': {'text': 'x'}})
+    c.close()
+    log = wait_until(lambda: 'the client of thread raw left' in
+                     m.log.read_text() and m.log.read_text(), 20,
+                     'the client\'s leaving in the log')
+    assert 'serve: a client (protocol 2025-11-25) in thread raw' in log
+    assert 'serve: tools of server z left out: it failed' in log, log
+    assert 'serve: thread raw of server a made for a client' in log
