@@ -371,3 +371,39 @@ def test_the_log_says_what_serve_did(mcpfs_mount):
     assert 'serve: a client (protocol 2025-11-25) in thread raw' in log
     assert 'serve: tools of server z left out: it failed' in log, log
     assert 'serve: thread raw of server a made for a client' in log
+
+
+def test_a_servers_withdrawal_reaches_the_client_with_its_reason(
+        mcpfs_mount, tmp_path):
+    # the other direction: the server cancels the question it asked the
+    # serve client, and says why
+    from test_http import FakeHTTP
+    srv = FakeHTTP(tmp_path, ())
+    try:
+        m = mcpfs_mount({'h': {'url': srv.url}})
+        c = Raw(m)
+        c.hello(caps={'elicitation': {}})
+        c.send({'jsonrpc': '2.0', 'id': 1, 'method': 'tools/call',
+                'params': {'name': 'h__ask', 'arguments': {
+                    'method': 'elicitation/create', 'via': 'post',
+                    'params': {'message': 'x',
+                               'requestedSchema': {'type': 'object'}}}}})
+        q = c.line(30)
+        assert q['method'] == 'elicitation/create', q
+        # the fake's ids are srv-N of a counter it shares with its
+        # streams: cancel candidates until the question goes
+        for k in range(1, 11):
+            c.ask(10 + k, 'tools/call', {'name': 'h__notify', 'arguments': {
+                'method': 'notifications/cancelled', 'params': {
+                    'requestId': f'srv-{k}', 'reason': 'changed my mind'}}})
+            gone = [x for x in c.seen
+                    if x.get('method') == 'notifications/cancelled']
+            if gone:
+                break
+        assert gone == [{'jsonrpc': '2.0',
+                         'method': 'notifications/cancelled',
+                         'params': {'requestId': q['id'],
+                                    'reason': 'changed my mind'}}], c.seen
+        c.close()
+    finally:
+        srv.stop()
