@@ -150,10 +150,8 @@ static void server_mkdir(fuse_req_t req, const struct node *d,
 	struct mcp_stat st;
 	int r;
 
-	if (kind_named(name, KF_SERVER) >= 0) { /* help, auth, ... */
-		fuse_reply_err(req, EEXIST);
-		return;
-	}
+	/* the name's rule (help, auth, a dot name, ...) is the core's,
+	 * mcp_thread_name_check, which serve's --thread keeps too */
 	r = mcp_session_create(d->srv, name, &st);
 	if (r < 0) {
 		if (r == -EINVAL)

@@ -339,9 +339,8 @@ static const char *thread_of_path(const char *url)
 {
 	if (!strcmp(url, "/mcp"))
 		return "";
-	if (!strncmp(url, "/mcp/", 5) && url[5] && !strchr(url + 5, '/') &&
-	    url[5] != '.' && strlen(url + 5) < 64)
-		return url + 5;
+	if (!strncmp(url, "/mcp/", 5) && !mcp_thread_name_check(url + 5))
+		return url + 5; /* a name mkdir takes (help, a dot name: 404) */
 	return NULL;
 }
 

@@ -5,13 +5,17 @@
  * The client sees every configured server's tools as SERVER__TOOL and its
  * prompts as SERVER__PROMPT (listings: the server-level ones, cached, with
  * the tool policy applied), resources by their own URIs (a read goes to
- * the first server in the config that lists the URI). Its tool calls run
+ * the first server in the config that lists the URI, else to the first
+ * whose resource template matches it); a name or URI two servers give is
+ * the first's (route.c). Its tool calls run
  * in a thread of each server, made on first use: the thread named by
  * `mcpfs serve --thread NAME`, else serve-N, this client's own, closed
  * when it leaves. A call there is a call of that thread's `call` file
  * (result/, status, events), so a shell and the client share the session.
- * The client's progress token, cancellation and the servers' log messages
- * and list_changed pass through. A server's question (elicitation,
+ * The client's progress token, cancellation (with its reason) and the
+ * servers' log messages and list_changed pass through. Every tool is
+ * offered as one to call plainly: a task a server requires is run by
+ * mcpfs, as for `call`, and the client gets the final result. A server's question (elicitation,
  * sampling) waits under the thread's requests/, as for any call.
  */
 #include <errno.h>
@@ -23,72 +27,14 @@
 #include <cjson/cJSON.h>
 
 #include "buildconfig.h"
-#include "serve.h"
 #include "mlog.h"
-#include "sessions.h"
+#include "peer.h"
+#include "route.h"
 
-#define SEP "__"               /* SERVER__TOOL */
+#define SEP ROUTE_SEP          /* SERVER__TOOL */
 
-enum job_kind { J_LIST, J_CALL };
-
-struct job;
-struct waitc {
-	struct mcp_listener l;       /* first: the listener's address */
-	struct job *j;
-	mcp_call *c;
-	uint64_t srv_id;
-};
-
-struct job {
-	LIST_ENTRY(job) link;
-	struct serve_peer *p;
-	uint64_t tag;
-	char *id;                    /* the client's id, as JSON text */
-	char *token;                 /* its progressToken as JSON text */
-	uint64_t sess_id;            /* J_CALL: the thread it runs in */
-	uint64_t srv_id;             /* a read: the server that lists it */
-	enum job_kind kind;
-	enum mcp_list what;          /* J_LIST: which */
-	const char *method;          /* J_LIST: the client's method */
-	char *uri;                   /* J_LIST for a read: the URI, or NULL */
-	cJSON *read;                 /* ... the read request */
-	size_t n, left;
-	struct waitc w[];
-};
-
-#define MAX_ASKED 64              /* questions forwarded, unanswered */
-
-struct serve_peer {
-	LIST_ENTRY(serve_peer) link;
-	struct serve_out *out;
-	char thread[64];
-	int own;                     /* serve-N: closed when the client goes */
-	int elicit, sample;          /* the client's capabilities */
-	LIST_HEAD(, job) jobs;
-	uint64_t asked[MAX_ASKED];   /* ids of questions sent to the client */
-	uint64_t asked_tag[MAX_ASKED]; /* ... with the tag they went with */
-};
-
-static LIST_HEAD(, serve_peer) peers = LIST_HEAD_INITIALIZER(peers);
+struct serve_peers serve_peers = LIST_HEAD_INITIALIZER(serve_peers);
 static unsigned long serve_n;
-
-static void send_text(struct serve_peer *p, const char *t, size_t n,
-		      uint64_t tag, int last)
-{
-	p->out->send(p->out, t, n, tag, last);
-}
-
-static void send_json(struct serve_peer *p, cJSON *m, uint64_t tag, int last)
-{
-	char *t = m ? cJSON_PrintUnformatted(m) : NULL;
-
-	if (t)
-		send_text(p, t, strlen(t), tag, last);
-	else
-		mlog(MLOG_WARN, "serve: a message to a client was lost: out "
-		     "of memory");
-	free(t);
-}
 
 /* {"jsonrpc":"2.0","id":ID,"result":R} with id the JSON text id. */
 static void send_result(struct serve_peer *p, const char *id, cJSON *r,
@@ -99,7 +45,7 @@ static void send_result(struct serve_peer *p, const char *id, cJSON *r,
 	cJSON_AddStringToObject(m, "jsonrpc", "2.0");
 	cJSON_AddItemToObject(m, "id", cJSON_Parse(id));
 	cJSON_AddItemToObject(m, "result", r);
-	send_json(p, m, tag, 1);
+	peer_send_json(p, m, tag, 1);
 	cJSON_Delete(m);
 }
 
@@ -113,32 +59,31 @@ static void send_error(struct serve_peer *p, const char *id, int code,
 	cJSON_AddNumberToObject(e, "code", code);
 	cJSON_AddStringToObject(e, "message", msg);
 	cJSON_AddItemToObject(m, "error", e);
-	send_json(p, m, tag, 1);
+	peer_send_json(p, m, tag, 1);
 	cJSON_Delete(m);
 }
 
 /* ---- servers and threads ---- */
 
-/* The server whose name + "__" begins name (the longest such): 0 with
- * its stat in *srv and in *rest what follows; -ENOENT if none. */
+/* How many servers name + "__" begins name (with something after it):
+ * the last of them in *srv and in *rest what follows it. */
 static int split_name(const char *name, const char **rest,
 		      struct mcp_stat *srv)
 {
 	struct mcp_stat st = { 0 };
-	size_t n, bn = 0;
+	size_t n;
+	int k = 0;
 
 	while (mcp_next(0, st.id, &st) == 0) {
 		n = strlen(st.name);
-		if (n > bn && !strncmp(name, st.name, n) &&
+		if (!strncmp(name, st.name, n) &&
 		    !strncmp(name + n, SEP, 2) && name[n + 2]) {
 			*srv = st;
-			bn = n;
+			*rest = name + n + 2;
+			k++;
 		}
 	}
-	if (!bn)
-		return -ENOENT;
-	*rest = name + bn + 2;
-	return 0;
+	return k;
 }
 
 /* p's thread of the server srv, made when it has none: 0 with its stat
@@ -175,23 +120,25 @@ static void job_free(struct job *j)
 	free(j);
 }
 
-/* j ends unanswered: its calls are cancelled (the servers are told), its
- * listeners removed first so that nothing replies. */
-static void job_cancel(struct job *j)
+/* j ends unanswered: its calls are cancelled (the servers are told why:
+ * the client's reason, or NULL for mcpfs's), its listeners removed first
+ * so that nothing replies. */
+static void job_cancel(struct job *j, const char *why)
 {
 	size_t i;
 
 	for (i = 0; i < j->n; i++)
 		mcp_listener_remove(&j->w[i].l);
 	for (i = 0; j->kind == J_CALL && i < j->n; i++)
-		mcp_call_cancel(j->w[i].c);
+		mcp_call_cancel_why(j->w[i].c, why);
 	job_free(j);
 }
 
+/* A job with room for n calls (at least the one it is routed to). */
 static struct job *job_new(struct serve_peer *p, size_t n, const char *id,
 			   uint64_t tag)
 {
-	struct job *j = calloc(1, sizeof *j + n * sizeof j->w[0]);
+	struct job *j = calloc(1, sizeof *j + (n ? n : 1) * sizeof j->w[0]);
 
 	if (!j)
 		return NULL;
@@ -214,15 +161,17 @@ static void wait_done(struct mcp_listener *l, mcp_call *c)
 		job_done(j);
 }
 
-/* Wait on c (a reference, taken) as j's next call; a done one counts at
- * once. */
-static void job_wait(struct job *j, mcp_call *c, uint64_t srv_id)
+/* Wait on c (a reference, taken; a listing of what) as j's next call; a
+ * done one counts at once. */
+static void job_wait(struct job *j, mcp_call *c, uint64_t srv_id,
+		     enum mcp_list what)
 {
 	struct waitc *w = &j->w[j->n++];
 
 	w->j = j;
 	w->c = c;
 	w->srv_id = srv_id;
+	w->what = what;
 	w->l.done = wait_done;
 	j->left++;
 	if (!mcp_call_reply(c))
@@ -241,68 +190,77 @@ static cJSON *listing_items(mcp_call *c, enum mcp_list what, cJSON **doc)
 }
 
 static void read_routed(struct job *j);
+static void call_routed(struct job *j, uint64_t srv_id, const char *rest);
 
-/* Every listing of j is in: one document for the client. */
+static const enum route_kind route_kinds[] = {
+	[MCP_TOOLS] = ROUTE_TOOLS, [MCP_PROMPTS] = ROUTE_PROMPTS,
+	[MCP_RESOURCES] = ROUTE_RESOURCES, [MCP_TEMPLATES] = ROUTE_TEMPLATES,
+	[MCP_SKILLS] = ROUTE_RESOURCES,
+};
+
+/* Every listing of j is in: one document for the client, or the route
+ * its read or call waited for. */
 static void list_done(struct job *j)
 {
-	cJSON *all = cJSON_CreateArray(), *r, *seen = cJSON_CreateObject();
-	size_t i;
+	struct route_src *src = calloc(j->n + 1, sizeof *src);
+	cJSON **docs = calloc(j->n + 1, sizeof *docs), *all = NULL, *r;
+	uint64_t *ids = calloc(j->n + 1, sizeof *ids), to = 0;
+	const char *rest = NULL;
+	size_t i, ns = 0;
+	int k;
 
-	for (i = 0; i < j->n; i++) {
+	for (i = 0; src && docs && ids && i < j->n; i++) {
+		struct waitc *w = &j->w[i];
 		struct mcp_stat srv;
-		int there = mcp_lookup(j->w[i].srv_id, MCP_SERVER, &srv) == 0;
-		cJSON *doc, *items = listing_items(j->w[i].c, j->what, &doc);
-		cJSON *it, *nx;
+		cJSON *items;
 
-		if (!there || !cJSON_IsArray(items)) {
-			if (there)
-				mlog(MLOG_INFO, "serve: %s of server %s left "
-				     "out: it failed", j->method, srv.name);
-			cJSON_Delete(doc);
+		if (mcp_lookup(w->srv_id, MCP_SERVER, &srv) < 0)
+			continue;
+		items = listing_items(w->c, w->what, &docs[i]);
+		if (!cJSON_IsArray(items)) {
+			mlog(MLOG_INFO, "serve: %s of server %s left out: it "
+			     "failed", mcp_list_key(w->what), srv.name);
 			continue;
 		}
-		for (it = items->child; it; it = nx) {
-			cJSON *name = cJSON_GetObjectItemCaseSensitive(it,
-				j->what == MCP_RESOURCES ? "uri" : "name");
-			char *full;
-
-			nx = it->next;
-			if (!cJSON_IsString(name))
-				continue;
-			if (j->what == MCP_RESOURCES) {
-				/* the first server listing a URI serves it */
-				if (cJSON_GetObjectItemCaseSensitive(
-					    seen, name->valuestring))
-					continue;
-				cJSON_AddNumberToObject(seen, name->valuestring,
-							(double)j->w[i].srv_id);
-			} else if (j->what != MCP_TEMPLATES) {
-				if (asprintf(&full, "%s" SEP "%s",
-					     srv.name,
-					     name->valuestring) < 0)
-					continue;
-				cJSON_SetValuestring(name, full);
-				free(full);
-			}
-			cJSON_AddItemToArray(all,
-				cJSON_DetachItemViaPointer(items, it));
+		if (!ns || ids[ns - 1] != w->srv_id) {
+			ids[ns] = w->srv_id;
+			src[ns++].server = srv.name;
 		}
-		cJSON_Delete(doc);
+		if (w->what == MCP_TEMPLATES && j->route == R_READ)
+			src[ns - 1].tmpl = items;
+		else
+			src[ns - 1].items = items;
 	}
-	if (j->uri) { /* a read waited for the routes */
-		cJSON *to = cJSON_GetObjectItemCaseSensitive(seen, j->uri);
-
-		cJSON_Delete(all);
-		j->srv_id = to ? (uint64_t)to->valuedouble : 0;
-		cJSON_Delete(seen);
+	if (src && docs && ids) {
+		if (j->route == R_READ) {
+			k = route_uri(src, ns, j->uri);
+			to = k < 0 ? 0 : ids[k];
+		} else if (j->route == R_CALL) {
+			k = route_name(src, ns, j->uri, &rest);
+			to = k < 0 ? 0 : ids[k];
+		} else {
+			all = route_merge(src, ns, route_kinds[j->what]);
+		}
+	}
+	for (i = 0; docs && i < j->n; i++)
+		cJSON_Delete(docs[i]);
+	free(src);
+	free(docs);
+	free(ids);
+	if (j->route == R_READ) {
+		j->srv_id = to;
 		read_routed(j);
-		return;
+	} else if (j->route == R_CALL) {
+		call_routed(j, to, rest);
+	} else if (!all) {
+		send_error(j->p, j->id, -32603, "out of memory", j->tag);
+		job_free(j);
+	} else {
+		r = cJSON_CreateObject();
+		cJSON_AddItemToObject(r, mcp_list_key(j->what), all);
+		send_result(j->p, j->id, r, j->tag);
+		job_free(j);
 	}
-	cJSON_Delete(seen);
-	r = cJSON_CreateObject();
-	cJSON_AddItemToObject(r, mcp_list_key(j->what), all);
-	send_result(j->p, j->id, r, j->tag);
-	job_free(j);
 }
 
 /* A call of j is done: its reply as the client's result or error. */
@@ -335,7 +293,7 @@ static void call_done(struct job *j)
 		k = (size_t)sprintf(m, "{\"jsonrpc\":\"2.0\",\"id\":%s,"
 				    "\"result\":%.*s}", j->id, (int)n,
 				    b->data);
-	send_text(j->p, m, k, j->tag, 1);
+	peer_send_text(j->p, m, k, j->tag, 1);
 	free(m);
 	job_free(j);
 }
@@ -390,38 +348,60 @@ static void initialize(struct serve_peer *p, const char *id, cJSON *params,
 	send_result(p, id, r, tag);
 }
 
-/* tools/list, prompts/list, resources/list, resources/templates/list; or
- * (uri set) the routes a resources/read needs. */
-static void start_lists(struct serve_peer *p, const char *id, uint64_t tag,
-			enum mcp_list what, const char *method, const char *uri,
-			cJSON *read)
+/* A J_LIST job of p for route: tools/list, prompts/list, resources/list,
+ * resources/templates/list (what), or the listings a read or a call
+ * needs to be routed. NULL (the client told) when out of memory. */
+static struct job *lists_new(struct serve_peer *p, const char *id,
+			     uint64_t tag, enum mcp_list what,
+			     const char *method, enum job_route route)
 {
 	size_t n = 0;
 	struct mcp_stat srv = { 0 };
 	struct job *j;
 
 	while (mcp_next(0, srv.id, &srv) == 0)
-		n++; /* one wait per server (job_new: room for n) */
-	if (!(j = job_new(p, n, id, tag))) {
-		cJSON_Delete(read);
+		n++; /* room for a wait per listing per server */
+	if (!(j = job_new(p, route == R_READ ? 2 * n : n, id, tag))) {
 		send_error(p, id, -32603, "out of memory", tag);
-		return;
+		return NULL;
 	}
 	j->kind = J_LIST;
+	j->route = route;
 	j->what = what;
 	j->method = method;
-	j->uri = uri ? strdup(uri) : NULL;
-	j->read = read;
+	return j;
+}
+
+/* Ask for j's listings of every server (a read: its resources and its
+ * templates); j is done when all are in, maybe at once. */
+static void lists_ask(struct job *j)
+{
+	struct mcp_stat srv = { 0 };
+	size_t room = 0;
+	mcp_call *c;
+
+	while (mcp_next(0, srv.id, &srv) == 0)
+		room += j->route == R_READ ? 2 : 1;
 	j->left = 1; /* held until every listing is asked for */
 	srv.id = 0;
-	while (j->n < n && mcp_next(0, srv.id, &srv) == 0) {
-		mcp_call *c;
-
-		if (mcp_list(srv.server, NULL, what, &c) == 0)
-			job_wait(j, c, srv.id);
+	while (j->n < room && mcp_next(0, srv.id, &srv) == 0) {
+		if (mcp_list(srv.server, NULL, j->what, &c) == 0)
+			job_wait(j, c, srv.id, j->what);
+		if (j->route == R_READ && j->n < room &&
+		    mcp_list(srv.server, NULL, MCP_TEMPLATES, &c) == 0)
+			job_wait(j, c, srv.id, MCP_TEMPLATES);
 	}
 	if (--j->left == 0)
 		job_done(j);
+}
+
+static void start_lists(struct serve_peer *p, const char *id, uint64_t tag,
+			enum mcp_list what, const char *method)
+{
+	struct job *j = lists_new(p, id, tag, what, method, R_LIST);
+
+	if (j)
+		lists_ask(j);
 }
 
 /* Send the request text req (a call file's JSON) to the thread of srv:
@@ -459,9 +439,43 @@ static void start_call(struct serve_peer *p, struct job *j,
 	}
 	j->n = 0;
 	j->left = 0;
-	job_wait(j, c, srv->id);
+	job_wait(j, c, srv->id, MCP_NLISTS);
 	if (j->left == 0)
 		job_done(j);
+}
+
+/* Forget j's listings: it is routed. */
+static void lists_drop(struct job *j)
+{
+	size_t i;
+
+	for (i = 0; i < j->n; i++) {
+		mcp_listener_remove(&j->w[i].l);
+		mcp_call_unref(j->w[i].c);
+	}
+	j->n = 0;
+}
+
+/* j's tools/call or prompts/get (its request in j->read, its name to be
+ * set) goes to the server srv_id (0: none has it) as its name rest. */
+static void call_routed(struct job *j, uint64_t srv_id, const char *rest)
+{
+	cJSON *in = j->prompt ? cJSON_GetObjectItemCaseSensitive(j->read,
+								 "params")
+			      : j->read;
+	struct mcp_stat srv;
+
+	lists_drop(j);
+	if (!srv_id || !rest || mcp_lookup(srv_id, MCP_SERVER, &srv) < 0) {
+		send_error(j->p, j->id, -32602, j->prompt ? "no such prompt "
+			   "(names are SERVER__PROMPT)" : "no such tool (names "
+			   "are SERVER__TOOL)", j->tag);
+		job_free(j);
+		return;
+	}
+	cJSON_DeleteItemFromObjectCaseSensitive(in, "name");
+	cJSON_AddStringToObject(in, "name", rest);
+	start_call(j->p, j, &srv, j->read, j->prompt);
 }
 
 static void tools_call(struct serve_peer *p, const char *id, cJSON *params,
@@ -475,16 +489,22 @@ static void tools_call(struct serve_peer *p, const char *id, cJSON *params,
 	struct mcp_stat srv;
 	cJSON *req, *in;
 	struct job *j;
+	int k = cJSON_IsString(name) ?
+		split_name(name->valuestring, &rest, &srv) : 0;
 
-	if (!cJSON_IsString(name) ||
-	    split_name(name->valuestring, &rest, &srv) < 0) {
+	if (k == 0) {
 		send_error(p, id, -32602, prompt ? "no such prompt (names are "
 			   "SERVER__PROMPT)" : "no such tool (names are "
 			   "SERVER__TOOL)", tag);
 		return;
 	}
-	if (!(j = job_new(p, 1, id, tag))) {
-		send_error(p, id, -32603, "out of memory", tag);
+	/* a name two servers could give is routed by their listings */
+	j = k == 1 ? job_new(p, 1, id, tag)
+		   : lists_new(p, id, tag, prompt ? MCP_PROMPTS : MCP_TOOLS,
+			       prompt ? "prompts/list" : "tools/list", R_CALL);
+	if (!j) {
+		if (k == 1)
+			send_error(p, id, -32603, "out of memory", tag);
 		return;
 	}
 	if (tok)
@@ -502,8 +522,20 @@ static void tools_call(struct serve_peer *p, const char *id, cJSON *params,
 				      cJSON_Duplicate(args, 1));
 	if (meta)
 		cJSON_AddItemToObject(in, "_meta", cJSON_Duplicate(meta, 1));
-	start_call(p, j, &srv, req, prompt);
-	cJSON_Delete(req);
+	if (k == 1) {
+		start_call(p, j, &srv, req, prompt);
+		cJSON_Delete(req);
+		return;
+	}
+	j->prompt = prompt;
+	j->read = req;
+	j->uri = strdup(name->valuestring);
+	if (!j->uri) {
+		send_error(p, id, -32603, "out of memory", tag);
+		job_free(j);
+		return;
+	}
+	lists_ask(j);
 }
 
 /* A resources/read whose server is known (j->srv_id, 0: none lists it). */
@@ -511,25 +543,48 @@ static void read_routed(struct job *j)
 {
 	struct mcp_stat srv;
 	int there = j->srv_id && mcp_lookup(j->srv_id, MCP_SERVER, &srv) == 0;
-	size_t i;
 
-	for (i = 0; i < j->n; i++) {
-		mcp_listener_remove(&j->w[i].l);
-		mcp_call_unref(j->w[i].c);
-	}
-	j->n = 0;
+	lists_drop(j);
 	if (!there) {
 		send_error(j->p, j->id, -32002, "resource not found: no server "
-			   "of the mount lists it", j->tag);
+			   "of the mount lists it or has a template of it",
+			   j->tag);
 		job_free(j);
 		return;
 	}
 	start_call(j->p, j, &srv, j->read, 1);
 }
 
+static void resources_read(struct serve_peer *p, const char *id,
+			   cJSON *params, uint64_t tag)
+{
+	cJSON *uri = cJSON_GetObjectItemCaseSensitive(params, "uri");
+	struct job *j;
+
+	if (!cJSON_IsString(uri)) {
+		send_error(p, id, -32602, "resources/read needs a uri", tag);
+		return;
+	}
+	if (!(j = lists_new(p, id, tag, MCP_RESOURCES, "resources/list",
+			    R_READ)))
+		return;
+	j->read = cJSON_CreateObject();
+	j->uri = strdup(uri->valuestring);
+	cJSON_AddStringToObject(j->read, "method", "resources/read");
+	cJSON_AddItemToObject(j->read, "params", cJSON_Duplicate(params, 1));
+	if (!j->uri || !j->read) {
+		send_error(p, id, -32603, "out of memory", tag);
+		job_free(j);
+		return;
+	}
+	lists_ask(j);
+}
+
+/* The client's notifications/cancelled: the server is told its reason. */
 static void cancelled(struct serve_peer *p, cJSON *params)
 {
 	cJSON *rid = cJSON_GetObjectItemCaseSensitive(params, "requestId");
+	cJSON *why = cJSON_GetObjectItemCaseSensitive(params, "reason");
 	char *id = rid ? cJSON_PrintUnformatted(rid) : NULL;
 	struct job *j, *nx;
 
@@ -537,146 +592,10 @@ static void cancelled(struct serve_peer *p, cJSON *params)
 		nx = LIST_NEXT(j, link);
 		if (strcmp(j->id, id))
 			continue;
-		job_cancel(j); /* no reply to it (MCP cancellation) */
+		/* no reply to it (MCP cancellation) */
+		job_cancel(j, cJSON_IsString(why) ? why->valuestring : NULL);
 	}
 	free(id);
-}
-
-/* ---- a server's questions, to a client that can answer them ---- */
-
-#define ASK_ID "mcpfs-ask-"
-
-static int asked_slot(struct serve_peer *p, uint64_t id)
-{
-	int i;
-
-	for (i = 0; i < MAX_ASKED; i++)
-		if (p->asked[i] == id)
-			return i;
-	return -1;
-}
-
-/* The client's answer m to question ASK_ID N: the question's answer (it
- * is checked as a shell's would be; one that does not fit leaves the
- * question for the shell, logged). An error answer leaves it too. */
-static void answered(struct serve_peer *p, cJSON *m)
-{
-	cJSON *id = cJSON_GetObjectItemCaseSensitive(m, "id");
-	cJSON *res = cJSON_GetObjectItemCaseSensitive(m, "result");
-	struct mcp_stat qs;
-	uint64_t qid;
-	mcp_ask *q;
-	char *t;
-	int k;
-
-	if (!cJSON_IsString(id) || strncmp(id->valuestring, ASK_ID, 10))
-		return;
-	qid = strtoull(id->valuestring + 10, NULL, 10);
-	if ((k = asked_slot(p, qid)) < 0 ||
-	    mcp_lookup(qid, MCP_QUESTION, &qs) < 0)
-		return;
-	q = qs.ask;
-	p->asked[k] = 0;
-	if (!res) { /* an error: the question stays, saying so */
-		cJSON *e = cJSON_GetObjectItemCaseSensitive(m, "error");
-		cJSON *em = cJSON_GetObjectItemCaseSensitive(e, "message");
-		char why[400];
-
-		snprintf(why, sizeof why, "the MCP client of thread %s answered "
-			 "with an error: %.200s", p->thread, cJSON_IsString(em)
-			 ? em->valuestring : "(no message)");
-		mcp_ask_answer(q, NULL, 0, why);
-		return;
-	}
-	t = cJSON_PrintUnformatted(res);
-	if (t && mcp_ask_answer(q, t, strlen(t), NULL) < 0)
-		mlog(MLOG_INFO, "serve: the client's answer to question %s of "
-		     "thread %s does not fit it: it stays in requests/",
-		     qs.name, p->thread);
-	free(t);
-}
-
-/* A question event of the thread s (an "mcpfs/request" line): a question
- * that ends otherwise than by its client's answer (the shell answered, it
- * expired, the server went) is withdrawn from the client that has it. The
- * event comes while the question is still there. */
-static void question(const struct mcp_stat *s, cJSON *params)
-{
-	cJSON *n = cJSON_GetObjectItemCaseSensitive(params, "request");
-	cJSON *st = cJSON_GetObjectItemCaseSensitive(params, "state");
-	struct mcp_stat q;
-	struct serve_peer *p;
-	char msg[160];
-	int k;
-
-	if (!cJSON_IsNumber(n) || !cJSON_IsString(st) ||
-	    !strcmp(st->valuestring, "open"))
-		return;
-	snprintf(msg, sizeof msg, "%lu", (unsigned long)n->valuedouble);
-	if (mcp_walk(s->id, msg, &q) < 0)
-		return;
-	LIST_FOREACH(p, &peers, link) {
-		if ((k = asked_slot(p, q.id)) < 0)
-			continue;
-		snprintf(msg, sizeof msg, "{\"jsonrpc\":\"2.0\",\"method\":"
-			 "\"notifications/cancelled\",\"params\":{\"requestId\""
-			 ":\"" ASK_ID "%llu\"}}", (unsigned long long)p->asked[k]);
-		send_text(p, msg, strlen(msg), p->asked_tag[k], 0);
-		p->asked[k] = 0;
-	}
-}
-
-/* A question q just opened, with the server's own params: to a client of
- * its thread that declared the capability (one gets it), on the stream of
- * its call there; else it waits in requests/ as for any call. */
-static void asked(const struct mcp_stat *q, const char *params, size_t len)
-{
-	struct mcp_stat s = { .name = "" };
-	mcp_buf *b = mcp_doc(MCP_DOC_QUESTION, q->ask, 0);
-	cJSON *body = b ? cJSON_ParseWithLength(b->data, b->len) : NULL;
-	cJSON *x = cJSON_GetObjectItemCaseSensitive(body, "method");
-	char *method = cJSON_IsString(x) ? strdup(x->valuestring) : NULL;
-	uint64_t sid = q->thread_id;
-	struct serve_peer *p;
-	struct job *j;
-	char *m;
-	int k;
-
-	mcp_lookup(sid, MCP_THREAD, &s);
-	mcp_buf_unref(b);
-	cJSON_Delete(body);
-	LIST_FOREACH(p, &peers, link) {
-		uint64_t tag = 0;
-
-		if (!method || !p->out->asks ||
-		    strcmp(p->thread, s.name) ||
-		    !((p->elicit && !strcmp(method, "elicitation/create")) ||
-		      (p->sample && !strcmp(method,
-					    "sampling/createMessage"))) ||
-		    (k = asked_slot(p, 0)) < 0)
-			continue;
-		LIST_FOREACH(j, &p->jobs, link) /* the call it belongs to */
-			if (j->kind == J_CALL && j->sess_id == sid) {
-				tag = j->tag;
-				break;
-			}
-		m = malloc(len + strlen(method) + 96);
-		if (!m)
-			break;
-		k = asked_slot(p, 0);
-		p->asked[k] = q->id;
-		p->asked_tag[k] = tag;
-		sprintf(m, "{\"jsonrpc\":\"2.0\",\"id\":\"" ASK_ID "%llu\","
-			"\"method\":\"%s\",\"params\":%.*s}",
-			(unsigned long long)q->id, method, (int)len,
-			params);
-		mlog(MLOG_INFO, "serve: question %s of thread %s sent to its "
-		     "client", q->name, p->thread);
-		send_text(p, m, strlen(m), tag, 0);
-		free(m);
-		break;
-	}
-	free(method);
 }
 
 int serve_peer_input(struct serve_peer *p, const char *json, size_t len,
@@ -697,7 +616,7 @@ int serve_peer_input(struct serve_peer *p, const char *json, size_t len,
 		return -EINVAL;
 	}
 	if (!cJSON_IsString(method)) { /* a response: to a question? */
-		answered(p, m);
+		peer_answered(p, m);
 		cJSON_Delete(m);
 		return 0;
 	}
@@ -718,35 +637,21 @@ int serve_peer_input(struct serve_peer *p, const char *json, size_t len,
 	else if (!strcmp(meth, "ping") || !strcmp(meth, "logging/setLevel"))
 		send_result(p, ids, cJSON_CreateObject(), tag);
 	else if (!strcmp(meth, "tools/list"))
-		start_lists(p, ids, tag, MCP_TOOLS, "tools/list", NULL, NULL);
+		start_lists(p, ids, tag, MCP_TOOLS, "tools/list");
 	else if (!strcmp(meth, "prompts/list"))
-		start_lists(p, ids, tag, MCP_PROMPTS, "prompts/list", NULL,
-			    NULL);
+		start_lists(p, ids, tag, MCP_PROMPTS, "prompts/list");
 	else if (!strcmp(meth, "resources/list"))
-		start_lists(p, ids, tag, MCP_RESOURCES, "resources/list", NULL,
-			    NULL);
+		start_lists(p, ids, tag, MCP_RESOURCES, "resources/list");
 	else if (!strcmp(meth, "resources/templates/list"))
 		start_lists(p, ids, tag, MCP_TEMPLATES,
-			    "resources/templates/list", NULL, NULL);
+			    "resources/templates/list");
 	else if (!strcmp(meth, "tools/call"))
 		tools_call(p, ids, params, tag, 0);
 	else if (!strcmp(meth, "prompts/get"))
 		tools_call(p, ids, params, tag, 1);
-	else if (!strcmp(meth, "resources/read")) {
-		cJSON *uri = cJSON_GetObjectItemCaseSensitive(params, "uri");
-		cJSON *req = cJSON_CreateObject();
-
-		cJSON_AddStringToObject(req, "method", "resources/read");
-		cJSON_AddItemToObject(req, "params", cJSON_Duplicate(params, 1));
-		if (cJSON_IsString(uri))
-			start_lists(p, ids, tag, MCP_RESOURCES, "resources/list",
-				    uri->valuestring, req);
-		else {
-			cJSON_Delete(req);
-			send_error(p, ids, -32602, "resources/read needs a uri",
-				   tag);
-		}
-	} else
+	else if (!strcmp(meth, "resources/read"))
+		resources_read(p, ids, params, tag);
+	else
 		send_error(p, ids, -32601, "method not found", tag);
 	free(ids);
 	cJSON_Delete(m);
@@ -769,22 +674,22 @@ static void note(const struct mcp_stat *s, const char *json, size_t len)
 	struct job *j;
 
 	if (!strcmp(meth, "mcpfs/request")) {
-		question(s, params);
+		peer_question(s, params);
 		free(t);
 		cJSON_Delete(m);
 		return;
 	}
-	LIST_FOREACH(p, &peers, link) {
+	LIST_FOREACH(p, &serve_peers, link) {
 		int mine = !strcmp(p->thread, s->name);
 
 		if (!strcmp(meth, "notifications/progress")) {
 			LIST_FOREACH(j, &p->jobs, link)
 				if (j->sess_id == sid && j->token && t &&
 				    !strcmp(j->token, t))
-					send_text(p, json, len, j->tag, 0);
+					peer_send_text(p, json, len, j->tag, 0);
 		} else if (strstr(meth, "/list_changed") ||
 			   (mine && !strcmp(meth, "notifications/message"))) {
-			send_text(p, json, len, 0, 0);
+			peer_send_text(p, json, len, 0, 0);
 		}
 	}
 	free(t);
@@ -793,7 +698,7 @@ static void note(const struct mcp_stat *s, const char *json, size_t len)
 
 /* ---- peers ---- */
 
-static const struct mcp_observer observer = { note, asked };
+static const struct mcp_observer observer = { note, peer_asked };
 
 struct serve_peer *serve_peer_new(const char *thread, struct serve_out *out)
 {
@@ -809,9 +714,9 @@ struct serve_peer *serve_peer_new(const char *thread, struct serve_out *out)
 		snprintf(p->thread, sizeof p->thread, "serve-%lu", ++serve_n);
 		p->own = 1;
 	}
-	if (LIST_EMPTY(&peers))
+	if (LIST_EMPTY(&serve_peers))
 		mcp_observe(&observer);
-	LIST_INSERT_HEAD(&peers, p, link);
+	LIST_INSERT_HEAD(&serve_peers, p, link);
 	return p;
 }
 
@@ -823,7 +728,7 @@ void serve_peer_drop(struct serve_peer *p, uint64_t tag)
 		nx = LIST_NEXT(j, link);
 		if (j->tag != tag)
 			continue;
-		job_cancel(j);
+		job_cancel(j, NULL);
 	}
 }
 
@@ -833,13 +738,13 @@ void serve_peer_end(struct serve_peer *p)
 	struct mcp_stat srv = { 0 }, s;
 
 	while ((j = LIST_FIRST(&p->jobs)) != NULL)
-		job_cancel(j);
+		job_cancel(j, NULL);
 	while (p->own && mcp_next(0, srv.id, &srv) == 0)
 		if (mcp_walk(srv.id, p->thread, &s) == 0)
 			mcp_session_ctl(s.session, "close", 5);
 	mlog(MLOG_INFO, "serve: the client of thread %s left", p->thread);
 	LIST_REMOVE(p, link);
-	if (LIST_EMPTY(&peers))
+	if (LIST_EMPTY(&serve_peers))
 		mcp_observe(NULL);
 	free(p);
 }

@@ -183,10 +183,9 @@ static int hello(struct conn *k, const char *line, size_t n)
 	cJSON *v = cJSON_GetObjectItemCaseSensitive(h, "mcpfs-serve");
 	cJSON *t = cJSON_GetObjectItemCaseSensitive(h, "thread");
 	int ok = cJSON_IsNumber(v) && (cJSON_IsNull(t) || !t ||
-				       (cJSON_IsString(t) && *t->valuestring &&
-					strlen(t->valuestring) < 64 &&
-					!strchr(t->valuestring, '/') &&
-					t->valuestring[0] != '.'));
+				       (cJSON_IsString(t) &&
+					mcp_thread_name_check(
+						t->valuestring) == 0));
 
 	if (ok)
 		k->peer = serve_peer_new(cJSON_IsString(t) ? t->valuestring
@@ -380,6 +379,14 @@ int serve_relay(int argc, char **argv)
 		fprintf(stderr, "usage: mcpfs serve [--thread NAME] "
 			"MOUNTPOINT\n");
 		return 2;
+	}
+	if (thread && (r = mcp_thread_name_check(thread)) < 0) {
+		fprintf(stderr, "mcpfs serve: --thread %s: %s\n", thread,
+			r == -EEXIST ? "a server directory has a file of that "
+			"name, which mkdir refuses too" : "not a thread name "
+			"(letters, digits, - _ and ., not first a dot, at "
+			"most 128)");
+		return 1;
 	}
 	if (!realpath(mnt, real) || !is_mcpfs_mount(real)) {
 		fprintf(stderr, "mcpfs serve: no mcpfs is mounted at %s\n", mnt);

@@ -95,6 +95,12 @@ int mcp_server_auth_write(mcp_server *srv, const char *p, size_t n);
 
 /* ---- threads (a session in a directory) ---- */
 
+/* The one rule for a thread's name, for mkdir and for serve's --thread
+ * and /mcp/NAME (spec 14): 0 when a thread may be so named; -EINVAL when
+ * it is not a name (empty, a dot name, a character other than letters,
+ * digits, - _ and ., too long); -EEXIST when a server directory has a
+ * file or directory of that name (call, tools.json, help, auth). */
+int mcp_thread_name_check(const char *name);
 /* mkdir: 0 with the thread in *st; -EINVAL bad name, -EEXIST exists,
  * -EAGAIN at the cap with no idle thread to close (logged, and in
  * .status). Starts the process and the handshake in the background. */
@@ -235,6 +241,9 @@ mcp_buf *mcp_call_reply(const mcp_call *c);
 /* Send notifications/cancelled; the call completes now with a cancelled
  * error (listeners fire before this returns). No-op when done. */
 void mcp_call_cancel(mcp_call *c);
+/* The same with the reason the server is told (notifications/cancelled
+ * params.reason): a serve client's own; NULL is mcp_call_cancel's. */
+void mcp_call_cancel_why(mcp_call *c, const char *reason);
 /* Wait for a pending call; l->done fires once on completion. */
 void mcp_call_listen(mcp_call *c, struct mcp_listener *l);
 /* Stop waiting (safe if not listening). */

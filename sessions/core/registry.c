@@ -453,6 +453,108 @@ static void watch_start(void)
 
 /* ---- .status ---- */
 
+/* A name one server's cached listing gives (serve's, spec 14): the tool
+ * or prompt as SERVER__NAME, the resource by its URI. */
+struct given {
+	char *name;
+	size_t at;                /* the server's place in the config */
+	const char *server;
+};
+
+static int given_cmp(const void *a, const void *b)
+{
+	const struct given *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->at > y->at) - (x->at < y->at);
+}
+
+#define COLLISIONS_MAX 256
+
+/* Add what's cached listing of srv (the at-th server) to *g. */
+static void given_add(struct given **g, size_t *n, size_t *cap,
+		      mcp_server *srv, size_t at, enum mcp_list what)
+{
+	mcp_call *c = srv->lists[what];
+	cJSON *doc, *it;
+
+	if (!c || !c->done || !c->reply ||
+	    !memcmp(c->reply->data, "{\"error\"", 8))
+		return;
+	doc = cJSON_ParseWithLength(c->reply->data, c->reply->len);
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(doc,
+					mcp_list_key(what))) {
+		cJSON *v = cJSON_GetObjectItemCaseSensitive(it,
+				what == MCP_RESOURCES ? "uri" : "name");
+		struct given *ng;
+		char *name;
+
+		if (!cJSON_IsString(v))
+			continue;
+		if (*n == *cap) {
+			ng = realloc(*g, (*cap ? *cap * 2 : 64) * sizeof **g);
+			if (!ng)
+				break;
+			*g = ng;
+			*cap = *cap ? *cap * 2 : 64;
+		}
+		if (what == MCP_RESOURCES)
+			name = strdup(v->valuestring);
+		else if (asprintf(&name, "%s__%s", srv->conf->name,
+				  v->valuestring) < 0)
+			name = NULL;
+		if (!name)
+			break;
+		(*g)[(*n)++] = (struct given){ name, at, srv->conf->name };
+	}
+	cJSON_Delete(doc);
+}
+
+/* Every name or URI two servers give, of the listings fetched (spec 14):
+ * [{"kind", "name", "server": the first in the config, which has it,
+ * "shadowed": the other}], at most COLLISIONS_MAX. */
+static cJSON *collisions_json(void)
+{
+	static const enum mcp_list kinds[] = {
+		MCP_TOOLS, MCP_PROMPTS, MCP_RESOURCES,
+	};
+	static const char *const kname[] = { "tool", "prompt", "resource" };
+	cJSON *out = cJSON_CreateArray();
+	struct given *g = NULL;
+	size_t k, i, j, n, cap = 0, at, nc = 0;
+	mcp_server *srv;
+
+	for (k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+		n = 0;
+		for (srv = servers, at = 0; srv; srv = srv->next, at++)
+			given_add(&g, &n, &cap, srv, at, kinds[k]);
+		if (n)
+			qsort(g, n, sizeof *g, given_cmp);
+		for (i = 0; i < n; i = j) {
+			for (j = i + 1; j < n && !strcmp(g[j].name, g[i].name);
+			     j++) {
+				cJSON *x;
+
+				if (g[j].at == g[i].at || nc == COLLISIONS_MAX)
+					continue;
+				nc++;
+				x = cJSON_CreateObject();
+				cJSON_AddStringToObject(x, "kind", kname[k]);
+				cJSON_AddStringToObject(x, "name", g[i].name);
+				cJSON_AddStringToObject(x, "server",
+							g[i].server);
+				cJSON_AddStringToObject(x, "shadowed",
+							g[j].server);
+				cJSON_AddItemToArray(out, x);
+			}
+		}
+		for (i = 0; i < n; i++)
+			free(g[i].name);
+	}
+	free(g);
+	return out;
+}
+
 mcp_buf *mcp_status_json(void)
 {
 	cJSON *o = cJSON_CreateObject(), *a, *w;
@@ -500,6 +602,7 @@ mcp_buf *mcp_status_json(void)
 	cJSON_AddNumberToObject(o, "idle_timeout", mcp_opts.idle_timeout);
 	cJSON_AddNumberToObject(o, "call_timeout", mcp_opts.call_timeout);
 	cJSON_AddItemToObject(o, "closed", sessions_closed_json());
+	cJSON_AddItemToObject(o, "collisions", collisions_json());
 	b = status_buf(o);
 	cJSON_Delete(o);
 	return b;

@@ -116,11 +116,17 @@ static void call_timed_out(mcp_call *c)
 	call_abort(c, ERR_TIMEOUT, msg, "timeout"); /* and last_error */
 }
 
-void mcp_call_cancel(mcp_call *c)
+void mcp_call_cancel_why(mcp_call *c, const char *reason)
 {
 	if (c->done || !c->s)
 		return;
-	call_abort(c, ERR_CANCELLED, "call cancelled", "cancelled by user");
+	call_abort(c, ERR_CANCELLED, "call cancelled",
+		   reason ? reason : "cancelled by user");
+}
+
+void mcp_call_cancel(mcp_call *c)
+{
+	mcp_call_cancel_why(c, NULL);
 }
 
 /* After a call of s completed (s is NULL for a refused one). */

@@ -138,15 +138,30 @@ const char *session_cap_refusal(void)
 	return cap_refusal[0] ? cap_refusal : NULL;
 }
 
+/* The names a server directory holds itself (fs/kinds.c's KF_SERVER). */
+static const char *const reserved[] = { "call", "tools.json", "help", "auth" };
+
+int mcp_thread_name_check(const char *name)
+{
+	size_t i;
+
+	if (!name || !mcp_thread_name_valid(name))
+		return -EINVAL;
+	for (i = 0; i < sizeof reserved / sizeof *reserved; i++)
+		if (!strcmp(name, reserved[i]))
+			return -EEXIST;
+	return 0;
+}
+
 int mcp_session_create(mcp_server *srv, const char *name,
 		       struct mcp_stat *st)
 {
 	mcp_session *s;
+	int r = mcp_thread_name_check(name);
 
-	if (!mcp_thread_name_valid(name))
-		return -EINVAL;
-	if (mcp_session_find(srv, name) || !strcmp(name, "call") ||
-	    !strcmp(name, "tools.json"))
+	if (r < 0)
+		return r;
+	if (mcp_session_find(srv, name))
 		return -EEXIST;
 	if (mcp_opts.max_sessions) { /* the cap: make room, or refuse */
 		while (session_live_count() >= mcp_opts.max_sessions &&

@@ -15,7 +15,7 @@ esac
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 cc=${CC_FUZZ:-clang}
-targets="${FUZZ_TARGETS:-jscan frame config request sse askcheck toml kvargs surface}"
+targets="${FUZZ_TARGETS:-jscan frame config request sse askcheck toml kvargs surface serve}"
 
 if ! command -v "$cc" >/dev/null 2>&1; then
 	echo "fuzz: $cc not found, skipping" >&2
@@ -73,12 +73,19 @@ sources_for() {
 	askcheck) echo "$root/sessions/base/askcheck.c -lm" ;;
 	kvargs)  echo "$root/lib/kvargs.c $root/sessions/guide/help.c" \
 		"$root/lib/gbuf.c $root/lib/ctlesc.c -lm" ;;
+	serve)   echo "-I$root/serve -I$work/serve $root/serve/peer.c" \
+		"$root/serve/peerask.c $root/serve/route.c $root/lib/uritmpl.c" \
+		"$root/lib/buf.c $root/lib/bigmem.c" ;;
 	surface) echo "$root/sessions/protocol/surface.c $root/sessions/base/buf.c $root/lib/buf.c" \
 		"$root/lib/jscan.c $root/lib/jnames.c $root/lib/jsent.c" \
 		"$root/lib/gbuf.c $root/lib/bigmem.c $root/lib/mimetab.c" \
 		"$root/lib/ctlesc.c" ;;
 	esac
 }
+
+# serve/peer.c's version string, which meson makes
+mkdir -p "$work/serve"
+echo '#define MCPFS_VERSION "fuzz"' > "$work/serve/buildconfig.h"
 
 status=0
 for t in $targets; do

@@ -8,10 +8,16 @@
 // Reads one JSON command per line on stdin and prints one JSON line per
 // command on stdout ({"ok": ...} or {"error": MESSAGE}):
 //   {"op": "tools"}                     the tool names
+//   {"op": "toolsfull"}                 the tools as listed
 //   {"op": "call", "name", "arguments", "progress": true,
 //    "abortMs": N}                      callTool (progress: collect the
 //                                       notifications; abortMs: cancel
-//                                       after N ms through an AbortSignal)
+//                                       after N ms through an AbortSignal,
+//                                       with abortReason as its reason)
+//   {"op": "start", "key", "name", "arguments"}  callTool in the
+//                                       background: {"done": KEY, ...}
+//                                       when it ends
+//   {"op": "abort", "key", "reason"}    abort that call, with that reason
 //   {"op": "prompts"} / {"op": "prompt", "name", "arguments"}
 //   {"op": "resources"} / {"op": "read", "uri"}
 //   {"op": "close"}                     ends the session, then exits
@@ -55,20 +61,35 @@ if (answer) {
 await client.connect(transport);
 out({ ok: "connected", server: client.getServerVersion() });
 
+const bg = {};
 const run = async (c) => {
   switch (c.op) {
     case "tools":
       return (await client.listTools()).tools.map((t) => t.name);
+    case "toolsfull":
+      return (await client.listTools()).tools;
     case "call": {
       const progress = [];
       const ac = new AbortController();
-      if (c.abortMs) setTimeout(() => ac.abort(), c.abortMs);
+      if (c.abortMs) setTimeout(() => ac.abort(c.abortReason), c.abortMs);
       const r = await client.callTool(
         { name: c.name, arguments: c.arguments || {} }, undefined,
         { signal: ac.signal, timeout: 120000,
           onprogress: c.progress ? (p) => progress.push(p) : undefined });
       return { result: r, progress };
     }
+    case "start": { // a call in the background, cancelled by "abort"
+      const ac = new AbortController();
+      bg[c.key] = ac;
+      client.callTool({ name: c.name, arguments: c.arguments || {} },
+                      undefined, { signal: ac.signal, timeout: 120000 })
+        .then((r) => out({ done: c.key, ok: r }),
+              (e) => out({ done: c.key, error: String(e.message || e) }));
+      return "started";
+    }
+    case "abort":
+      bg[c.key].abort(c.reason);
+      return "aborted";
     case "prompts":
       return (await client.listPrompts()).prompts.map((p) => p.name);
     case "prompt":
