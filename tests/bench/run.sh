@@ -5,7 +5,7 @@
 #
 #   sh tests/bench/run.sh
 #
-# Needs build/ (mcpfs, examples/demo-server, tests/fake/fakeserver), FUSE
+# Needs build/ (mcpfs, mcpfs-exec, examples/demo-server, tests/fake/fakeserver), FUSE
 # (fusermount3, /dev/fuse) and cc. Rows for the Node servers and the SDK
 # need node and node_modules/@modelcontextprotocol/{sdk,server-everything}
 # (package.json); without them those rows say "skipped".
@@ -31,13 +31,14 @@ SDK=$ROOT/node_modules/@modelcontextprotocol/sdk/package.json
 REQ='{"name":"echo","arguments":{"text":"hi"}}'
 NREQ='{"name":"echo","arguments":{"message":"hi"}}'
 
-for f in "$MCPFS" "$DEMO" "$FAKE"; do
+for f in "$MCPFS" "$BUILD/mcpfs-exec" "$DEMO" "$FAKE"; do
 	[ -x "$f" ] || { echo "run.sh: $f missing: ninja -C $BUILD" >&2; exit 1; }
 done
 
 WORK=$(mktemp -d /tmp/mcpfs-bench.XXXXXX) || exit 1
 MNT=$WORK/mnt
 MNT2=$WORK/mnt-mem
+MNT3=$WORK/mnt-self
 SHM=/dev/shm/mcpfs-bench.$$
 PIDS=
 SRVPIDS=   # servers that never exit on their own: TERM at cleanup
@@ -46,7 +47,7 @@ ROWS=$WORK/rows
 # Unmount and stop everything this script started, on any exit.
 cleanup() {
 	trap - EXIT INT TERM HUP
-	for m in "$MNT" "$MNT2"; do
+	for m in "$MNT" "$MNT2" "$MNT3"; do
 		mountpoint -q "$m" 2>/dev/null && fusermount3 -u "$m" 2>/dev/null
 	done
 	for p in $SRVPIDS; do kill "$p" 2>/dev/null; done
@@ -57,7 +58,7 @@ cleanup() {
 		done
 		kill -9 "$p" 2>/dev/null
 	done
-	for m in "$MNT" "$MNT2"; do
+	for m in "$MNT" "$MNT2" "$MNT3"; do
 		mountpoint -q "$m" 2>/dev/null && fusermount3 -uz "$m" 2>/dev/null
 	done
 	rm -f "$SHM"
@@ -68,9 +69,16 @@ trap 'exit 130' INT TERM HUP
 
 log() { printf '%s\n' "$*" >&2; }
 
-# Copies of the binaries: a rebuild during the run changes nothing.
-mkdir "$WORK/bin" || exit 1
-cp "$MCPFS" "$BUILD/mcpfs-http.so" "$DEMO" "$FAKE" "$WORK/bin/" || exit 1
+# Copies of the binaries: a rebuild during the run changes nothing. The
+# supervisor mcpfs-exec goes beside mcpfs, where mcpfs looks for it as in
+# the build tree (sessions/transport/stdio.c); without it every server would
+# start under mcpfs itself, which loads all of mcpfs's libraries (row 3b').
+# bin-self holds a lone mcpfs for that row.
+mkdir "$WORK/bin" "$WORK/bin-self" || exit 1
+cp "$MCPFS" "$BUILD/mcpfs-exec" "$BUILD/mcpfs-http.so" "$DEMO" "$FAKE" \
+	"$WORK/bin/" || exit 1
+cp "$MCPFS" "$WORK/bin-self/" || exit 1
+MCPFS_SELF=$WORK/bin-self/mcpfs
 MCPFS=$WORK/bin/mcpfs
 DEMO=$WORK/bin/demo-server
 FAKE=$WORK/bin/fakeserver
@@ -78,7 +86,7 @@ FAKE=$WORK/bin/fakeserver
 # fail MESSAGE: say why, show the mcpfs logs and the rows so far, exit 1.
 fail() {
 	log "run.sh: FAILED: $*"
-	for m in "$MNT" "$MNT2"; do
+	for m in "$MNT" "$MNT2" "$MNT3"; do
 		[ -d "$m" ] || continue
 		if mountpoint -q "$m"; then log "$m: mounted"; else log "$m: NOT mounted"; fi
 	done
@@ -183,7 +191,7 @@ CONF=$WORK/servers.json
 mount_fs() {
 	mkdir -p "$1"
 	"$MCPFS" -f -c "${3:-$CONF}" --max-sessions 2000 --idle-timeout 0 \
-		-o max_message=256M ${MOUNT_EXTRA:-} "$1" \
+		${MAXMSG--o max_message=256M} ${MOUNT_EXTRA:-} "$1" \
 		2>"$2" &
 	MPID=$!
 	PIDS="$PIDS $MPID"
@@ -323,13 +331,46 @@ if [ "${BENCH_ONLY:-}" = scale ]; then
 	exit 0
 fi
 
+# ---- 3. one-shot (3a, 3b, 3b') ----
+# oneshot_rows: needs the mount $MNT and 2a's $T2A; sets T3.
+# BENCH_ONLY=oneshot runs only 1, 2a and these rows.
+oneshot_rows() {
+	log "3. one-shot"
+	N1=200
+	T3=$(first "$("$B" oneshot "$N1" "$REQ" -- "$DEMO")") || fail "line $LINENO"
+	R=$(calc "a/b" a="$T3" b="$T2A")
+	row "3a. one-shot: spawn demo-server, initialize, call (no mcpfs)" \
+		"$(f1 "$T3") µs/call" "2a $(f1 "$T2A") µs" "2a is $(f0 "$R")x faster" \
+		"—" "—"
+	T3S=$(first "$("$B" reuse "$N1" "$REQ" "$MNT/demo/call")") || fail "line $LINENO"
+	R=$(calc "a/b" a="$T3S" b="$T3")
+	row "3b. server-level MOUNT/demo/call (fresh process per call, under mcpfs-exec)" \
+		"$(f1 "$T3S") µs/call" "3a $(f1 "$T3") µs" "$(f2 "$R")x" "≤ 4x" \
+		"$(yes_if "$R <= 4")"
+	# 3b': the same on a mount whose mcpfs has no mcpfs-exec beside it: each
+	# server starts under mcpfs itself (the fallback), loading its libraries.
+	MCPFS_MAIN=$MCPFS
+	MCPFS=$MCPFS_SELF
+	mount_fs "$MNT3" "$WORK/mcpfs-self.log"
+	MCPFS=$MCPFS_MAIN
+	T3F=$(first "$("$B" reuse "$N1" "$REQ" "$MNT3/demo/call")") || fail "line $LINENO"
+	fusermount3 -u "$MNT3"
+	R=$(calc "a/b" a="$T3F" b="$T3")
+	row "3b'. the same, mcpfs itself as the supervisor (no mcpfs-exec beside it)" \
+		"$(f1 "$T3F") µs/call" "3a $(f1 "$T3") µs" "$(f2 "$R")x" "(info)" "—"
+}
+
 # ---- 1. floor: a minimal client on pipes, no mcpfs ----
 log "1. floor"
 FLOOR=$(first "$("$B" floor "$N" "$REQ" -- "$DEMO")") || fail "line $LINENO"
 row "1. floor: C client ↔ demo-server over pipes, sequential echo$PINNOTE" \
 	"$(f1 "$FLOOR") µs/call" "—" "1x" "—" "—"
 
-MOUNT_EXTRA="--serve 127.0.0.1:0" mount_fs "$MNT" "$WORK/mcpfs.log"
+# --serve for row 10 and max_message for row 5; neither with
+# BENCH_ONLY=oneshot, which also runs against builds from before them
+SERVE="--serve 127.0.0.1:0"
+[ "${BENCH_ONLY:-}" = oneshot ] && { SERVE=; MAXMSG=; }
+MOUNT_EXTRA=$SERVE mount_fs "$MNT" "$WORK/mcpfs.log"
 MAIN_PID=$MPID
 mkdir "$MNT/demo/t1" || fail "line $LINENO"
 
@@ -340,6 +381,13 @@ R=$(calc "a/b" a="$T2A" b="$FLOOR")
 row "2a. thread call, one open fd reused (write, read to EOF; 64 KiB reads)" \
 	"$(f1 "$T2A") µs/call" "floor $(f1 "$FLOOR") µs" "$(f1 "$R")x" "≤ 2x" \
 	"$(yes_if "$R <= 2")"
+if [ "${BENCH_ONLY:-}" = oneshot ]; then
+	oneshot_rows
+	echo "| measurement | value | baseline | ratio | target | met? |"
+	echo "|---|---|---|---|---|---|"
+	cat "$ROWS"
+	exit 0
+fi
 T=$(first "$(BENCH_NOEOF=1 "$B" reuse "$N" "$REQ" "$MNT/demo/t1/call")") || fail "line $LINENO"
 R=$(calc "a/b" a="$T" b="$FLOOR")
 row "2a\". same, stopping at the reply's newline (no read of 0)" \
@@ -379,19 +427,7 @@ row "2c. sh loop: echo '{...}' > call; cat call ($LOOPS iterations)" \
 	"same loop on a tmpfs file $(f2 "$(calc "x/1000" x="$TSH")") ms" \
 	"$(f2 "$R")x" "< 5 ms/call" "$(yes_if "$T2C < 5000")"
 
-# ---- 3. one-shot ----
-log "3. one-shot"
-N1=200
-T3=$(first "$("$B" oneshot "$N1" "$REQ" -- "$DEMO")") || fail "line $LINENO"
-R=$(calc "a/b" a="$T3" b="$T2A")
-row "3a. one-shot: spawn demo-server, initialize, call (no mcpfs)" \
-	"$(f1 "$T3") µs/call" "2a $(f1 "$T2A") µs" "2a is $(f0 "$R")x faster" \
-	"—" "—"
-T3S=$(first "$("$B" reuse "$N1" "$REQ" "$MNT/demo/call")") || fail "line $LINENO"
-R=$(calc "a/b" a="$T3S" b="$T2A")
-row "3b. server-level MOUNT/demo/call (fresh process per call)" \
-	"$(f1 "$T3S") µs/call" "2a $(f1 "$T2A") µs" "2a is $(f0 "$R")x faster" \
-	"—" "—"
+oneshot_rows
 TNODE=
 if [ "$HAVE_NODE" = yes ]; then
 	mkdir "$MNT/everything/s1" || fail "line $LINENO"
