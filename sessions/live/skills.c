@@ -40,12 +40,14 @@
 
 #include "internal.h"
 #include "jsent.h"
+#include "skillfm.h"
 
 struct sfile {
 	char *path;   /* NAME/rel/path */
 	char *uri;
 	char *digest; /* "sha256:hex", or NULL: none given */
 	mcp_buf *bytes; /* read and verified (a digest pins them), or NULL */
+	cJSON *fm;    /* SKILL.md: its entry's frontmatter (skillfm.c) */
 };
 
 /* The tree of a skills listing, kept on the listing call (c->skills) as
@@ -64,6 +66,7 @@ static void tree_free(void *p)
 		free(t->v[i].path);
 		free(t->v[i].uri);
 		free(t->v[i].digest);
+		cJSON_Delete(t->v[i].fm);
 		mcp_buf_unref(t->v[i].bytes);
 	}
 	if (t)
@@ -110,6 +113,7 @@ static int add(struct stree *tree, const char *name, const char *rel,
 	tree->v = v;
 	f = &v[tree->n];
 	f->bytes = NULL;
+	f->fm = NULL;
 	f->uri = strdup(uri);
 	f->digest = digest ? strdup(digest) : NULL;
 	f->path = malloc(strlen(name) + strlen(rel) + 2);
@@ -211,6 +215,10 @@ static int add_skill(mcp_session *s, struct stree *tree, const cJSON *skills,
 		}
 		if ((err = add(tree, name, fu + rn + 1, fu, dg)) < 0)
 			break;
+		if (!strcmp(fu, uri)) /* SKILL.md: checked against this */
+			tree->v[tree->n - 1].fm = cJSON_Duplicate(
+				cJSON_GetObjectItemCaseSensitive(
+					e, "frontmatter"), 1);
 	}
 	free(root);
 	free(name);
@@ -374,7 +382,7 @@ mcp_buf *mcp_skill_cached(mcp_session *s, mcp_call *listing,
 static mcp_buf *checked(mcp_session *s, const struct sfile *f,
 			const char *path, const mcp_buf *reply, int *err)
 {
-	const char *want = f ? f->digest : NULL;
+	const char *want = f ? f->digest : NULL, *why;
 	char got[7 + 65];
 	mcp_buf *b = mcp_resource_bytes(reply, err);
 
@@ -389,6 +397,12 @@ static mcp_buf *checked(mcp_session *s, const struct sfile *f,
 		surface_warn(s, "skills: %s does not match its digest in the "
 			     "listing (listed %.80s, read %s): not shown",
 			     path, want, got);
+		mcp_buf_unref(b);
+		*err = -EIO;
+		return NULL;
+	}
+	if (skill_frontmatter_check(b->data, b->len, f->fm, &why) < 0) {
+		surface_warn(s, "skills: %s not loaded: %s", path, why);
 		mcp_buf_unref(b);
 		*err = -EIO;
 		return NULL;

@@ -157,6 +157,35 @@ def run_modern(scenario, thread):
     return False
 
 
+SKILL = 'pdf-processing'
+SKILL_FILE = 'references/FORMS.md'
+
+
+def run_skills(scenario, thread):
+    """The skills scenarios (SEP-2640), driven as a user of skills/ would:
+    ls skills (the listing: no file of a skill may be read for it), then,
+    but for no-prefetch, cat the skill's SKILL.md, which the suite serves
+    tampered (its digest, its size or its frontmatter differ from the
+    listing's entry): mcpfs must refuse it (EIO), and a user who saw it
+    refused does not go on to the skill's other files. False if not one."""
+    if not scenario.startswith('sep-2640-client-'):
+        return False
+    names = sorted(os.listdir(thread / 'skills'))
+    log('ls skills ->', names)
+    expect(names == [SKILL], names)
+    if scenario == 'sep-2640-client-no-prefetch':
+        return True
+    p = subprocess.run(['cat', str(thread / 'skills' / SKILL / 'SKILL.md')],
+                       capture_output=True)
+    log('cat SKILL.md ->', p.returncode, p.stdout[:200], p.stderr[:200])
+    expect(p.returncode != 0 and not p.stdout,
+           'a tampered SKILL.md was shown: %r' % p.stdout[:200])
+    expect(b'Input/output error' in p.stderr, p.stderr)
+    st = json.loads((thread / 'status').read_text())
+    log('status warnings ->', json.dumps(st.get('warnings'))[:400])
+    return True
+
+
 def era_of_version():
     """The era key for the version the suite asks for (0.2.0 sets
     MCP_CONFORMANCE_PROTOCOL_VERSION): modern for 2026-07-28 and later,
@@ -167,7 +196,7 @@ def era_of_version():
 
 def run(scenario, thread):
     wait_ready(thread)
-    if run_modern(scenario, thread):
+    if run_modern(scenario, thread) or run_skills(scenario, thread):
         return
     if scenario == 'initialize':
         return
