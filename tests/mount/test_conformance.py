@@ -16,6 +16,7 @@ lists is run here (NEXT_SCENARIOS, checked against its list), and one that
 checked nothing ("Passed: 0/0") fails.
 """
 
+import json
 import os
 import re
 import subprocess
@@ -88,7 +89,7 @@ NEXT_SCENARIOS = [
     'json-schema-ref-no-deref', 'json-schema-2020-12-preservation',
     'sep-2640-client-no-prefetch', 'sep-2640-client-verify-digest',
     'sep-2640-client-verify-size', 'sep-2640-client-verify-frontmatter']
-# not done yet (issue 51): see doc/oauth.md
+# scenarios known not to pass yet, with the reason (none today)
 NEXT_OPEN = {}
 
 
@@ -118,3 +119,18 @@ def test_next_client_scenario_passes(scenario):
     if scenario in NEXT_OPEN:
         pytest.xfail(NEXT_OPEN[scenario])
     passes(scenario, CONFORMANCE='next')
+
+
+def test_dpop_key_stored_never_shown(tmp_path):
+    """auth/dpop-nonce (SEP-1932) passes, and then (client.py's
+    dpop_secrecy, its findings in MCPFS_CONF_REPORT) the DPoP key is in
+    the token store, mode 0600, and in none of auth, status, trace or the
+    log."""
+    if not NEXT_CLI.exists():
+        pytest.skip('the prerelease conformance suite is missing (npm ci)')
+    rep = tmp_path / 'report.json'
+    passes('auth/dpop-nonce', CONFORMANCE='next', MCPFS_CONF_REPORT=str(rep))
+    got = json.loads(rep.read_text())
+    assert got == {'store_mode': '0o600',
+                   'key_type': '-----BEGIN PRIVATE KEY-----',
+                   'leaks': []}, got
