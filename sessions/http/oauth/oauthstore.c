@@ -250,6 +250,7 @@ int oauth_store_load(struct oauth *o)
 	o->dpop_key = get(j, "dpop_key");
 	v = cJSON_GetObjectItemCaseSensitive(j, "token_type");
 	o->dpop_bound = cJSON_IsString(v) && !strcmp(v->valuestring, "DPoP");
+	o->dpop = o->dpop_bound; /* its refresh needs a proof too */
 	if (o->access && !oauth_token_ok(o->access)) { /* never a header */
 		mod_log(MLOG_WARN, "server %s: token store %s holds a token "
 		     "outside RFC 6750's characters: not used", o->name, path);
