@@ -32,6 +32,13 @@ struct mcp_oauth_conf {
 	 * is the RFC 7523 assertion at the authorization server. */
 	int jwt_bearer;
 	char *idp_token_endpoint, *idp_id_token, *idp_client_id;
+	/* ... or, for workload identity federation (SEP-1933), the
+	 * workload's own JWT, the assertion as it is (no identity
+	 * provider) */
+	char *assertion;
+	/* "dpop" (SEP-1932): 1 true, -1 false, 0 absent (as the
+	 * authorization server's metadata offers) */
+	int dpop;
 };
 /* The "era" key: detect (versioning page of MCP 2026-07-28), or one. */
 enum { MCP_ERA_AUTO, MCP_ERA_MODERN, MCP_ERA_LEGACY };

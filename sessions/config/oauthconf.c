@@ -2,9 +2,11 @@
  * oauthconf.c - the "oauth" member of an http server entry (spec 8):
  * false, true, or an object of clientId, clientSecret, clientMetadataUrl,
  * scopes (an array of strings or one space-separated string), grant,
- * privateKeyFile and redirectPort (and idpTokenEndpoint, idpIdToken and
- * idpClientId for the jwt_bearer grant of SEP-990). Strings take ${VAR} as every config
- * string does. An unknown key is an error naming it. Pure code.
+ * privateKeyFile, redirectPort and dpop (true or false: DPoP proofs,
+ * SEP-1932; absent: as the authorization server offers), and
+ * idpTokenEndpoint, idpIdToken and idpClientId for the jwt_bearer grant
+ * of SEP-990, or assertion (the workload's JWT, SEP-1933) for it instead.
+ * Strings take ${VAR} as every config string does. An unknown key is an error naming it. Pure code.
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -32,6 +34,7 @@ static const struct {
 	 offsetof(struct mcp_oauth_conf, idp_token_endpoint)},
 	{"idpIdToken", offsetof(struct mcp_oauth_conf, idp_id_token)},
 	{"idpClientId", offsetof(struct mcp_oauth_conf, idp_client_id)},
+	{"assertion", offsetof(struct mcp_oauth_conf, assertion)},
 };
 #define NSTRS (sizeof strs / sizeof strs[0])
 
@@ -187,6 +190,10 @@ int mcp_oauth_conf_parse(const void *val, const struct mcp_config_ctx *ctx,
 					 "\"jwt_bearer\"");
 			free(grant);
 			grant = NULL;
+		} else if (!strcmp(k, "dpop")) {
+			if (!cJSON_IsBool(e))
+				r = fail(why, k, "must be true or false");
+			c->dpop = cJSON_IsTrue(e) ? 1 : -1;
 		} else if (!strcmp(k, "redirectPort")) {
 			if (!cJSON_IsNumber(e) || e->valuedouble < 1 ||
 			    e->valuedouble > 65535 ||
@@ -198,8 +205,9 @@ int mcp_oauth_conf_parse(const void *val, const struct mcp_config_ctx *ctx,
 		} else {
 			r = fail(why, k, "unknown key (want clientId, "
 				 "clientSecret, clientMetadataUrl, scopes, "
-				 "grant, privateKeyFile, redirectPort, "
-				 "idpTokenEndpoint, idpIdToken or idpClientId)");
+				 "grant, privateKeyFile, redirectPort, dpop, "
+				 "idpTokenEndpoint, idpIdToken, idpClientId or "
+				 "assertion)");
 		}
 	}
 	if (!r && c->client_metadata_url &&
@@ -209,9 +217,14 @@ int mcp_oauth_conf_parse(const void *val, const struct mcp_config_ctx *ctx,
 		r = fail(why, "clientId", c->jwt_bearer ? "required with the "
 			 "jwt_bearer grant" : "required with the "
 			 "client_credentials grant");
-	if (!r && c->jwt_bearer && (!c->idp_token_endpoint || !c->idp_id_token))
-		r = fail(why, "grant", "jwt_bearer needs idpTokenEndpoint and "
-			 "idpIdToken");
+	if (!r && c->jwt_bearer && !c->assertion &&
+	    (!c->idp_token_endpoint || !c->idp_id_token))
+		r = fail(why, "grant", "jwt_bearer needs assertion, or "
+			 "idpTokenEndpoint and idpIdToken");
+	if (!r && c->assertion && (!c->jwt_bearer || c->idp_token_endpoint ||
+				   c->idp_id_token))
+		r = fail(why, "assertion", "goes with the jwt_bearer grant, "
+			 "without idpTokenEndpoint and idpIdToken");
 	if (r) {
 		mcp_oauth_conf_free(c);
 		return -1;

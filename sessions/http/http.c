@@ -184,6 +184,7 @@ static size_t header_cb(char *p, size_t size, size_t n, void *ud)
 
 	if (len > 17 && !x->www && !strncasecmp(p, "www-authenticate:", 17))
 		x->www = strndup(p + 17, strcspn(p + 17, "\r\n"));
+	oauth_dpop_nonce(x->h->sv.oa, p, len, 0); /* DPoP-Nonce: kept */
 	if (x->cu.dead || !x->h->ctx || x->h->sid || len <= k ||
 	    strncasecmp(p, "mcp-session-id:", k))
 		return len;
@@ -289,7 +290,9 @@ static int common_headers(struct xfer *x)
 		r |= hc_add_header(&x->q, "Mcp-Session-Id", h->sid);
 	if (h->protocol[0])
 		r |= hc_add_header(&x->q, "MCP-Protocol-Version", h->protocol);
-	if (hc_server_headers(&x->q, &h->sv, &x->gen) < 0)
+	if (hc_server_headers(&x->q, &h->sv, &x->gen, x->kind == X_POST ?
+			      "POST" : x->kind == X_DELETE ? "DELETE" : "GET",
+			      h->sv.url) < 0)
 		return -ENOMEM;
 	for (i = 0; x->extra && x->extra[i]; i++)
 		r |= hc_add_header(&x->q, x->extra[i], NULL);

@@ -82,7 +82,7 @@ int hc_add_header(struct hc_req *q, const char *name, const char *val)
 }
 
 int hc_server_headers(struct hc_req *q, const struct hc_server *sv,
-		      unsigned *gen)
+		      unsigned *gen, const char *method, const char *url)
 {
 	size_t i;
 	int r = 0;
@@ -90,11 +90,12 @@ int hc_server_headers(struct hc_req *q, const struct hc_server *sv,
 	for (i = 0; i < sv->nheaders; i++)
 		r |= hc_add_header(q, sv->headers[i], NULL);
 	if (oauth_bearer(sv->oa)) {
-		char *b = NULL;
+		char *b = oauth_resource_auth(sv->oa, &q->hdrs, method, url,
+					      &r);
 
 		if (gen)
 			*gen = sv->oa->gen;
-		if (asprintf(&b, "Bearer %s", oauth_bearer(sv->oa)) < 0)
+		if (!b)
 			return -ENOMEM;
 		r |= hc_add_header(q, "Authorization", b);
 		free(b);

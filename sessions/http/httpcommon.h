@@ -63,9 +63,10 @@ void hc_xfer_init(struct cu_xfer *cu, struct sse *sse,
  * NULL; 0 or -ENOMEM. */
 int hc_add_header(struct hc_req *q, const char *name, const char *val);
 /* Add sv's configured headers, then its Authorization when it has a
- * token (gen, when not NULL, gets the token's generation); 0 or -ENOMEM. */
+ * token (gen, when not NULL, gets the token's generation), with the DPoP
+ * proof of a request method to url for a DPoP-bound token; 0 or -ENOMEM. */
 int hc_server_headers(struct hc_req *q, const struct hc_server *sv,
-		      unsigned *gen);
+		      unsigned *gen, const char *method, const char *url);
 
 /* The options of handle cu->easy for q to url: wr (and hd, when not NULL)
  * get ud; a POST's body is set by hc_post_body. */

@@ -271,7 +271,8 @@ static int hx_launch(struct hx *x)
 	int r = e ? 0 : -ENOMEM;
 
 	x->cu.easy = e;
-	r |= hc_server_headers(&x->q, &s->sv, NULL);
+	r |= hc_server_headers(&x->q, &s->sv, NULL, x->get ? "GET" : "POST",
+			       x->get ? s->sv.url : s->post);
 	if (x->get) {
 		r |= hc_add_header(&x->q, "Accept: text/event-stream", NULL);
 	} else {

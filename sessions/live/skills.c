@@ -38,6 +38,9 @@
  * sessions; skills_build makes it at once for a listing that did not go
  * that way (one answered without asking the server).
  *
+ * A SKILL.md listed with a digest is also checked against its entry's
+ * frontmatter (skillfm.c): a discrepancy is an error, never the content.
+ *
  * A file's size is the listing's. A read is resources/read of the file's
  * URI (fs/ sends it at the open); its bytes are checked against the
  * listing's size and digest (skillcheck.c) and a mismatch is an error,
@@ -49,6 +52,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "skillfm.h"
 #include "skilltree.h"
 
 static struct stree *tree_of(mcp_session *s, mcp_call *listing)
@@ -144,6 +148,7 @@ mcp_buf *mcp_skill_bytes(mcp_session *s, mcp_call *listing, const char *path,
 {
 	struct stree *t;
 	struct snode *d = node_of(s, listing, path, &t);
+	const char *why;
 	mcp_buf *b;
 
 	if (!d) {
@@ -155,6 +160,12 @@ mcp_buf *mcp_skill_bytes(mcp_session *s, mcp_call *listing, const char *path,
 	if ((*err = skill_verify(s, path, b, d->has_digest ? d->sha : NULL,
 				    d->size)) < 0) {
 		mcp_buf_unref(b);
+		return NULL;
+	}
+	if (skill_frontmatter_check(b->data, b->len, d->fm, &why) < 0) {
+		surface_warn(s, "skills: %s not loaded: %s", path, why);
+		mcp_buf_unref(b);
+		*err = -EIO;
 		return NULL;
 	}
 	if (!d->bytes)

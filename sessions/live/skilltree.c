@@ -104,6 +104,7 @@ void stree_free(void *p)
 	for (i = 0; t && i < t->n; i++) {
 		free(t->v[i].path);
 		free(t->v[i].uri);
+		cJSON_Delete(t->v[i].fm);
 		mcp_buf_unref(t->v[i].bytes);
 	}
 	if (t) {

@@ -24,6 +24,7 @@ struct snode {
 	long long size;       /* ... its listed size; -1: dynamic */
 	char *uri;
 	mcp_buf *bytes;       /* read and verified, or NULL */
+	cJSON *fm;            /* a listed SKILL.md: its entry's frontmatter */
 	long idx;             /* its number in the session's names, or -1 */
 };
 

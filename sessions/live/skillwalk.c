@@ -112,6 +112,7 @@ enum { RES_LIST, RES_DYNAMIC };
 
 struct skill {
 	char *uri, *root, *name, *folder;
+	cJSON *fm;            /* its frontmatter, for its SKILL.md's node */
 	struct jscan_span res;
 	size_t page;          /* res is in that page */
 	int kind;
@@ -165,6 +166,7 @@ static void skill_free(struct skill *k)
 	free(k->uri);
 	free(k->root);
 	free(k->name);
+	cJSON_Delete(k->fm);
 }
 
 /* One skill entry at span e: kept in w->sv, or counted as left out. */
@@ -174,15 +176,19 @@ static int take_skill(struct skills_walk *w, struct jscan_span e)
 	struct jscan_span fm, res;
 	const char *slash;
 	size_t n;
-	int oom = 0;
+	int oom = 0, bad_fm = 0;
 
 	k.uri = string_of(w->p, e, "uri", &oom);
 	n = k.uri ? strlen(k.uri) : 0;
 	if (n > 9 && !strcmp(k.uri + n - 9, "/SKILL.md") &&
 	    !(k.root = strndup(k.uri, n - 9)))
 		oom = 1;
-	if (w->p[e.at] == '{' && jscan_member(w->p, e, "frontmatter", &fm))
+	if (w->p[e.at] == '{' && jscan_member(w->p, e, "frontmatter", &fm)) {
 		k.name = string_of(w->p, fm, "name", &oom);
+		/* NULL past cJSON's nesting limit too: left out below */
+		k.fm = jsent_parse(w->p + fm.at, fm.n);
+		bad_fm = !k.fm;
+	}
 	if (!k.name && k.root && !oom) { /* the SEP makes them equal */
 		slash = strrchr(k.root, '/');
 		oom = !(k.name = strdup(slash ? slash + 1 : k.root));
@@ -196,6 +202,8 @@ static int take_skill(struct skills_walk *w, struct jscan_span e)
 			k.kind = RES_DYNAMIC;
 		}
 	}
+	if (bad_fm)
+		k.kind = -1;
 	if (!oom && k.kind < 0) {
 		w->bad_skill++;
 		note(w->first[0], sizeof w->first[0],
@@ -442,8 +450,17 @@ static int take_file(struct skills_walk *w, struct skill *k,
 	} else if (asprintf(&path, "%s/%s", k->folder, uri + rn + 1) < 0) {
 		r = -ENOMEM;
 	} else {
+		int md = !strcmp(uri, k->uri);
+		long at;
+
 		r = add_file(w, path, strlen(path), uri, sha, size);
 		uri = NULL; /* taken */
+		at = md && k->fm ? stree_at(w->t, path, strlen(path)) : -1;
+		if (r == 0 && at >= 0 && !w->t->v[at].fm &&
+		    !strcmp(w->t->v[at].uri, k->uri)) {
+			w->t->v[at].fm = k->fm; /* its SKILL.md: checked */
+			k->fm = NULL;
+		}
 	}
 	free(uri);
 	free(digest);

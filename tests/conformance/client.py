@@ -157,6 +157,35 @@ def run_modern(scenario, thread):
     return False
 
 
+SKILL = 'pdf-processing'
+SKILL_FILE = 'references/FORMS.md'
+
+
+def run_skills(scenario, thread):
+    """The skills scenarios (SEP-2640), driven as a user of skills/ would:
+    ls skills (the listing: no file of a skill may be read for it), then,
+    but for no-prefetch, cat the skill's SKILL.md, which the suite serves
+    tampered (its digest, its size or its frontmatter differ from the
+    listing's entry): mcpfs must refuse it (EIO), and a user who saw it
+    refused does not go on to the skill's other files. False if not one."""
+    if not scenario.startswith('sep-2640-client-'):
+        return False
+    names = sorted(os.listdir(thread / 'skills'))
+    log('ls skills ->', names)
+    expect(names == [SKILL], names)
+    if scenario == 'sep-2640-client-no-prefetch':
+        return True
+    p = subprocess.run(['cat', str(thread / 'skills' / SKILL / 'SKILL.md')],
+                       capture_output=True)
+    log('cat SKILL.md ->', p.returncode, p.stdout[:200], p.stderr[:200])
+    expect(p.returncode != 0 and not p.stdout,
+           'a tampered SKILL.md was shown: %r' % p.stdout[:200])
+    expect(b'Input/output error' in p.stderr, p.stderr)
+    st = json.loads((thread / 'status').read_text())
+    log('status warnings ->', json.dumps(st.get('warnings'))[:400])
+    return True
+
+
 def era_of_version():
     """The era key for the version the suite asks for (0.2.0 sets
     MCP_CONFORMANCE_PROTOCOL_VERSION): modern for 2026-07-28 and later,
@@ -167,7 +196,7 @@ def era_of_version():
 
 def run(scenario, thread):
     wait_ready(thread)
-    if run_modern(scenario, thread):
+    if run_modern(scenario, thread) or run_skills(scenario, thread):
         return
     if scenario == 'initialize':
         return
@@ -221,6 +250,8 @@ def oauth_config(scenario, tmp):
         conf['privateKeyFile'] = str(key)
     if 'client-credentials' in scenario:
         conf['grant'] = 'client_credentials'
+    if ctx.get('valid_jwt'):  # SEP-1933 workload identity federation
+        conf.update(grant='jwt_bearer', assertion=ctx['valid_jwt'])
     if ctx.get('idp_id_token'):  # SEP-990 cross-app access
         conf.update(grant='jwt_bearer', idpIdToken=ctx['idp_id_token'],
                     idpTokenEndpoint=ctx['idp_token_endpoint'],
@@ -295,6 +326,32 @@ def run_auth(scenario, thread, auth_file):
         expect('error' not in r and not r.get('isError'), r)
 
 
+def dpop_secrecy(tmp, mnt, thread, logf):
+    """After a DPoP scenario: the key is in the token store (mode 0600) and
+    in nothing mcpfs shows (auth, status, trace, the log). The findings go
+    to MCPFS_CONF_REPORT (a JSON file) when set, for test_conformance."""
+    stores = [f for f in (tmp / 'state').rglob('*.json') if f.is_file()]
+    keys = [json.loads(f.read_text()).get('dpop_key') for f in stores]
+    found = [(f, k) for f, k in zip(stores, keys) if k]
+    expect(len(found) == 1, 'no DPoP key in the token store: %s' % stores)
+    store, key = found[0]
+    mode = store.stat().st_mode & 0o777
+    # a line of the key's base64, and its header
+    lines = [l for l in key.splitlines() if l and not l.startswith('-')]
+    shown = {'auth': (mnt / 'srv' / 'auth').read_text(),
+             'status': (thread / 'status').read_text(),
+             'trace': (thread / 'trace').read_text(),
+             'log': logf.read_text() if logf.exists() else ''}
+    leaks = [n for n, t in shown.items()
+             if 'PRIVATE KEY' in t or any(l in t for l in lines)]
+    rep = {'store_mode': oct(mode), 'key_type': key.splitlines()[0],
+           'leaks': leaks}
+    log('DPoP key:', json.dumps(rep))
+    if os.environ.get('MCPFS_CONF_REPORT'):
+        Path(os.environ['MCPFS_CONF_REPORT']).write_text(json.dumps(rep))
+    expect(mode == 0o600 and not leaks, rep)
+
+
 def main():
     url = sys.argv[-1]
     scenario = os.environ.get('MCP_CONFORMANCE_SCENARIO', '')
@@ -319,6 +376,8 @@ def main():
             thread.mkdir()
             if auth:
                 run_auth(scenario, thread, mnt / 'srv' / 'auth')
+                if scenario.startswith('auth/dpop'):
+                    dpop_secrecy(tmp, mnt, thread, logf)
             else:
                 run(scenario, thread)
             thread.rmdir()

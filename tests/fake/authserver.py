@@ -54,6 +54,13 @@ stdout (BASE below is http://127.0.0.1:PORT):
           client_secret unless token_endpoint_auth_method is "none"; 400
           invalid_client_metadata / invalid_redirect_uri). 404 and left out
           of the metadata with --no-registration.
+  --dpop MODE (RFC 9449, SEP-1932): the metadata lists
+          dpop_signing_alg_values_supported ["ES256"], tokens are issued
+          with token_type DPoP and /mcp takes `Authorization: DPoP TOKEN`
+          (proofs are not checked: tests/conformance checks them). MODE
+          nonce-loop: /mcp answers every DPoP request 401 `DPoP
+          error="use_dpop_nonce"` with `DPoP-Nonce: loop-nonce`, whatever
+          the proof holds (a server that never takes its own nonce).
   /log    GET: every request so far as a JSON array (mcp_http.py's records:
           n, t, method, path, query, headers, body, json, status, note),
           the OAuth ones with "params" (the query, decoded), "form" (the
@@ -175,6 +182,8 @@ def as_metadata():
     }
     if not A.no_registration:
         md['registration_endpoint'] = ep('registration', '/register')
+    if A.dpop:
+        md['dpop_signing_alg_values_supported'] = ['ES256']
     return md
 
 
@@ -241,6 +250,14 @@ class Handler(mcp_http.Handler):
         self.tok = None
         h = self.headers.get('Authorization') or ''
         scheme, _, token = h.partition(' ')
+        if A.dpop and scheme.lower() == 'dpop' and token.strip():
+            if A.dpop == 'nonce-loop':
+                self.rec['note'] = 'use_dpop_nonce'
+                self.send_text(401, 'nonce', [
+                    ('WWW-Authenticate', 'DPoP error="use_dpop_nonce"'),
+                    ('DPoP-Nonce', 'loop-nonce')])
+                return False
+            scheme = 'bearer'
         if scheme.lower() != 'bearer' or not token.strip():
             self.rec['note'] = 'no bearer token'
             self.send_text(401, 'authorization required',
@@ -454,7 +471,8 @@ class Handler(mcp_http.Handler):
     def issue(self, cid, scopes, resource, grant, refresh=True):
         at = A.token_value or secrets.token_urlsafe(32)
         exp = None if A.no_expiry else time.time() + A.expires_in
-        res = {'access_token': at, 'token_type': 'Bearer'}
+        res = {'access_token': at,
+               'token_type': 'DPoP' if A.dpop else 'Bearer'}
         if scopes:
             res['scope'] = ' '.join(scopes)
         if A.expires_in_json is not None:
@@ -646,6 +664,7 @@ def main(argv=None):
     ap.add_argument('--token-value')
     ap.add_argument('--refresh-value')
     ap.add_argument('--expires-in-json')
+    ap.add_argument('--dpop', choices=('bind', 'nonce-loop'))
     A = ap.parse_args(argv)
     if A.issuer_path and not A.issuer_path.startswith('/'):
         ap.error('--issuer-path must start with /')

@@ -7,6 +7,7 @@ The server is tests/fake/skills_server.py (written from the SEP's text)
 serving a folder of skills made here.
 """
 
+import errno
 import hashlib
 import json
 import os
@@ -210,7 +211,10 @@ def entry(uri, name, files, digest=True):
 
 
 def md(name):
-    return f'---\nname: {name}\ndescription: x\n---\n'
+    # the name as a JSON string, which YAML reads as its double-quoted
+    # scalar: the frontmatter check (skillfm.c) compares it with the
+    # entry's, NUL and ESC included
+    return f'---\nname: {json.dumps(name)}\ndescription: x\n---\n'
 
 
 def test_hostile_skill_names_are_listed_once_each(mcpfs_mount, skills_dir,
@@ -261,7 +265,13 @@ def test_hostile_skill_names_are_listed_once_each(mcpfs_mount, skills_dir,
     assert (t / 'skills' / long_dir / 'SKILL.md').read_text() == md(long_)
     # a NUL and an ESC percent-encoded
     assert 'nul%00x' in names and 'esc%1B[31m' in names, names
-    assert (t / 'skills/nul%00x/SKILL.md').read_text() == md('nul\u0000x')
+    assert (t / 'skills/esc%1B[31m/SKILL.md').read_text() == \
+        md('esc\u001b[31m')
+    # the frontmatter check (SEP-2640) reads SKILL.md's YAML, which holds
+    # no NUL: its name never equals the entry's, so it is not loaded
+    with pytest.raises(OSError) as e:
+        (t / 'skills/nul%00x/SKILL.md').read_text()
+    assert e.value.errno == errno.EIO
     # listed twice: two folders, each once
     twice = sorted(n for n in names if n.startswith('twice'))
     assert len(twice) == 2 and twice[0] == 'twice' and \

@@ -3,7 +3,8 @@
  * parsing, well-known URL construction (path-aware), URL checks, base64url
  * and base64, form and query encoding, scope lists, PKCE S256 (the RFC 7636
  * appendix B vector), JWT client assertions (the header and claims, and an
- * ES256 and an RS256 signature checked with the public key), the store's
+ * ES256 and an RS256 signature checked with the public key), DPoP proofs
+ * (their claims, and the signature checked with their own jwk), the store's
  * permission check, and the "oauth" config member.
  */
 #include <errno.h>
@@ -376,6 +377,93 @@ static void test_jwt_signatures(void **state)
 	EVP_PKEY_free(rsa);
 }
 
+/* DPoP (RFC 9449, SEP-1932): a proof of a fresh key has the header and
+ * claims the RFC asks for, and its signature verifies with the public key
+ * its own jwk gives (the SubjectPublicKeyInfo of a P-256 point). */
+static void test_dpop_proof(void **state)
+{
+	static const unsigned char spki[26] = {
+		0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce,
+		0x3d, 0x02, 0x01, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d,
+		0x03, 0x01, 0x07, 0x03, 0x42, 0x00};
+	char *pem = oauth_dpop_keygen(), err[200], ath[48], *p1, *p2, *d2;
+	unsigned char der[91], sig[80], sder[80], *sp = sder, dg[32];
+	const unsigned char *dp = der;
+	const cJSON *jwk;
+	cJSON *h, *c, *c2;
+	EVP_PKEY *pub;
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	ECDSA_SIG *es = ECDSA_SIG_new();
+	int dl;
+
+	assert_non_null(pem);
+	assert_non_null(strstr(pem, "PRIVATE KEY"));
+	p1 = oauth_dpop_proof(pem, "POST", "https://rs.example/mcp?a=1#f",
+			      "tok.en", "n-1", 1000, err, sizeof err);
+	p2 = oauth_dpop_proof(pem, "POST", "https://as.example/token", NULL,
+			      NULL, 1001, err, sizeof err);
+	assert_non_null(p1);
+	assert_non_null(p2);
+	h = part_json(p1, (size_t)(strchr(p1, '.') - p1));
+	d2 = strrchr(p1, '.');
+	c = part_json(strchr(p1, '.') + 1, (size_t)(d2 - strchr(p1, '.') - 1));
+	c2 = part_json(strchr(p2, '.') + 1,
+		       (size_t)(strrchr(p2, '.') - strchr(p2, '.') - 1));
+	assert_string_equal(cJSON_GetObjectItem(h, "typ")->valuestring,
+			    "dpop+jwt");
+	assert_string_equal(cJSON_GetObjectItem(h, "alg")->valuestring, "ES256");
+	jwk = cJSON_GetObjectItem(h, "jwk");
+	assert_string_equal(cJSON_GetObjectItem(jwk, "kty")->valuestring, "EC");
+	assert_string_equal(cJSON_GetObjectItem(jwk, "crv")->valuestring,
+			    "P-256");
+	assert_null(cJSON_GetObjectItem(jwk, "d")); /* never the private key */
+	assert_string_equal(cJSON_GetObjectItem(c, "htm")->valuestring, "POST");
+	assert_string_equal(cJSON_GetObjectItem(c, "htu")->valuestring,
+			    "https://rs.example/mcp");
+	assert_int_equal(cJSON_GetObjectItem(c, "iat")->valuedouble, 1000);
+	assert_string_equal(cJSON_GetObjectItem(c, "nonce")->valuestring, "n-1");
+	oauth_sha256("tok.en", 6, dg);
+	oauth_b64url(dg, 32, ath);
+	assert_string_equal(cJSON_GetObjectItem(c, "ath")->valuestring, ath);
+	assert_true(strlen(cJSON_GetObjectItem(c, "jti")->valuestring) >= 16);
+	/* the token request's: no ath, no nonce, another jti */
+	assert_null(cJSON_GetObjectItem(c2, "ath"));
+	assert_null(cJSON_GetObjectItem(c2, "nonce"));
+	assert_string_not_equal(cJSON_GetObjectItem(c, "jti")->valuestring,
+				cJSON_GetObjectItem(c2, "jti")->valuestring);
+	/* the signature, with the key the jwk names */
+	memcpy(der, spki, 26);
+	der[26] = 4;
+	assert_int_equal(unb64url(cJSON_GetObjectItem(jwk, "x")->valuestring,
+				  43, der + 27), 32);
+	assert_int_equal(unb64url(cJSON_GetObjectItem(jwk, "y")->valuestring,
+				  43, der + 59), 32);
+	pub = d2i_PUBKEY(NULL, &dp, sizeof der);
+	assert_non_null(pub);
+	assert_int_equal(unb64url(d2 + 1, strlen(d2 + 1), sig), 64);
+	ECDSA_SIG_set0(es, BN_bin2bn(sig, 32, NULL), BN_bin2bn(sig + 32, 32,
+								 NULL));
+	dl = i2d_ECDSA_SIG(es, &sp);
+	assert_int_equal(EVP_DigestVerifyInit(md, NULL, EVP_sha256(), NULL,
+					      pub), 1);
+	assert_int_equal(EVP_DigestVerify(md, sder, (size_t)dl,
+		(unsigned char *)p1, (size_t)(d2 - p1)), 1);
+	sder[dl - 1] ^= 1; /* a changed signature does not verify */
+	assert_int_not_equal(EVP_DigestVerify(md, sder, (size_t)dl,
+		(unsigned char *)p1, (size_t)(d2 - p1)), 1);
+	assert_null(oauth_dpop_proof("not a key", "GET", "https://x", NULL,
+				     NULL, 0, err, sizeof err));
+	ECDSA_SIG_free(es);
+	EVP_MD_CTX_free(md);
+	EVP_PKEY_free(pub);
+	cJSON_Delete(h);
+	cJSON_Delete(c);
+	cJSON_Delete(c2);
+	free(p1);
+	free(p2);
+	free(pem);
+}
+
 static void test_store_permissions(void **state)
 {
 	struct stat st;
@@ -458,13 +546,33 @@ static void test_config(void **state)
 	mcp_oauth_conf_free(c);
 	conf_err("{\"clientID\": \"x\"}", "clientID: unknown key (want "
 		 "clientId, clientSecret, clientMetadataUrl, scopes, grant, "
-		 "privateKeyFile, redirectPort, idpTokenEndpoint, idpIdToken "
-		 "or idpClientId)");
+		 "privateKeyFile, redirectPort, dpop, idpTokenEndpoint, "
+		 "idpIdToken, idpClientId or assertion)");
 	conf_err("{\"grant\": \"password\"}", "grant: must be "
 		 "\"authorization_code\", \"client_credentials\" or "
 		 "\"jwt_bearer\"");
 	conf_err("{\"grant\": \"jwt_bearer\", \"clientId\": \"c\"}",
-		 "grant: jwt_bearer needs idpTokenEndpoint and idpIdToken");
+		 "grant: jwt_bearer needs assertion, or idpTokenEndpoint and "
+		 "idpIdToken");
+	/* SEP-1933: the workload's JWT as the assertion, no identity
+	 * provider; SEP-1932: dpop true or false, absent 0 */
+	c = conf_ok("{\"grant\": \"jwt_bearer\", \"clientId\": \"c\", "
+		    "\"assertion\": \"a.b.c\", \"dpop\": true}");
+	assert_string_equal(c->assertion, "a.b.c");
+	assert_int_equal(c->dpop, 1);
+	d = mcp_oauth_conf_dup(c);
+	assert_string_equal(d->assertion, "a.b.c");
+	mcp_oauth_conf_free(c);
+	mcp_oauth_conf_free(d);
+	c = conf_ok("{\"dpop\": false}");
+	assert_int_equal(c->dpop, -1);
+	mcp_oauth_conf_free(c);
+	c = conf_ok("{\"clientId\": \"c\"}");
+	assert_int_equal(c->dpop, 0);
+	mcp_oauth_conf_free(c);
+	conf_err("{\"dpop\": \"yes\"}", "dpop: must be true or false");
+	conf_err("{\"assertion\": \"a.b.c\"}", "assertion: goes with the "
+		 "jwt_bearer grant, without idpTokenEndpoint and idpIdToken");
 	c = conf_ok("{\"grant\": \"jwt_bearer\", \"clientId\": \"c\", "
 		    "\"idpTokenEndpoint\": \"https://idp/token\", "
 		    "\"idpIdToken\": \"t\", \"idpClientId\": \"i\"}");
@@ -600,6 +708,7 @@ int main(void)
 		cmocka_unit_test(test_sha256_name),
 		cmocka_unit_test(test_jwt_claims),
 		cmocka_unit_test(test_jwt_signatures),
+		cmocka_unit_test(test_dpop_proof),
 		cmocka_unit_test(test_store_permissions),
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_config_file),

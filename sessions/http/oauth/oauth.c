@@ -519,6 +519,11 @@ static void step_done(struct oauth *o, int r, const char *err)
 			return;
 		}
 		pick_scope(o);
+		if (o->cfg.jwt_bearer && o->cfg.assertion) { /* SEP-1933 */
+			o->phase = PH_CLIENT;
+			oauth_token(o, FT_JAG, NULL);
+			return;
+		}
 		if (o->cfg.jwt_bearer) {
 			o->phase = PH_EXCHANGE;
 			oauth_exchange(o);
@@ -624,6 +629,9 @@ static void oauth_clear(struct oauth *o, int all_of_it)
 	set_str(&o->scopes, NULL);
 	o->expires_at = o->lifetime = 0;
 	if (all_of_it) {
+		set_str(&o->dpop_key, NULL);
+		set_str(&o->as_nonce, NULL);
+		set_str(&o->rs_nonce, NULL);
 		set_str(&o->client_id, NULL);
 		set_str(&o->client_secret, NULL);
 		set_str(&o->issuer, NULL);
@@ -650,6 +658,7 @@ static void cfg_take(struct oauth *o, const struct mcp_oauth_conf *c)
 	free(o->cfg.idp_token_endpoint);
 	free(o->cfg.idp_id_token);
 	free(o->cfg.idp_client_id);
+	free(o->cfg.assertion);
 	memset(&o->cfg, 0, sizeof o->cfg);
 	o->cfg.enabled = 1;
 	if (d) {
@@ -739,6 +748,10 @@ int oauth_challenge(struct oauth *o, long status, const char *www,
 		return -1;
 	if (www && oauth_www_param(www, "resource_metadata", v, sizeof v) == 0)
 		set_str(&o->prm_url, v);
+	if (status == 401 && oauth_dpop_retry(o, www)) {
+		finish_one(o, w, 1, NULL); /* its proof with the new nonce */
+		return 0;
+	}
 	if (status == 403) {
 		if (!www || oauth_www_param(www, "error", v, sizeof v) < 0 ||
 		    strcmp(v, "insufficient_scope"))

@@ -50,6 +50,13 @@ struct oauth {
 	char *access, *refresh, *scopes; /* granted scopes, space-separated */
 	double expires_at, lifetime;    /* 0: no expiry */
 	unsigned gen;                   /* bumped at each new access token */
+	/* DPoP (SEP-1932, oauthdpop.c): the key, an EC P-256 private key
+	 * as PEM, is kept in the store and never shown */
+	char *dpop_key;
+	char *as_nonce, *rs_nonce;      /* the servers' last DPoP-Nonce */
+	int dpop;                       /* proofs sent (config, metadata) */
+	int dpop_bound;                 /* the access token's type is DPoP */
+	int rs_nonce_new;               /* rs_nonce not yet retried with */
 	/* the client and the authorization server (kept in the store) */
 	char *issuer, *authz_ep, *token_ep, *reg_ep, *resource, *revoke_ep;
 	char *client_id, *client_secret, *redirect_uri;
@@ -122,8 +129,39 @@ void oauth_revoke(struct oauth *o, const char *token, const char *hint);
  * o->auth_method says: a header added to *hdrs, or fields to *body.
  * 0, or -errno with err. */
 struct curl_slist;
+struct cJSON;
 int oauth_client_auth(const struct oauth *o, struct curl_slist **hdrs,
 		      char **body, char *err, size_t n);
+/* The AM_* a metadata's token_endpoint_auth_methods_supported lists
+ * (RFC 8414's default when absent); the one to use of what the server
+ * allows (have_secret: a client secret is known); its name. */
+int oauth_methods_of(const struct cJSON *j);
+int oauth_pick_method(const struct oauth *o, int have_secret);
+const char *oauth_method_name(int m);
+
+/* oauthdpop.c (SEP-1932, RFC 9449) */
+/* The authorization server's metadata j: DPoP on when the config says
+ * "dpop": true, or, unless it says false, when j's
+ * dpop_signing_alg_values_supported lists ES256. */
+void oauth_dpop_meta(struct oauth *o, const struct cJSON *j);
+/* "DPoP: PROOF" for a token request to url added to *hdrs when o uses
+ * DPoP (the key made at the first): 0, or -1 with err. */
+int oauth_dpop_token(struct oauth *o, struct curl_slist **hdrs,
+		     const char *url, char *err, size_t n);
+/* The Authorization value of a resource request (malloc'd: "DPoP TOKEN"
+ * when the token is DPoP-bound, else "Bearer TOKEN"), and for a bound one
+ * its proof (method, url, ath) added to *hdrs. NULL: no token, or out of
+ * memory (*err -ENOMEM then). */
+char *oauth_resource_auth(const struct oauth *o, struct curl_slist **hdrs,
+			  const char *method, const char *url, int *err);
+/* A response header line (p, len): a DPoP-Nonce is kept, as the
+ * authorization server's (as) or the resource server's. */
+void oauth_dpop_nonce(struct oauth *o, const char *p, size_t len, int as);
+/* The curl header callback of a token request (ud: the struct oauth). */
+size_t oauth_dpop_as_header(char *p, size_t size, size_t n, void *ud);
+/* A 401's WWW-Authenticate www: 1 when it is DPoP error="use_dpop_nonce"
+ * and a new nonce came with it (sent again once per nonce). */
+int oauth_dpop_retry(struct oauth *o, const char *www);
 
 /* oauthstore.c */
 /* The store file's path for url, malloc'd (NULL on ENOMEM). */

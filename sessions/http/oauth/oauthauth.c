@@ -5,6 +5,7 @@
  * as body fields, private_key_jwt as a client assertion signed with the
  * key in privateKeyFile (read at each request, wiped after use).
  */
+#include <cjson/cJSON.h>
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -84,3 +85,49 @@ int oauth_client_auth(const struct oauth *o, struct curl_slist **hdrs,
 	return r;
 }
 
+/* ---- the methods (moved from oauthflow.c) ---- */
+
+int oauth_methods_of(const cJSON *j)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j,
+		"token_endpoint_auth_methods_supported"), *e;
+	int m = 0;
+
+	if (!cJSON_IsArray(v))
+		return AM_BASIC; /* RFC 8414's default */
+	cJSON_ArrayForEach(e, v) {
+		if (!cJSON_IsString(e))
+			continue;
+		if (!strcmp(e->valuestring, "client_secret_basic"))
+			m |= AM_BASIC;
+		else if (!strcmp(e->valuestring, "client_secret_post"))
+			m |= AM_POST;
+		else if (!strcmp(e->valuestring, "none"))
+			m |= AM_NONE;
+		else if (!strcmp(e->valuestring, "private_key_jwt"))
+			m |= AM_JWT;
+	}
+	return m;
+}
+
+int oauth_pick_method(const struct oauth *o, int have_secret)
+{
+	int m = o->as_methods ? o->as_methods : AM_BASIC;
+
+	if (o->cfg.private_key_file)
+		return AM_JWT;
+	if (!have_secret)
+		return AM_NONE;
+	if (m & AM_BASIC)
+		return AM_BASIC;
+	if (m & AM_POST)
+		return AM_POST;
+	return AM_BASIC;
+}
+
+const char *oauth_method_name(int m)
+{
+	return m == AM_BASIC ? "client_secret_basic" :
+	       m == AM_POST ? "client_secret_post" :
+	       m == AM_JWT ? "private_key_jwt" : "none";
+}

@@ -28,4 +28,14 @@ char *oauth_jwt_assertion(const char *pem, size_t pemlen, const char *alg,
 char *oauth_jwt_signing_input(const char *alg, const char *client_id,
 			      const char *aud, long now, const char *jti);
 
+/* DPoP (RFC 9449, SEP-1932): a new EC P-256 private key as PEM
+ * (malloc'd), or NULL. */
+char *oauth_dpop_keygen(void);
+/* A DPoP proof signed with the PEM key (ES256): header typ dpop+jwt, alg
+ * ES256 and the public jwk; claims jti (random), htm, htu (url without
+ * query or fragment), iat = now, ath (base64url SHA-256 of token) when
+ * token, nonce when nonce. Returns a malloc'd JWT, or NULL with err. */
+char *oauth_dpop_proof(const char *pem, const char *htm, const char *url,
+		       const char *token, const char *nonce, long now,
+		       char *err, size_t errlen);
 #endif

@@ -52,7 +52,8 @@ struct fetch {
 	enum step step;
 	enum oauth_tok tok;
 	struct curl_slist *hdrs;
-	char *body;
+	char *body, *form; /* form: a token request's, before client auth */
+	int nonce_again;   /* sent again with the server's DPoP nonce */
 	struct gbuf in;
 	long code;
 	/* discovery: the URLs still to try */
@@ -72,6 +73,7 @@ static void fetch_free(struct fetch *f)
 		free(f->cand[i]);
 	curl_slist_free_all(f->hdrs);
 	free(f->body);
+	free(f->form);
 	gbuf_free(&f->in);
 	free(f);
 }
@@ -127,6 +129,10 @@ static int fetch_send(struct fetch *f, const char *url, int post, int json)
 	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, 30000L);
 	f->guard.o = f->o;
 	oauth_net_guard(e, &f->guard);
+	if (f->step == ST_TOKEN) { /* its DPoP-Nonce */
+		curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, oauth_dpop_as_header);
+		curl_easy_setopt(e, CURLOPT_HEADERDATA, f->o);
+	}
 	if (post) {
 		curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
 				 (curl_off_t)strlen(f->body));
@@ -394,29 +400,6 @@ static int endpoint(struct fetch *f, char **dst, const char *url,
 	return 0;
 }
 
-static int methods_of(const cJSON *j)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j,
-		"token_endpoint_auth_methods_supported"), *e;
-	int m = 0;
-
-	if (!cJSON_IsArray(v))
-		return AM_BASIC; /* RFC 8414's default */
-	cJSON_ArrayForEach(e, v) {
-		if (!cJSON_IsString(e))
-			continue;
-		if (!strcmp(e->valuestring, "client_secret_basic"))
-			m |= AM_BASIC;
-		else if (!strcmp(e->valuestring, "client_secret_post"))
-			m |= AM_POST;
-		else if (!strcmp(e->valuestring, "none"))
-			m |= AM_NONE;
-		else if (!strcmp(e->valuestring, "private_key_jwt"))
-			m |= AM_JWT;
-	}
-	return m;
-}
-
 static void asm_result(struct fetch *f, cJSON *j)
 {
 	struct oauth *o = f->o;
@@ -430,6 +413,7 @@ static void asm_result(struct fetch *f, cJSON *j)
 		        "metadata; the default endpoints at %s", o->name,
 		        origin ? origin : "?");
 		o->have_meta = 0;
+		oauth_dpop_meta(o, NULL);
 		o->as_methods = AM_BASIC | AM_POST | AM_NONE;
 		o->cimd = o->iss_required = 0;
 		free(o->as_scopes);
@@ -492,7 +476,8 @@ static void asm_result(struct fetch *f, cJSON *j)
 		return;
 	}
 	o->have_meta = 1;
-	o->as_methods = methods_of(j);
+	oauth_dpop_meta(o, j);
+	o->as_methods = oauth_methods_of(j);
 	o->cimd = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j,
 				"client_id_metadata_document_supported"));
 	o->iss_required = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j,
@@ -500,29 +485,6 @@ static void asm_result(struct fetch *f, cJSON *j)
 	free(o->as_scopes);
 	o->as_scopes = jwords(j, "scopes_supported");
 	start_client(f);
-}
-
-/* The method to use at the token endpoint, of what the server allows. */
-static int pick_method(const struct oauth *o, int have_secret)
-{
-	int m = o->as_methods ? o->as_methods : AM_BASIC;
-
-	if (o->cfg.private_key_file)
-		return AM_JWT;
-	if (!have_secret)
-		return AM_NONE;
-	if (m & AM_BASIC)
-		return AM_BASIC;
-	if (m & AM_POST)
-		return AM_POST;
-	return AM_BASIC;
-}
-
-static const char *method_name(int m)
-{
-	return m == AM_BASIC ? "client_secret_basic" :
-	       m == AM_POST ? "client_secret_post" :
-	       m == AM_JWT ? "private_key_jwt" : "none";
 }
 
 static void start_client(struct fetch *old)
@@ -537,7 +499,7 @@ static void start_client(struct fetch *old)
 		set_str(&o->client_id, o->cfg.client_id);
 		set_str(&o->client_secret, o->cfg.client_secret);
 		o->registered = 0;
-		o->auth_method = pick_method(o, o->client_secret != NULL);
+		o->auth_method = oauth_pick_method(o, o->client_secret != NULL);
 		finish(old, 0, NULL);
 		return;
 	}
@@ -577,7 +539,7 @@ static void start_client(struct fetch *old)
 	a = cJSON_AddArrayToObject(j, "response_types");
 	cJSON_AddItemToArray(a, cJSON_CreateString("code"));
 	cJSON_AddStringToObject(j, "token_endpoint_auth_method",
-				method_name(m));
+				oauth_method_name(m));
 	txt = cJSON_PrintUnformatted(j);
 	cJSON_Delete(j);
 	f->body = txt ? strdup(txt) : NULL;
@@ -610,16 +572,41 @@ static void reg_result(struct fetch *f, cJSON *j)
 	else if (m && !strcmp(m, "none"))
 		o->auth_method = AM_NONE;
 	else
-		o->auth_method = pick_method(o, sec != NULL);
+		o->auth_method = oauth_pick_method(o, sec != NULL);
 	finish(f, 0, NULL);
 }
 
 /* ---- tokens ---- */
 
+/* Send token request f of form (taken): the client's authentication and
+ * a DPoP proof made for this sending (RFC 9449 8: a nonce retry is a new
+ * proof, and a new client assertion). */
+static void token_send(struct fetch *f, char *form)
+{
+	struct oauth *o = f->o;
+	char *body = form ? strdup(form) : NULL, err[300] = "out of memory";
+
+	f->form = form;
+	if (!body || oauth_client_auth(o, &f->hdrs, &body, err, sizeof err) < 0 ||
+	    oauth_dpop_token(o, &f->hdrs, o->token_ep, err, sizeof err) < 0) {
+		free(body);
+		finish(f, -1, err);
+		return;
+	}
+	f->body = body;
+	oauth_log_url(MLOG_DEBUG, o, f->tok == FT_CODE ? "token request "
+		"(authorization_code) to" : f->tok == FT_REFRESH ? "token request "
+		"(refresh_token) to" : f->tok == FT_JAG ? "token request "
+		"(jwt-bearer) to" : "token request (client_credentials) to",
+		o->token_ep);
+	if (fetch_send(f, o->token_ep, 1, 0) < 0)
+		finish(f, -1, "cannot start the token request");
+}
+
 void oauth_token(struct oauth *o, enum oauth_tok kind, const char *code)
 {
 	struct fetch *f = fetch_new(o, ST_TOKEN);
-	char *body = NULL, err[300] = "out of memory";
+	char *body = NULL;
 	int r = 0;
 
 	if (!f) {
@@ -643,7 +630,8 @@ void oauth_token(struct oauth *o, enum oauth_tok kind, const char *code)
 	} else if (kind == FT_JAG) {
 		r |= oauth_form_add(&body, "grant_type",
 				    "urn:ietf:params:oauth:grant-type:jwt-bearer");
-		r |= oauth_form_add(&body, "assertion", o->jag ? o->jag : "");
+		r |= oauth_form_add(&body, "assertion", o->jag ? o->jag :
+				    o->cfg.assertion ? o->cfg.assertion : "");
 		if (o->want_scope && *o->want_scope)
 			r |= oauth_form_add(&body, "scope", o->want_scope);
 	} else {
@@ -653,19 +641,11 @@ void oauth_token(struct oauth *o, enum oauth_tok kind, const char *code)
 	}
 	if (o->resource)
 		r |= oauth_form_add(&body, "resource", o->resource);
-	if (!r && (r = oauth_client_auth(f->o, &f->hdrs, &body, err, sizeof err)) < 0) {
+	if (r) {
 		free(body);
-		finish(f, -1, err);
-		return;
+		body = NULL;
 	}
-	f->body = body;
-	oauth_log_url(MLOG_DEBUG, o, kind == FT_CODE ? "token request "
-		"(authorization_code) to" : kind == FT_REFRESH ? "token request "
-		"(refresh_token) to" : kind == FT_JAG ? "token request "
-		"(jwt-bearer) to" : "token request (client_credentials) to",
-		o->token_ep);
-	if (r || !body || fetch_send(f, o->token_ep, 1, 0) < 0)
-		finish(f, -1, "cannot start the token request");
+	token_send(f, body);
 }
 
 static void token_result(struct fetch *f, cJSON *j)
@@ -675,7 +655,22 @@ static void token_result(struct fetch *f, cJSON *j)
 	const char *sc = jstr(j, "scope"), *e = jstr(j, "error");
 	const cJSON *ex = cJSON_GetObjectItemCaseSensitive(j, "expires_in");
 	char msg[300];
+	struct fetch *nf;
 
+	if (f->code == 400 && e && !strcmp(e, "use_dpop_nonce") && o->dpop &&
+	    o->as_nonce && !f->nonce_again) { /* once, with its nonce */
+		char *form = f->form;
+
+		f->form = NULL;
+		if (!(nf = fetch_next(f, ST_TOKEN))) {
+			free(form);
+			return;
+		}
+		nf->tok = f->tok;
+		nf->nonce_again = 1;
+		token_send(nf, form);
+		return;
+	}
 	if (!at || f->code < 200 || f->code > 299) {
 		snprintf(msg, sizeof msg, "token request refused (HTTP %ld%s%.80s)",
 			 f->code, e ? ": " : "", e ? e : "");
@@ -688,6 +683,8 @@ static void token_result(struct fetch *f, cJSON *j)
 		return;
 	}
 	set_str(&o->access, at);
+	o->dpop_bound = o->dpop && jstr(j, "token_type") &&
+			!strcasecmp(jstr(j, "token_type"), "DPoP");
 	if (rt)
 		set_str(&o->refresh, rt);
 	else if (f->tok != FT_REFRESH)

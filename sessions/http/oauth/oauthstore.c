@@ -247,6 +247,10 @@ int oauth_store_load(struct oauth *o)
 	o->redirect_uri = get(j, "redirect_uri");
 	o->access = get(j, "access_token");
 	o->refresh = get(j, "refresh_token");
+	o->dpop_key = get(j, "dpop_key");
+	v = cJSON_GetObjectItemCaseSensitive(j, "token_type");
+	o->dpop_bound = cJSON_IsString(v) && !strcmp(v->valuestring, "DPoP");
+	o->dpop = o->dpop_bound; /* its refresh needs a proof too */
 	if (o->access && !oauth_token_ok(o->access)) { /* never a header */
 		mod_log(MLOG_WARN, "server %s: token store %s holds a token "
 		     "outside RFC 6750's characters: not used", o->name, path);
@@ -303,6 +307,8 @@ int oauth_store_save(const struct oauth *o)
 	put(j, "redirect_uri", o->redirect_uri);
 	put(j, "access_token", o->access);
 	put(j, "refresh_token", o->refresh);
+	put(j, "dpop_key", o->dpop_key);
+	put(j, "token_type", o->dpop_bound ? "DPoP" : NULL);
 	put(j, "scopes", o->scopes);
 	cJSON_AddNumberToObject(j, "auth_method", o->auth_method);
 	cJSON_AddBoolToObject(j, "registered", o->registered);

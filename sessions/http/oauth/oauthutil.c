@@ -28,7 +28,8 @@ static int is_tchar(unsigned char c)
 /*
  * Walk the challenges: a scheme token, then auth-params "k=v" or "k="v""
  * separated by commas, until the next scheme (a token not followed by
- * "="). Only the Bearer challenge's parameters are looked at.
+ * "="). Only the Bearer and DPoP (RFC 9449 7.1) challenges' parameters
+ * are looked at.
  */
 int oauth_www_param(const char *hdr, const char *name, char *out, size_t n)
 {
@@ -49,7 +50,8 @@ int oauth_www_param(const char *hdr, const char *name, char *out, size_t n)
 		if (*p != '=') { /* a scheme */
 			if (!kl)
 				return seen ? -ENOENT : -EINVAL;
-			bearer = kl == 6 && !strncasecmp(k, "Bearer", 6);
+			bearer = (kl == 6 && !strncasecmp(k, "Bearer", 6)) ||
+				 (kl == 4 && !strncasecmp(k, "DPoP", 4));
 			seen |= bearer;
 			continue;
 		}
