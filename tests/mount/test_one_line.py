@@ -161,6 +161,8 @@ def test_a_pretty_http_server_as_serve_and_trace_see_it(mcpfs_mount,
     # the batch is three messages, each a record of its own; the reply
     # to 77 is recorded as what came, and passed on to no one
     assert REPLY77 in ins
+    assert 'skipped a reply to an id that is not pending' in \
+        m.log.read_text(errors='replace')
     events = json_lines(read_file(t / 'events'))
     assert [e.get('method') for e in events] == [
         'notifications/tools/list_changed', 'notifications/message'], events
