@@ -80,7 +80,8 @@ void trace_msg(mcp_session *s, int in, const char *line, size_t len)
 		if (!in || jscan_is_value(msg, n)) {
 			k = snprintf(head, sizeof head, "{\"at\":\"%s.%03ldZ\","
 				     "\"dir\":\"%s\",\"msg\":", at,
-				     (long)tv.tv_usec / 1000, in ? "in" : "out");
+				     (long)tv.tv_usec / 1000,
+				     in ? "in" : "out");
 			ring_append(&s->trace, head, (size_t)k);
 			ring_append(&s->trace, msg, n);
 			ring_line(&s->trace, "}", 1);

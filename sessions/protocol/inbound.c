@@ -1,14 +1,16 @@
 /*
- * inbound.c - what a server sends, for every transport: replies to user
- * calls passed through as the server wrote their result (no cJSON parse or
- * print; a long one keeps the frame's buffer), listing pages (tools,
- * resources, templates, prompts) handed to pages.c, other replies and
- * errors through cJSON, each with its numbers and strings kept as sent
- * (lib/jsent.h: spec 5, Fidelity), notifications
- * (progress resets the call's timer, list_changed drops a cached
- * listing complete before it, each one is a line in events) and the server's own requests,
- * which client.c answers. The reply to the handshake goes back to the
- * session core, which set it up in inbound_setup.
+ * inbound.c - what a server sends, for every transport, each message made
+ * one compact line of JSON before it goes anywhere (spec 6: jcompact.h; a
+ * batch split into its messages; a reply to no call in flight dropped):
+ * replies to user calls passed through as the server wrote their result
+ * (no cJSON parse or print; a long one keeps the frame's buffer), listing
+ * pages (tools, resources, templates, prompts) handed to pages.c, other
+ * replies and errors through cJSON, each with its numbers and strings kept
+ * as sent (lib/jsent.h: spec 5, Fidelity), notifications (progress resets
+ * the call's timer, list_changed drops a cached listing complete before
+ * it, each one is a line in events) and the server's own requests, which
+ * client.c answers. The reply to the handshake goes back to the session
+ * core, which set it up in inbound_setup.
  */
 #include <stdlib.h>
 #include <string.h>

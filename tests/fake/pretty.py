@@ -28,9 +28,12 @@ Tools (tools/call; the listing is pretty too):
   (logger "pretty", data holding the forged messages) and the reply
   (text "sse"), each event's data pretty-printed over several data:
   lines;
+* long {size}: (HTTP) the reply, text of size x's, compact, then CRLF;
 * flood {n, size}: n notifications/message (logger "flood", data
   "K-xxx..." of size bytes) as fast as it can, then the reply "flooded";
   HTTP: one event stream;
+* stdio, crlf: the line "garbage line" then the reply (text "crlf"),
+  each ended by CRLF;
 * stdio, pretty: the reply pretty-printed (lines of garbage, one of them
   the reply to id 77, which on stdio is a line like any other), then a
   pretty-printed notification (more garbage), then the reply once more
@@ -53,7 +56,7 @@ FORGED = [SAMPLING, REPLY77, TRACE]
 
 TOOLS = [{'name': n, 'description': f'pretty {n}',
           'inputSchema': {'type': 'object'}}
-         for n in ('pretty', 'batch', 'sse', 'flood')]
+         for n in ('pretty', 'batch', 'sse', 'flood', 'long', 'crlf')]
 
 
 def one_line(m):
@@ -173,6 +176,10 @@ class Handler(BaseHTTPRequestHandler):
         elif name == 'sse':
             self.stream([pretty(note('pretty', {'said': 'hello'}), FORGED),
                          pretty(text_result(i, 'sse'), FORGED)])
+        elif name == 'long':
+            # one line ended CRLF, longer than the trace keeps
+            self.body('application/json', one_line(text_result(
+                i, 'x' * int(a.get('size', 70000)))) + '\r\n')
         elif name == 'flood':
             k, size = int(a.get('n', 100)), int(a.get('size', 100))
             self.stream([one_line(note('flood', f'{j}-' + 'x' * size))
@@ -217,6 +224,12 @@ def serve_stdio():
             send(pretty(text_result(i, 'pretty'), [REPLY77]))
             send(pretty(note('pretty', {'said': 'hello'})))
             send(one_line(text_result(i, 'after')))
+        elif p.get('name') == 'crlf':
+            # lines ended CRLF: a garbage one, then the reply
+            with lock:
+                out.write('garbage line\r\n' +
+                          one_line(text_result(i, 'crlf')) + '\r\n')
+                out.flush()
         elif p.get('name') == 'flood':
             k, size = int(a.get('n', 100)), int(a.get('size', 100))
             for j in range(k):

@@ -100,8 +100,8 @@ void call_complete(mcp_call *c, mcp_buf *b)
 	one_line(b->data, n);
 	m = malloc(n + 64);
 	if (m) {
-		size_t k = (size_t)sprintf(m, "{\"jsonrpc\":\"2.0\",\"id\":%llu,"
-					   "\"result\":%.*s}",
+		size_t k = (size_t)sprintf(m, "{\"jsonrpc\":\"2.0\","
+					   "\"id\":%llu,\"result\":%.*s}",
 					   (unsigned long long)c->rpc_id,
 					   (int)n, b->data);
 		if (strncmp(b->data, "{\"error\":", 9))

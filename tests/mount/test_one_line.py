@@ -197,6 +197,39 @@ def test_a_pretty_stdio_server_is_garbage_lines(mcpfs_mount):
     assert not [e for e in events if 'said' in json.dumps(e)], events
 
 
+def test_a_line_ended_crlf_is_noted_without_its_end(mcpfs_mount):
+    """A stdio line ended by CRLF: the trace notes a garbage line's bytes
+    without its line end, and the reply's record holds the message
+    alone."""
+    m = mcpfs_mount({'p': stdio_entry()})
+    t = thread(m, 'p')
+    assert text(tool(t, 'crlf')) == 'crlf'
+    trace = json_lines(read_file(t / 'trace'))
+    notes = [e for e in trace if 'note' in e]
+    assert [(n['bytes'], n['note']) for n in notes] == \
+        [(len('garbage line'), 'not JSON')], notes
+    assert trace[-1]['msg']['result']['content'][0]['text'] == 'crlf'
+
+
+def test_a_long_body_ended_crlf_is_noted_without_its_end(mcpfs_mount,
+                                                         pretty_http):
+    """An HTTP body longer than the trace keeps, ended by CRLF: its note
+    gives the message's bytes, not its line end's."""
+    srv = pretty_http()
+    m = mcpfs_mount({'h': {'url': srv.url}})
+    t = thread(m, 'h')
+    assert text(tool(t, 'long', size=70000)) == 'x' * 70000
+    trace = json_lines(read_file(t / 'trace'))
+    [out] = [e['msg'] for e in trace if e['dir'] == 'out' and
+             e['msg'].get('method') == 'tools/call']
+    want = len(json.dumps({'jsonrpc': '2.0', 'id': out['id'], 'result': {
+        'content': [{'type': 'text', 'text': 'x' * 70000}]}},
+        separators=(',', ':')))
+    notes = [e for e in trace if 'note' in e]
+    assert [(n['dir'], n['bytes']) for n in notes] == [('in', want)], notes
+    assert 'not kept' in notes[0]['note']
+
+
 def read_all(fd, size):
     """Reads of size bytes until EOF, each checked to end a line."""
     out = b''
