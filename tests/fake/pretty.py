@@ -201,6 +201,8 @@ def serve_http():
 def serve_stdio():
     out = sys.stdout
     lock = threading.Lock()
+    # a line of stderr: the thread's stderr window is kept, and freed
+    print('pretty: serving on stdio', file=sys.stderr, flush=True)
 
     def send(text):
         with lock:

@@ -195,6 +195,8 @@ def test_a_pretty_stdio_server_is_garbage_lines(mcpfs_mount):
         [e.get('msg') for e in trace]
     events = json_lines(read_file(t / 'events'))
     assert not [e for e in events if 'said' in json.dumps(e)], events
+    # nothing of it in stderr, which holds the server's own line
+    assert read_file(t / 'stderr') == b'pretty: serving on stdio\n'
 
 
 def test_a_line_ended_crlf_is_noted_without_its_end(mcpfs_mount):
