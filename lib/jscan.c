@@ -604,7 +604,9 @@ size_t jscan_string_end(const char *p, size_t i, size_t n)
 	return 0;
 }
 
-size_t jscan_value_end(const char *p, size_t i, size_t n)
+/* jscan_value_end; *ws set when whitespace stands between the tokens of
+ * the value (outside its strings): it is not compact (jcompact.h). */
+static size_t value_end(const char *p, size_t i, size_t n, int *ws)
 {
 	int depth = 0;
 
@@ -627,10 +629,19 @@ size_t jscan_value_end(const char *p, size_t i, size_t n)
 				return i + 1;
 		} else if (!depth && (ch == ',' || is_ws((unsigned char)ch))) {
 			return i;
+		} else if (is_ws((unsigned char)ch)) {
+			*ws = 1;
 		}
 		i++;
 	}
 	return depth ? 0 : i;
+}
+
+size_t jscan_value_end(const char *p, size_t i, size_t n)
+{
+	int ws = 0;
+
+	return value_end(p, i, n, &ws);
 }
 
 static size_t skip_ws(const char *p, size_t i, size_t n)
@@ -674,8 +685,10 @@ static int cursor_value(struct jscan_members *m, size_t i,
 			struct jscan_span *val, char close)
 {
 	const char *p = m->p;
-	size_t e = i < m->end ? jscan_value_end(p, i, m->end) : 0;
+	size_t e;
 
+	m->ws = 0;
+	e = i < m->end ? value_end(p, i, m->end, &m->ws) : 0;
 	if (e <= i)
 		return 0;
 	val->at = i;

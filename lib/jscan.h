@@ -113,11 +113,14 @@ struct jscan_span {
  * a key (quotes included) and its value and returns 1, or 0 at the end.
  * After 0, m->bad is 0 when the object closed well ('}' after the last
  * member, no trailing comma) and m->i is the offset just past its '}'.
+ * After 1, m->ws says whether whitespace stands between the tokens of the
+ * value (outside its strings), which jcompact would drop.
  */
 struct jscan_members {
 	const char *p;
 	size_t i, end;
 	int bad;
+	int ws;     /* whitespace between the tokens of the last value */
 };
 
 void jscan_members_init(struct jscan_members *m, const char *p, size_t at,

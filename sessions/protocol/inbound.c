@@ -222,7 +222,7 @@ static int id_at(const char *p, struct jscan_span v, uint64_t *id)
 }
 
 static int raw_reply(const char *p, size_t n, uint64_t *id, size_t *rs,
-		     size_t *re)
+		     size_t *re, int *rws)
 {
 	struct jscan_members m;
 	struct jscan_span k, v;
@@ -245,6 +245,7 @@ static int raw_reply(const char *p, size_t n, uint64_t *id, size_t *rs,
 			if (!have_res++) {
 				*rs = v.at;
 				*re = v.at + v.n;
+				*rws = m.ws;
 			}
 		} else if ((k.n == 7 && !memcmp(p + k.at, "\"error\"", 7)) ||
 			   (k.n == 8 && !memcmp(p + k.at, "\"method\"", 8)) ||
@@ -504,16 +505,18 @@ static int fast_reply(mcp_session *s, struct frame *f, char *line,
 	mcp_call *c;
 	mcp_buf *b = NULL;
 	char *mem;
-	int big = 0;
+	int big = 0, ws = 0;
 
-	if (raw_reply(line, len, &id, &rs, &re) < 0)
+	if (raw_reply(line, len, &id, &rs, &re, &ws) < 0)
 		return -1;
 	c = idtab_get(&s->pending, id);
 	if (c && c->kind == CALL_LIST && len >= FAST_REPLY_MIN)
 		return pages_take(s, c, f, line, len, rs, re);
 	if (!c || c->kind != CALL_USER || c->task == 1)
 		return -1;
-	if (!jcompact_is(line + rs, re - rs))
+	/* compact: no space between its tokens (found by raw_reply's walk)
+	 * and no control byte (jcompact_is, without a second walk) */
+	if (ws || jcompact_control(line + rs, 0, re - rs) < re - rs)
 		return compact_reply(s, c, line, rs, re, sc, soff);
 	if (!valid_line(line, len))
 		return -1;

@@ -426,6 +426,25 @@ static void test_members(void **state)
 	}
 }
 
+/* Whether whitespace stands inside each member's value (m.ws): "01". */
+static void test_members_ws(void **state)
+{
+	const char *s = "{ \"a\" : [1, 2], \"b\":{\"c\":\" x \"},"
+			"\"d\": 5 ,\"e\":{\"f\":\n1}}";
+	struct jscan_members m;
+	struct jscan_span k, v;
+	char got[8] = "";
+	size_t n = 0;
+
+	(void)state;
+	jscan_members_init(&m, s, 0, strlen(s));
+	while (jscan_members_next(&m, &k, &v) && n < sizeof got - 1)
+		got[n++] = m.ws ? '1' : '0';
+	/* a space in a string or around a value is not inside it */
+	assert_string_equal(got, "1001");
+	assert_false(m.bad);
+}
+
 static int str_is(const char *s, const char *want)
 {
 	struct jscan_span sp = {0, strlen(s)};
@@ -652,6 +671,7 @@ int main(void)
 		cmocka_unit_test(test_depth_mixed),
 		cmocka_unit_test(test_long_string),
 		cmocka_unit_test(test_members),
+		cmocka_unit_test(test_members_ws),
 		cmocka_unit_test(test_items),
 		cmocka_unit_test(test_str_is),
 		cmocka_unit_test(test_member),
