@@ -58,6 +58,7 @@ void trace_msg(mcp_session *s, int in, const char *line, size_t len)
 	char head[160], at[40], *flat = NULL;
 	const char *msg = line;
 	size_t n;
+	int ws = 0, ok = 1;
 	struct timeval tv;
 	struct tm tm;
 	time_t sec;
@@ -71,13 +72,26 @@ void trace_msg(mcp_session *s, int in, const char *line, size_t len)
 	sec = tv.tv_sec;
 	gmtime_r(&sec, &tm);
 	strftime(at, sizeof at, "%Y-%m-%dT%H:%M:%S", &tm);
-	/* what mcpfs sends is JSON by construction (cJSON, or a request the
-	 * strict scanner passed): only what comes in is checked */
 	n = len;
-	if (len <= TRACE_MSG_MAX && jcompact(line, len, &flat, &n) >= 0) {
-		if (flat)
-			msg = flat;
-		if (!in || jscan_is_value(msg, n)) {
+	if (len <= TRACE_MSG_MAX) {
+		/* checked once: a message valid and compact is kept as it
+		 * is; what mcpfs sends is JSON and compact by construction
+		 * (cJSON, or a request the strict scanner passed and made
+		 * compact), so only a line end in it would be made so */
+		if (in)
+			ok = jscan_is_value_ws(line, len, &ws);
+		else
+			ws = memchr(line, '\n', len) || memchr(line, '\r', len);
+		if (ws || !ok) {
+			k = jcompact(line, len, &flat, &n);
+			if (k > 0) {
+				msg = flat;
+				ok = !in || jscan_is_value(msg, n);
+			} else if (k < 0) {
+				ok = 0; /* no memory: noted */
+			}
+		}
+		if (ok) {
 			k = snprintf(head, sizeof head, "{\"at\":\"%s.%03ldZ\","
 				     "\"dir\":\"%s\",\"msg\":", at,
 				     (long)tv.tv_usec / 1000,

@@ -607,7 +607,7 @@ static void inbound_line(mcp_session *s, struct frame *f, char *line,
 	char *flat = NULL;
 	size_t soff = 0;
 	unsigned long failures;
-	int k;
+	int k, ws;
 
 	while (len && (*line == ' ' || *line == '\t')) {
 		line++;
@@ -619,18 +619,21 @@ static void inbound_line(mcp_session *s, struct frame *f, char *line,
 	if (!len || fast_reply(s, f, line, len, sc, soff) == 0)
 		return;
 	/* the rest is read, kept and passed on as one compact line of valid
-	 * JSON, whatever the server's whitespace (spec 6) */
-	k = jcompact(line, len, &flat, &len);
-	if (k < 0) {
-		unparsed(s, line, len);
-		return;
-	}
-	if (k > 0)
-		line = flat;
-	if (!jscan_is_value(line, len)) {
-		not_json(s, line, len);
-		free(flat);
-		return;
+	 * JSON, whatever the server's whitespace (spec 6); one scan when it
+	 * is so already */
+	if (!jscan_is_value_ws(line, len, &ws) || ws) {
+		k = jcompact(line, len, &flat, &len);
+		if (k < 0) {
+			unparsed(s, line, len);
+			return;
+		}
+		if (k > 0)
+			line = flat;
+		if (!jscan_is_value(line, len)) {
+			not_json(s, line, len);
+			free(flat);
+			return;
+		}
 	}
 	failures = jsent_failures();
 	msg = jsent_parse(line, len); /* a NUL kept (jsent.h) */

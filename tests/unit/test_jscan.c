@@ -445,6 +445,33 @@ static void test_members_ws(void **state)
 	assert_false(m.bad);
 }
 
+static void test_is_value_ws(void **state)
+{
+	static const struct { const char *s; int ok, ws; } cases[] = {
+		{"{\"a\":[1,\"b c\"]}", 1, 0},
+		{"{\"a\": 1}", 1, 1},
+		{"[1 ,2]", 1, 1},
+		{"12", 1, 0},
+		{"12 ", 1, 1},
+		{" \"x\"", 1, 1},
+		{"{\"a\":1}\n", 1, 1},
+		{"{\"a\":1} x", 0, 1},
+		{"\"a\nb\"", 0, 0},
+	};
+	size_t i;
+	int ws;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		ws = -1;
+		assert_int_equal(jscan_is_value_ws(cases[i].s,
+						   strlen(cases[i].s), &ws),
+				 cases[i].ok);
+		if (cases[i].ok)
+			assert_int_equal(ws, cases[i].ws);
+	}
+}
+
 static int str_is(const char *s, const char *want)
 {
 	struct jscan_span sp = {0, strlen(s)};
@@ -672,6 +699,7 @@ int main(void)
 		cmocka_unit_test(test_long_string),
 		cmocka_unit_test(test_members),
 		cmocka_unit_test(test_members_ws),
+		cmocka_unit_test(test_is_value_ws),
 		cmocka_unit_test(test_items),
 		cmocka_unit_test(test_str_is),
 		cmocka_unit_test(test_member),
