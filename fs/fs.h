@@ -254,6 +254,10 @@ struct fh {
 				  * oom set: its open takes no more) */
 	uint64_t ev_shift;       /* events: stream offset - file offset */
 	uint64_t ev_pos;         /* ... the stream offset read up to */
+	char *ev_rest;           /* ... bytes owed before it: the rest of a
+				    line a read cut, or a dropped line */
+	size_t ev_rest_n, ev_rest_done; /* ... their length; given */
+	uint64_t ev_rest_off;    /* ... the file offset of their first */
 	struct fuse_pollhandle *ph; /* ... a poll(2) waiting for more */
 	LIST_ENTRY(fh) plink;    /* ... on logfile.c's list while it waits */
 	LIST_ENTRY(fh) link;     /* every open one (fs_fh_new) */

@@ -1,15 +1,26 @@
 /*
- * logfile.c - a thread's events and trace (spec 4): a window of the
+ * logfile.c - a thread's events and trace (spec 4, 15): a window of the
  * session's log, read at the stream offset the file offset stands for.
- * poll(2) on one is readable while the log holds bytes past what that
- * open file has read; a poll that waits is woken when a line is added
- * (spec 15: inotify cannot see FUSE files, poll and tail -f can).
+ * A read gives whole lines (those that fit; a line longer than the read
+ * is given in parts, its rest copied at the first so that a flood cannot
+ * take it away), so an open file is never left inside a line that the
+ * window drops. One that fell behind the window (a flood while it reads)
+ * gets the line {"dropped":BYTES} and goes on at the oldest kept line:
+ * never part of one line joined to another. poll(2) on one is readable
+ * while the log holds bytes past what that open file has read; a poll
+ * that waits is woken when a line is added (spec 15: inotify cannot see
+ * FUSE files, poll and tail -f can).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fs.h"
+
+#define REST_STEP (64 * 1024)
 
 static LIST_HEAD(, fh) waiting = LIST_HEAD_INITIALIZER(waiting);
 
@@ -22,35 +33,131 @@ static void unwait(struct fh *h)
 	h->ph = NULL;
 }
 
+static void rest_drop(struct fh *h)
+{
+	free(h->ev_rest);
+	h->ev_rest = NULL;
+	h->ev_rest_n = h->ev_rest_done = 0;
+}
+
+static void log_release(struct fh *h)
+{
+	unwait(h);
+	rest_drop(h);
+}
+
 static enum mcp_log log_of(const struct fh *h)
 {
 	return h->ops == &trace_ops ? MCP_TRACE : MCP_EVENTS;
+}
+
+/* The owed bytes from where they stand, at most size of them. */
+static void rest_read(struct fh *h, fuse_req_t req, size_t size)
+{
+	size_t n = h->ev_rest_n - h->ev_rest_done;
+
+	if (n > size)
+		n = size;
+	fuse_reply_buf(req, h->ev_rest + h->ev_rest_done, n);
+	h->ev_rest_done += n;
+	if (h->ev_rest_done == h->ev_rest_n)
+		rest_drop(h);
+}
+
+/* The rest of the line that goes on at stream offset at (the read ended
+ * there, file offset off), to its newline: copied now, owed to the next
+ * read. Lines are whole in the log, and none is longer than its window.
+ * 0, or -ENOMEM. */
+static int rest_keep(struct fh *h, mcp_session *s, enum mcp_log which,
+		     uint64_t at, uint64_t off)
+{
+	char *b = NULL, *t, *nl;
+	size_t len = 0, k;
+
+	for (;;) {
+		if (!(t = realloc(b, len + REST_STEP))) {
+			free(b);
+			return -ENOMEM;
+		}
+		b = t;
+		k = mcp_session_log(s, which, at + len, b + len, REST_STEP,
+				    NULL, NULL);
+		nl = k ? memchr(b + len, '\n', k) : NULL;
+		if (nl || !k) {
+			len = nl ? (size_t)(nl - b) + 1 : len;
+			break;
+		}
+		len += k;
+	}
+	if (!len) {
+		free(b);
+		return 0;
+	}
+	h->ev_rest = b;
+	h->ev_rest_n = len;
+	h->ev_rest_done = 0;
+	h->ev_rest_off = off;
+	return 0;
 }
 
 static void log_read(struct fh *h, fuse_req_t req, size_t size, off_t off,
 		     enum mcp_log which)
 {
 	mcp_session *s = fs_thread(h->session_id);
-	char *buf = s ? malloc(size) : NULL;
 	uint64_t pos = (uint64_t)off + h->ev_shift, start;
+	char *buf, *nl, line[48];
 	size_t n = 0;
+	int k;
 
-	/* a read from before the window starts at its oldest line, and
-	 * this open file goes on from there: cat gives the window once,
-	 * then EOF */
-	if (buf) {
-		mcp_session_log(s, which, 0, NULL, 0, &start, NULL);
-		if (pos < start) {
-			h->ev_shift = start - (uint64_t)off;
-			pos = start;
-		}
-		n = mcp_session_log(s, which, pos, buf, size, NULL, NULL);
-		h->ev_pos = pos + n;
+	if (h->ev_rest && (uint64_t)off == h->ev_rest_off + h->ev_rest_done) {
+		rest_read(h, req, size);
+		return;
 	}
-	if (s && !buf)
+	rest_drop(h); /* a read elsewhere: pread, a seek */
+	if (!s) {
+		fuse_reply_buf(req, NULL, 0);
+		return;
+	}
+	mcp_session_log(s, which, 0, NULL, 0, &start, NULL);
+	if (pos < start && off == 0) {
+		/* a read of the start: the window from its oldest line, and
+		 * this open file goes on from there (cat gives the window
+		 * once, then EOF) */
+		h->ev_shift = start;
+		pos = start;
+	} else if (pos < start) {
+		/* fell behind: a line that says so, then the oldest line */
+		k = snprintf(line, sizeof line, "{\"dropped\":%" PRIu64 "}\n",
+			     start - pos);
+		if (!(h->ev_rest = strdup(line))) {
+			fuse_reply_err(req, ENOMEM);
+			return;
+		}
+		h->ev_rest_n = (size_t)k;
+		h->ev_rest_done = 0;
+		h->ev_rest_off = (uint64_t)off;
+		h->ev_shift = start - ((uint64_t)off + (uint64_t)k);
+		h->ev_pos = start;
+		rest_read(h, req, size);
+		return;
+	}
+	if (!(buf = malloc(size ? size : 1))) {
 		fuse_reply_err(req, ENOMEM); /* not an EOF */
-	else
-		fuse_reply_buf(req, buf, n);
+		return;
+	}
+	n = mcp_session_log(s, which, pos, buf, size, NULL, NULL);
+	if (n && buf[n - 1] != '\n') {
+		if ((nl = memrchr(buf, '\n', n)) != NULL)
+			n = (size_t)(nl - buf) + 1; /* whole lines only */
+		else if (rest_keep(h, s, which, pos + n,
+				   (uint64_t)off + n) < 0) {
+			free(buf);
+			fuse_reply_err(req, ENOMEM);
+			return;
+		}
+	}
+	h->ev_pos = pos + n + h->ev_rest_n;
+	fuse_reply_buf(req, buf, n);
 	free(buf);
 }
 
@@ -83,7 +190,8 @@ static void log_poll(struct fh *h, fuse_req_t req,
 		}
 	}
 	fuse_reply_poll(req, !s ? POLLIN | POLLRDNORM | POLLHUP
-			: end > h->ev_pos ? POLLIN | POLLRDNORM : 0);
+			: end > h->ev_pos || h->ev_rest ? POLLIN | POLLRDNORM
+							: 0);
 }
 
 void fs_log_grew(uint64_t thread_id, enum mcp_log which)
@@ -99,7 +207,7 @@ void fs_log_grew(uint64_t thread_id, enum mcp_log which)
 	}
 }
 
-const struct file_ops events_ops = {.read = events_read, .release = unwait,
-				    .poll = log_poll};
-const struct file_ops trace_ops = {.read = trace_read, .release = unwait,
-				   .poll = log_poll};
+const struct file_ops events_ops = {.read = events_read,
+				    .release = log_release, .poll = log_poll};
+const struct file_ops trace_ops = {.read = trace_read,
+				   .release = log_release, .poll = log_poll};

@@ -77,6 +77,13 @@ int jscan_blank(const char *p, size_t n)
 
 int jscan_is_value(const char *p, size_t n)
 {
+	int ws;
+
+	return jscan_is_value_ws(p, n, &ws);
+}
+
+int jscan_is_value_ws(const char *p, size_t n, int *ws)
+{
 	struct jscan j;
 	size_t used = n;
 	int r;
@@ -85,7 +92,15 @@ int jscan_is_value(const char *p, size_t n)
 	r = jscan_feed(&j, p, n, &used);
 	if (r == JSCAN_MORE)
 		r = jscan_finish(&j);
+	*ws = j.ws || used < n;
 	return r == JSCAN_DONE && jscan_blank(p + used, n - used);
+}
+
+/* Whitespace between tokens: noted (j->ws), and skipped. */
+static int blank(struct jscan *j)
+{
+	j->ws = 1;
+	return STEP_MORE;
 }
 
 static int fail(struct jscan *j, const char *why)
@@ -439,20 +454,20 @@ static int step(struct jscan *j, unsigned char c)
 	switch (j->state) {
 	case ST_VALUE:
 		if (is_ws(c))
-			return STEP_MORE;
+			return blank(j);
 		if (c == ']' && j->depth > 0 && !top_is_object(j))
 			return fail(j, "trailing comma");
 		return value_start(j, c);
 	case ST_VALUE_CLOSE:
 		if (is_ws(c))
-			return STEP_MORE;
+			return blank(j);
 		if (c == ']')
 			return close_container(j, c);
 		return value_start(j, c);
 	case ST_KEY_CLOSE:
 	case ST_KEY:
 		if (is_ws(c))
-			return STEP_MORE;
+			return blank(j);
 		if (c == '"') {
 			j->state = ST_STR | ST_KEYFLAG;
 			return j->names ? name_start(j) : STEP_MORE;
@@ -464,14 +479,14 @@ static int step(struct jscan *j, unsigned char c)
 		return fail(j, c ? "expected a string key" : "NUL byte");
 	case ST_COLON:
 		if (is_ws(c))
-			return STEP_MORE;
+			return blank(j);
 		if (c != ':')
 			return fail(j, c ? "expected ':'" : "NUL byte");
 		j->state = ST_VALUE;
 		return STEP_MORE;
 	case ST_AFTER:
 		if (is_ws(c))
-			return STEP_MORE;
+			return blank(j);
 		if (c == ',') {
 			j->state = top_is_object(j) ? ST_KEY : ST_VALUE;
 			return STEP_MORE;
@@ -494,7 +509,7 @@ static int step(struct jscan *j, unsigned char c)
 		return STEP_MORE;
 	case ST_DONE:
 		if (is_ws(c))
-			return STEP_MORE;
+			return blank(j);
 		return fail(j, c ? "data after the JSON value" : "NUL byte");
 	case ST_ERROR:
 		return STEP_ERROR;
@@ -604,7 +619,9 @@ size_t jscan_string_end(const char *p, size_t i, size_t n)
 	return 0;
 }
 
-size_t jscan_value_end(const char *p, size_t i, size_t n)
+/* jscan_value_end; *ws set when whitespace stands between the tokens of
+ * the value (outside its strings): it is not compact (jcompact.h). */
+static size_t value_end(const char *p, size_t i, size_t n, int *ws)
 {
 	int depth = 0;
 
@@ -627,10 +644,19 @@ size_t jscan_value_end(const char *p, size_t i, size_t n)
 				return i + 1;
 		} else if (!depth && (ch == ',' || is_ws((unsigned char)ch))) {
 			return i;
+		} else if (is_ws((unsigned char)ch)) {
+			*ws = 1;
 		}
 		i++;
 	}
 	return depth ? 0 : i;
+}
+
+size_t jscan_value_end(const char *p, size_t i, size_t n)
+{
+	int ws = 0;
+
+	return value_end(p, i, n, &ws);
 }
 
 static size_t skip_ws(const char *p, size_t i, size_t n)
@@ -674,8 +700,10 @@ static int cursor_value(struct jscan_members *m, size_t i,
 			struct jscan_span *val, char close)
 {
 	const char *p = m->p;
-	size_t e = i < m->end ? jscan_value_end(p, i, m->end) : 0;
+	size_t e;
 
+	m->ws = 0;
+	e = i < m->end ? value_end(p, i, m->end, &m->ws) : 0;
 	if (e <= i)
 		return 0;
 	val->at = i;

@@ -56,6 +56,7 @@ struct jscan {
 	const char *lit;
 	uint8_t stack[(JSCAN_MAX_DEPTH + 7) / 8]; /* 1 = object, 0 = array */
 	const char *error;  /* static reason when JSCAN_ERROR */
+	int ws;             /* whitespace was seen between tokens */
 	struct jscan_names *names; /* the I-JSON name check, or NULL */
 };
 
@@ -97,6 +98,10 @@ int jscan_hexval(unsigned char c);
 /* 1 when the n bytes at p are one whole JSON value (RFC 8259), with
  * whitespace around it or not. */
 int jscan_is_value(const char *p, size_t n);
+/* The same, and *ws set when whitespace stands around the value or between
+ * its tokens: a value without is compact (jcompact.h), for valid JSON
+ * holds no control byte. */
+int jscan_is_value_ws(const char *p, size_t n, int *ws);
 /* 1 when the n bytes at p are all JSON whitespace (or n is 0). */
 int jscan_blank(const char *p, size_t n);
 size_t jscan_value_end(const char *p, size_t i, size_t n);
@@ -113,11 +118,14 @@ struct jscan_span {
  * a key (quotes included) and its value and returns 1, or 0 at the end.
  * After 0, m->bad is 0 when the object closed well ('}' after the last
  * member, no trailing comma) and m->i is the offset just past its '}'.
+ * After 1, m->ws says whether whitespace stands between the tokens of the
+ * value (outside its strings), which jcompact would drop.
  */
 struct jscan_members {
 	const char *p;
 	size_t i, end;
 	int bad;
+	int ws;     /* whitespace between the tokens of the last value */
 };
 
 void jscan_members_init(struct jscan_members *m, const char *p, size_t at,

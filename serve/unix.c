@@ -149,6 +149,11 @@ static void conn_send(struct serve_out *o, const char *json, size_t len,
 	(void)last;
 	if (k->closing)
 		return;
+	if (memchr(json, '\n', len)) { /* never two lines (spec 6) */
+		mlog(MLOG_WARN, "serve: a message holding a newline was not "
+		     "sent to a client");
+		return;
+	}
 	if (uv_stream_get_write_queue_size((uv_stream_t *)&k->pipe) >
 	    QUEUE_MAX) {
 		mlog(MLOG_WARN, "serve: a client reads nothing of %zu MiB "

@@ -422,31 +422,18 @@ static int stream_ended(struct xfer *x, const char *why)
 	return 0;
 }
 
-/* The application/json body of x to the session: one message, or each of
- * a batch. -1 (nothing delivered) when the body is not JSON. */
+/* The application/json body of x to the session as one message: a batch
+ * too, which the core splits (inbound.c, as one on any transport). -1
+ * (nothing delivered) when the body is not JSON. */
 static int deliver_json(struct xfer *x)
 {
 	struct http *h = x->h;
-	struct jscan_members it;
-	struct jscan_span v;
 
 	if (!x->in.len)
 		return 0;
 	if (!jscan_is_value(x->in.p, x->in.len))
 		return -1;
-	if (x->in.p[strspn(x->in.p, " \t\r\n")] != '[') {
-		h->up->message(h->ctx, NULL, x->in.p, x->in.len);
-		return 0;
-	}
-	/* each message of a batch as its text: never reprinted (spec 5) */
-	jscan_items_init(&it, x->in.p, strspn(x->in.p, " \t\r\n"), x->in.len);
-	while (jscan_items_next(&it, &v) && h->ctx) {
-		char *t = strndup(x->in.p + v.at, v.n);
-
-		if (t)
-			h->up->message(h->ctx, NULL, t, v.n);
-		free(t);
-	}
+	h->up->message(h->ctx, NULL, x->in.p, x->in.len);
 	return 0;
 }
 

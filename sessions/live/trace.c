@@ -5,9 +5,12 @@
  *     {"at":"2026-12-04T16:55:01.123Z","dir":"out","msg":{...}}
  *
  * in a window of the last TRACE_KEEP bytes of whole lines, read like
- * events. msg is the message as it went or came, byte for byte. A message
- * that is not JSON, or longer than TRACE_MSG_MAX (a long reply would push
- * everything else out of the window), is a line without msg that says so:
+ * events. msg is the message as it went or came, made one compact line
+ * (jcompact.h: whitespace outside strings dropped, raw control bytes
+ * escaped, every other byte as it was), so that no server can write a
+ * line of its own into the trace (spec 6). A message that is then not
+ * JSON, or longer than TRACE_MSG_MAX (a long reply would push everything
+ * else out of the window), is a line without msg that says so:
  * {"at":...,"dir":"in","bytes":N,"note":"not JSON"}. Nothing else is
  * written: HTTP headers (where secrets live) are not messages.
  * -o notrace (mcp_opts.notrace) turns it off. The session's other
@@ -20,6 +23,7 @@
 #include <time.h>
 
 #include "internal.h"
+#include "jcompact.h"
 #include "jscan.h"
 
 #define TRACE_MSG_MAX (64 * 1024)
@@ -51,7 +55,10 @@ void windows_free(mcp_session *s)
 
 void trace_msg(mcp_session *s, int in, const char *line, size_t len)
 {
-	char head[160], at[40];
+	char head[160], at[40], *flat = NULL;
+	const char *msg = line;
+	size_t n;
+	int ws = 0, ok = 1;
 	struct timeval tv;
 	struct tm tm;
 	time_t sec;
@@ -65,17 +72,38 @@ void trace_msg(mcp_session *s, int in, const char *line, size_t len)
 	sec = tv.tv_sec;
 	gmtime_r(&sec, &tm);
 	strftime(at, sizeof at, "%Y-%m-%dT%H:%M:%S", &tm);
-	/* what mcpfs sends is JSON by construction (cJSON, or a request the
-	 * strict scanner passed): only what comes in is checked */
-	if (len <= TRACE_MSG_MAX && (!in || jscan_is_value(line, len))) {
-		k = snprintf(head, sizeof head,
-			     "{\"at\":\"%s.%03ldZ\",\"dir\":\"%s\",\"msg\":", at,
-			     (long)tv.tv_usec / 1000, in ? "in" : "out");
-		ring_append(&s->trace, head, (size_t)k);
-		ring_append(&s->trace, line, len);
-		ring_append(&s->trace, "}\n", 2);
-		return;
+	n = len;
+	if (len <= TRACE_MSG_MAX) {
+		/* checked once: a message valid and compact is kept as it
+		 * is; what mcpfs sends is JSON and compact by construction
+		 * (cJSON, or a request the strict scanner passed and made
+		 * compact), so only a line end in it would be made so */
+		if (in)
+			ok = jscan_is_value_ws(line, len, &ws);
+		else
+			ws = memchr(line, '\n', len) || memchr(line, '\r', len);
+		if (ws || !ok) {
+			k = jcompact(line, len, &flat, &n);
+			if (k > 0) {
+				msg = flat;
+				ok = !in || jscan_is_value(msg, n);
+			} else if (k < 0) {
+				ok = 0; /* no memory: noted */
+			}
+		}
+		if (ok) {
+			k = snprintf(head, sizeof head, "{\"at\":\"%s.%03ldZ\","
+				     "\"dir\":\"%s\",\"msg\":", at,
+				     (long)tv.tv_usec / 1000,
+				     in ? "in" : "out");
+			ring_append(&s->trace, head, (size_t)k);
+			ring_append(&s->trace, msg, n);
+			ring_line(&s->trace, "}", 1);
+			free(flat);
+			return;
+		}
 	}
+	free(flat);
 	k = snprintf(head, sizeof head,
 		     "{\"at\":\"%s.%03ldZ\",\"dir\":\"%s\",\"bytes\":%zu,"
 		     "\"note\":\"%s\"}", at, (long)tv.tv_usec / 1000,

@@ -1,14 +1,16 @@
 /*
- * inbound.c - what a server sends, for every transport: replies to user
- * calls passed through as the server wrote their result (no cJSON parse or
- * print; a long one keeps the frame's buffer), listing pages (tools,
- * resources, templates, prompts) handed to pages.c, other replies and
- * errors through cJSON, each with its numbers and strings kept as sent
- * (lib/jsent.h: spec 5, Fidelity), notifications
- * (progress resets the call's timer, list_changed drops a cached
- * listing complete before it, each one is a line in events) and the server's own requests,
- * which client.c answers. The reply to the handshake goes back to the
- * session core, which set it up in inbound_setup.
+ * inbound.c - what a server sends, for every transport, each message made
+ * one compact line of JSON before it goes anywhere (spec 6: jcompact.h; a
+ * batch split into its messages; a reply to no call in flight dropped):
+ * replies to user calls passed through as the server wrote their result
+ * (no cJSON parse or print; a long one keeps the frame's buffer), listing
+ * pages (tools, resources, templates, prompts) handed to pages.c, other
+ * replies and errors through cJSON, each with its numbers and strings kept
+ * as sent (lib/jsent.h: spec 5, Fidelity), notifications (progress resets
+ * the call's timer, list_changed drops a cached listing complete before
+ * it, each one is a line in events) and the server's own requests, which
+ * client.c answers. The reply to the handshake goes back to the session
+ * core, which set it up in inbound_setup.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,7 @@
 #include "bigmem.h"
 #include "era.h"
 #include "internal.h"
+#include "jcompact.h"
 #include "jscan.h"
 #include "jsent.h"
 #include "mrtr.h"
@@ -30,6 +33,19 @@ static void (*handshake)(mcp_session *s, mcp_call *c, cJSON *msg);
 void inbound_setup(void (*h)(mcp_session *s, mcp_call *c, cJSON *msg))
 {
 	handshake = h;
+}
+
+/* A line skipped: logged, but a server that writes thousands gets a few
+ * lines and then one "... N more" now and then (log.c, spec 6). */
+static void junk(mcp_session *s, const char *what, size_t len)
+{
+	char sum[300];
+
+	snprintf(sum, sizeof sum, "server %s thread %s: skipped lines",
+		 s->srv->conf->name, s->name[0] ? s->name : "(one-shot)");
+	if (mlog_limit(&s->junk, MLOG_WARN, sum))
+		mlog(MLOG_WARN, "server %s: skipped %s (%zu bytes)",
+		     s->srv->conf->name, what, len);
 }
 
 static void progress_for(mcp_session *s, cJSON *params)
@@ -64,18 +80,13 @@ static void list_stale(mcp_call **slot)
 		call_set_ref(slot, NULL);
 }
 
+/* line: the message as one compact line (inbound_line), so that it is
+ * one line of events and one message to serve/ (spec 6) */
 static void notification(mcp_session *s, const char *method, cJSON *msg,
 			 const char *line, size_t len)
 {
-	char *clean = NULL;
-	size_t n = len;
-
-	/* as sent, but raw control bytes escaped: events stays JSON lines */
-	if (jsent_escape_controls(line, len, &clean, &n) >= 0) {
-		ring_line(&s->events, clean ? clean : line, n);
-		session_observe(s, clean ? clean : line, n); /* serve/ */
-	}
-	free(clean);
+	ring_line(&s->events, line, len);
+	session_observe(s, line, len); /* serve/ */
 	if (!strcmp(method, "notifications/progress")) {
 		progress_for(s, cJSON_GetObjectItemCaseSensitive(msg, "params"));
 	} else if (!strcmp(method, "notifications/tools/list_changed")) {
@@ -146,9 +157,8 @@ static void response(mcp_session *s, cJSON *msg, const char *line,
 	if (cJSON_IsNumber(id) && id->valuedouble >= 1 &&
 	    id->valuedouble < 9007199254740992.0)
 		c = idtab_get(&s->pending, (uint64_t)id->valuedouble);
-	if (!c) {
-		mlog(MLOG_DEBUG, "server %s: reply to unknown id dropped",
-		     s->srv->conf->name);
+	if (!c) { /* never passed on (spec 6) */
+		junk(s, "a reply to an id that is not pending", len);
 		return;
 	}
 	if (c->kind == CALL_INIT) {
@@ -212,7 +222,7 @@ static int id_at(const char *p, struct jscan_span v, uint64_t *id)
 }
 
 static int raw_reply(const char *p, size_t n, uint64_t *id, size_t *rs,
-		     size_t *re)
+		     size_t *re, int *rws)
 {
 	struct jscan_members m;
 	struct jscan_span k, v;
@@ -235,6 +245,7 @@ static int raw_reply(const char *p, size_t n, uint64_t *id, size_t *rs,
 			if (!have_res++) {
 				*rs = v.at;
 				*re = v.at + v.n;
+				*rws = m.ws;
 			}
 		} else if ((k.n == 7 && !memcmp(p + k.at, "\"error\"", 7)) ||
 			   (k.n == 8 && !memcmp(p + k.at, "\"method\"", 8)) ||
@@ -402,39 +413,11 @@ static void stream_scan(struct stream *st)
 			st->depth++;
 		} else if ((ch == '}' || ch == ']') && --st->depth == 0) {
 			st->end = i + 1;
+		} else if (ch == ' ' && (!st->ctl_at || i < st->ctl_at)) {
+			st->ctl_at = i; /* dropped in the reply (fast_reply) */
 		}
 	}
 	st->scan = i;
-}
-
-/* The offset of the first byte below 0x20 in p[i, n), or n: 32 bytes at
- * a time, four words tested at once for a byte below 0x20 (with x - 0x20
- * in every byte, a byte below 0x20 and not above 0x7f borrows into its top
- * bit: exact for "is there one", see Hacker's Delight, "haszero"), then
- * byte by byte in the 32 that have one. GCC 12 at -O2 does not vectorize
- * a byte loop, and this scan of a long reply was most of mcpfs's time
- * (perf: 60% of a 63 MiB call). */
-static size_t first_control(const char *p, size_t i, size_t n)
-{
-	const uint64_t ones = 0x0101010101010101ull, high = ones << 7;
-	const uint64_t sub = ones * 0x20;
-	uint64_t w[4];
-
-	while (i < n && n - i >= sizeof w) {
-		memcpy(w, p + i, sizeof w);
-		if ((((w[0] - sub) & ~w[0]) | ((w[1] - sub) & ~w[1]) |
-		     ((w[2] - sub) & ~w[2]) | ((w[3] - sub) & ~w[3])) & high)
-			break;
-		i += sizeof w;
-	}
-	while (i < n && (unsigned char)p[i] >= 0x20)
-		i++;
-	return i;
-}
-
-static int has_control(const char *p, size_t n)
-{
-	return first_control(p, 0, n) < n;
 }
 
 void inbound_partial(mcp_session *s, const char *p, size_t n)
@@ -456,15 +439,16 @@ void inbound_partial(mcp_session *s, const char *p, size_t n)
 		st->state = 2;
 		return;
 	}
-	stream_scan(st);
-	/* a raw control byte is escaped in the reply (fast_reply): what is
-	 * readable stops before the first one, so that it is a prefix of
-	 * the reply as it will be */
+	/* a raw control byte is escaped in the reply, a space outside a
+	 * string dropped (fast_reply, spec 6): what is readable stops before
+	 * the first one, so that it is a prefix of the reply as it will be
+	 * (controls first: stream_scan keeps the earlier of the two) */
 	if (!st->ctl_at) {
-		st->ctl_scan = first_control(p, st->ctl_scan, n);
+		st->ctl_scan = jcompact_control(p, st->ctl_scan, n);
 		if (st->ctl_scan < n)
 			st->ctl_at = st->ctl_scan;
 	}
+	stream_scan(st);
 	call_more(st->c);
 }
 
@@ -479,24 +463,22 @@ static int not_final(const char *p, size_t rs, size_t re)
 		jscan_str_is(p, v, "task"));
 }
 
-/* 1 if the n bytes at p hold a raw control byte (below 0x20): not valid
- * JSON inside a string, so such a reply is not passed through as is. */
 /*
- * A reply whose result holds raw control bytes (which RFC 8259 refuses
- * and cJSON takes): the result as the server wrote it with each of them
- * escaped (jsent_escape_controls), so that the reply is valid JSON and,
- * up to its first such byte, the very bytes a reader may have read as it
- * arrived (inbound_partial stops there). 0 when c completed, -1 for the
- * cJSON path.
+ * A reply whose result is not compact (spec 6): whitespace outside its
+ * strings, or raw control bytes (which RFC 8259 refuses and cJSON takes).
+ * The result as the server wrote it, made one compact line (jcompact.h):
+ * valid JSON and, up to its first such byte, the very bytes a reader may
+ * have read as it arrived (inbound_partial stops there). 0 when c
+ * completed, -1 for the cJSON path.
  */
-static int escaped_reply(mcp_session *s, mcp_call *c, const char *line,
+static int compact_reply(mcp_session *s, mcp_call *c, const char *line,
 			 size_t rs, size_t re, mcp_call *sc, size_t soff)
 {
 	char *e = NULL;
 	size_t en = 0;
 	mcp_buf *b;
 
-	if (jsent_escape_controls(line + rs, re - rs, &e, &en) != 1 ||
+	if (jcompact(line + rs, re - rs, &e, &en) != 1 ||
 	    !jscan_is_value(e, en) ||
 	    (s->era == MCP_ERA_MODERN && not_final(line, rs, re)) ||
 	    (c == sc && rs + soff != sc->stream_at)) {
@@ -523,17 +505,19 @@ static int fast_reply(mcp_session *s, struct frame *f, char *line,
 	mcp_call *c;
 	mcp_buf *b = NULL;
 	char *mem;
-	int big = 0;
+	int big = 0, ws = 0;
 
-	if (raw_reply(line, len, &id, &rs, &re) < 0)
+	if (raw_reply(line, len, &id, &rs, &re, &ws) < 0)
 		return -1;
 	c = idtab_get(&s->pending, id);
 	if (c && c->kind == CALL_LIST && len >= FAST_REPLY_MIN)
 		return pages_take(s, c, f, line, len, rs, re);
 	if (!c || c->kind != CALL_USER || c->task == 1)
 		return -1;
-	if (has_control(line + rs, re - rs))
-		return escaped_reply(s, c, line, rs, re, sc, soff);
+	/* compact: no space between its tokens (found by raw_reply's walk)
+	 * and no control byte (jcompact_is, without a second walk) */
+	if (ws || jcompact_control(line + rs, 0, re - rs) < re - rs)
+		return compact_reply(s, c, line, rs, re, sc, soff);
 	if (!valid_line(line, len))
 		return -1;
 	if (s->era == MCP_ERA_MODERN && not_final(line, rs, re))
@@ -587,25 +571,43 @@ static void unparsed(mcp_session *s, const char *line, size_t len)
 		call_complete(c, NULL);
 }
 
-/* A line skipped: logged, but a server that writes thousands gets a few
- * lines and then one "... N more" now and then (log.c, spec 6). */
-static void junk(mcp_session *s, const char *what, size_t len)
+/*
+ * A message that is not one valid JSON value (RFC 8259: no trailing
+ * bytes, strings of UTF-8), after jcompact: never passed on. One whose
+ * "id" names a call in flight fails that call at once (its reply will
+ * not come); anything else is skipped, and logged.
+ */
+static void not_json(mcp_session *s, const char *line, size_t len)
 {
-	char sum[300];
+	struct jscan_span obj = {0, len}, v;
+	uint64_t id;
+	mcp_call *c = NULL;
 
-	snprintf(sum, sizeof sum, "server %s thread %s: skipped lines",
-		 s->srv->conf->name, s->name[0] ? s->name : "(one-shot)");
-	if (mlog_limit(&s->junk, MLOG_WARN, sum))
-		mlog(MLOG_WARN, "server %s: skipped %s (%zu bytes)",
-		     s->srv->conf->name, what, len);
+	if (len && line[0] == '{' && jscan_member(line, obj, "id", &v) &&
+	    id_at(line, v, &id) == 0)
+		c = idtab_get(&s->pending, id);
+	if (!c) {
+		junk(s, strcmp(s->ops->name, "stdio") ? "a non-JSON message" :
+			"a non-JSON stdout line", len);
+		return;
+	}
+	mlog(MLOG_WARN, "server %s: its reply (%zu bytes) is not valid "
+	     "JSON: its call fails", s->srv->conf->name, len);
+	if (c->kind == CALL_INIT)
+		handshake(s, c, NULL); /* the start fails */
+	else
+		call_fail(c, ERR_PROTOCOL, "protocol error: the server's reply "
+			  "is not valid JSON", NULL);
 }
 
 static void inbound_line(mcp_session *s, struct frame *f, char *line,
 			 size_t len, mcp_call *sc)
 {
 	cJSON *msg, *method, *id;
+	char *flat = NULL;
 	size_t soff = 0;
 	unsigned long failures;
+	int k, ws;
 
 	while (len && (*line == ' ' || *line == '\t')) {
 		line++;
@@ -616,16 +618,35 @@ static void inbound_line(mcp_session *s, struct frame *f, char *line,
 		trace_msg(s, 1, line, len);
 	if (!len || fast_reply(s, f, line, len, sc, soff) == 0)
 		return;
+	/* the rest is read, kept and passed on as one compact line of valid
+	 * JSON, whatever the server's whitespace (spec 6); one scan when it
+	 * is so already */
+	if (!jscan_is_value_ws(line, len, &ws) || ws) {
+		k = jcompact(line, len, &flat, &len);
+		if (k < 0) {
+			unparsed(s, line, len);
+			return;
+		}
+		if (k > 0)
+			line = flat;
+		if (!jscan_is_value(line, len)) {
+			not_json(s, line, len);
+			free(flat);
+			return;
+		}
+	}
 	failures = jsent_failures();
 	msg = jsent_parse(line, len); /* a NUL kept (jsent.h) */
 	if (!msg && jsent_failures() != failures) {
 		unparsed(s, line, len);
+		free(flat);
 		return;
 	}
 	if (!cJSON_IsObject(msg)) {
-		junk(s, strcmp(s->ops->name, "stdio") ? "a non-JSON message" :
-			"a non-JSON stdout line", len);
+		junk(s, cJSON_IsArray(msg) ? "a batch inside a batch" :
+			"a message that is no JSON object", len);
 		cJSON_Delete(msg);
+		free(flat);
 		return;
 	}
 	method = cJSON_GetObjectItemCaseSensitive(msg, "method");
@@ -643,6 +664,46 @@ static void inbound_line(mcp_session *s, struct frame *f, char *line,
 			"nor reply", len);
 	}
 	cJSON_Delete(msg);
+	free(flat);
+}
+
+/*
+ * A batch (a JSON array of messages, as a 2025-03-26 server may send on
+ * any transport): each message handled alone, as if it came by itself,
+ * so each is its own line everywhere. 0, or -1 when the line is no batch.
+ */
+static int batch(mcp_session *s, char *line, size_t len)
+{
+	struct jscan_members it;
+	struct jscan_span v;
+	char *flat = NULL;
+	size_t i = ws_end(line, 0, len), n = 0;
+	int k;
+
+	if (i >= len || line[i] != '[')
+		return -1;
+	k = jcompact(line, len, &flat, &len);
+	if (k < 0) {
+		unparsed(s, line, len);
+		return 0;
+	}
+	if (k > 0)
+		line = flat;
+	if (!jscan_is_value(line, len)) {
+		trace_msg(s, 1, line, len);
+		junk(s, "a batch that is not JSON", len);
+		free(flat);
+		return 0;
+	}
+	jscan_items_init(&it, line, 0, len);
+	while (jscan_items_next(&it, &v) && s->t) {
+		inbound_line(s, NULL, line + v.at, v.n, NULL);
+		n++;
+	}
+	if (!n)
+		junk(s, "an empty batch", len);
+	free(flat);
+	return 0;
 }
 
 /* A message; when a long reply was being read as it arrived, this is its
@@ -654,7 +715,8 @@ void inbound_message(mcp_session *s, struct frame *f, char *line,
 
 	memset(&s->stream, 0, sizeof s->stream); /* the next line: look */
 	mcp_call_ref(sc);
-	inbound_line(s, f, line, len, sc);
+	if (batch(s, line, len) < 0)
+		inbound_line(s, f, line, len, sc);
 	if (sc && !sc->done)
 		call_fail(sc, ERR_PROTOCOL, "protocol error: the reply that "
 			  "was being read as it arrived ended as something "

@@ -15,7 +15,7 @@ esac
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 cc=${CC_FUZZ:-clang}
-targets="${FUZZ_TARGETS:-jscan frame config request sse askcheck toml kvargs surface serve}"
+targets="${FUZZ_TARGETS:-jscan frame config request sse askcheck toml kvargs surface serve oneline}"
 
 if ! command -v "$cc" >/dev/null 2>&1; then
 	echo "fuzz: $cc not found, skipping" >&2
@@ -80,6 +80,11 @@ sources_for() {
 		"$root/lib/jscan.c $root/lib/jnames.c $root/lib/jsent.c" \
 		"$root/lib/gbuf.c $root/lib/bigmem.c $root/lib/mimetab.c" \
 		"$root/lib/ctlesc.c" ;;
+	oneline) echo "$root/sessions/protocol/inbound.c $root/sessions/live/trace.c" \
+		"$root/sessions/base/buf.c $root/lib/buf.c $root/lib/ring.c" \
+		"$root/lib/idtab.c $root/lib/jscan.c $root/lib/jnames.c" \
+		"$root/lib/jcompact.c $root/lib/jsent.c $root/lib/gbuf.c" \
+		"$root/lib/frame.c $root/lib/bigmem.c $root/lib/sse.c" ;;
 	esac
 }
 

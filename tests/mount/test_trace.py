@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from conftest import fake, read_file, status, text, thread, tool
+from conftest import fake, read_file, slacked, status, text, thread, tool
 from test_auth import authserver, echo, mount  # noqa: F401 (a fixture)
 from test_http import entry, fake_http  # noqa: F401 (a fixture)
 
@@ -119,3 +119,39 @@ def test_no_oauth_secret_reaches_the_trace(mcpfs_mount, authserver,
     assert b'"method":"tools/call"' in raw
     for s in srv.secrets() | {secret}:
         assert s.encode() not in raw, s[:6]
+
+
+def test_a_poll_waiting_on_the_trace_wakes_at_a_record(mcpfs_mount):
+    """poll(2) on trace, read to its end, wakes when a message goes or
+    comes (a `tail -f`-like loop). Records other than notes were added
+    without waking a waiting poll: it slept until its own timeout."""
+    import select
+    import threading
+    m = mcpfs_mount({'a': fake()})
+    t = thread(m)
+    assert text(tool(t, 'echo', text='one')) == 'one'
+    fd = os.open(t / 'trace', os.O_RDONLY)
+    try:
+        while os.read(fd, 1 << 16):
+            pass
+        p = select.poll()
+        p.register(fd, select.POLLIN)
+        assert p.poll(0) == [], 'readable with nothing unread'
+        got = []
+        waiter = threading.Thread(
+            target=lambda: got.append(p.poll(slacked(120) * 1000)),
+            daemon=True)
+        waiter.start()
+        threading.Event().wait(0.3)     # let it block; no timing claim
+        assert text(tool(t, 'echo', text='two')) == 'two'
+        waiter.join(slacked(20))        # a hang detector
+        assert got == [[(fd, select.POLLIN)]], 'the poll was not woken'
+
+        new = trace_lines(os.read(fd, 1 << 16))
+        assert [e['msg'].get('method') for e in new][:1] == ['tools/call']
+    finally:
+        os.close(fd)
+
+
+def trace_lines(raw):
+    return [json.loads(line) for line in raw.decode().splitlines()]

@@ -426,6 +426,52 @@ static void test_members(void **state)
 	}
 }
 
+/* Whether whitespace stands inside each member's value (m.ws): "01". */
+static void test_members_ws(void **state)
+{
+	const char *s = "{ \"a\" : [1, 2], \"b\":{\"c\":\" x \"},"
+			"\"d\": 5 ,\"e\":{\"f\":\n1}}";
+	struct jscan_members m;
+	struct jscan_span k, v;
+	char got[8] = "";
+	size_t n = 0;
+
+	(void)state;
+	jscan_members_init(&m, s, 0, strlen(s));
+	while (jscan_members_next(&m, &k, &v) && n < sizeof got - 1)
+		got[n++] = m.ws ? '1' : '0';
+	/* a space in a string or around a value is not inside it */
+	assert_string_equal(got, "1001");
+	assert_false(m.bad);
+}
+
+static void test_is_value_ws(void **state)
+{
+	static const struct { const char *s; int ok, ws; } cases[] = {
+		{"{\"a\":[1,\"b c\"]}", 1, 0},
+		{"{\"a\": 1}", 1, 1},
+		{"[1 ,2]", 1, 1},
+		{"12", 1, 0},
+		{"12 ", 1, 1},
+		{" \"x\"", 1, 1},
+		{"{\"a\":1}\n", 1, 1},
+		{"{\"a\":1} x", 0, 1},
+		{"\"a\nb\"", 0, 0},
+	};
+	size_t i;
+	int ws;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		ws = -1;
+		assert_int_equal(jscan_is_value_ws(cases[i].s,
+						   strlen(cases[i].s), &ws),
+				 cases[i].ok);
+		if (cases[i].ok)
+			assert_int_equal(ws, cases[i].ws);
+	}
+}
+
 static int str_is(const char *s, const char *want)
 {
 	struct jscan_span sp = {0, strlen(s)};
@@ -652,6 +698,8 @@ int main(void)
 		cmocka_unit_test(test_depth_mixed),
 		cmocka_unit_test(test_long_string),
 		cmocka_unit_test(test_members),
+		cmocka_unit_test(test_members_ws),
+		cmocka_unit_test(test_is_value_ws),
 		cmocka_unit_test(test_items),
 		cmocka_unit_test(test_str_is),
 		cmocka_unit_test(test_member),
