@@ -1,10 +1,11 @@
 /*
  * logfile.c - a thread's events and trace (spec 4, 15): a window of the
  * session's log, read at the stream offset the file offset stands for.
- * A read gives whole lines (those that fit; a line longer than the read
- * is given in parts, its rest copied at the first so that a flood cannot
- * take it away), so an open file is never left inside a line that the
- * window drops. One that fell behind the window (a flood while it reads)
+ * A read gives all it asks for that the log holds (tar and dd take a
+ * short read of a regular file for its end); one that ends inside a line
+ * has that line's rest copied at once and owed to the next read, so that
+ * a flood cannot take it away: an open file is never left inside a line
+ * that the window drops. One that fell behind the window (a flood while it reads)
  * gets the line {"dropped":BYTES} and goes on at the oldest kept line:
  * never part of one line joined to another. poll(2) on one is readable
  * while the log holds bytes past what that open file has read; a poll
@@ -105,7 +106,7 @@ static void log_read(struct fh *h, fuse_req_t req, size_t size, off_t off,
 {
 	mcp_session *s = fs_thread(h->session_id);
 	uint64_t pos = (uint64_t)off + h->ev_shift, start;
-	char *buf, *nl, line[48];
+	char *buf, line[48];
 	size_t n = 0;
 	int k;
 
@@ -146,15 +147,11 @@ static void log_read(struct fh *h, fuse_req_t req, size_t size, off_t off,
 		return;
 	}
 	n = mcp_session_log(s, which, pos, buf, size, NULL, NULL);
-	if (n && buf[n - 1] != '\n') {
-		if ((nl = memrchr(buf, '\n', n)) != NULL)
-			n = (size_t)(nl - buf) + 1; /* whole lines only */
-		else if (rest_keep(h, s, which, pos + n,
-				   (uint64_t)off + n) < 0) {
-			free(buf);
-			fuse_reply_err(req, ENOMEM);
-			return;
-		}
+	if (n && buf[n - 1] != '\n' &&
+	    rest_keep(h, s, which, pos + n, (uint64_t)off + n) < 0) {
+		free(buf);
+		fuse_reply_err(req, ENOMEM);
+		return;
 	}
 	h->ev_pos = pos + n + h->ev_rest_n;
 	fuse_reply_buf(req, buf, n);

@@ -233,7 +233,7 @@ def test_a_long_body_ended_crlf_is_noted_without_its_end(mcpfs_mount,
 
 
 def read_all(fd, size):
-    """Reads of size bytes until EOF, each checked to end a line."""
+    """Reads of size bytes until EOF."""
     out = b''
     while True:
         b = run_with_deadline(lambda: os.read(fd, size), 30)
