@@ -402,6 +402,7 @@ static enum MHD_Result busy(struct MHD_Connection *c, struct hbound *b,
 	snprintf(ra, sizeof ra, "%u", retry);
 	MHD_add_response_header(r, "Content-Type", "application/json");
 	MHD_add_response_header(r, "Retry-After", ra);
+	MHD_add_response_header(r, "Connection", "close");
 	ok = MHD_queue_response(c, MHD_HTTP_SERVICE_UNAVAILABLE, r);
 	MHD_destroy_response(r);
 	return ok;
@@ -573,6 +574,8 @@ static enum MHD_Result headers(struct MHD_Connection *c, struct hconn *hc,
 	uint64_t len = 0;
 	int k;
 
+	if (hc && hc->over)
+		return busy(c, &hb_conns, HEADERS_MS / 1000);
 	if (!hc_host_ok(header(c, "Host"), hc ? hc->local : NULL))
 		return refuse(c, MHD_HTTP_MISDIRECTED_REQUEST, "a Host that "
 			      "is not this server's (DNS rebinding)");

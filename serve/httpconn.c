@@ -8,7 +8,9 @@
  * anything) and ends the oldest connection that waits for a request: one
  * that never sent one gets a 503, a kept-alive one is closed, as HTTP lets
  * a server close an idle connection. When every other connection has a
- * request, the new one gets the 503. Ending a connection from outside
+ * request, the new one gets the 503 when its headers are in (a 503 sent
+ * before a client wrote its request is lost to it in the reset of the
+ * write). Ending a connection from outside
  * libmicrohttpd: the 503 is written on its socket, which libmicrohttpd
  * writes nothing on while it waits for a request, and the socket is shut
  * down; libmicrohttpd's next run sees the end and closes it (http.c
@@ -30,7 +32,7 @@
 static uv_loop_t *loop_;
 static TAILQ_HEAD(, hconn) conns = TAILQ_HEAD_INITIALIZER(conns);
 static unsigned nconns, nkilled, conn_max;
-static struct hbound b_conns = {"connections (-o serve_connections)", 0, 0};
+struct hbound hb_conns = {"connections (-o serve_connections)", 0, 0};
 static struct hbound b_headers = {"headers within 10 s", 0, 0};
 static struct hbound b_body = {"a body within 30 s", 0, 0};
 
@@ -140,12 +142,16 @@ void hconn_start(struct MHD_Connection *c, void **ctx, uint64_t now)
 	*ctx = hc;
 	if (nconns - nkilled <= conn_max)
 		return;
-	TAILQ_FOREACH(old, &conns, link) /* hc itself at the latest */
-		if (!old->killed && old->phase == C_WAIT)
+	TAILQ_FOREACH(old, &conns, link)
+		if (old != hc && !old->killed && old->phase == C_WAIT)
 			break;
-	hbound_hit(&b_conns, old != hc ? "the oldest connection waiting for "
-		   "a request closed" : "503");
-	hconn_kill(old, &b_conns, HEADERS_MS / 1000, !old->requests);
+	if (!old) { /* every other one has a request: 503 at its headers */
+		hc->over = 1;
+		return;
+	}
+	hbound_hit(&hb_conns, "the oldest connection waiting for a request "
+		   "closed");
+	hconn_kill(old, &hb_conns, HEADERS_MS / 1000, !old->requests);
 }
 
 unsigned hconn_limit(unsigned want)

@@ -24,6 +24,7 @@ struct hconn {                   /* one TCP connection, oldest first */
 	uint64_t since;              /* uv_now when the phase began */
 	unsigned requests;           /* it has had */
 	int killed;                  /* ended from outside (hconn_kill) */
+	int over;                    /* over the limit: 503 (hb_conns) */
 	char local[48];              /* the address it came in at, as text */
 };
 
@@ -38,6 +39,8 @@ struct hbound {                  /* a bound, for its log line */
 #define BUSY_BODY "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":" \
 	"{\"code\":-32000,\"message\":\"busy: over the bound of %s; try " \
 	"again after %u s\"}}"
+
+extern struct hbound hb_conns;   /* -o serve_connections */
 
 /* The connections the door may hold for serve_connections = want (a
  * quarter of RLIMIT_NOFILE at most, logged when it is less). */
