@@ -74,13 +74,13 @@ def test_clients_that_never_delete(mcpfs_mount):
     m = mcpfs_mount({'demo': demo()}, args=[
         '--serve', '127.0.0.1:0', '-o', f'serve_idle={idle}'])
     url, auth = entry(m)
-    for _ in range(20):
+    for _ in range(20):  # each its own thread: a fresh counter
         reply = call(url, session(url, auth), 'demo__incr')
         assert text(reply['result']) == '1', reply
     named = session(url + '/kept', auth)
     call(url + '/kept', named, 'demo__incr')
-    assert len(serve_threads(m)) == 20
-    assert len(m.server_pids()) == 21
+    # (the first may have ended already on a slow machine: no count here)
+    assert m.output().count('in thread serve-') == 20
     wait_until(lambda: not serve_threads(m), idle + 10,
                'the serve-N threads of clients gone without DELETE')
     wait_until(lambda: len(m.server_pids()) == 1, 10,
