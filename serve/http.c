@@ -574,7 +574,7 @@ static enum MHD_Result headers(struct MHD_Connection *c, struct hconn *hc,
 	uint64_t len = 0;
 	int k;
 
-	if (hc && hc->over)
+	if (hc && !hconn_admit(hc))
 		return busy(c, &hb_conns, HEADERS_MS / 1000);
 	if (!hc_host_ok(header(c, "Host"), hc ? hc->local : NULL))
 		return refuse(c, MHD_HTTP_MISDIRECTED_REQUEST, "a Host that "

@@ -8,9 +8,11 @@
  * anything) and ends the oldest connection that waits for a request: one
  * that never sent one gets a 503, a kept-alive one is closed, as HTTP lets
  * a server close an idle connection. When every other connection has a
- * request, the new one gets the 503 when its headers are in (a 503 sent
- * before a client wrote its request is lost to it in the reset of the
- * write). Ending a connection from outside
+ * request, the new one is looked at again when its headers are in (one
+ * may have ended since: a client that closed its connection after a reply
+ * and opened the next) and gets the 503 then if it is still over (a 503
+ * sent before a client wrote its request is lost to it in the reset of
+ * the write). Ending a connection from outside
  * libmicrohttpd: the 503 is written on its socket, which libmicrohttpd
  * writes nothing on while it waits for a request, and the socket is shut
  * down; libmicrohttpd's next run sees the end and closes it (http.c
@@ -125,7 +127,7 @@ void hconn_start(struct MHD_Connection *c, void **ctx, uint64_t now)
 	const union MHD_ConnectionInfo *i;
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof ss;
-	struct hconn *hc, *old;
+	struct hconn *hc;
 
 	i = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 	if (!i || !(hc = calloc(1, sizeof *hc)))
@@ -140,18 +142,28 @@ void hconn_start(struct MHD_Connection *c, void **ctx, uint64_t now)
 	TAILQ_INSERT_TAIL(&conns, hc, link);
 	nconns++;
 	*ctx = hc;
-	if (nconns - nkilled <= conn_max)
-		return;
+	hc->over = 1;
+	hconn_admit(hc);
+}
+
+int hconn_admit(struct hconn *hc)
+{
+	struct hconn *old;
+
+	if (!hc->over || nconns - nkilled <= conn_max) {
+		hc->over = 0;
+		return 1;
+	}
 	TAILQ_FOREACH(old, &conns, link)
 		if (old != hc && !old->killed && old->phase == C_WAIT)
 			break;
-	if (!old) { /* every other one has a request: 503 at its headers */
-		hc->over = 1;
-		return;
-	}
+	if (!old) /* every other one has a request */
+		return 0;
+	hc->over = 0;
 	hbound_hit(&hb_conns, "the oldest connection waiting for a request "
 		   "closed");
 	hconn_kill(old, &hb_conns, HEADERS_MS / 1000, !old->requests);
+	return 1;
 }
 
 unsigned hconn_limit(unsigned want)

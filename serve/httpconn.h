@@ -24,7 +24,7 @@ struct hconn {                   /* one TCP connection, oldest first */
 	uint64_t since;              /* uv_now when the phase began */
 	unsigned requests;           /* it has had */
 	int killed;                  /* ended from outside (hconn_kill) */
-	int over;                    /* over the limit: 503 (hb_conns) */
+	int over;                    /* over the limit at its start */
 	char local[48];              /* the address it came in at, as text */
 };
 
@@ -51,6 +51,10 @@ void hconn_init(uv_loop_t *loop, unsigned max);
  * this one when all others have one) or ends (*ctx freed). */
 void hconn_start(struct MHD_Connection *c, void **ctx, uint64_t now);
 void hconn_end(void **ctx);
+/* At hc's headers: 1 when it may be served (under the limit now, or the
+ * oldest connection waiting for a request ended for it), 0 when it is
+ * over the limit (503). */
+int hconn_admit(struct hconn *hc);
 /* The connection of c, or NULL. */
 struct hconn *hconn_of(struct MHD_Connection *c);
 /* End the requests whose headers or body are late. 1 while there are
