@@ -698,10 +698,17 @@ static void completed(void *cls, struct MHD_Connection *c, void **ctx,
 	*ctx = NULL;
 }
 
+/* libmicrohttpd's own messages, one line each, said to be its. */
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
+	char b[512];
+	int n;
+
 	(void)cls;
-	mlogv(MLOG_WARN, fmt, ap);
+	n = vsnprintf(b, sizeof b, fmt, ap);
+	if (n > 0 && (size_t)n < sizeof b && b[n - 1] == '\n')
+		b[n - 1] = 0;
+	mlog(MLOG_WARN, "serve: libmicrohttpd: %s", b);
 }
 
 /* ---- start and stop ---- */

@@ -18,9 +18,13 @@ import urllib.request
 
 import pytest
 
-from conftest import (demo, fake, free_port, read_file, run_mcpfs_expect_exit,
-                      run_with_deadline, slacked, text, tool, wait_until)
+from conftest import (REPO, demo, fake, free_port, read_file,
+                      run_mcpfs_expect_exit, run_with_deadline, slacked, text,
+                      tool, wait_until)
+from test_serve import Client
 from test_serve_http import INIT, entry, post
+
+SDK = REPO / 'node_modules/@modelcontextprotocol/sdk'
 
 
 def port_of(url):
@@ -98,12 +102,56 @@ def test_delete_ends_at_once(mcpfs_mount):
     sid = session(url, auth)
     call(url, sid, 'demo__incr')
     assert len(serve_threads(m)) == 1
+    time.sleep(2.5)  # two sweeps: a session used within serve_idle stays
+    assert len(serve_threads(m)) == 1
+    assert post(url, {'jsonrpc': '2.0', 'id': 3, 'method': 'ping'},
+                sid)[0] == 200
     req = urllib.request.Request(url, method='DELETE', headers=sid)
     with urllib.request.urlopen(req, timeout=30) as d:
         assert d.status == 200
     wait_until(lambda: not serve_threads(m), 5, 'the thread closed')
     assert post(url, {'jsonrpc': '2.0', 'id': 3, 'method': 'ping'},
                 sid)[0] == 404
+
+
+def test_an_open_stream_keeps_its_session(mcpfs_mount):
+    """A session with its GET stream open, or a call running, outlives
+    serve_idle; once the stream is gone it ends."""
+    idle = slacked(2)
+    m = mcpfs_mount({'a': fake()}, args=[
+        '--serve', '127.0.0.1:0', '-o', f'serve_idle={idle}'])
+    url, auth = entry(m)
+    sid = session(url, auth)
+    c = http.client.HTTPConnection('127.0.0.1', port_of(url), timeout=60)
+    c.request('GET', '/mcp', headers=dict(sid, Accept='text/event-stream'))
+    r = run_with_deadline(c.getresponse, 30, 'the GET stream')
+    assert r.status == 200
+    busy = session(url, auth)  # a call that outlasts serve_idle
+    reply = call(url, busy, 'a__sleep', ms=(idle + 2) * 1000)
+    assert text(reply['result']) == f'slept {(idle + 2) * 1000}', reply
+    ping = {'jsonrpc': '2.0', 'id': 3, 'method': 'ping'}
+    assert post(url, ping, sid)[0] == 200
+    assert post(url, ping, busy)[0] == 200
+    r.close()
+    c.close()
+    # (a ping would be a request: watch the log)
+    wait_until(lambda: f"HTTP session {sid['Mcp-Session-Id'][:8]}... idle"
+               in m.output(), idle + 10,
+               'the session of the closed stream to end')
+    assert post(url, ping, sid)[0] == 404
+
+
+def test_a_header_too_big(mcpfs_mount):
+    """libmicrohttpd's own bound (its 32 KiB per connection): 431, and its
+    line in the log."""
+    m = mcpfs_mount({'a': fake()}, args=['--serve', '127.0.0.1:0'])
+    url, auth = entry(m)
+    out = raw(port_of(url), b'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n'
+              b'X-Big: ' + b'a' * 70000 + b'\r\n\r\n')
+    assert out.startswith(b'HTTP/1.1 431'), out[:100]
+    wait_until(lambda: 'serve: libmicrohttpd: ' in m.output(), 10,
+               "libmicrohttpd's line in the log")
+    assert post(url, INIT, {'Authorization': auth})[0] == 200
 
 
 def test_idle_connections_do_not_starve_the_mount(mcpfs_mount):
@@ -140,6 +188,11 @@ def test_idle_connections_do_not_starve_the_mount(mcpfs_mount):
         os.mkdir(t)
         reply = tool(t, 'incr')
         assert text(reply) == '1', reply
+        if SDK.exists():  # and `mcpfs serve` over stdio
+            c = Client(m, 'agent')
+            r = c.ok(op='call', name='demo__incr')
+            assert r['result']['content'][0]['text'] == '1', r
+            c.close()
         assert len(os.listdir(f'/proc/{pid}/fd')) <= 256
     finally:
         for s_ in socks:
@@ -189,6 +242,7 @@ def test_the_257th_session(mcpfs_mount):
     s, h, body = post(url, INIT, {'Authorization': auth})
     assert s == 503, body
     assert 0 < int(h['Retry-After']) <= 301
+    assert h['Connection'] == 'close'
     assert 'over the bound of 256 MCP sessions' in m.output()
     # the sessions there go on; one that ends makes room
     ping = {'jsonrpc': '2.0', 'id': 2, 'method': 'ping'}
