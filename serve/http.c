@@ -347,8 +347,7 @@ static struct hsess *hs_new(const char *thread)
 	}
 	LIST_INSERT_HEAD(&sessions, hs, link);
 	nsess++;
-	hs->last = uv_now(loop_);
-	sweep_arm();
+	hs->last = uv_now(loop_); /* the sweep runs: its request's connection */
 	return hs;
 }
 

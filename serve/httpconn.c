@@ -24,6 +24,7 @@
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/queue.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -139,6 +140,8 @@ void hconn_start(struct MHD_Connection *c, void **ctx, uint64_t now)
 			  (void *)&((struct sockaddr_in6 *)&ss)->sin6_addr :
 			  (void *)&((struct sockaddr_in *)&ss)->sin_addr,
 			  hc->local, sizeof hc->local);
+	if (!strncmp(hc->local, "::ffff:", 7) && strchr(hc->local, '.'))
+		memmove(hc->local, hc->local + 7, strlen(hc->local + 7) + 1);
 	TAILQ_INSERT_TAIL(&conns, hc, link);
 	nconns++;
 	*ctx = hc;

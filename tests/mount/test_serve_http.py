@@ -24,6 +24,7 @@ from test_serve import (ELICIT, Client, needs_sdk, progress_and_cancel,
 
 def entry(m):
     e = json.loads(read_file(m.path / '.serve.json'))['mcpServers']['mcpfs']
+    assert e['type'] == 'http', e
     return e['url'], e['headers']['Authorization']
 
 

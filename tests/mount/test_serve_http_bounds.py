@@ -149,8 +149,10 @@ def test_a_header_too_big(mcpfs_mount):
     out = raw(port_of(url), b'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n'
               b'X-Big: ' + b'a' * 70000 + b'\r\n\r\n')
     assert out.startswith(b'HTTP/1.1 431'), out[:100]
-    wait_until(lambda: 'serve: libmicrohttpd: ' in m.output(), 10,
-               "libmicrohttpd's line in the log")
+    line = wait_until(lambda: [ln for ln in m.output().splitlines()
+                               if 'serve: libmicrohttpd: ' in ln], 10,
+                      "libmicrohttpd's line in the log")[0]
+    assert '431' in line and not line.endswith('\\x0a'), line
     assert post(url, INIT, {'Authorization': auth})[0] == 200
 
 
