@@ -241,10 +241,19 @@ def test_the_257th_session(mcpfs_mount):
         s, h, body = post(url, INIT, {'Authorization': auth})
         assert s == 200, body
         ids.append(h['Mcp-Session-Id'])
-    s, h, body = post(url, INIT, {'Authorization': auth})
-    assert s == 503, body
-    assert 0 < int(h['Retry-After']) <= 301
-    assert h['Connection'] == 'close'
+    # a client that keeps its connection alive is told it closes
+    c = http.client.HTTPConnection('127.0.0.1', port_of(url), timeout=30)
+    c.request('POST', '/mcp', json.dumps(INIT), {
+        'Authorization': auth, 'Content-Type': 'application/json',
+        'Accept': 'application/json, text/event-stream'})
+    r = c.getresponse()
+    body = r.read()
+    assert r.status == 503, body
+    assert 0 < int(r.getheader('Retry-After')) <= 301
+    assert r.getheader('Connection') == 'close'
+    assert r.getheader('Content-Type') == 'application/json'
+    assert 'MCP sessions' in json.loads(body)['error']['message']
+    c.close()
     assert 'over the bound of 256 MCP sessions' in m.output()
     # the sessions there go on; one that ends makes room
     ping = {'jsonrpc': '2.0', 'id': 2, 'method': 'ping'}
