@@ -43,7 +43,10 @@ struct opts {
 	char *call_timeout;
 	char *max_sessions;
 	char *max_message;
-	char *serve;            /* --serve ADDR:PORT (spec 14) */
+	char *serve;            /* --serve [ADDR:]PORT (spec 14) */
+	char *serve_idle;       /* -o serve_idle=SEC */
+	char *serve_connections;/* -o serve_connections=N */
+	int serve_remote;       /* -o serve_remote */
 	int notrace;
 };
 
@@ -76,6 +79,9 @@ static const struct fuse_opt opt_spec[] = {
 	OPT("max_sessions=%s", max_sessions),
 	OPT("max_message=%s", max_message),
 	OPT("serve=%s", serve),
+	OPT("serve_idle=%s", serve_idle),
+	OPT("serve_connections=%s", serve_connections),
+	OPT("serve_remote", serve_remote),
 	OPT("notrace", notrace),
 	OPT("-d", debug),
 	OPT("--debug", debug),
@@ -170,9 +176,16 @@ static void usage(const char *prog)
 	       "  --max-message SIZE    longest message a server may send "
 	       "(default 64M;\n"
 	       "                        suffixes K, M, G)\n"
-	       "  --serve ADDR:PORT     also serve the mount as an MCP server "
+	       "  --serve [ADDR:]PORT   also serve the mount as an MCP server "
 	       "over HTTP\n"
-	       "                        (token in MOUNTPOINT/.serve.json)\n"
+	       "                        (ADDR 127.0.0.1; token in "
+	       "MOUNTPOINT/.serve.json)\n"
+	       "  -o serve_idle=SEC     an HTTP session with no request ends "
+	       "(default 300)\n"
+	       "  -o serve_connections=N  at most N HTTP connections "
+	       "(default 64)\n"
+	       "  -o serve_remote       let --serve listen at a non-loopback "
+	       "address\n"
 	       "  -o OPT                FUSE mount options, and every option "
 	       "above as\n"
 	       "                        -o idle_timeout=S,call_timeout=S,"
@@ -483,6 +496,8 @@ static void free_opts(struct opts *o)
 	free(o->max_sessions);
 	free(o->max_message);
 	free(o->serve);
+	free(o->serve_idle);
+	free(o->serve_connections);
 }
 
 /* Leave main with rc before mounting, freeing what the options hold. */
@@ -501,7 +516,8 @@ int main(int argc, char **argv)
 	struct opts o = { 0 };
 	struct mcp_options mo;
 	char self[PATH_MAX], *err, *start_dir;
-	double cap;
+	double cap, serve_idle, serve_conns;
+	struct serve_http_opts so;
 	ssize_t n;
 	uv_loop_t *loop;
 	int fd, rc;
@@ -537,10 +553,22 @@ int main(int argc, char **argv)
 		     &mo.max_line) < 0)
 		return quit(&o, &args, cl.mountpoint, 2);
 	mo.max_sessions = (unsigned)cap;
-	if (o.serve && serve_http_check(o.serve) < 0) {
-		fprintf(stderr, "mcpfs: --serve %s: not an address to listen "
-			"at (HOST:PORT, e.g. 127.0.0.1:8765, or [::1]:8765)\n",
-			o.serve);
+	if (number_opt("serve_idle", o.serve_idle, 300, 1, &serve_idle) < 0 ||
+	    number_opt("serve_connections", o.serve_connections, 64, 1,
+		       &serve_conns) < 0)
+		return quit(&o, &args, cl.mountpoint, 2);
+	if (o.serve && (rc = serve_http_check(o.serve, o.serve_remote)) < 0) {
+		if (rc == -EPERM)
+			fprintf(stderr, "mcpfs: --serve %s: not a loopback "
+				"address: whoever reaches it with the token "
+				"drives the mount, over plain HTTP. Serve "
+				"127.0.0.1 and reach it through ssh -L or a "
+				"TLS reverse proxy (man mcpfs), or add -o "
+				"serve_remote\n", o.serve);
+		else
+			fprintf(stderr, "mcpfs: --serve %s: not an address "
+				"to listen at ([ADDR:]PORT, e.g. 8765, "
+				"127.0.0.1:8765 or [::1]:8765)\n", o.serve);
 		return quit(&o, &args, cl.mountpoint, 2);
 	}
 	if (check_config(&o) < 0 || check_mountpoint(cl.mountpoint) < 0)
@@ -614,7 +642,13 @@ int main(int argc, char **argv)
 	uv_signal_start(&sig_hup, signal_cb, SIGHUP);
 	mlog(MLOG_INFO, "mcpfs %s mounted on %s", MCPFS_VERSION, mountpoint);
 	serve_listen(loop, mountpoint);
-	if (o.serve && serve_http_start(loop, o.serve, mo.max_line) < 0) {
+	so.addr = o.serve;
+	so.mountpoint = mountpoint;
+	so.max_message = mo.max_line;
+	so.idle = (unsigned)serve_idle;
+	so.connections = (unsigned)serve_conns;
+	so.remote = o.serve_remote;
+	if (o.serve && serve_http_start(loop, &so) < 0) {
 		begin_shutdown("--serve: cannot listen");
 		exit_code = 1;
 	}

@@ -1,21 +1,42 @@
 /*
- * http.c - `--serve ADDR:PORT`: the mount as an MCP server over Streamable
- * HTTP (spec 14), for a client that connects rather than starts a process.
+ * http.c - `--serve [ADDR:]PORT`: the mount as an MCP server over
+ * Streamable HTTP (spec 14), for a client that connects rather than starts
+ * a process.
  *
  * libmicrohttpd in its external epoll mode, on the one loop: its epoll fd
  * on a uv_poll, its timeout on a uv_timer. A POST whose reply is there at
  * once is answered as application/json; else as an event stream of its
  * progress notifications and then its reply, the connection suspended
- * (MHD_suspend_connection) while there is nothing to send. POST /mcp starts an MCP session (Mcp-Session-Id at initialize) in a
- * serve-N thread of its own; POST /mcp/NAME in the thread NAME.
- * Notifications and responses are 202; GET is the session's standalone
- * event stream (list_changed, log messages), DELETE ends the session.
+ * (MHD_suspend_connection) while there is nothing to send. POST /mcp
+ * starts an MCP session (Mcp-Session-Id at initialize) in a serve-N
+ * thread of its own; POST /mcp/NAME in the thread NAME. Notifications and
+ * responses are 202; GET is the session's standalone event stream
+ * (list_changed, log messages), DELETE ends the session, and so does
+ * serve_idle seconds with no request and no open stream.
  *
  * Every request needs `Authorization: Bearer TOKEN` (401 otherwise; the
- * token is 32 random bytes from getrandom(2), hex, made at start), and a
- * request with an Origin that is not a loopback one is 403 (DNS
- * rebinding). The address is the one given (127.0.0.1 when only a port
- * is). MOUNT/.serve.json is a ready client entry (mcp_set_client_entry).
+ * token is kept per mountpoint, httptoken.c), a Host that is a loopback
+ * name or the address it came in at (421), and no Origin but a loopback
+ * one (403): the checks are httpcheck.c's. MOUNT/.serve.json is a ready
+ * client entry (mcp_set_client_entry).
+ *
+ * Bounded (spec 6, 14): at most serve_connections connections, a
+ * request's headers within 10 s of its connection's start (or of its
+ * previous request's end) and its body within 30 s, 4 x --max-message of
+ * bodies held at once, MAX_SESSIONS sessions. Past a bound the request
+ * gets 503 with Retry-After and the log says which bound (at most a line
+ * per bound every 10 s). A connection over the limit is accepted and
+ * closes the oldest connection waiting for a request (one that never sent
+ * one gets the 503, a kept-alive one is closed as HTTP lets a server
+ * close an idle connection); when every connection has a request, the new
+ * one gets the 503. libmicrohttpd itself stops accepting (the kernel
+ * queues) at CONN_SLACK more, the ones closing, so the door holds at most
+ * serve_connections + CONN_SLACK descriptors and a quarter of
+ * RLIMIT_NOFILE: the files and the servers keep theirs. A connection is
+ * ended from outside libmicrohttpd (a deadline, the limit) by writing the
+ * 503 on its socket itself, which libmicrohttpd has written nothing on
+ * while it waits for a request, and shutting the socket down: its next
+ * run sees the end and closes it.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -25,6 +46,7 @@
 #include <string.h>
 #include <sys/queue.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 #include <cjson/cJSON.h>
@@ -32,6 +54,8 @@
 #include <uv.h>
 
 #include "gbuf.h"
+#include "httpcheck.h"
+#include "httpconn.h"
 #include "serve.h"
 #include "mlog.h"
 #include "sessions.h"
@@ -42,6 +66,8 @@ static const char *const versions[] = {
 	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05",
 };
 
+#define MAX_SESSIONS 256
+
 struct hreq;
 struct hsess {                   /* one client's MCP session */
 	LIST_ENTRY(hsess) link;
@@ -50,16 +76,16 @@ struct hsess {                   /* one client's MCP session */
 	struct serve_peer *peer;
 	LIST_HEAD(, hreq) reqs;
 	struct hreq *get;            /* its standalone event stream (GET) */
+	uint64_t last;               /* uv_now of its last request or stream */
 };
 
 struct hreq {                    /* one POST */
 	LIST_ENTRY(hreq) link;
 	struct MHD_Connection *conn;
 	struct hsess *hs;
-	struct gbuf body;
+	struct hc_body body;
 	uint64_t tag;
 	int dispatched, suspended, done, fresh;
-	int big;                     /* its body went past --max-message */
 	char *reply;                 /* the answer as JSON, when it came at once */
 	size_t rlen;
 	int sse;                     /* ... else an event stream: */
@@ -68,14 +94,24 @@ struct hreq {                    /* one POST */
 };
 
 static struct MHD_Daemon *daemon_;
+static uv_loop_t *loop_;
 static uv_poll_t mhd_poll;
 static uv_timer_t mhd_timer;
 static uv_timer_t ka_timer;      /* keep-alives while streams wait */
+static uv_timer_t sweep_timer;   /* deadlines and idle sessions, each 1 s */
 static LIST_HEAD(, hsess) sessions = LIST_HEAD_INITIALIZER(sessions);
+static TAILQ_HEAD(, hconn) conns = TAILQ_HEAD_INITIALIZER(conns);
+static unsigned nsess;
+static uint64_t idle_ms;         /* -o serve_idle */
+static struct hc_pool pool;      /* the bodies held */
 static char token[65];
 static uint64_t tags;
 static size_t body_max;          /* the mount's --max-message */
 static int resumed;              /* a connection resumed: MHD_run soon */
+
+static struct hbound b_bodies = {"request bodies held (4 x --max-message)",
+				0, 0};
+static struct hbound b_sessions = {"256 MCP sessions", 0, 0};
 
 /* ---- the loop ---- */
 
@@ -107,6 +143,41 @@ static void mhd_poll_cb(uv_poll_t *h, int status, int events)
 	(void)status;
 	(void)events;
 	mhd_run();
+}
+
+/* ---- deadlines and connections ---- */
+
+static void session_expire(uint64_t now);
+
+/* Each second while there are connections or sessions: a request whose
+ * headers or body are late is ended (hconn_sweep), an idle session too. */
+static void sweep_cb(uv_timer_t *t)
+{
+	uint64_t now = uv_now(loop_);
+	int any = hconn_sweep(now);
+
+	session_expire(now);
+	if (!any && LIST_EMPTY(&sessions))
+		uv_timer_stop(t);
+}
+
+
+static void sweep_arm(void)
+{
+	if (!uv_is_active((uv_handle_t *)&sweep_timer))
+		uv_timer_start(&sweep_timer, sweep_cb, 1000, 1000);
+}
+
+static void conn_cb(void *cls, struct MHD_Connection *c, void **ctx,
+		    enum MHD_ConnectionNotificationCode what)
+{
+	(void)cls;
+	if (what == MHD_CONNECTION_NOTIFY_CLOSED) {
+		hconn_end(ctx);
+	} else {
+		hconn_start(c, ctx, uv_now(loop_));
+		sweep_arm();
+	}
 }
 
 /* ---- sessions and replies ---- */
@@ -213,8 +284,46 @@ static void hs_end(struct hsess *hs)
 		wake(r);
 	}
 	LIST_REMOVE(hs, link);
+	nsess--;
 	serve_peer_end(hs->peer);
 	free(hs);
+}
+
+static int hs_idle(const struct hsess *hs)
+{
+	return LIST_EMPTY(&hs->reqs) && !hs->get;
+}
+
+/* Sessions with no request and no open stream for serve_idle end. */
+static void session_expire(uint64_t now)
+{
+	struct hsess *hs, *next;
+
+	for (hs = LIST_FIRST(&sessions); hs; hs = next) {
+		next = LIST_NEXT(hs, link);
+		if (hs_idle(hs) && now - hs->last >= idle_ms) {
+			mlog(MLOG_INFO, "serve: HTTP session %.8s... idle for "
+			     "%llu s: ended", hs->id,
+			     (unsigned long long)(idle_ms / 1000));
+			hs_end(hs);
+		}
+	}
+}
+
+/* Seconds until a session may end: the idle one closest to its end. */
+static unsigned session_retry(void)
+{
+	uint64_t now = uv_now(loop_), best = idle_ms, left;
+	struct hsess *hs;
+
+	LIST_FOREACH(hs, &sessions, link)
+		if (hs_idle(hs)) {
+			left = now - hs->last >= idle_ms ? 0
+				: idle_ms - (now - hs->last);
+			if (left < best)
+				best = left;
+		}
+	return (unsigned)(best / 1000) + 1;
 }
 
 static struct hsess *hs_new(const char *thread)
@@ -237,6 +346,8 @@ static struct hsess *hs_new(const char *thread)
 		return NULL;
 	}
 	LIST_INSERT_HEAD(&sessions, hs, link);
+	nsess++;
+	hs->last = uv_now(loop_); /* the sweep runs: its request's connection */
 	return hs;
 }
 
@@ -274,74 +385,44 @@ static enum MHD_Result refuse(struct MHD_Connection *c, unsigned status,
 	return respond(c, status, "application/json", b, (size_t)n, NULL);
 }
 
-/* 1 when the request carries the token (compared in constant time). */
-static int authorized(struct MHD_Connection *c)
+/* Past bound b: 503, Retry-After retry seconds, and the log line. */
+static enum MHD_Result busy(struct MHD_Connection *c, struct hbound *b,
+			    unsigned retry)
 {
-	const char *a = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-						    "Authorization");
-	unsigned char d = 0;
-	size_t i;
+	char body[300], ra[16];
+	int n = snprintf(body, sizeof body, BUSY_BODY, b->what, retry);
+	struct MHD_Response *r = MHD_create_response_from_buffer(
+		(size_t)n, body, MHD_RESPMEM_MUST_COPY);
+	enum MHD_Result ok;
 
-	if (!a || strncmp(a, "Bearer ", 7) || strlen(a + 7) != 64)
-		return 0;
-	for (i = 0; i < 64; i++)
-		d |= (unsigned char)(a[7 + i] ^ token[i]);
-	return d == 0;
+	hbound_hit(b, "503");
+	if (!r)
+		return MHD_NO;
+	snprintf(ra, sizeof ra, "%u", retry);
+	MHD_add_response_header(r, "Content-Type", "application/json");
+	MHD_add_response_header(r, "Retry-After", ra);
+	MHD_add_response_header(r, "Connection", "close");
+	ok = MHD_queue_response(c, MHD_HTTP_SERVICE_UNAVAILABLE, r);
+	MHD_destroy_response(r);
+	return ok;
 }
 
-/* 1 when there is no Origin, or it is a loopback one. */
-static int origin_ok(struct MHD_Connection *c)
+static const char *header(struct MHD_Connection *c, const char *name)
 {
-	const char *o = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-						    "Origin");
-	static const char *const ok[] = {
-		"http://127.0.0.1", "http://localhost", "http://[::1]",
-		"https://127.0.0.1", "https://localhost", "https://[::1]",
-	};
-	size_t i, n;
-
-	if (!o)
-		return 1;
-	for (i = 0; i < sizeof ok / sizeof ok[0]; i++) {
-		n = strlen(ok[i]);
-		if (!strncmp(o, ok[i], n) && (!o[n] || o[n] == ':'))
-			return 1;
-	}
-	return 0;
+	return MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
 }
 
 /* 1 when MCP-Protocol-Version is absent (MCP: assume 2025-03-26) or a
  * version mcpfs speaks; MCP wants 400 for any other. */
 static int version_ok(struct MHD_Connection *c)
 {
-	const char *v = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-						    "MCP-Protocol-Version");
+	const char *v = header(c, "MCP-Protocol-Version");
 	size_t i;
 
 	for (i = 0; v && i < sizeof versions / sizeof *versions; i++)
 		if (!strcmp(v, versions[i]))
 			return 1;
 	return !v;
-}
-
-/* 1 when Content-Length says the body is over --max-message (refused
- * before it is read; a chunked one is refused when it gets there). */
-static int too_long(struct MHD_Connection *c)
-{
-	const char *l = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-						    "Content-Length");
-
-	return l && strtoull(l, NULL, 10) > body_max;
-}
-
-/* The thread a path names: "" for /mcp, NAME for /mcp/NAME, NULL else. */
-static const char *thread_of_path(const char *url)
-{
-	if (!strcmp(url, "/mcp"))
-		return "";
-	if (!strncmp(url, "/mcp/", 5) && !mcp_thread_name_check(url + 5))
-		return url + 5; /* a name mkdir takes (help, a dot name: 404) */
-	return NULL;
 }
 
 #define PARSE_ERROR "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":" \
@@ -433,19 +514,18 @@ static enum MHD_Result standalone(struct MHD_Connection *c, void **ctx)
 static enum MHD_Result dispatch(struct MHD_Connection *c, struct hreq *r,
 				const char *thread)
 {
-	const char *sid = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-						      "Mcp-Session-Id");
+	const char *sid = header(c, "Mcp-Session-Id");
+	struct gbuf *b = &r->body.buf;
 	int k, init;
 
 	r->dispatched = 1;
-	if (!r->body.len)
+	if (!b->len)
 		return refuse(c, MHD_HTTP_BAD_REQUEST, "empty body");
-	if (r->body.oom)
-		return refuse(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
-			      "out of memory");
-	if ((init = is_initialize(r->body.p, r->body.len)) < 0)
+	if ((init = is_initialize(b->p, b->len)) < 0)
 		return respond(c, MHD_HTTP_BAD_REQUEST, "application/json",
 			       PARSE_ERROR, strlen(PARSE_ERROR), NULL);
+	if (!sid && init && nsess >= MAX_SESSIONS)
+		return busy(c, &b_sessions, session_retry());
 	if (!sid && init) {
 		r->hs = hs_new(*thread ? thread : NULL);
 		if (!r->hs)
@@ -459,8 +539,10 @@ static enum MHD_Result dispatch(struct MHD_Connection *c, struct hreq *r,
 		return refuse(c, MHD_HTTP_NOT_FOUND, "no such session");
 	}
 	LIST_INSERT_HEAD(&r->hs->reqs, r, link);
+	r->hs->last = uv_now(loop_);
 	r->tag = ++tags;
-	k = serve_peer_input(r->hs->peer, r->body.p, r->body.len, r->tag);
+	k = serve_peer_input(r->hs->peer, b->p, b->len, r->tag);
+	hc_body_drop(&pool, &r->body); /* held no longer */
 	if (k == 0) {
 		r->done = 1;
 		return respond(c, MHD_HTTP_ACCEPTED, NULL, "", 0, NULL);
@@ -480,70 +562,107 @@ static enum MHD_Result dispatch(struct MHD_Connection *c, struct hreq *r,
 	return stream(c, r);
 }
 
+/* The headers are in: who, from where, what. A refusal here is sent
+ * before any body is read (libmicrohttpd closes the connection then). */
+static enum MHD_Result headers(struct MHD_Connection *c, struct hconn *hc,
+			       const char *method, const char *thread,
+			       void **ctx)
+{
+	struct hsess *hs;
+	struct hreq *r;
+	uint64_t len = 0;
+	int k;
+
+	if (hc && !hconn_admit(hc))
+		return busy(c, &hb_conns, HEADERS_MS / 1000);
+	if (!hc_host_ok(header(c, "Host"), hc ? hc->local : NULL))
+		return refuse(c, MHD_HTTP_MISDIRECTED_REQUEST, "a Host that "
+			      "is not this server's (DNS rebinding)");
+	if (!hc_origin_ok(header(c, "Origin")))
+		return refuse(c, MHD_HTTP_FORBIDDEN, "a request from "
+			      "a web page of another origin");
+	if (!hc_bearer_ok(header(c, "Authorization"), token))
+		return refuse(c, MHD_HTTP_UNAUTHORIZED, "a bearer "
+			      "token is needed (MOUNT/.serve.json)");
+	if (!version_ok(c))
+		return refuse(c, MHD_HTTP_BAD_REQUEST, "an "
+			      "MCP-Protocol-Version mcpfs does not speak");
+	if (!thread)
+		return refuse(c, MHD_HTTP_NOT_FOUND, "not an MCP "
+			      "endpoint: /mcp or /mcp/NAME");
+	if (!strcmp(method, "DELETE")) {
+		if (!(hs = hs_find(header(c, "Mcp-Session-Id"))))
+			return refuse(c, MHD_HTTP_NOT_FOUND,
+				      "no such session");
+		hs_end(hs);
+		return respond(c, MHD_HTTP_OK, NULL, "", 0, NULL);
+	}
+	if (!strcmp(method, "GET"))
+		return standalone(c, ctx);
+	if (strcmp(method, "POST"))
+		return respond(c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL,
+			       "", 0, NULL);
+	if ((k = hc_content_length(header(c, "Content-Length"), &len)) < 0)
+		return refuse(c, MHD_HTTP_BAD_REQUEST, "a Content-Length "
+			      "that is no number");
+	k = k ? hc_body_expect(&pool, len, body_max) : HC_BODY_OK;
+	if (k == HC_BODY_TOO_LONG)
+		return refuse(c, MHD_HTTP_CONTENT_TOO_LARGE,
+			      "message too long (--max-message)");
+	if (k == HC_BODY_POOL)
+		return busy(c, &b_bodies, BODY_MS / 1000);
+	if (!(r = calloc(1, sizeof *r)))
+		return MHD_NO;
+	r->conn = c;
+	*ctx = r;
+	if (hc) { /* its body is due within BODY_MS */
+		hc->phase = C_BODY;
+		hc->since = uv_now(loop_);
+	}
+	return MHD_YES;
+}
+
 static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
 			       const char *url, const char *method,
 			       const char *version, const char *data,
 			       size_t *size, void **ctx)
 {
 	struct hreq *r = *ctx;
-	const char *thread = thread_of_path(url);
-	struct hsess *hs;
+	struct hconn *hc = hconn_of(c);
+	const char *thread = hc_thread_of_path(url);
 
+	if (thread && *thread && mcp_thread_name_check(thread))
+		thread = NULL; /* a name mkdir refuses (help, auth): 404 */
 	(void)cls;
 	(void)version;
-	if (!r) { /* the headers: who and where */
-		if (!authorized(c))
-			return refuse(c, MHD_HTTP_UNAUTHORIZED, "a bearer "
-				      "token is needed (MOUNT/.serve.json)");
-		if (!origin_ok(c))
-			return refuse(c, MHD_HTTP_FORBIDDEN, "a request from "
-				      "a web page of another origin");
-		if (!version_ok(c))
-			return refuse(c, MHD_HTTP_BAD_REQUEST, "an "
-				      "MCP-Protocol-Version mcpfs does not "
-				      "speak");
-		if (!thread)
-			return refuse(c, MHD_HTTP_NOT_FOUND, "not an MCP "
-				      "endpoint: /mcp or /mcp/NAME");
-		if (!strcmp(method, "DELETE")) {
-			hs = hs_find(MHD_lookup_connection_value(
-				c, MHD_HEADER_KIND, "Mcp-Session-Id"));
-			if (!hs)
-				return refuse(c, MHD_HTTP_NOT_FOUND,
-					      "no such session");
-			hs_end(hs);
-			return respond(c, MHD_HTTP_OK, NULL, "", 0, NULL);
-		}
-		if (!strcmp(method, "GET"))
-			return standalone(c, ctx);
-		if (strcmp(method, "POST"))
-			return respond(c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL,
-				       "", 0, NULL);
-		if (too_long(c))
-			return refuse(c, MHD_HTTP_CONTENT_TOO_LARGE,
-				      "message too long (--max-message)");
-		if (!(r = calloc(1, sizeof *r)))
-			return MHD_NO;
-		r->conn = c;
-		*ctx = r;
-		return MHD_YES;
+	if (hc && hc->killed) /* answered already (conn_kill) */
+		return MHD_NO;
+	if (!r) {
+		if (hc)
+			hc->phase = C_BUSY;
+		return headers(c, hc, method, thread, ctx);
 	}
 	if (*size) { /* a part of the body */
-		if (r->big || r->body.len + *size > body_max) {
-			r->big = 1; /* the rest is read and dropped */
-			gbuf_free(&r->body);
-		} else {
-			gbuf_add(&r->body, data, *size);
-		}
+		hc_body_add(&pool, &r->body, data, *size, body_max);
 		*size = 0;
 		return MHD_YES;
 	}
 	if (r->dispatched)
 		return MHD_YES;
-	if (r->big) { /* MHD takes an answer only once the body is in */
+	if (hc)
+		hc->phase = C_BUSY;
+	switch (r->body.state) { /* MHD takes an answer once the body is in */
+	case HC_BODY_TOO_LONG:
 		r->dispatched = 1;
 		return refuse(c, MHD_HTTP_CONTENT_TOO_LARGE,
 			      "message too long (--max-message)");
+	case HC_BODY_POOL:
+		r->dispatched = 1;
+		return busy(c, &b_bodies, BODY_MS / 1000);
+	case HC_BODY_OOM:
+		r->dispatched = 1;
+		return refuse(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
+			      "out of memory");
 	}
 	return dispatch(c, r, thread ? thread : "");
 }
@@ -552,132 +671,66 @@ static void completed(void *cls, struct MHD_Connection *c, void **ctx,
 		      enum MHD_RequestTerminationCode why)
 {
 	struct hreq *r = *ctx;
+	struct hconn *hc = hconn_of(c);
 
 	(void)cls;
-	(void)c;
 	(void)why;
+	if (hc) { /* the next request's headers are due within HEADERS_MS */
+		hc->phase = C_WAIT;
+		hc->since = uv_now(loop_);
+		hc->requests++;
+	}
 	if (!r)
 		return;
-	if (r->hs && r->hs->get == r) {
-		r->hs->get = NULL;
-	} else if (r->hs) {
-		LIST_REMOVE(r, link);
-		if (!r->done) /* the client went away before its reply */
-			serve_peer_drop(r->hs->peer, r->tag);
+	if (r->hs) {
+		r->hs->last = uv_now(loop_);
+		if (r->hs->get == r) {
+			r->hs->get = NULL;
+		} else {
+			LIST_REMOVE(r, link);
+			if (!r->done) /* the client left before its reply */
+				serve_peer_drop(r->hs->peer, r->tag);
+		}
 	}
-	gbuf_free(&r->body);
+	hc_body_drop(&pool, &r->body);
 	gbuf_free(&r->q);
 	free(r->reply);
 	free(r);
 	*ctx = NULL;
 }
 
+/* libmicrohttpd's own messages, one line each, said to be its. */
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
+	char b[512];
+	int n;
+
 	(void)cls;
-	mlogv(MLOG_WARN, fmt, ap);
+	n = vsnprintf(b, sizeof b, fmt, ap);
+	if (n > 0 && (size_t)n < sizeof b && b[n - 1] == '\n')
+		b[n - 1] = 0;
+	mlog(MLOG_WARN, "serve: libmicrohttpd: %s", b);
 }
 
 /* ---- start and stop ---- */
 
-static int parse_addr(const char *s, struct sockaddr_storage *ss,
-		      socklen_t *len, int *v6)
-{
-	char host[128];
-	const char *colon = strrchr(s, ':');
-	char *end;
-	long port;
-
-	if (!colon || (size_t)(colon - s) >= sizeof host)
-		return -EINVAL;
-	port = strtol(colon + 1, &end, 10);
-	if (*end || port < 0 || port > 65535 || end == colon + 1)
-		return -EINVAL;
-	memcpy(host, s, (size_t)(colon - s));
-	host[colon - s] = 0;
-	memset(ss, 0, sizeof *ss);
-	*v6 = 0;
-	if (!*host || !strcmp(host, "localhost"))
-		strcpy(host, "127.0.0.1");
-	if (host[0] == '[' && host[strlen(host) - 1] == ']') {
-		struct sockaddr_in6 *a = (struct sockaddr_in6 *)ss;
-
-		host[strlen(host) - 1] = 0;
-		if (inet_pton(AF_INET6, host + 1, &a->sin6_addr) != 1)
-			return -EINVAL;
-		a->sin6_family = AF_INET6;
-		a->sin6_port = htons((uint16_t)port);
-		*len = sizeof *a;
-		*v6 = 1;
-		return 0;
-	} else {
-		struct sockaddr_in *a = (struct sockaddr_in *)ss;
-
-		if (inet_pton(AF_INET, host, &a->sin_addr) != 1)
-			return -EINVAL;
-		a->sin_family = AF_INET;
-		a->sin_port = htons((uint16_t)port);
-		*len = sizeof *a;
-		return 0;
-	}
-}
-
-int serve_http_check(const char *addr)
+int serve_http_check(const char *addr, int remote)
 {
 	struct sockaddr_storage ss;
 	socklen_t len;
-	int v6;
+	int loopback;
 
-	return parse_addr(addr, &ss, &len, &v6);
+	if (hc_listen_addr(addr, &ss, &len, &loopback) < 0)
+		return -EINVAL;
+	return loopback || remote ? 0 : -EPERM;
 }
 
-int serve_http_start(uv_loop_t *loop, const char *addr, size_t max_message)
+/* MOUNT/.serve.json: a ready client entry. */
+static void client_entry(const char *host, unsigned port)
 {
-	struct sockaddr_storage ss;
-	const union MHD_DaemonInfo *info;
-	unsigned char b[32];
-	socklen_t len;
-	int i, v6, fd;
-	unsigned port;
-	char host[64], url[160], *entry;
+	char url[160], *entry;
 	cJSON *e, *s, *m, *h;
 
-	if (parse_addr(addr, &ss, &len, &v6) < 0 ||
-	    getrandom(b, sizeof b, 0) != (ssize_t)sizeof b)
-		return -EINVAL;
-	for (i = 0; i < 32; i++)
-		sprintf(token + 2 * i, "%02x", b[i]);
-	body_max = max_message;
-	daemon_ = MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
-				   MHD_USE_ERROR_LOG | (v6 ? MHD_USE_IPv6 : 0),
-				   0, NULL, NULL, handler, NULL,
-				   MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-				   MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-				   MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
-				   MHD_OPTION_END);
-	if (!daemon_) {
-		mlog(MLOG_ERR, "--serve %s: cannot listen there", addr);
-		return -EADDRINUSE;
-	}
-	info = MHD_get_daemon_info(daemon_, MHD_DAEMON_INFO_EPOLL_FD);
-	fd = info ? info->epoll_fd : -1;
-	info = MHD_get_daemon_info(daemon_, MHD_DAEMON_INFO_BIND_PORT);
-	port = info ? info->port : 0;
-	uv_poll_init(loop, &mhd_poll, fd);
-	uv_poll_start(&mhd_poll, UV_READABLE, mhd_poll_cb);
-	uv_timer_init(loop, &mhd_timer);
-	uv_timer_init(loop, &ka_timer);
-	mhd_run();
-	if (v6) {
-		char a6[INET6_ADDRSTRLEN];
-
-		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr,
-			  a6, sizeof a6);
-		snprintf(host, sizeof host, "[%s]", a6);
-	} else {
-		inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, host,
-			  sizeof host);
-	}
 	snprintf(url, sizeof url, "http://%s:%u/mcp", host, port);
 	e = cJSON_CreateObject();
 	s = cJSON_AddObjectToObject(e, "mcpServers");
@@ -690,14 +743,74 @@ int serve_http_start(uv_loop_t *loop, const char *addr, size_t max_message)
 	entry = cJSON_Print(e);
 	cJSON_Delete(e);
 	mcp_set_client_entry(entry);
-	free(entry);
+	cJSON_free(entry);
+}
+
+int serve_http_start(uv_loop_t *loop, const struct serve_http_opts *o)
+{
+	struct sockaddr_storage ss;
+	const union MHD_DaemonInfo *info;
+	socklen_t len;
+	int loopback, v6, fd;
+	unsigned port;
+	char host[64], a[INET6_ADDRSTRLEN], kept[4200];
+	unsigned conn_max;
+
+	if (hc_listen_addr(o->addr, &ss, &len, &loopback) < 0 ||
+	    serve_token(o->mountpoint, token, kept, sizeof kept) < 0)
+		return -EINVAL;
+	v6 = ss.ss_family == AF_INET6;
+	loop_ = loop;
+	body_max = o->max_message;
+	pool.held = 0;
+	pool.cap = o->max_message > SIZE_MAX / 4 ? SIZE_MAX
+						 : 4 * o->max_message;
+	idle_ms = (uint64_t)o->idle * 1000;
+	conn_max = hconn_limit(o->connections);
+	hconn_init(loop, conn_max);
+	daemon_ = MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
+				   MHD_USE_ERROR_LOG | (v6 ? MHD_USE_IPv6 : 0),
+				   0, NULL, NULL, handler, NULL,
+				   MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+				   MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+				   MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+				   MHD_OPTION_NOTIFY_CONNECTION, conn_cb, NULL,
+				   MHD_OPTION_CONNECTION_LIMIT,
+				   conn_max + CONN_SLACK,
+				   /* a client that reads nothing of its
+				    * stream for a minute (keep-alives are
+				    * sent each second) */
+				   MHD_OPTION_CONNECTION_TIMEOUT, 60u,
+				   MHD_OPTION_END);
+	if (!daemon_) {
+		mlog(MLOG_ERR, "--serve %s: cannot listen there", o->addr);
+		return -EADDRINUSE;
+	}
+	info = MHD_get_daemon_info(daemon_, MHD_DAEMON_INFO_EPOLL_FD);
+	fd = info ? info->epoll_fd : -1;
+	info = MHD_get_daemon_info(daemon_, MHD_DAEMON_INFO_BIND_PORT);
+	port = info ? info->port : 0;
+	uv_poll_init(loop, &mhd_poll, fd);
+	uv_poll_start(&mhd_poll, UV_READABLE, mhd_poll_cb);
+	uv_timer_init(loop, &mhd_timer);
+	uv_timer_init(loop, &ka_timer);
+	uv_timer_init(loop, &sweep_timer);
+	mhd_run();
+	inet_ntop(ss.ss_family, v6 ?
+		  (void *)&((struct sockaddr_in6 *)&ss)->sin6_addr :
+		  (void *)&((struct sockaddr_in *)&ss)->sin_addr, a, sizeof a);
+	snprintf(host, sizeof host, v6 ? "[%s]" : "%s", a);
+	client_entry(host, port);
 	mlog(MLOG_INFO, "serve: MCP over HTTP at http://%s:%u/mcp (the token "
-	     "is in MOUNT/.serve.json)", host, port);
-	if (v6 ? !IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)&ss)->sin6_addr)
-	       : (ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr) >> 24) !=
-		 127)
-		mlog(MLOG_WARN, "serve: %s is not a loopback address: whoever "
-		     "reaches it with the token drives the mount", host);
+	     "is in MOUNT/.serve.json%s%s%s), at most %u connections and %d "
+	     "sessions, sessions idle for %u s end", host, port,
+	     *kept ? ", kept in " : "", kept,
+	     *kept ? ": delete it for a new one" : "", conn_max,
+	     MAX_SESSIONS, o->idle);
+	if (!loopback)
+		mlog(MLOG_WARN, "serve: %s is not a loopback address "
+		     "(-o serve_remote): whoever reaches it with the token "
+		     "drives the mount, over plain HTTP", host);
 	return 0;
 }
 
@@ -711,6 +824,7 @@ void serve_http_stop(void)
 	uv_close((uv_handle_t *)&mhd_poll, NULL);
 	uv_close((uv_handle_t *)&mhd_timer, NULL);
 	uv_close((uv_handle_t *)&ka_timer, NULL);
+	uv_close((uv_handle_t *)&sweep_timer, NULL);
 	MHD_stop_daemon(daemon_);
 	daemon_ = NULL;
 	mcp_set_client_entry(NULL);

@@ -66,13 +66,27 @@ int serve_socket_path(const char *mnt, char *out, size_t n, int make);
  * stdin and stdout to the mount; the exit status. */
 int serve_relay(int argc, char **argv);
 
-/* serve/http.c: --serve ADDR:PORT, Streamable HTTP (spec 14). check:
- * 0 or -EINVAL for an address mcpfs cannot listen at (at start, before
- * the mount); start after the mount (0, or -errno: logged), a body
- * longer than max_message (--max-message) refused with 413; stop at
- * shutdown. */
-int serve_http_check(const char *addr);
-int serve_http_start(uv_loop_t *loop, const char *addr, size_t max_message);
+/* serve/http.c: --serve [ADDR:]PORT, Streamable HTTP (spec 14). check, at
+ * start before the mount: 0, -EINVAL for what is no address to listen at,
+ * -EPERM for a non-loopback one without remote (-o serve_remote). start
+ * after the mount (0, or -errno: logged); stop at shutdown. */
+struct serve_http_opts {
+	const char *addr;           /* [ADDR:]PORT */
+	const char *mountpoint;     /* whose token is kept (serve_token) */
+	size_t max_message;         /* a body's limit (413); 4 x: all bodies' */
+	unsigned idle;              /* -o serve_idle: seconds a session lives
+				     * with no request and no open stream */
+	unsigned connections;       /* -o serve_connections */
+	int remote;                 /* -o serve_remote */
+};
+int serve_http_check(const char *addr, int remote);
+int serve_http_start(uv_loop_t *loop, const struct serve_http_opts *o);
 void serve_http_stop(void);
+/* serve/httptoken.c: the token of the mount at mountpoint, kept 0600 in
+ * the state directory and read back at the next mount (a new one when
+ * none is kept or the kept one is not believed). out: 64 hex digits;
+ * path: the file ("" when it could not be kept). 0, or -EIO with no
+ * random bytes. */
+int serve_token(const char *mountpoint, char out[65], char *path, size_t n);
 
 #endif

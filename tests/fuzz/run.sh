@@ -15,7 +15,7 @@ esac
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 cc=${CC_FUZZ:-clang}
-targets="${FUZZ_TARGETS:-jscan frame config request sse askcheck toml kvargs surface serve oneline}"
+targets="${FUZZ_TARGETS:-jscan frame config request sse askcheck toml kvargs surface serve oneline httpcheck}"
 
 if ! command -v "$cc" >/dev/null 2>&1; then
 	echo "fuzz: $cc not found, skipping" >&2
@@ -57,7 +57,7 @@ cflags="-g -O1 -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined"
 cflags="$cflags -fno-sanitize-recover=all -fno-omit-frame-pointer"
 cflags="$cflags -I$root/lib -I$root/sessions -I$root/sessions/config"
 cflags="$cflags -I$root/sessions/guide -I$root/sessions/transport"
-cflags="$cflags -I$root/sessions/base -I$root/sessions/protocol"
+cflags="$cflags -I$root/sessions/base -I$root/sessions/protocol -I$root/serve"
 
 sources_for() {
 	case $1 in
@@ -71,6 +71,7 @@ sources_for() {
 	request) echo "$root/sessions/base/request.c $root/lib/jscan.c $root/lib/jnames.c $root/lib/gbuf.c $root/lib/jsent.c" ;;
 	sse)     echo "$root/lib/sse.c $root/lib/gbuf.c" ;;
 	askcheck) echo "$root/sessions/base/askcheck.c -lm" ;;
+	httpcheck) echo "$root/serve/httpcheck.c $root/lib/gbuf.c" ;;
 	kvargs)  echo "$root/lib/kvargs.c $root/sessions/guide/help.c" \
 		"$root/lib/gbuf.c $root/lib/ctlesc.c -lm" ;;
 	serve)   echo "-I$root/serve -I$work/serve $root/serve/peer.c" \

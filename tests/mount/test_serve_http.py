@@ -24,6 +24,7 @@ from test_serve import (ELICIT, Client, needs_sdk, progress_and_cancel,
 
 def entry(m):
     e = json.loads(read_file(m.path / '.serve.json'))['mcpServers']['mcpfs']
+    assert e['type'] == 'http', e
     return e['url'], e['headers']['Authorization']
 
 
@@ -275,3 +276,19 @@ def test_a_closed_connection_cancels_its_call(mcpfs_mount):
     s, _, body = post(url, {'jsonrpc': '2.0', 'id': 8, 'method': 'ping'},
                       sid)
     assert s == 200 and json.loads(body)['result'] == {}, body
+
+
+def test_a_long_reply_on_the_event_stream(mcpfs_mount):
+    """A reply longer than the stream's 16 KiB blocks comes whole."""
+    m = mcpfs_mount({'a': fake()}, args=['--serve', '127.0.0.1:0'])
+    url, auth = entry(m)
+    s, h, _ = post(url, INIT, {'Authorization': auth})
+    sid = {'Authorization': auth, 'Mcp-Session-Id': h['Mcp-Session-Id']}
+    s, h, body = post(url, {'jsonrpc': '2.0', 'id': 2, 'method':
+                            'tools/call', 'params': {
+                                'name': 'a__big',
+                                'arguments': {'bytes': 100000}}}, sid)
+    assert s == 200 and h['Content-Type'] == 'text/event-stream', h
+    data = [ln for ln in body.split(b'\n') if ln.startswith(b'data: ')]
+    reply = json.loads(data[-1][6:])
+    assert text(reply['result']) == 'x' * 100000
