@@ -362,9 +362,10 @@ void surface_index_drop(struct lindex_walk *w);
  * about budget ns; 0: no budget; -ENOMEM), then end, which hands the tree
  * to c (warnings in s's status) and frees w. */
 struct skills_walk;
-/* skillwalk.c: where the value of the first member key of the object obj (p[obj.at]
- * its '{') starts, in *at, as jscan_member finds it, without a walk to
- * its end (a skills page's one item of 15 MB): 1 if found. */
+/* skillwalk.c: where the value of the first member key of the object
+ * obj (p[obj.at] its '{') starts, in *at, as jscan_member finds it,
+ * without a walk to its end (a skills page's one item of 15 MB): 1 if
+ * found. */
 int member_start(const char *p, struct jscan_span obj, const char *key,
 		 size_t *at);
 int skills_page(mcp_call *c, mcp_buf *b, size_t at, size_t n,

@@ -151,7 +151,6 @@ int member_start(const char *p, struct jscan_span obj, const char *key,
 	return 0;
 }
 
-
 enum { RES_LIST, RES_DYNAMIC };
 
 struct skill {
