@@ -43,6 +43,7 @@
  * the one under way */
 #define SKILLS_SLICE_NS (2 * 1000 * 1000ULL)
 #define PRINT_SLICED 2048             /* items and up: printed in slices */
+#define WALK_PART (1 << 20)           /* bytes of an item walked at once */
 
 int line_member(const char *line, size_t len, const char *key,
 		struct jscan_span *v)
@@ -122,6 +123,8 @@ struct pagejob {
 	size_t len;
 	struct jscan_span res;   /* its result */
 	struct jscan_members it; /* its items still to take */
+	size_t wat, wi;          /* ... the one being walked: its start, */
+	int depth, walking;      /* ... where the walk is, how deep */
 	cJSON *next;             /* printing: the next item of c->acc */
 	size_t printed;          /* ... how many are */
 	struct gbuf out;         /* ... the document so far */
@@ -530,6 +533,93 @@ static void keep_item(struct pagejob *j, struct jscan_span v)
 	j->items[j->nitems++] = v;
 }
 
+/* The walk of the value at p[*i] on, as jscan_value_end's (*depth its
+ * depth), at most WALK_PART bytes at a time: 1 when it ended at *i, 0
+ * when not yet, -1 when it cannot end by n. */
+static int walk_part(const char *p, size_t *i, int *depth, size_t n)
+{
+	size_t k = *i, stop = n - k > WALK_PART ? k + WALK_PART : n;
+
+	while (k < stop) {
+		char ch = p[k];
+
+		if (ch == '"') {
+			if (!(k = jscan_string_end(p, k, n)))
+				return -1;
+			if (!*depth) {
+				*i = k;
+				return 1;
+			}
+			continue;
+		}
+		if (ch == '{' || ch == '[') {
+			++*depth;
+		} else if (ch == '}' || ch == ']') {
+			if (!*depth) {
+				*i = k; /* no value: nothing before it */
+				return 1;
+			}
+			if (--*depth == 0) {
+				*i = k + 1;
+				return 1;
+			}
+		} else if (!*depth && (ch == ',' || ch == ' ' || ch == '\t' ||
+				       ch == '\r' || ch == '\n')) {
+			*i = k;
+			return 1;
+		}
+		k++;
+	}
+	*i = k;
+	if (k >= n)
+		return *depth ? -1 : 1;
+	return 0;
+}
+
+/* The next item of j's page in *v, as jscan_items_next, its end found a
+ * part at a time (one skill of 15 MB is one item): 1, 0 after the last
+ * (j->it.bad as jscan_items_next leaves it), -1 when its walk goes on at
+ * the next call. */
+static int item_next(struct pagejob *j, struct jscan_span *v)
+{
+	struct jscan_members *m = &j->it;
+	const char *p = j->line;
+	size_t i;
+	int r;
+
+	if (!j->walking) {
+		if (m->bad) { /* closed (the last item's ']': spent now) or bad */
+			if (m->bad < 0)
+				m->bad = 0;
+			return 0;
+		}
+		m->bad = 1; /* until the item proves whole */
+		if (m->i >= m->end)
+			return 0;
+		j->wat = j->wi = m->i;
+		j->depth = 0;
+		j->walking = 1;
+	}
+	if ((r = walk_part(p, &j->wi, &j->depth, m->end)) == 0)
+		return -1;
+	j->walking = 0;
+	if (r < 0 || j->wi <= j->wat)
+		return 0;
+	v->at = j->wat;
+	v->n = j->wi - j->wat;
+	i = skip_ws(p, j->wi, m->end);
+	if (i < m->end && p[i] == ',') {
+		m->i = skip_ws(p, i + 1, m->end);
+		m->bad = 0;
+	} else if (i < m->end && p[i] == ']') {
+		m->i = i + 1;
+		m->bad = -1; /* the last item */
+	} else {
+		m->i = m->end;
+	}
+	return 1;
+}
+
 static void read_slice(uv_idle_t *h)
 {
 	struct pagejob *j = h->data;
@@ -547,10 +637,15 @@ static void read_slice(uv_idle_t *h)
 	}
 	for (k = 0;; k++) {
 		cJSON *d;
+		int r;
 
 		if ((k & 15) == 15 && uv_hrtime() - t0 > SLICE_NS)
 			return; /* the rest at the next turn */
-		if (!jscan_items_next(&j->it, &v))
+		if ((r = item_next(j, &v)) < 0) {
+			k |= 15; /* a long item: the time looked at now */
+			continue;
+		}
+		if (!r)
 			break;
 		if (c->list == MCP_SKILLS) { /* counted; the page is kept */
 			cJSON_AddItemToArray(c->acc, cJSON_CreateNull());
