@@ -641,8 +641,9 @@ static void read_slice(uv_idle_t *h)
 
 		if ((k & 15) == 15 && uv_hrtime() - t0 > SLICE_NS)
 			return; /* the rest at the next turn */
-		if ((r = item_next(j, &v)) < 0) {
-			k |= 15; /* a long item: the time looked at now */
+		if ((r = item_next(j, &v)) < 0) { /* a long item */
+			if (uv_hrtime() - t0 > SLICE_NS)
+				return; /* its walk goes on at the next turn */
 			continue;
 		}
 		if (!r)
