@@ -322,6 +322,8 @@ static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	struct fh *h = (struct fh *)(uintptr_t)fi->fh;
 	size_t at = (size_t)off, end;
 
+	if (h->more && h->list_at >= 0 && at + size > h->dir.len)
+		h->more(h, req, at + size); /* the entries this read takes */
 	if (at >= h->dir.len) {
 		fuse_reply_buf(req, NULL, 0);
 		return;

@@ -250,6 +250,14 @@ struct fh {
 	struct callfile *cf;     /* call, tools.json, tools/x, prompts/x */
 	struct askfile *af;      /* requests/<n> */
 	struct gbuf dir;         /* readdir snapshot */
+	/* a directory added to as it is read (skillsdir.c): more adds the
+	 * entries that fit below upto bytes of dir (all when they do not
+	 * all fit: a part at each readdir, never the whole folder at once) */
+	int (*more)(struct fh *h, fuse_req_t req, size_t upto);
+	mcp_call *list;          /* ... from the entry list_at (-1: no more)
+				  * of this listing (a reference) */
+	long list_at;
+	uint64_t list_dir;       /* ... the directory's id (ino_make) */
 	struct gbuf line;        /* ctl: a line held until close (ctlfile.c;
 				  * oom set: its open takes no more) */
 	uint64_t ev_shift;       /* events: stream offset - file offset */

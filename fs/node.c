@@ -221,6 +221,7 @@ void fs_fh_free(struct fh *h)
 	if (h->ops && h->ops->release)
 		h->ops->release(h);
 	mcp_buf_unref(h->snap);
+	mcp_call_unref(h->list);
 	gbuf_free(&h->dir);
 	free(h);
 }

@@ -24,8 +24,6 @@
 
 #include "fs.h"
 
-#define DIRENT_GUESS 48 /* fuse_add_direntry of a name of about 20 */
-
 /* The path below skills/ of node n ("" for skills/ itself), or NULL when
  * it is no longer known. */
 static const char *path_of(const struct node *n)
@@ -106,42 +104,50 @@ static int skill_entry(const struct node *d, const char *name,
 	return st < 0 ? st : 1;
 }
 
-struct fill {
-	fuse_req_t req;
-	struct fh *h;
-	const struct node *d;
-	const char *dir;
-};
-
-static void add_entry(void *ctx, const char *name, const char *path,
-		      long idx, int isdir)
+/* The entries of h's folder that fit below upto bytes of h->dir (a
+ * readdir's), from h->list_at on, each given the inode of its path. The
+ * kernel reads a folder a buffer at a time, so that a folder of 100,000
+ * entries is added to in as many parts, each as long as the part. */
+static int skill_more(struct fh *h, fuse_req_t req, size_t upto)
 {
-	struct fill *f = ctx;
+	struct mcp_skill_ent e;
+	mcp_session *s;
+	long next, idx;
 
-	if (idx < 0)
-		idx = mcp_name_intern(f->d->s, MCP_SKILLS, path);
-	if (idx >= 0)
-		fs_dir_add(f->h, f->req, name,
-			   ino_make(f->d->st.id, (unsigned long)idx,
-				    isdir ? K_SKILLDIR : K_SKILLFILE), isdir);
+	while (h->list_at >= 0 && h->dir.len < upto) {
+		next = mcp_skill_next(h->list, h->list_at, &e);
+		idx = e.idx;
+		if (idx < 0 && (s = fs_thread(h->list_dir)) != NULL)
+			idx = mcp_name_intern(s, MCP_SKILLS, e.path);
+		if (idx >= 0 &&
+		    fs_dir_add(h, req, e.name, ino_make(h->list_dir,
+				(unsigned long)idx, e.isdir ? K_SKILLDIR
+							   : K_SKILLFILE),
+			       e.isdir) < 0)
+			return -ENOMEM; /* this entry at the next readdir */
+		h->list_at = next;
+	}
+	return 0;
 }
 
 static int skill_fill(fuse_req_t req, const struct node *d, struct fh *h,
 		      mcp_call **got, mcp_call **wait)
 {
-	struct fill f = {req, h, d, path_of(d)};
+	const char *dir = path_of(d);
 	mcp_call *c;
-	int r = f.dir ? skills(d, got, &c, wait) : -ENOENT;
-	long n;
+	int r = dir ? skills(d, got, &c, wait) : -ENOENT;
 
 	if (r <= 0)
 		return r;
-	/* room at once: 100,000 entries grow the buffer a score of times */
-	if ((n = mcp_skill_count(d->s, c, f.dir)) > 0)
-		gbuf_reserve(&h->dir, (size_t)n * DIRENT_GUESS);
-	r = mcp_skill_list(d->s, c, f.dir, add_entry, &f);
-	mcp_call_unref(c);
-	return r < 0 ? r : 1;
+	r = mcp_skill_first(d->s, c, dir, &h->list_at);
+	if (r < 0) {
+		mcp_call_unref(c);
+		return r;
+	}
+	h->list = c; /* the reference: its tree lives while h is open */
+	h->list_dir = d->st.id;
+	h->more = skill_more;
+	return 1;
 }
 
 /* a file: its bytes, read at its lookup or now */

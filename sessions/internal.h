@@ -357,13 +357,22 @@ int surface_index_end(mcp_call *c, struct lindex_walk *w, mcp_session *s);
 void surface_index_drop(struct lindex_walk *w);
 /* live/skills.c: the tree of a skills listing (MCP_SKILLS) made from its
  * pages a part at a time, as surface_index_*: each page b whose items
- * are the array at of n bytes is kept with c (skills_page: 0 or -ENOMEM);
+ * are the array at of n bytes is kept with c (skills_page: 0 or -ENOMEM;
+ * items, when not NULL, the nitems spans of its items found as it was
+ * read, malloc'd, taken even on failure: no walk finds them again);
  * at its end, take them (NULL: ENOMEM; s, when not NULL, numbers each
  * path in its names as it goes), step until it returns 1 (0: more, after
  * about budget ns; 0: no budget; -ENOMEM), then end, which hands the tree
  * to c (warnings in s's status) and frees w. */
 struct skills_walk;
-int skills_page(mcp_call *c, mcp_buf *b, size_t at, size_t n);
+/* skillwalk.c: where the value of the first member key of the object
+ * obj (p[obj.at] its '{') starts, in *at, as jscan_member finds it,
+ * without a walk to its end (a skills page's one item of 15 MB): 1 if
+ * found. */
+int member_start(const char *p, struct jscan_span obj, const char *key,
+		 size_t *at);
+int skills_page(mcp_call *c, mcp_buf *b, size_t at, size_t n,
+		struct jscan_span *items, size_t nitems);
 struct skills_walk *skills_take(mcp_call *c, mcp_session *s);
 int skills_step(struct skills_walk *w, uint64_t budget);
 void skills_end(mcp_call *c, struct skills_walk *w, mcp_session *s);

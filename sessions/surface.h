@@ -20,15 +20,22 @@
 enum { MCP_SKILL_FILE = 1, MCP_SKILL_DIR = 2 };
 /* What path is: MCP_SKILL_FILE, MCP_SKILL_DIR, 0 (nothing), -ENOMEM. */
 int mcp_skill_stat(mcp_session *s, mcp_call *listing, const char *path);
-/* The entries of directory path, each once, in the listing's order: cb
- * with its name, its path, its number in s's names for MCP_SKILLS (-1:
- * not numbered yet) and whether it is a directory. 0, -ENOTDIR or
+/* An entry of a directory: its name, its path, its number in s's names
+ * for MCP_SKILLS (-1: not numbered yet), whether it is a directory. */
+struct mcp_skill_ent {
+	const char *name, *path;
+	long idx;
+	int isdir;
+};
+/* The entries of directory path, each once, in the listing's order, one
+ * at a time (a folder of 100,000 is read a part at each readdir): *at
+ * the number of its first (-1: none), for mcp_skill_next; 0, -ENOTDIR or
  * -ENOMEM. */
-int mcp_skill_list(mcp_session *s, mcp_call *listing, const char *path,
-		   void (*cb)(void *ctx, const char *name, const char *path,
-			      long idx, int isdir), void *ctx);
-/* How many entries directory path has: >= 0, -ENOTDIR or -ENOMEM. */
-long mcp_skill_count(mcp_session *s, mcp_call *listing, const char *path);
+int mcp_skill_first(mcp_session *s, mcp_call *listing, const char *path,
+		    long *at);
+/* The entry at of listing (a number mcp_skill_first or this gave) in *e:
+ * the next one's number, or -1 after the last. */
+long mcp_skill_next(mcp_call *listing, long at, struct mcp_skill_ent *e);
 /* The size of file path: its listed size, the length of its bytes once
  * read (a dynamic SKILL.md), or -1 (not read yet, or no file). */
 long long mcp_skill_size(mcp_session *s, mcp_call *listing,

@@ -85,34 +85,33 @@ int mcp_skill_stat(mcp_session *s, mcp_call *listing, const char *path)
 	return !d ? 0 : d->isdir ? MCP_SKILL_DIR : MCP_SKILL_FILE;
 }
 
-long mcp_skill_count(mcp_session *s, mcp_call *listing, const char *path)
+int mcp_skill_first(mcp_session *s, mcp_call *listing, const char *path,
+		    long *at)
 {
 	struct stree *t;
 	struct snode *d = node_of(s, listing, path, &t);
-
-	if (!t)
-		return -ENOMEM;
-	if (!*path)
-		return (long)t->kids;
-	return d && d->isdir ? (long)d->kids : -ENOTDIR;
-}
-
-int mcp_skill_list(mcp_session *s, mcp_call *listing, const char *path,
-		   void (*cb)(void *ctx, const char *name, const char *path,
-			      long idx, int isdir), void *ctx)
-{
-	struct stree *t;
-	struct snode *d = node_of(s, listing, path, &t);
-	long k;
 
 	if (!t)
 		return -ENOMEM;
 	if (*path && (!d || !d->isdir))
 		return -ENOTDIR;
-	for (k = *path ? d->first : t->first; k >= 0; k = t->v[k].next)
-		cb(ctx, t->v[k].path + t->v[k].base, t->v[k].path,
-		   t->v[k].idx, t->v[k].isdir);
+	*at = *path ? d->first : t->first;
 	return 0;
+}
+
+long mcp_skill_next(mcp_call *listing, long at, struct mcp_skill_ent *e)
+{
+	const struct stree *t = listing->skills;
+	const struct snode *d;
+
+	if (!t || at < 0 || (size_t)at >= t->n)
+		return -1;
+	d = &t->v[at];
+	e->name = d->path + d->base;
+	e->path = d->path;
+	e->idx = d->idx;
+	e->isdir = d->isdir;
+	return d->next;
 }
 
 const char *mcp_skill_uri(mcp_session *s, mcp_call *listing,

@@ -108,6 +108,46 @@ static char *shorten(const char *want, const char *uri, uint64_t salt)
 
 /* ---- the walk of a listing's document ---- */
 
+static size_t skip_ws(const char *p, size_t i, size_t end)
+{
+	while (i < end && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' ||
+			   p[i] == '\n'))
+		i++;
+	return i;
+}
+
+/* internal.h; pages.c's too */
+int member_start(const char *p, struct jscan_span obj, const char *key,
+		 size_t *at)
+{
+	size_t i = obj.at, end = obj.at + obj.n, e;
+	struct jscan_span k;
+
+	if (i >= end || p[i] != '{')
+		return 0;
+	for (i = skip_ws(p, i + 1, end); i < end && p[i] == '"';) {
+		if (!(e = jscan_string_end(p, i, end)))
+			return 0;
+		k.at = i;
+		k.n = e - i;
+		i = skip_ws(p, e, end);
+		if (i >= end || p[i] != ':')
+			return 0;
+		i = skip_ws(p, i + 1, end);
+		if (i < end && jscan_str_is(p, k, key)) {
+			*at = i;
+			return 1;
+		}
+		if (i >= end || (e = jscan_value_end(p, i, end)) <= i)
+			return 0;
+		i = skip_ws(p, e, end);
+		if (i >= end || p[i] != ',')
+			return 0;
+		i = skip_ws(p, i + 1, end);
+	}
+	return 0;
+}
+
 enum { RES_LIST, RES_DYNAMIC };
 
 struct skill {
@@ -119,16 +159,20 @@ struct skill {
 	long node;            /* its folder */
 };
 
-/* a page of the listing: its text, and where its items are */
+/* a page of the listing: its text, and where its items are (each one's
+ * span when its read found them: items, malloc'd) */
 struct spage {
 	mcp_buf *b;
 	struct jscan_span arr;
+	struct jscan_span *items;
+	size_t nitems;
 };
 
 struct skills_walk {
 	struct stree *t;
 	struct spage *pv;
 	size_t pn, pcap, pi;  /* ... pi: the page being read */
+	size_t ii;            /* ... its next item (of its items) */
 	const char *p;        /* its text */
 	struct jscan_members m; /* the skills still to take, then the files
 				 * of skill at */
@@ -173,9 +217,9 @@ static void skill_free(struct skill *k)
 static int take_skill(struct skills_walk *w, struct jscan_span e)
 {
 	struct skill k = {.kind = -1};
-	struct jscan_span fm, res;
+	struct jscan_span fm;
 	const char *slash;
-	size_t n;
+	size_t n, ra, end = e.at + e.n;
 	int oom = 0, bad_fm = 0;
 
 	k.uri = string_of(w->p, e, "uri", &oom);
@@ -193,14 +237,18 @@ static int take_skill(struct skills_walk *w, struct jscan_span e)
 		slash = strrchr(k.root, '/');
 		oom = !(k.name = strdup(slash ? slash + 1 : k.root));
 	}
+	/* where its files start: their end is found as they are taken
+	 * (one skill's 100,000 files are 15 MB, once is enough) */
 	if (k.root && w->p[e.at] == '{' &&
-	    jscan_member(w->p, e, "resources", &res)) {
-		if (w->p[res.at] == '[') {
+	    member_start(w->p, e, "resources", &ra)) {
+		k.res.at = ra;
+		k.res.n = end - ra;
+		if (w->p[ra] == '[')
 			k.kind = RES_LIST;
-			k.res = res;
-		} else if (jscan_str_is(w->p, res, "dynamic")) {
+		else if ((n = jscan_value_end(w->p, ra, end)) > ra &&
+			 jscan_str_is(w->p, (struct jscan_span){ra, n - ra},
+				      "dynamic"))
 			k.kind = RES_DYNAMIC;
-		}
 	}
 	if (bad_fm)
 		k.kind = -1;
@@ -474,8 +522,10 @@ static void walk_free(struct skills_walk *w)
 
 	for (i = 0; w && i < w->sn; i++)
 		skill_free(&w->sv[i]);
-	for (i = 0; w && i < w->pn; i++)
+	for (i = 0; w && i < w->pn; i++) {
 		mcp_buf_unref(w->pv[i].b);
+		free(w->pv[i].items);
+	}
 	if (w) {
 		free(w->sv);
 		free(w->pv);
@@ -496,19 +546,25 @@ static struct skills_walk *walk_new(void)
 	return w;
 }
 
-/* Page b of w, its items at arr (a '['): kept (a reference). */
-static int walk_add(struct skills_walk *w, mcp_buf *b, struct jscan_span arr)
+/* Page b of w, its items at arr (a '['), each at items if known (taken):
+ * kept (a reference). */
+static int walk_add(struct skills_walk *w, mcp_buf *b, struct jscan_span arr,
+		    struct jscan_span *items, size_t nitems)
 {
 	if (w->pn == w->pcap) {
 		size_t cap = w->pcap ? w->pcap * 2 : 8;
 		struct spage *v = realloc(w->pv, cap * sizeof *v);
 
-		if (!v)
+		if (!v) {
+			free(items);
 			return -ENOMEM;
+		}
 		w->pv = v;
 		w->pcap = cap;
 	}
 	w->pv[w->pn].b = mcp_buf_ref(b);
+	w->pv[w->pn].items = items;
+	w->pv[w->pn].nitems = nitems;
 	w->pv[w->pn++].arr = arr;
 	return 0;
 }
@@ -518,14 +574,17 @@ static void pages_free(void *w)
 	walk_free(w);
 }
 
-int skills_page(mcp_call *c, mcp_buf *b, size_t at, size_t n)
+int skills_page(mcp_call *c, mcp_buf *b, size_t at, size_t n,
+		struct jscan_span *items, size_t nitems)
 {
 	struct jscan_span arr = {at, n};
 
-	if (!c->skw && !(c->skw = walk_new()))
+	if (!c->skw && !(c->skw = walk_new())) {
+		free(items);
 		return -ENOMEM;
+	}
 	c->skw_free = pages_free;
-	return walk_add(c->skw, b, arr);
+	return walk_add(c->skw, b, arr, items, nitems);
 }
 
 void skills_drop(struct skills_walk *w)
@@ -542,8 +601,23 @@ static void page_from(struct skills_walk *w, size_t i)
 		return;
 	}
 	w->p = w->pv[i].b->data;
+	w->ii = 0;
 	jscan_items_init(&w->m, w->p, w->pv[i].arr.at,
 			 w->pv[i].arr.at + w->pv[i].arr.n);
+}
+
+/* The next skill entry of the page being read in *v: 1, or 0 after its
+ * last. */
+static int next_entry(struct skills_walk *w, struct jscan_span *v)
+{
+	const struct spage *pg = &w->pv[w->pi];
+
+	if (!pg->items)
+		return jscan_items_next(&w->m, v);
+	if (w->ii >= pg->nitems)
+		return 0;
+	*v = pg->items[w->ii++];
+	return 1;
 }
 
 /* A walk of the skills of doc (a document {"skills": [...]}), or NULL. */
@@ -559,7 +633,7 @@ static struct skills_walk *walk_of(const mcp_buf *doc)
 		top.at++;
 	top.n -= top.at;
 	if (p[top.at] == '{' && jscan_member(p, top, "skills", &arr) &&
-	    p[arr.at] == '[' && walk_add(w, (mcp_buf *)doc, arr) < 0) {
+	    p[arr.at] == '[' && walk_add(w, (mcp_buf *)doc, arr, NULL, 0) < 0) {
 		walk_free(w);
 		return NULL;
 	}
@@ -609,7 +683,7 @@ int skills_step(struct skills_walk *w, uint64_t budget)
 		    uv_hrtime() > until)
 			return 0;
 		if (w->phase == 0) {
-			if (w->p && jscan_items_next(&w->m, &v)) {
+			if (w->p && next_entry(w, &v)) {
 				if ((r = take_skill(w, v)) < 0)
 					return r;
 				continue;

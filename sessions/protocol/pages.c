@@ -38,7 +38,12 @@
 #define LIST_MAX_PAGES 1000
 #define LIST_MAX_ITEMS 100000
 #define SLICE_NS (4 * 1000 * 1000ULL) /* one slice of a long listing */
+/* ... of a skills tree: a tree of 100,000 files is a hundred slices, and
+ * each FUSE request of another thread (a `cat status` is five) waits for
+ * the one under way */
+#define SKILLS_SLICE_NS (2 * 1000 * 1000ULL)
 #define PRINT_SLICED 2048             /* items and up: printed in slices */
+#define WALK_PART (1 << 20)           /* bytes of an item walked at once */
 
 int line_member(const char *line, size_t len, const char *key,
 		struct jscan_span *v)
@@ -52,6 +57,14 @@ int line_member(const char *line, size_t len, const char *key,
 	top.at = i;
 	top.n = len - i;
 	return jscan_member(line, top, key, v);
+}
+
+static size_t skip_ws(const char *p, size_t i, size_t end)
+{
+	while (i < end && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' ||
+			   p[i] == '\n'))
+		i++;
+	return i;
 }
 
 void session_list_forget(mcp_session *s, int what)
@@ -110,6 +123,8 @@ struct pagejob {
 	size_t len;
 	struct jscan_span res;   /* its result */
 	struct jscan_members it; /* its items still to take */
+	size_t wat, wi;          /* ... the one being walked: its start, */
+	int depth, walking;      /* ... where the walk is, how deep */
 	cJSON *next;             /* printing: the next item of c->acc */
 	size_t printed;          /* ... how many are */
 	struct gbuf out;         /* ... the document so far */
@@ -117,6 +132,8 @@ struct pagejob {
 	struct lindex_walk *walk; /* ... the walk */
 	struct skills_walk *sk;  /* ... of a skills listing: its tree's */
 	struct jscan_span arr;   /* reading: the page's items */
+	struct jscan_span *items; /* ... a skills page: where each is */
+	size_t nitems, icap;
 };
 
 static void job_closed(uv_handle_t *h)
@@ -127,6 +144,7 @@ static void job_closed(uv_handle_t *h)
 	surface_index_drop(j->walk);
 	skills_drop(j->sk);
 	mcp_buf_unref(j->doc);
+	free(j->items);
 	free(j);
 }
 
@@ -193,7 +211,7 @@ static void skills_slice(uv_idle_t *h)
 		job_end(j);
 		return;
 	}
-	r = skills_step(j->sk, SLICE_NS);
+	r = skills_step(j->sk, SKILLS_SLICE_NS);
 	if (r == 0)
 		return;
 	if (r < 0)
@@ -392,13 +410,13 @@ static void skills_got(mcp_call *c, const cJSON *items, const char *line,
 		return;
 	if (iv && line[iv->at] == '[') {
 		if ((b = mcp_buf_new(line, len)) != NULL)
-			skills_page(c, b, iv->at, iv->n);
+			skills_page(c, b, iv->at, iv->n, NULL, 0);
 	} else if ((txt = jsent_print(items, 0, &n)) != NULL) {
 		b = mcp_buf_wrap(txt, 0, 0, n);
 		if (!b)
 			free(txt);
 		else
-			skills_page(c, b, 0, n);
+			skills_page(c, b, 0, n, NULL, 0);
 	}
 	mcp_buf_unref(b); /* kept by the walk; lost to ENOMEM: fewer */
 }
@@ -444,14 +462,27 @@ void pages_got(mcp_session *s, mcp_call *c, cJSON *res, const char *line,
 }
 
 /* The page's nextCursor (malloc'd), NULL when it has none; *bad set when
- * it is there but no string. */
+ * it is there but no string. Looked for before the items, then after
+ * them from where their walk ended, never through them again. */
 static char *cursor_of(struct pagejob *j, int *bad)
 {
-	struct jscan_span v;
+	struct jscan_span v, k, before = {j->res.at, j->arr.at - j->res.at};
+	struct jscan_members m;
+	size_t end = j->res.at + j->res.n;
+	int found = jscan_member(j->line, before, "nextCursor", &v);
 	cJSON *s;
 	char *out = NULL;
 
-	if (!jscan_member(j->line, j->res, "nextCursor", &v))
+	m.p = j->line;
+	m.i = skip_ws(j->line, j->it.i, end);
+	m.end = end;
+	m.bad = 0;
+	if (!found && m.i < end && j->line[m.i] == ',') {
+		m.i = skip_ws(j->line, m.i + 1, end);
+		while (!found && jscan_members_next(&m, &k, &v))
+			found = jscan_str_is(j->line, k, "nextCursor");
+	}
+	if (!found)
 		return NULL;
 	s = jsent_parse(j->line + v.at, v.n);
 	if (cJSON_IsString(s))
@@ -472,8 +503,121 @@ static void skills_keep(struct pagejob *j)
 	if (!b)
 		return;
 	j->mem = NULL; /* b's */
-	skills_page(j->c, b, j->arr.at, j->arr.n);
+	skills_page(j->c, b, j->arr.at, j->arr.n, j->items, j->nitems);
+	j->items = NULL; /* the walk's */
 	mcp_buf_unref(b);
+}
+
+/* Where item v of a skills page is, for the walk of its tree (which then
+ * does not look for it again); all or none. */
+static void keep_item(struct pagejob *j, struct jscan_span v)
+{
+	struct jscan_span *n;
+	size_t cap;
+
+	if (j->icap == (size_t)-1)
+		return;
+	if (j->nitems == j->icap) {
+		cap = j->icap ? j->icap * 2 : 64;
+		n = realloc(j->items, cap * sizeof *n);
+		if (!n) {
+			free(j->items);
+			j->items = NULL;
+			j->nitems = 0;
+			j->icap = (size_t)-1; /* the walk finds them */
+			return;
+		}
+		j->items = n;
+		j->icap = cap;
+	}
+	j->items[j->nitems++] = v;
+}
+
+/* The walk of the value at p[*i] on, as jscan_value_end's (*depth its
+ * depth), at most WALK_PART bytes at a time: 1 when it ended at *i, 0
+ * when not yet, -1 when it cannot end by n. */
+static int walk_part(const char *p, size_t *i, int *depth, size_t n)
+{
+	size_t k = *i, stop = n - k > WALK_PART ? k + WALK_PART : n;
+
+	while (k < stop) {
+		char ch = p[k];
+
+		if (ch == '"') {
+			if (!(k = jscan_string_end(p, k, n)))
+				return -1;
+			if (!*depth) {
+				*i = k;
+				return 1;
+			}
+			continue;
+		}
+		if (ch == '{' || ch == '[') {
+			++*depth;
+		} else if (ch == '}' || ch == ']') {
+			if (!*depth) {
+				*i = k; /* no value: nothing before it */
+				return 1;
+			}
+			if (--*depth == 0) {
+				*i = k + 1;
+				return 1;
+			}
+		} else if (!*depth && (ch == ',' || ch == ' ' || ch == '\t' ||
+				       ch == '\r' || ch == '\n')) {
+			*i = k;
+			return 1;
+		}
+		k++;
+	}
+	*i = k;
+	if (k >= n)
+		return *depth ? -1 : 1;
+	return 0;
+}
+
+/* The next item of j's page in *v, as jscan_items_next, its end found a
+ * part at a time (one skill of 15 MB is one item): 1, 0 after the last
+ * (j->it.bad as jscan_items_next leaves it), -1 when its walk goes on at
+ * the next call. */
+static int item_next(struct pagejob *j, struct jscan_span *v)
+{
+	struct jscan_members *m = &j->it;
+	const char *p = j->line;
+	size_t i;
+	int r;
+
+	if (!j->walking) {
+		if (m->bad) { /* closed (the last item's ']': spent now) or bad */
+			if (m->bad < 0)
+				m->bad = 0;
+			return 0;
+		}
+		m->bad = 1; /* until the item proves whole */
+		if (m->i >= m->end)
+			return 0;
+		j->wat = j->wi = m->i;
+		j->depth = 0;
+		j->walking = 1;
+	}
+	if ((r = walk_part(p, &j->wi, &j->depth, m->end)) == 0)
+		return -1;
+	j->walking = 0;
+	if (r < 0 || j->wi <= j->wat)
+		return 0;
+	v->at = j->wat;
+	v->n = j->wi - j->wat;
+	i = skip_ws(p, j->wi, m->end);
+	if (i < m->end && p[i] == ',') {
+		m->i = skip_ws(p, i + 1, m->end);
+		m->bad = 0;
+	} else if (i < m->end && p[i] == ']') {
+		m->i = i + 1;
+		m->bad = -1; /* the last item */
+	} else {
+		m->i = m->end;
+	}
+	return 1;
 }
 
 static void read_slice(uv_idle_t *h)
@@ -493,13 +637,20 @@ static void read_slice(uv_idle_t *h)
 	}
 	for (k = 0;; k++) {
 		cJSON *d;
+		int r;
 
 		if ((k & 15) == 15 && uv_hrtime() - t0 > SLICE_NS)
 			return; /* the rest at the next turn */
-		if (!jscan_items_next(&j->it, &v))
+		if ((r = item_next(j, &v)) < 0) { /* a long item */
+			if (uv_hrtime() - t0 > SLICE_NS)
+				return; /* its walk goes on at the next turn */
+			continue;
+		}
+		if (!r)
 			break;
 		if (c->list == MCP_SKILLS) { /* counted; the page is kept */
 			cJSON_AddItemToArray(c->acc, cJSON_CreateNull());
+			keep_item(j, v);
 			continue;
 		}
 		if (!(d = jsent_parse(j->line + v.at, v.n))) {
@@ -538,9 +689,12 @@ int pages_take(mcp_session *s, mcp_call *c, struct frame *f, char *line,
 
 	if (c->job)
 		return 0; /* a second reply to this page: dropped */
-	if (line[rs] != '{' || !jscan_member(line, res, key, &iv) ||
+	/* where the items start; their end is the walk's (a skills page of
+	 * one item of 15 MB was walked through twice more) */
+	if (line[rs] != '{' || !member_start(line, res, key, &iv.at) ||
 	    line[iv.at] != '[')
 		return -1; /* not a page: the cJSON path says what it is */
+	iv.n = re - iv.at;
 	/* the frame's block holds the line where it is; a transport without
 	 * one (HTTP) gets a copy, and the spans are offsets in either */
 	if (f) {

@@ -8,12 +8,14 @@ server meanwhile) are printed, never asserted (run with -s to see them):
 a timed assertion fails on a loaded machine.
 """
 
+import ctypes
+import os
 import subprocess
 import sys
 import threading
 import time
 
-from conftest import REPO, fake, slacked, status, thread
+from conftest import REPO, fake, slacked, status, thread, wait_until
 
 SERVER = REPO / 'tests/fake/skills_server.py'
 FILES = 100000
@@ -65,3 +67,72 @@ def test_a_skill_of_100000_files(mcpfs_mount, tmp_path):
     assert (t / 'skills/many/SKILL.md').read_text().startswith(
         '---\nname: many\n')
     assert status(other)['state'] == 'ready'
+
+
+class _Dirent(ctypes.Structure):
+    _fields_ = [('d_ino', ctypes.c_uint64), ('d_off', ctypes.c_int64),
+                ('d_reclen', ctypes.c_ushort), ('d_type', ctypes.c_ubyte),
+                ('d_name', ctypes.c_char * 256)]
+
+
+def _libc():
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.opendir.restype = ctypes.c_void_p
+    libc.opendir.argtypes = [ctypes.c_char_p]
+    libc.readdir64.restype = ctypes.POINTER(_Dirent)
+    libc.readdir64.argtypes = [ctypes.c_void_p]
+    libc.telldir.restype = ctypes.c_long
+    libc.telldir.argtypes = [ctypes.c_void_p]
+    libc.seekdir.argtypes = [ctypes.c_void_p, ctypes.c_long]
+    libc.closedir.argtypes = [ctypes.c_void_p]
+    return libc
+
+
+def _read(libc, d, n):
+    """Up to n names read from the open directory d."""
+    out = []
+    while len(out) < n:
+        e = libc.readdir64(d)
+        if not e:
+            break
+        out.append(e.contents.d_name.decode())
+    return out
+
+
+def test_a_folder_read_a_part_at_a_time(mcpfs_mount, tmp_path):
+    """A folder of 20,000 files is added to at each readdir, from where
+    the last one ended: libc's readdir gives each name once, a seekdir
+    back gives the same names again, and a restart of the thread between
+    two reads (a new listing, the old one's tree still read) changes
+    nothing of what the open folder lists."""
+    n = 20000
+    (tmp_path / 'none').mkdir()
+    m = mcpfs_mount({'k': {'command': sys.executable,
+                           'args': [str(SERVER), str(tmp_path / 'none'),
+                                    '--many', str(n)]}})
+    t = thread(m, 'k')
+    gen = status(t)['generation']
+    libc = _libc()
+    d = libc.opendir(str(t / 'skills/many').encode())
+    assert d, ctypes.get_errno()
+    try:
+        first = _read(libc, d, 2000)
+        pos = libc.telldir(d)
+        second = _read(libc, d, 3000)
+        subprocess.run(['sh', '-c', 'echo restart > ctl'], cwd=t,
+                       check=True)
+        wait_until(lambda: status(t)['generation'] == gen + 1, 30,
+                   'restart')
+        rest = _read(libc, d, n + 10)
+        libc.seekdir(d, pos)
+        again = _read(libc, d, 3000)
+    finally:
+        libc.closedir(d)
+    names = first + second + rest
+    assert len(names) == n + 3, len(names)      # ., .., SKILL.md
+    assert len(set(names)) == len(names)
+    assert set(names) == ({'.', '..', 'SKILL.md'} |
+                          {f'f{i:06d}.md' for i in range(n)})
+    assert again == second
+    # the restarted thread lists its new listing the same
+    assert len(os.listdir(t / 'skills/many')) == n + 1
