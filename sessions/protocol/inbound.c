@@ -593,11 +593,15 @@ static void not_json(mcp_session *s, const char *line, size_t len)
 	}
 	mlog(MLOG_WARN, "server %s: its reply (%zu bytes) is not valid "
 	     "JSON: its call fails", s->srv->conf->name, len);
-	if (c->kind == CALL_INIT)
+	if (c->kind == CALL_INIT) {
 		handshake(s, c, NULL); /* the start fails */
-	else
-		call_fail(c, ERR_PROTOCOL, "protocol error: the server's reply "
-			  "is not valid JSON", NULL);
+		return;
+	}
+	/* where the user looks (spec 12), a listing's failure too */
+	session_error(s, strdup("protocol error: the server's reply is not "
+				"valid JSON (one value, strings of UTF-8)"));
+	call_fail_noted(c, ERR_PROTOCOL, "protocol error: the server's reply "
+			"is not valid JSON", NULL);
 }
 
 static void inbound_line(mcp_session *s, struct frame *f, char *line,

@@ -6,10 +6,13 @@ unique, and help for every listed name.
 The server is tests/fake/hostile.py: its listings are raw bytes from a
 file, and its tool `blocks` answers with any number of content blocks.
 """
+import errno
 import json
 import os
 import sys
 from pathlib import Path
+
+import pytest
 
 from conftest import read_file, status, text, thread, tool, write_file
 
@@ -93,20 +96,27 @@ def test_long_names_get_short_unique_files(mcpfs_mount, tmp_path):
 
 
 def test_nul_and_invalid_utf8_never_share_a_file(mcpfs_mount, tmp_path):
-    # spec 9: distinct names stay distinct files. "\u0000" is %00; a name
-    # whose bytes are not UTF-8 is not JSON text and is left out.
-    m = mcpfs_mount({'h': hostile(tmp_path, listing(
-        b'"a\\u0000b"', b'"a\xc0\x80b"', b'"c"'))})
+    # spec 9: distinct names stay distinct files. "\u0000" is %00. A
+    # listing whose bytes are not UTF-8 is not JSON text (RFC 8259), and
+    # what a server sends is passed on only as valid JSON (spec 6): that
+    # page is refused whole, said where the user looks, and the thread
+    # goes on (its calls still run).
+    m = mcpfs_mount({'h': hostile(tmp_path, listing(b'"a\\u0000b"', b'"c"')),
+                     'bad': hostile(tmp_path, listing(
+                         b'"a\\u0000b"', b'"a\xc0\x80b"', b'"c"'))})
     t = thread(m, 'h')
     files = os.listdir(t / 'tools')
-    assert len(files) == len(set(files)), files
-    assert sorted(files) == ['a%00b', 'c']
+    assert sorted(files) == ['a%00b', 'c'], files
     assert via_file(t, 'a%00b') == 'called a\x00b'
-    # left out as not UTF-8, or (once the listing has written it as
-    # "\u0000") as a duplicate: either way with a warning
-    st = status(t)
-    assert any('UTF-8' in w or 'duplicate' in w
-               for w in st.get('warnings', [])), st
+    b = thread(m, 'bad')
+    with pytest.raises(OSError) as e:
+        os.listdir(b / 'tools')
+    assert e.value.errno == errno.EIO
+    assert 'not valid JSON' in (status(b).get('last_error') or ''), \
+        status(b)
+    write_file(b / 'call', b'{"name":"c","arguments":{}}')
+    assert text(json.loads(read_file(b / 'call'))) == 'called c'
+    assert status(b)['state'] == 'ready'
 
 
 def test_duplicate_names_listed_once(mcpfs_mount, tmp_path):
