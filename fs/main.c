@@ -198,6 +198,15 @@ static void usage(const char *prog)
 	       "Unmount with: fusermount3 -u MOUNTPOINT\n", prog, prog, prog);
 }
 
+/* a handle still open at exit: a close forgotten somewhere */
+static void left_open(uv_handle_t *h, void *arg)
+{
+	(void)arg;
+	if (!uv_is_closing(h))
+		mlog(MLOG_WARN, "exit: a libuv %s handle left open",
+		     uv_handle_type_name(uv_handle_get_type(h)));
+}
+
 static void shutdown_done(void)
 {
 	uv_stop(uv_default_loop());
@@ -659,6 +668,7 @@ int main(int argc, char **argv)
 	uv_close((uv_handle_t *)&sig_term, NULL);
 	uv_close((uv_handle_t *)&sig_hup, NULL);
 	uv_run(loop, UV_RUN_NOWAIT);
+	uv_walk(loop, left_open, NULL);
 	fuse_session_destroy(se);
 	fuse_opt_free_args(&args);
 	free(cl.mountpoint);
