@@ -119,6 +119,17 @@ void call_fail(mcp_call *c, int code, const char *msg, cJSON *data)
 	cJSON_Delete(data);
 }
 
+void call_fail_noted(mcp_call *c, int code, const char *msg, cJSON *data)
+{
+	call_fail(c, code, msg, data);
+}
+
+void session_error(mcp_session *s, char *msg)
+{
+	(void)s;
+	free(msg);
+}
+
 mcp_buf *msg_error_reply(cJSON *err)
 {
 	cJSON *o = cJSON_CreateObject();
