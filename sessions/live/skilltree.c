@@ -37,24 +37,13 @@ long stree_at(const struct stree *t, const char *path, size_t n)
 	return t->scap ? t->slot[slot_of(t, path, n)] - 1 : -1;
 }
 
-/* Room for n nodes at once: a growth of 100,000 nodes (the copy, the
- * rehash) is a long turn of the loop. 0 or -ENOMEM. */
-int stree_reserve(struct stree *t, size_t n)
+/* The slot table made cap slots long (cap a power of two, above twice
+ * the nodes), every node hashed in again. 0 or -ENOMEM. */
+static int rehash(struct stree *t, size_t cap)
 {
-	size_t cap = t->scap ? t->scap : 128, i;
-	struct snode *v;
+	size_t i;
 	long *s;
 
-	if (n > SKILL_NODES_MAX)
-		n = SKILL_NODES_MAX;
-	if (n > t->cap) {
-		if (!(v = realloc(t->v, n * sizeof *v)))
-			return -ENOMEM;
-		t->v = v;
-		t->cap = n;
-	}
-	while ((n + 1) * 2 > cap)
-		cap *= 2;
 	if (cap == t->scap)
 		return 0;
 	if (!(s = calloc(cap, sizeof *s)))
@@ -68,10 +57,29 @@ int stree_reserve(struct stree *t, size_t n)
 	return 0;
 }
 
+/* Room for n nodes at once: a growth of 100,000 nodes (the copy, the
+ * rehash) is a long turn of the loop. 0 or -ENOMEM. */
+int stree_reserve(struct stree *t, size_t n)
+{
+	size_t cap = t->scap ? t->scap : 128;
+	struct snode *v;
+
+	if (n > SKILL_NODES_MAX)
+		n = SKILL_NODES_MAX;
+	if (n > t->cap) {
+		if (!(v = realloc(t->v, n * sizeof *v)))
+			return -ENOMEM;
+		t->v = v;
+		t->cap = n;
+	}
+	while ((n + 1) * 2 > cap)
+		cap *= 2;
+	return rehash(t, cap);
+}
+
 static int grow(struct stree *t)
 {
-	size_t cap, i;
-	long *s;
+	size_t cap;
 
 	if (t->n == t->cap) {
 		struct snode *v;
@@ -84,16 +92,7 @@ static int grow(struct stree *t)
 	}
 	if ((t->n + 1) * 2 <= t->scap)
 		return 0;
-	cap = t->scap ? t->scap * 2 : 128;
-	if (!(s = calloc(cap, sizeof *s)))
-		return -ENOMEM;
-	free(t->slot);
-	t->slot = s;
-	t->scap = cap;
-	for (i = 0; i < t->n; i++)
-		t->slot[slot_of(t, t->v[i].path, strlen(t->v[i].path))] =
-			(long)i + 1;
-	return 0;
+	return rehash(t, t->scap ? t->scap * 2 : 128);
 }
 
 void stree_free(void *p)
