@@ -25,6 +25,9 @@
 #include "program.h"
 #include "serve.h"
 #include "writers.h"
+#ifdef MCPFS_FUSE318
+#include "fuse318.h"
+#endif
 
 /* The system's media types (Debian's media-types package). */
 #define MIME_TYPES "/etc/mime.types"
@@ -607,7 +610,12 @@ int main(int argc, char **argv)
 		fuse_opt_add_arg(&args, "-o");
 		fuse_opt_add_arg(&args, "default_permissions");
 	}
+#ifdef MCPFS_FUSE318	/* bench only: FUSE over io_uring (fuse318.c) */
+	se = fuse_session_new(&args, fuse318_ops(&mcpfs_ops), sizeof mcpfs_ops,
+			      NULL);
+#else
 	se = fuse_session_new(&args, &mcpfs_ops, sizeof mcpfs_ops, NULL);
+#endif
 	if (!se) {	/* an option FUSE does not know (it said which) */
 		free(start_dir);
 		return quit(&o, &args, cl.mountpoint, 2);
@@ -631,6 +639,9 @@ int main(int argc, char **argv)
 		mlog(MLOG_INFO, "%s: %s: result/ names only the types mcpfs "
 		     "knows itself", MIME_TYPES, strerror(-rc));
 	mcp_init(loop, &mo, &hooks);
+#ifdef MCPFS_FUSE318
+	fuse318_start(loop);
+#endif
 	if (mcp_load_configs((const char *const *)o.configs, o.nconfigs,
 			     o.project, &err) < 0) {
 		mlog(MLOG_ERR, "%s", err ? err : "invalid config");
@@ -662,6 +673,9 @@ int main(int argc, char **argv)
 		exit_code = 1;
 	}
 	uv_run(loop, UV_RUN_DEFAULT);
+#ifdef MCPFS_FUSE318
+	fuse318_stop();
+#endif
 	fs_fh_free_all();
 	uv_close((uv_handle_t *)&fuse_poll, NULL);
 	uv_close((uv_handle_t *)&sig_int, NULL);
