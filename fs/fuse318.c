@@ -2,14 +2,16 @@
  * FUSE over io_uring in its one loop, and passthrough of a finished big
  * reply.
  *
- * Built only with -Dfuse_prefix (a libfuse of 3.18 or later: fuse_req_is_uring),
+ * Built only with -Dfuse_prefix (libfuse 3.18 or later: fuse_req_is_uring),
  * used only when libfuse's FUSE_URING_ENABLE=1 is in the environment and
  * the kernel's fuse.enable_uring is on (tests/bench/README.md, "FUSE over
  * io_uring and passthrough").
  *
  * With io_uring, libfuse serves requests on ring threads of its own (one
  * per CPU), which call the operations there; the /dev/fuse descriptor that
- * main.c polls carries only INIT. mcpfs's operations run on the loop
+ * main.c polls carries INIT and interrupts (which 3.18.3 matches to no
+ * ring request: a signal no longer ends a waiting read). mcpfs's
+ * operations run on the loop
  * thread and share everything with it unlocked, so each operation a ring
  * thread brings is handed to the loop: its arguments copied (the file
  * info and the attributes live on the ring thread's stack; the names and
@@ -153,7 +155,10 @@ static void w_getattr(fuse_req_t req, fuse_ino_t i, struct fuse_file_info *fi)
 { HOP(H_GETATTR, req); h->ino = i; hand(h, fi); }
 static void w_setattr(fuse_req_t req, fuse_ino_t i, struct stat *st, int set,
 		      struct fuse_file_info *fi)
-{ HOP(H_SETATTR, req); h->ino = i; h->st = *st; h->to_set = set; hand(h, fi); }
+{
+	HOP(H_SETATTR, req); h->ino = i; h->st = *st; h->to_set = set;
+	hand(h, fi);
+}
 static void w_mkdir(fuse_req_t req, fuse_ino_t p, const char *name, mode_t m)
 { HOP(H_MKDIR, req); h->ino = p; h->name = name; h->mode = m; hand(h, NULL); }
 static void w_rmdir(fuse_req_t req, fuse_ino_t p, const char *name)
@@ -168,7 +173,10 @@ static void w_mknod(fuse_req_t req, fuse_ino_t p, const char *name, mode_t m,
 }
 static void w_symlink(fuse_req_t req, const char *link, fuse_ino_t p,
 		      const char *name)
-{ HOP(H_SYMLINK, req); h->ino = p; h->name = name; h->name2 = link; hand(h, NULL); }
+{
+	HOP(H_SYMLINK, req); h->ino = p; h->name = name; h->name2 = link;
+	hand(h, NULL);
+}
 static void w_rename(fuse_req_t req, fuse_ino_t p, const char *name,
 		     fuse_ino_t np, const char *nname, unsigned int flags)
 {

@@ -8,7 +8,8 @@
 #include <fuse_lowlevel.h>
 
 /* ops wrapped: an operation a ring thread brings runs on the loop */
-const struct fuse_lowlevel_ops *fuse318_ops(const struct fuse_lowlevel_ops *ops);
+const struct fuse_lowlevel_ops *
+fuse318_ops(const struct fuse_lowlevel_ops *ops);
 void fuse318_start(uv_loop_t *loop);
 /* op_open of n, before its reply: with MCPFS_BENCH_PASSTHROUGH=1, a
  * finished reply of 1 MiB or more as a passthrough backing file */
