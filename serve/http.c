@@ -37,6 +37,12 @@
  * 503 on its socket itself, which libmicrohttpd has written nothing on
  * while it waits for a request, and shutting the socket down: its next
  * run sees the end and closes it.
+ *
+ * This file, httpconn.c, httpcheck.c, httptoken.c and doorenv.c are the
+ * module mcpfs-serve.so (door.h), which serve/door.c loads for --serve
+ * only: the core is reached through door_env (the peers, the log, the
+ * thread name check, the client entry), and mcpfs_door, at the end, is
+ * the one symbol the module exports.
  */
 #include <arpa/inet.h>
 #include <errno.h>
