@@ -524,7 +524,7 @@ int main(int argc, char **argv)
 	struct fuse_cmdline_opts cl;
 	struct opts o = { 0 };
 	struct mcp_options mo;
-	char self[PATH_MAX], *err, *start_dir;
+	char self[PATH_MAX], door[PATH_MAX + 200], *err, *start_dir;
 	double cap, serve_idle, serve_conns;
 	struct serve_http_opts so;
 	ssize_t n;
@@ -566,7 +566,13 @@ int main(int argc, char **argv)
 	    number_opt("serve_connections", o.serve_connections, 64, 1,
 		       &serve_conns) < 0)
 		return quit(&o, &args, cl.mountpoint, 2);
-	if (o.serve && (rc = serve_http_check(o.serve, o.serve_remote)) < 0) {
+	if (o.serve && (rc = serve_http_check(o.serve, o.serve_remote, door,
+					      sizeof door)) < 0) {
+		if (rc == -ENOEXEC) { /* no door without its module */
+			fprintf(stderr, "mcpfs: --serve %s: %s\n", o.serve,
+				door);
+			return quit(&o, &args, cl.mountpoint, 1);
+		}
 		if (rc == -EPERM)
 			fprintf(stderr, "mcpfs: --serve %s: not a loopback "
 				"address: whoever reaches it with the token "

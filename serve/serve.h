@@ -66,10 +66,13 @@ int serve_socket_path(const char *mnt, char *out, size_t n, int make);
  * stdin and stdout to the mount; the exit status. */
 int serve_relay(int argc, char **argv);
 
-/* serve/http.c: --serve [ADDR:]PORT, Streamable HTTP (spec 14). check, at
- * start before the mount: 0, -EINVAL for what is no address to listen at,
- * -EPERM for a non-loopback one without remote (-o serve_remote). start
- * after the mount (0, or -errno: logged); stop at shutdown. */
+/* serve/http.c: --serve [ADDR:]PORT, Streamable HTTP (spec 14), in the
+ * module mcpfs-serve.so that serve/door.c loads (door.h). check, at start
+ * before the mount, loads it: 0, -ENOEXEC when it cannot be loaded (err
+ * says why), -EINVAL for what is no address to listen at, -EPERM for a
+ * non-loopback one without remote (-o serve_remote). start after the
+ * mount (0, or -errno: logged); stop at shutdown (nothing when never
+ * loaded). */
 struct serve_http_opts {
 	const char *addr;           /* [ADDR:]PORT */
 	const char *mountpoint;     /* whose token is kept (serve_token) */
@@ -79,14 +82,8 @@ struct serve_http_opts {
 	unsigned connections;       /* -o serve_connections */
 	int remote;                 /* -o serve_remote */
 };
-int serve_http_check(const char *addr, int remote);
+int serve_http_check(const char *addr, int remote, char *err, size_t n);
 int serve_http_start(uv_loop_t *loop, const struct serve_http_opts *o);
 void serve_http_stop(void);
-/* serve/httptoken.c: the token of the mount at mountpoint, kept 0600 in
- * the state directory and read back at the next mount (a new one when
- * none is kept or the kept one is not believed). out: 64 hex digits;
- * path: the file ("" when it could not be kept). 0, or -EIO with no
- * random bytes. */
-int serve_token(const char *mountpoint, char out[65], char *path, size_t n);
 
 #endif

@@ -73,10 +73,15 @@ log() { printf '%s\n' "$*" >&2; }
 # supervisor mcpfs-exec goes beside mcpfs, where mcpfs looks for it as in
 # the build tree (sessions/transport/stdio.c); without it every server would
 # start under mcpfs itself, which loads all of mcpfs's libraries (row 3b').
-# bin-self holds a lone mcpfs for that row.
+# bin-self holds a lone mcpfs for that row. The HTTP door's module
+# (mcpfs-serve.so, for --serve) goes beside mcpfs too; a build from
+# before it links the door into mcpfs.
 mkdir "$WORK/bin" "$WORK/bin-self" || exit 1
 cp "$MCPFS" "$BUILD/mcpfs-exec" "$BUILD/mcpfs-http.so" "$DEMO" "$FAKE" \
 	"$WORK/bin/" || exit 1
+if [ -f "$BUILD/mcpfs-serve.so" ]; then
+	cp "$BUILD/mcpfs-serve.so" "$WORK/bin/" || exit 1
+fi
 cp "$MCPFS" "$WORK/bin-self/" || exit 1
 MCPFS_SELF=$WORK/bin-self/mcpfs
 MCPFS=$WORK/bin/mcpfs
