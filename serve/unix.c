@@ -255,18 +255,18 @@ static int hello(struct conn *k, const char *line, size_t n)
 		serve_peer_end(k->peer);
 		k->peer = NULL;
 	}
-	if (!k->peer && *why) {
+	if (k->peer)
+		return 0;
+	if (*why)
 		mlog(MLOG_INFO, "serve: a client refused: %s", why);
-		refuse(k);
-		return -1;
-	}
-	if (!k->peer) {
+	else
 		mlog(MLOG_WARN, "serve: a connection without a valid first "
 		     "line (or out of memory): closed");
+	if (ack) /* after the reason is written */
+		refuse(k);
+	else
 		conn_close(k);
-		return -1;
-	}
-	return 0;
+	return -1;
 }
 
 static void alloc_cb(uv_handle_t *h, size_t want, uv_buf_t *buf)
@@ -461,16 +461,82 @@ static int hello_ack(int fd, const char *mnt)
 	return ok ? 0 : -1;
 }
 
+/* The first line to the mount (unix.c's hello) and its answer: 0, or
+ * -1 once said why. */
+static int hello_send(int fd, const char *mnt, const char *thread,
+		      const char *servers, const char *tools)
+{
+	cJSON *h = cJSON_CreateObject();
+	char *hl;
+	int r;
+
+	cJSON_AddNumberToObject(h, "mcpfs-serve", 1);
+	if (thread)
+		cJSON_AddStringToObject(h, "thread", thread);
+	else
+		cJSON_AddNullToObject(h, "thread");
+	if (servers)
+		cJSON_AddStringToObject(h, "servers", servers);
+	if (tools)
+		cJSON_AddStringToObject(h, "tools", tools);
+	cJSON_AddNumberToObject(h, "ack", 1);
+	hl = cJSON_PrintUnformatted(h);
+	cJSON_Delete(h);
+	r = !hl || write_all(fd, hl, strlen(hl)) < 0 ||
+	    write_all(fd, "\n", 1) < 0 ? -1 : 0;
+	free(hl);
+	if (r < 0) {
+		fprintf(stderr, "mcpfs serve: the mount closed the "
+			"connection\n");
+		return -1;
+	}
+	return hello_ack(fd, mnt);
+}
+
+/* stdin to fd, fd to stdout, until the mount ends: the exit status. */
+static int relay(int fd)
+{
+	char buf[65536];
+	struct pollfd pf[2];
+	int in_open = 1;
+
+	for (;;) {
+		pf[0] = (struct pollfd){ .fd = in_open ? 0 : -1,
+					 .events = POLLIN };
+		pf[1] = (struct pollfd){ .fd = fd, .events = POLLIN };
+		if (poll(pf, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return 1;
+		}
+		if (pf[1].revents) {
+			ssize_t n = read(fd, buf, sizeof buf);
+
+			if (n <= 0)
+				return 0; /* the mount ended the session */
+			if (write_all(1, buf, (size_t)n) < 0)
+				return 1;
+		}
+		if (in_open && pf[0].revents) {
+			ssize_t n = read(0, buf, sizeof buf);
+
+			if (n <= 0) { /* the client is done: half-close */
+				in_open = 0;
+				shutdown(fd, SHUT_WR);
+			} else if (write_all(fd, buf, (size_t)n) < 0) {
+				return 1;
+			}
+		}
+	}
+}
+
 int serve_relay(int argc, char **argv)
 {
 	const char *thread = NULL, *mnt = NULL, *servers = NULL;
 	const char *tools = NULL, *v;
-	char path[PATH_MAX] = "", real[PATH_MAX], buf[65536];
+	char path[PATH_MAX] = "", real[PATH_MAX];
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	struct pollfd pf[2];
-	int i, fd, in_open = 1, r;
-	cJSON *h;
-	char *hl;
+	int i, fd, r;
 
 	for (i = 1; i < argc; i++) {
 		if ((v = flag(argc, argv, &i, "--thread")))
@@ -520,54 +586,7 @@ int serve_relay(int argc, char **argv)
 			*path ? " at " : "", path);
 		return 1;
 	}
-	h = cJSON_CreateObject();
-	cJSON_AddNumberToObject(h, "mcpfs-serve", 1);
-	if (thread)
-		cJSON_AddStringToObject(h, "thread", thread);
-	else
-		cJSON_AddNullToObject(h, "thread");
-	if (servers)
-		cJSON_AddStringToObject(h, "servers", servers);
-	if (tools)
-		cJSON_AddStringToObject(h, "tools", tools);
-	cJSON_AddNumberToObject(h, "ack", 1);
-	hl = cJSON_PrintUnformatted(h);
-	cJSON_Delete(h);
-	if (!hl || write_all(fd, hl, strlen(hl)) < 0 ||
-	    write_all(fd, "\n", 1) < 0) {
-		fprintf(stderr, "mcpfs serve: the mount closed the "
-			"connection\n");
+	if (hello_send(fd, mnt, thread, servers, tools) < 0)
 		return 1;
-	}
-	free(hl);
-	if (hello_ack(fd, mnt) < 0)
-		return 1;
-	for (;;) {
-		pf[0] = (struct pollfd){ .fd = in_open ? 0 : -1,
-					 .events = POLLIN };
-		pf[1] = (struct pollfd){ .fd = fd, .events = POLLIN };
-		if (poll(pf, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			return 1;
-		}
-		if (pf[1].revents) {
-			ssize_t n = read(fd, buf, sizeof buf);
-
-			if (n <= 0)
-				return 0; /* the mount ended the session */
-			if (write_all(1, buf, (size_t)n) < 0)
-				return 1;
-		}
-		if (in_open && pf[0].revents) {
-			ssize_t n = read(0, buf, sizeof buf);
-
-			if (n <= 0) { /* the client is done: half-close */
-				in_open = 0;
-				shutdown(fd, SHUT_WR);
-			} else if (write_all(fd, buf, (size_t)n) < 0) {
-				return 1;
-			}
-		}
-	}
+	return relay(fd);
 }
