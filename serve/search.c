@@ -17,8 +17,8 @@
  * for once and cached; the tool policy and the client's servers
  * applied). Pure: the listing in, the result out.
  *
- * Ranking: the query is cut into words (runs of letters and digits,
- * ASCII case folded). Each word scores 4 when it is a whole word of the
+ * Ranking: the query is cut into words (runs of letters and digits, a
+ * character beyond ASCII counting as a letter; ASCII case folded). Each word scores 4 when it is a whole word of the
  * tool's SERVER__TOOL name (cut the same way), else 3 when it is part of
  * the name, else 1 when it is in the title or description, else 0. A
  * tool's score is the sum; a tool scoring 0 is left out; ties keep the
@@ -180,7 +180,14 @@ static cJSON *describe(const cJSON *tools, const cJSON *params)
 	return text_result(msg, 1);
 }
 
-/* The words of s, lower case, as one buffer of NUL-ended words ending in
+/* A letter or digit: ASCII ones, and every byte of a character beyond
+ * ASCII (UTF-8), so that "café" and "日本" are words too. */
+static int word_char(char c)
+{
+	return isalnum((unsigned char)c) || (unsigned char)c >= 0x80;
+}
+
+/* The words of s, ASCII lower case, as one buffer of NUL-ended words ending in
  * an empty one; at most max of them. NULL when out of memory. */
 static char *words(const char *s, size_t max)
 {
@@ -190,11 +197,11 @@ static char *words(const char *s, size_t max)
 	if (!out)
 		return NULL;
 	while (*s && w < max) {
-		while (*s && !isalnum((unsigned char)*s))
+		while (*s && !word_char(*s))
 			s++;
 		if (!*s)
 			break;
-		while (isalnum((unsigned char)*s))
+		while (word_char(*s))
 			o[k++] = (char)tolower((unsigned char)*s++);
 		o[k++] = 0;
 		w++;
