@@ -318,8 +318,10 @@ static cJSON *find(const cJSON *tools, const cJSON *params)
 	const char *query = arg_str(params, "query");
 	const cJSON *lim = cJSON_GetObjectItemCaseSensitive(args_of(params),
 							   "limit");
-	int limit = cJSON_IsNumber(lim) ? (int)lim->valuedouble
-					: LIMIT_DEFAULT, n, i;
+	double lv = cJSON_IsNumber(lim) ? lim->valuedouble : LIMIT_DEFAULT;
+	/* 1 to LIMIT_MAX, compared as a double: 1e50 is no int */
+	int limit = !(lv >= 1) ? 1 : lv > LIMIT_MAX ? LIMIT_MAX : (int)lv;
+	int n, i;
 	char *q = query ? words(query, WORDS_MAX) : NULL;
 	struct gbuf b = { 0 };
 	struct hit *h = NULL;
@@ -331,7 +333,6 @@ static cJSON *find(const cJSON *tools, const cJSON *params)
 				   "to look for in tool names and descriptions"
 				   : "mcpfs__search_tools needs a query", 1);
 	}
-	limit = limit < 1 ? 1 : limit > LIMIT_MAX ? LIMIT_MAX : limit;
 	n = rank(tools, q, &h);
 	for (i = 0; i < n && i < limit; i++)
 		one_line(&b, h[i].t);
