@@ -94,6 +94,9 @@ int serve_http_start(uv_loop_t *loop, const struct serve_http_opts *o)
 		.peer_close = serve_peer_end,
 		.thread_check = mcp_thread_name_check,
 		.client_entry = mcp_set_client_entry,
+		.scope_check = serve_scope_check,
+		.scope_refusal = serve_scope_refusal,
+		.peer_scope = serve_peer_scope,
 	};
 
 	return door ? door->start(&env, o) : -ENOEXEC;

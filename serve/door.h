@@ -5,8 +5,8 @@
  * doorenv.c with libmicrohttpd; it links to none of mcpfs and exports one
  * symbol, DOOR_MODULE_ENTRY, its struct door_module. door.c, in mcpfs,
  * loads it and hands it a struct door_env at start: all the door may use
- * of the core (the loop, the log, the peers of serve.h, two calls of
- * sessions.h).
+ * of the core (the loop, the log, the peers of serve.h and their scope,
+ * two calls of sessions.h).
  */
 #ifndef MCPFS_DOOR_H
 #define MCPFS_DOOR_H
@@ -38,6 +38,13 @@ struct door_env {
 	int (*thread_check)(const char *name);
 	/* mcp_set_client_entry: MOUNT/.serve.json (NULL: none) */
 	void (*client_entry)(const char *json);
+	/* a client's scope, ?servers=&tools= (serve.h): serve_scope_check,
+	 * serve_scope_refusal, serve_peer_scope */
+	int (*scope_check)(const char *servers, const char *tools, char *why,
+			   size_t n);
+	char *(*scope_refusal)(const char *body, size_t len, const char *why);
+	int (*peer_scope)(struct serve_peer *p, const char *servers,
+			  const char *tools);
 };
 
 /* What the module exports: serve.h's serve_http_check, start (with the

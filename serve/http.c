@@ -516,11 +516,45 @@ static enum MHD_Result standalone(struct MHD_Connection *c, void **ctx)
 	return stream(c, r);
 }
 
+/* A new session of /mcp[/thread]?servers=a,b&tools=search (scope.c);
+ * NULL when it is refused (answered: 400 with the initialize request's
+ * JSON-RPC error, or 500). */
+static struct hsess *scoped(struct MHD_Connection *c, const char *thread,
+			    const struct gbuf *b, enum MHD_Result *res)
+{
+	const char *srv = MHD_lookup_connection_value(
+		c, MHD_GET_ARGUMENT_KIND, "servers");
+	const char *tools = MHD_lookup_connection_value(
+		c, MHD_GET_ARGUMENT_KIND, "tools");
+	struct hsess *hs = NULL;
+	char why[600], *e;
+
+	if (door_env.scope_check(srv, tools, why, sizeof why) < 0) {
+		e = door_env.scope_refusal(b->p, b->len, why);
+		*res = e ? respond(c, MHD_HTTP_BAD_REQUEST, "application/json",
+				   e, strlen(e), NULL)
+			 : refuse(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
+				  "out of memory");
+		cJSON_free(e);
+		return NULL;
+	}
+	hs = hs_new(*thread ? thread : NULL);
+	if (hs && door_env.peer_scope(hs->peer, srv, tools) < 0) {
+		hs_end(hs);
+		hs = NULL;
+	}
+	if (!hs)
+		*res = refuse(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
+			      "out of memory");
+	return hs;
+}
+
 static enum MHD_Result dispatch(struct MHD_Connection *c, struct hreq *r,
 				const char *thread)
 {
 	const char *sid = header(c, "Mcp-Session-Id");
 	struct gbuf *b = &r->body.buf;
+	enum MHD_Result res;
 	int k, init;
 
 	r->dispatched = 1;
@@ -532,10 +566,8 @@ static enum MHD_Result dispatch(struct MHD_Connection *c, struct hreq *r,
 	if (!sid && init && nsess >= MAX_SESSIONS)
 		return busy(c, &b_sessions, session_retry());
 	if (!sid && init) {
-		r->hs = hs_new(*thread ? thread : NULL);
-		if (!r->hs)
-			return refuse(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
-				      "out of memory");
+		if (!(r->hs = scoped(c, thread, b, &res)))
+			return res;
 		r->fresh = 1;
 	} else if (!sid) {
 		return refuse(c, MHD_HTTP_BAD_REQUEST, "Mcp-Session-Id "
