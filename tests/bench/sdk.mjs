@@ -52,7 +52,11 @@ async function hold(spec) {
 }
 
 async function list([command, ...args]) {
-  const child = spawn(command, args, { stdio: ["pipe", "pipe", "ignore"] });
+  const child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"] });
+  let err = "";
+  child.stderr.on("data", (d) => { err += d; });
+  child.stdin.on("error", () => {}); // EPIPE when it exits: said below
+  const closed = new Promise((resolve) => child.on("close", resolve));
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   let id = 0;
   const rpc = async (method, params) => {
@@ -60,7 +64,11 @@ async function list([command, ...args]) {
     child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: me, method, params }) + "\n");
     for (;;) {
       const { value, done } = await lines.next();
-      if (done) throw new Error(`${command}: closed its stdout`);
+      if (done) {
+        const code = await closed;
+        console.error(`${command}: exit ${code}: ${err.trim().split("\n")[0]}`);
+        process.exit(1);
+      }
       const m = JSON.parse(value);
       if (m.id !== me || m.method) continue;
       if (m.error) throw new Error(`${method}: ${JSON.stringify(m.error)}`);
