@@ -13,8 +13,11 @@
 # Environment: MCPFS_BUILD (default ./build), BENCH_N (sequential calls per
 # loop, default 2000), BENCH_SECS (seconds per concurrency level, default 3),
 # BENCH_SESSIONS (idle sessions for the memory rows, default 1000),
-# BENCH_PIN=0 (do not pin the sequential rows to CPU 0, see below).
-# Takes about 1 minute; tests/bench/README.md says what each row measures.
+# BENCH_PIN=0 (do not pin the sequential rows to CPU 0, see below),
+# BENCH_PLAYWRIGHT=0 (rows 11 without @playwright/mcp), BENCH_ONLY=scale,
+# oneshot or agents (those rows alone). Takes a few minutes on a quiet
+# machine, rows 11 (Chromium) about 2 of them; tests/bench/README.md says
+# what each row measures.
 set -u
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -462,7 +465,7 @@ agents_rows() {
 			R=$(calc "a/b" a="$sb" b="$fb")
 			if [ $cf = 3 ]; then tg="≤ 0.15x"; met=$(yes_if "$R <= 0.15"); else tg="(info)"; met="—"; fi
 			row "11d. serve --tools search: its tools/list, the same mount ($what)" \
-				"$sb bytes ≈ $(tok "$sb") tokens ($(echo "$srch" | cut -d' ' -f2) tools)" \
+				"$sb bytes ≈ $(tok "$sb") tokens ($(echo "$srch" | cut -d' ' -f2) tools: $(echo "$srch" | cut -d' ' -f3-))" \
 				"full listing (11c) $fb bytes ≈ $(tok "$fb") tokens" \
 				"$(f2 "$R")x" "$tg" "$met"
 		else
