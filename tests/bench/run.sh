@@ -700,9 +700,12 @@ wait_ready "$MNT/demo" 65
 RATE1=
 : >"$WORK/c.pfloor"; : >"$WORK/c.prt"
 for k in 1 4 16 64; do
-	files=
+	files=; sfiles=
 	i=1
-	while [ $i -le $k ]; do files="$files $MNT/demo/c$i/call"; i=$((i + 1)); done
+	while [ $i -le $k ]; do
+		files="$files $MNT/demo/c$i/call"; sfiles="$sfiles $MNT/demo/c$i/status"
+		i=$((i + 1))
+	done
 	# three runs of a third of the time each: the median rate (a stall of
 	# the machine in one run does not make the row), and the slowest call
 	: >"$WORK/c.rate"; : >"$WORK/c.max"
@@ -719,8 +722,7 @@ for k in 1 4 16 64; do
 			# 4g: 16 threads of bare FUSE round trips, each a
 			# pread of its own session's status
 			# shellcheck disable=SC2086
-			out=$("$B" ppread "$(calc "s/3" s="$SECS")" $(echo "$files" | sed 's,/call,/status,g')) ||
-				fail "line $LINENO"
+			out=$("$B" ppread "$(calc "s/3" s="$SECS")" $sfiles) || fail "line $LINENO"
 			echo "$out" | awk '{ print $1 }' >>"$WORK/c.prt"
 		fi
 	done
