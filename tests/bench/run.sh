@@ -371,6 +371,7 @@ hold_clients() {
 		hp="$hp $!"
 	done
 	PIDS="$PIDS $hp"
+	SRVPIDS="$SRVPIDS $hp" # on a failure: TERM, so that they close their servers
 	hi=0
 	while [ "$(cat "$WORK"/hold."$hn".[1-5] | grep -c ready)" -lt 5 ]; do
 		hi=$((hi + 1))
