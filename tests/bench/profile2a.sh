@@ -25,7 +25,14 @@ B=$W/bin/bench-b D=$W/bin/pdemo
 printf '{"mcpServers": {"demo": {"command": "%s"}}}\n' "$D" >"$W/conf.json"
 "$W/bin/pmcpfs" -f -c "$W/conf.json" --idle-timeout 0 "$W/mnt" 2>"$W/mcpfs.log" &
 MP=$!
-trap 'fusermount3 -u "$W/mnt" 2>/dev/null; sleep 0.5; rm -rf "$W"' EXIT
+cleanup() {
+	trap - EXIT INT TERM HUP PIPE
+	fusermount3 -u "$W/mnt" 2>/dev/null
+	while kill -0 $MP 2>/dev/null; do sleep 0.1; done
+	rm -rf "$W"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP PIPE
 while [ ! -e "$W/mnt/.status" ]; do sleep 0.1; done
 mkdir "$W/mnt/demo/t1" && cat "$W/mnt/demo/t1/status" >/dev/null
 sleep 0.5
