@@ -13,8 +13,11 @@
 # Environment: MCPFS_BUILD (default ./build), BENCH_N (sequential calls per
 # loop, default 2000), BENCH_SECS (seconds per concurrency level, default 3),
 # BENCH_SESSIONS (idle sessions for the memory rows, default 1000),
-# BENCH_PIN=0 (do not pin the sequential rows to CPU 0, see below).
-# Takes about 1 minute; tests/bench/README.md says what each row measures.
+# BENCH_PIN=0 (do not pin the sequential rows to CPU 0, see below),
+# BENCH_PLAYWRIGHT=0 (rows 11 without @playwright/mcp), BENCH_ONLY=scale,
+# oneshot or agents (those rows alone). Takes a few minutes on a quiet
+# machine, rows 11 (Chromium) about 2 of them; tests/bench/README.md says
+# what each row measures.
 set -u
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -39,6 +42,7 @@ WORK=$(mktemp -d /tmp/mcpfs-bench.XXXXXX) || exit 1
 MNT=$WORK/mnt
 MNT2=$WORK/mnt-mem
 MNT3=$WORK/mnt-self
+AMNT=$WORK/mnt-agents
 SHM=/dev/shm/mcpfs-bench.$$
 PIDS=
 SRVPIDS=   # servers that never exit on their own: TERM at cleanup
@@ -47,7 +51,7 @@ ROWS=$WORK/rows
 # Unmount and stop everything this script started, on any exit.
 cleanup() {
 	trap - EXIT INT TERM HUP
-	for m in "$MNT" "$MNT2" "$MNT3"; do
+	for m in "$MNT" "$MNT2" "$MNT3" "$AMNT"; do
 		mountpoint -q "$m" 2>/dev/null && fusermount3 -u "$m" 2>/dev/null
 	done
 	for p in $SRVPIDS; do kill "$p" 2>/dev/null; done
@@ -58,7 +62,7 @@ cleanup() {
 		done
 		kill -9 "$p" 2>/dev/null
 	done
-	for m in "$MNT" "$MNT2" "$MNT3"; do
+	for m in "$MNT" "$MNT2" "$MNT3" "$AMNT"; do
 		mountpoint -q "$m" 2>/dev/null && fusermount3 -uz "$m" 2>/dev/null
 	done
 	rm -f "$SHM"
@@ -91,7 +95,7 @@ FAKE=$WORK/bin/fakeserver
 # fail MESSAGE: say why, show the mcpfs logs and the rows so far, exit 1.
 fail() {
 	log "run.sh: FAILED: $*"
-	for m in "$MNT" "$MNT2" "$MNT3"; do
+	for m in "$MNT" "$MNT2" "$MNT3" "$AMNT"; do
 		[ -d "$m" ] || continue
 		if mountpoint -q "$m"; then log "$m: mounted"; else log "$m: NOT mounted"; fi
 	done
@@ -336,6 +340,192 @@ if [ "${BENCH_ONLY:-}" = scale ]; then
 	exit 0
 fi
 
+# ---- 11. agents at scale (issue 50): memory and the listing's size ----
+# tree_pids PID...: the PIDs and all their descendants, one a line.
+tree_pids() {
+	ps -e -o pid=,ppid= | awk -v roots="$*" '
+		{ kids[$2] = kids[$2] " " $1 }
+		END {
+			n = split(roots, q, " ")
+			for (i = 1; i <= n; i++) {
+				p = q[i]; print p
+				m = split(kids[p], k, " ")
+				for (j = 1; j <= m; j++) q[++n] = k[j]
+			}
+		}'
+}
+# mem_of PID...: "PSS_KIB RSS_KIB PROCESSES" of the PIDs and their
+# descendants (PSS from /proc/PID/smaps_rollup, RSS VmRSS of status)
+mem_of() {
+	tree_pids "$@" | while read -r p; do
+		awk '/^Pss:/ { print "pss", $2 }' "/proc/$p/smaps_rollup" 2>/dev/null
+		awk '/^VmRSS:/ { print "rss", $2 }' "/proc/$p/status" 2>/dev/null
+	done | awk '$1 == "pss" { p += $2; n++ } $1 == "rss" { r += $2 }
+		END { print p + 0, r + 0, n + 0 }'
+}
+# hold_clients NAME SPEC [ROOT...]: five `sdk.mjs hold SPEC` clients at
+# once; once all five are ready, mem_of them and the ROOTs into
+# $WORK/mem.NAME; then SIGTERM to the clients, and SIGKILL to whatever
+# of their trees is left after 10 s.
+hold_clients() {
+	hn=$1 hs=$2; shift 2
+	hp=
+	for hi in 1 2 3 4 5; do
+		node "$HERE/sdk.mjs" hold "$hs" >"$WORK/hold.$hn.$hi" \
+			2>"$WORK/hold.$hn.$hi.err" &
+		hp="$hp $!"
+	done
+	PIDS="$PIDS $hp"
+	SRVPIDS="$SRVPIDS $hp" # on a failure: TERM, so that they close their servers
+	hi=0
+	while [ "$(cat "$WORK"/hold."$hn".[1-5] | grep -c ready)" -lt 5 ]; do
+		hi=$((hi + 1))
+		for p in $hp; do
+			kill -0 "$p" 2>/dev/null && continue
+			cat "$WORK"/hold."$hn".*.err >&2
+			fail "11: an sdk.mjs hold client ($hn) exited"
+		done
+		[ $hi -gt 3000 ] && fail "11: $hn: not all ready in 300 s"
+		sleep 0.1
+	done
+	sleep 2 # what the calls started settles
+	# shellcheck disable=SC2086
+	mem_of $hp "$@" >"$WORK/mem.$hn"
+	# shellcheck disable=SC2086
+	htree=$(tree_pids $hp)
+	# shellcheck disable=SC2086
+	kill -TERM $hp 2>/dev/null
+	hi=0
+	for p in $hp; do
+		while kill -0 "$p" 2>/dev/null && [ $hi -lt 100 ]; do
+			sleep 0.1; hi=$((hi + 1))
+		done
+	done
+	# shellcheck disable=SC2086
+	kill -9 $htree 2>/dev/null
+	return 0
+}
+# list_bytes CMD...: "BYTES TOOLS PER-SERVER" of CMD's tools/list, or
+# nothing if it fails (the reason in $WORK/list.err)
+list_bytes() {
+	timeout 120 node "$HERE/sdk.mjs" list "$@" 2>"$WORK/list.err"
+}
+tok() { f0 "$(calc "b/4" b="$1")"; }
+
+agents_rows() {
+	log "11. agents"
+	MEMSRV=$ROOT/node_modules/@modelcontextprotocol/server-memory/dist/index.js
+	PW=$ROOT/node_modules/@playwright/mcp/cli.js
+	if [ "$HAVE_SDK" != yes ] || [ ! -f "$MEMSRV" ]; then
+		row "11. agents: memory and listing" "skipped: node, the SDK, server-everything or server-memory missing" "—" "—" "—" "—"
+		return 0
+	fi
+	NODE=$(command -v node)
+	USE_PW=no
+	[ "${BENCH_PLAYWRIGHT:-1}" = 1 ] && [ -f "$PW" ] && [ -x /usr/bin/chromium ] && USE_PW=yes
+	mkdir -p "$WORK/pw"
+	MEMENV="{\"MEMORY_FILE_PATH\": \"$WORK/memory.jsonl\"}"
+	PWARGS="\"$PW\", \"--headless\", \"--browser\", \"chromium\", \"--executable-path\", \"/usr/bin/chromium\", \"--no-sandbox\", \"--isolated\", \"--output-dir\", \"$WORK/pw\""
+	# the mount's config, with and without playwright
+	for cf in 3 4; do
+		{
+			printf '{"mcpServers": {\n'
+			printf '  "demo": {"command": "%s"},\n' "$DEMO"
+			printf '  "everything": {"command": "%s", "args": ["%s", "stdio"]},\n' "$NODE" "$EVERYTHING"
+			if [ $cf = 4 ] && [ $USE_PW = yes ]; then
+				printf '  "playwright": {"command": "%s", "args": [%s], "timeout": 120},\n' "$NODE" "$PWARGS"
+			fi
+			printf '  "memory": {"command": "%s", "args": ["%s"], "env": %s}\n}}\n' "$NODE" "$MEMSRV" "$MEMENV"
+		} >"$WORK/agents$cf.json"
+	done
+	# ---- the listings ----
+	for cf in 4 3; do
+		[ $cf = 4 ] && [ $USE_PW = no ] && continue
+		MOUNT_EXTRA="" mount_fs "$AMNT" "$WORK/mcpfs-agents$cf.log" "$WORK/agents$cf.json"
+		ALPID=$MPID
+		full=$(list_bytes "$MCPFS" serve "$AMNT") ||
+			{ cat "$WORK/list.err" >&2; fail "11c: serve's tools/list"; }
+		fb=$(first "$full")
+		own=0
+		for s in demo everything memory playwright; do
+			case $s in
+			demo) o=$(list_bytes "$DEMO") ;;
+			everything) o=$(list_bytes "$NODE" "$EVERYTHING" stdio) ;;
+			memory) o=$(MEMORY_FILE_PATH=$WORK/memory.jsonl list_bytes "$NODE" "$MEMSRV") ;;
+			playwright) [ $cf = 4 ] || continue
+				o=$(list_bytes "$NODE" "$PW" --headless --browser chromium \
+					--executable-path /usr/bin/chromium --no-sandbox --isolated \
+					--output-dir "$WORK/pw") ;;
+			esac
+			[ -n "$o" ] || fail "11c: $s's own tools/list"
+			own=$((own + $(first "$o")))
+		done
+		if [ $cf = 4 ]; then what="demo, server-everything, server-memory, @playwright/mcp"
+		else what="demo, server-everything, server-memory"; fi
+		row "11c. serve's full tools/list, a mount of $what" \
+			"$fb bytes ≈ $(tok "$fb") tokens ($(echo "$full" | cut -d' ' -f2) tools: $(echo "$full" | cut -d' ' -f3-))" \
+			"the servers' own tools/list $own bytes" \
+			"$(f2 "$(calc "a/b" a="$fb" b="$own")")x" "(info)" "—"
+		if srch=$(list_bytes "$MCPFS" serve --tools search "$AMNT") && [ -n "$srch" ]; then
+			sb=$(first "$srch")
+			R=$(calc "a/b" a="$sb" b="$fb")
+			if [ $cf = 3 ]; then tg="≤ 0.15x"; met=$(yes_if "$R <= 0.15"); else tg="(info)"; met="—"; fi
+			row "11d. serve --tools search: its tools/list, the same mount ($what)" \
+				"$sb bytes ≈ $(tok "$sb") tokens ($(echo "$srch" | cut -d' ' -f2) tools: $(echo "$srch" | cut -d' ' -f3-))" \
+				"full listing (11c) $fb bytes ≈ $(tok "$fb") tokens" \
+				"$(f2 "$R")x" "$tg" "$met"
+		else
+			log "11d: mcpfs serve --tools search: $(head -c 300 "$WORK/list.err")"
+			row "11d. serve --tools search: its tools/list, the same mount ($what)" \
+				"search: n/a (not built)" "full listing (11c) $fb bytes ≈ $(tok "$fb") tokens" \
+				"—" "$([ $cf = 3 ] && echo "≤ 0.15x" || echo "(info)")" "—"
+		fi
+		fusermount3 -u "$AMNT"
+		while kill -0 "$ALPID" 2>/dev/null; do sleep 0.05; done
+	done
+	# ---- memory: five agents ----
+	SC='[{"name": "demo__echo", "arguments": {"text": "hi"}}, {"name": "everything__echo", "arguments": {"message": "hi"}}, {"name": "memory__read_graph", "arguments": {}}'
+	[ $USE_PW = yes ] &&
+		SC="$SC, {\"name\": \"playwright__browser_tabs\", \"arguments\": {\"action\": \"list\"}}"
+	SC="$SC]"
+	DSPEC="[{\"command\": \"$DEMO\", \"calls\": [{\"name\": \"echo\", \"arguments\": {\"text\": \"hi\"}}]},
+ {\"command\": \"$NODE\", \"args\": [\"$EVERYTHING\", \"stdio\"], \"calls\": [{\"name\": \"echo\", \"arguments\": {\"message\": \"hi\"}}]},
+ {\"command\": \"$NODE\", \"args\": [\"$MEMSRV\"], \"env\": $MEMENV, \"calls\": [{\"name\": \"read_graph\", \"arguments\": {}}]}"
+	[ $USE_PW = yes ] &&
+		DSPEC="$DSPEC, {\"command\": \"$NODE\", \"args\": [$PWARGS], \"calls\": [{\"name\": \"browser_tabs\", \"arguments\": {\"action\": \"list\"}}]}"
+	DSPEC="$DSPEC]"
+	cf=3; [ $USE_PW = yes ] && cf=4
+	MOUNT_EXTRA="" mount_fs "$AMNT" "$WORK/mcpfs-agents.log" "$WORK/agents$cf.json"
+	ALPID=$MPID
+	hold_clients each "[{\"command\": \"$MCPFS\", \"args\": [\"serve\", \"$AMNT\"], \"calls\": $SC}]" "$ALPID"
+	hold_clients shared "[{\"command\": \"$MCPFS\", \"args\": [\"serve\", \"--thread\", \"shared\", \"$AMNT\"], \"calls\": $SC}]" "$ALPID"
+	fusermount3 -u "$AMNT"
+	while kill -0 "$ALPID" 2>/dev/null; do sleep 0.05; done
+	hold_clients sdk "$DSPEC"
+	read -r sp sr sn <"$WORK/mem.sdk"
+	srv="demo, server-everything, server-memory"
+	[ $USE_PW = yes ] && srv="$srv, @playwright/mcp (browser_tabs list, which starts Chromium)"
+	for hn in each shared; do
+		read -r p r n <"$WORK/mem.$hn"
+		case $hn in
+		each) how="a thread each (serve-N)" ;;
+		*) how="one shared thread (--thread shared)" ;;
+		esac
+		row "11$([ $hn = each ] && echo a || echo b). memory: 5 SDK clients through mcpfs serve, $how, one call on each of $srv: PSS of every process (mcpfs, relays, servers and children, the clients)" \
+			"$(f1 "$(calc "x/1024" x="$p")") MiB PSS ($(f1 "$(calc "x/1024" x="$r")") MiB RSS; $n processes)" \
+			"5 SDK clients each starting the servers: $(f1 "$(calc "x/1024" x="$sp")") MiB PSS ($(f1 "$(calc "x/1024" x="$sr")") MiB RSS; $sn processes)" \
+			"$(f2 "$(calc "a/b" a="$p" b="$sp")")x (RSS $(f2 "$(calc "a/b" a="$r" b="$sr")")x)" "(info)" "—"
+	done
+}
+if [ "${BENCH_ONLY:-}" = agents ]; then
+	agents_rows
+	echo "load average before: $LOAD0, after: $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "| measurement | value | baseline | ratio | target | met? |"
+	echo "|---|---|---|---|---|---|"
+	cat "$ROWS"
+	exit 0
+fi
+
 # ---- 3. one-shot (3a, 3b, 3b') ----
 # oneshot_rows: needs the mount $MNT and 2a's $T2A; sets T3.
 # BENCH_ONLY=oneshot runs only 1, 2a and these rows.
@@ -514,11 +704,14 @@ i=1
 while [ $i -le 64 ]; do mkdir "$MNT/demo/c$i" || fail "line $LINENO"; i=$((i + 1)); done
 wait_ready "$MNT/demo" 65
 RATE1=
-: >"$WORK/c.pfloor"
+: >"$WORK/c.pfloor"; : >"$WORK/c.prt"
 for k in 1 4 16 64; do
-	files=
+	files=; sfiles=
 	i=1
-	while [ $i -le $k ]; do files="$files $MNT/demo/c$i/call"; i=$((i + 1)); done
+	while [ $i -le $k ]; do
+		files="$files $MNT/demo/c$i/call"; sfiles="$sfiles $MNT/demo/c$i/status"
+		i=$((i + 1))
+	done
 	# three runs of a third of the time each: the median rate (a stall of
 	# the machine in one run does not make the row), and the slowest call
 	: >"$WORK/c.rate"; : >"$WORK/c.max"
@@ -532,6 +725,11 @@ for k in 1 4 16 64; do
 			# mcpfs's runs: 16 C clients, 16 demo-servers, pipes
 			out=$("$B" pfloor "$(calc "s/3" s="$SECS")" 16 "$REQ" -- "$DEMO") || fail "line $LINENO"
 			echo "$out" | awk '{ print $1 }' >>"$WORK/c.pfloor"
+			# 4g: 16 threads of bare FUSE round trips, each a
+			# pread of its own session's status
+			# shellcheck disable=SC2086
+			out=$("$B" ppread "$(calc "s/3" s="$SECS")" $sfiles) || fail "line $LINENO"
+			echo "$out" | awk '{ print $1 }' >>"$WORK/c.prt"
 		fi
 	done
 	rate=$(median <"$WORK/c.rate")
@@ -555,6 +753,16 @@ PF=$(median <"$WORK/c.pfloor")
 R=$(calc "a/b" a="$RATE16" b="$PF")
 row "4f. 16 sessions (row 4) against the floor's parallel rate: 16 C clients, each its own demo-server over pipes, no mcpfs (median of 3, alternating)" \
 	"$(f0 "$RATE16") calls/s" "floor 16 × pipes $(f0 "$PF")/s" "$(f2 "$R")x" "≥ 0.6x" "$(yes_if "$R >= 0.6")"
+# 4g: the bound FUSE and the pipes allow together. A call on an open fd is
+# three FUSE round trips (write, read, the read of 0) and one server call;
+# at 16 in parallel the machine does PR round trips/s or PF pipe calls/s,
+# so one call costs 3/PR + 1/PF of it: the bound is 1 / (3/PR + 1/PF).
+PR=$(median <"$WORK/c.prt")
+BOUND=$(calc "1/(3/r + 1/p)" r="$PR" p="$PF")
+R=$(calc "a/b" a="$RATE16" b="$BOUND")
+row "4g. 16 sessions (row 4) against the bound of 16 threads of bare FUSE round trips (pread of status) and the parallel floor (4f) together: 1 / (3/rt + 1/floor), a call being three round trips and one server call (medians of 3, alternating)" \
+	"$(f0 "$RATE16") calls/s" "bound $(f0 "$BOUND")/s (16 × pread $(f0 "$PR")/s, 4f $(f0 "$PF")/s)" \
+	"$(f2 "$R")x" "≥ 0.8x" "$(yes_if "$R >= 0.8")"
 
 # ---- 5. large replies ----
 log "5. large replies"
@@ -861,6 +1069,7 @@ t1=$(now_ns)
 row "6'. unmount with $NMEM sessions (all closed, mcpfs exited)" \
 	"$(f2 "$(calc "(b-a)/1e9" a="$t0" b="$t1")") s" "—" "—" "(info)" "—"
 
+agents_rows
 scale_rows
 
 # ---- the table ----
