@@ -119,7 +119,7 @@ B=$BUILD/tests/bench/bench
 if [ ! -x "$B" ] || [ "$HERE/bench.c" -nt "$B" ]; then
 	B=$WORK/bench
 	${CC:-cc} -O2 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -o "$B" \
-		"$HERE/bench.c" -lpthread || fail "line $LINENO"
+		"$HERE/bench.c" -lpthread || fail "line ${LINENO:-?}"
 fi
 
 # row MEASUREMENT VALUE BASELINE RATIO TARGET MET
@@ -266,7 +266,7 @@ scale_rows() {
 	t0=$(now_ns); ls "$SHM.d" >/dev/null; t1=$(now_ns)
 	TLS=$((t1 - t0))
 	rm -rf "$SHM.d"
-	mkdir "$SMNT/demo/d1" "$SMNT/many/m1" || fail "line $LINENO"
+	mkdir "$SMNT/demo/d1" "$SMNT/many/m1" || fail "line ${LINENO:-?}"
 	cat "$SMNT/demo/d1/status" >/dev/null
 	# idle status latency: the slowest of 20
 	: >"$WORK/st.idle"
@@ -294,7 +294,7 @@ scale_rows() {
 	fi
 	# the first ls again on a new thread of the same server, with nothing
 	# else running (9a runs beside 9b's loop of cat processes)
-	mkdir "$SMNT/many/m2" || fail "line $LINENO"
+	mkdir "$SMNT/many/m2" || fail "line ${LINENO:-?}"
 	cat "$SMNT/many/m2/status" >/dev/null
 	t6=$(now_ns); ls "$SMNT/many/m2/tools" >/dev/null; t7=$(now_ns)
 	L1=$((t1 - t0)); L2=$((t3 - t2)); LA=$((t7 - t6))
@@ -318,7 +318,7 @@ scale_rows() {
 	while kill -0 "$SPID" 2>/dev/null; do sleep 0.05; done
 	mount_fs "$SMNT" "$WORK/mcpfs-scale2.log" "$SC"
 	SPID=$MPID
-	mkdir "$SMNT/hostile/h1" || fail "line $LINENO"
+	mkdir "$SMNT/hostile/h1" || fail "line ${LINENO:-?}"
 	NBLK=404000   # 26 bytes + a comma each: 10.5 MB
 	echo "{\"name\":\"blocks\",\"arguments\":{\"n\":$NBLK}}" >"$SMNT/hostile/h1/call"
 	RB=$(cat "$SMNT/hostile/h1/call" | wc -c)
@@ -532,12 +532,12 @@ fi
 oneshot_rows() {
 	log "3. one-shot"
 	N1=200
-	T3=$(first "$("$B" oneshot "$N1" "$REQ" -- "$DEMO")") || fail "line $LINENO"
+	T3=$(first "$("$B" oneshot "$N1" "$REQ" -- "$DEMO")") || fail "line ${LINENO:-?}"
 	R=$(calc "a/b" a="$T3" b="$T2A")
 	row "3a. one-shot: spawn demo-server, initialize, call (no mcpfs)" \
 		"$(f1 "$T3") µs/call" "2a $(f1 "$T2A") µs" "2a is $(f0 "$R")x faster" \
 		"—" "—"
-	T3S=$(first "$("$B" reuse "$N1" "$REQ" "$MNT/demo/call")") || fail "line $LINENO"
+	T3S=$(first "$("$B" reuse "$N1" "$REQ" "$MNT/demo/call")") || fail "line ${LINENO:-?}"
 	R=$(calc "a/b" a="$T3S" b="$T3")
 	row "3b. server-level MOUNT/demo/call (fresh process per call, under mcpfs-exec)" \
 		"$(f1 "$T3S") µs/call" "3a $(f1 "$T3") µs" "$(f2 "$R")x" "≤ 4x" \
@@ -548,7 +548,7 @@ oneshot_rows() {
 	MCPFS=$MCPFS_SELF
 	mount_fs "$MNT3" "$WORK/mcpfs-self.log"
 	MCPFS=$MCPFS_MAIN
-	T3F=$(first "$("$B" reuse "$N1" "$REQ" "$MNT3/demo/call")") || fail "line $LINENO"
+	T3F=$(first "$("$B" reuse "$N1" "$REQ" "$MNT3/demo/call")") || fail "line ${LINENO:-?}"
 	fusermount3 -u "$MNT3"
 	R=$(calc "a/b" a="$T3F" b="$T3")
 	row "3b'. the same, mcpfs itself as the supervisor (no mcpfs-exec beside it)" \
@@ -557,7 +557,7 @@ oneshot_rows() {
 
 # ---- 1. floor: a minimal client on pipes, no mcpfs ----
 log "1. floor"
-FLOOR=$(first "$("$B" floor "$N" "$REQ" -- "$DEMO")") || fail "line $LINENO"
+FLOOR=$(first "$("$B" floor "$N" "$REQ" -- "$DEMO")") || fail "line ${LINENO:-?}"
 row "1. floor: C client ↔ demo-server over pipes, sequential echo$PINNOTE" \
 	"$(f1 "$FLOOR") µs/call" "—" "1x" "—" "—"
 
@@ -567,11 +567,11 @@ SERVE="--serve 127.0.0.1:0"
 [ "${BENCH_ONLY:-}" = oneshot ] && { SERVE=; MAXMSG=; }
 MOUNT_EXTRA=$SERVE mount_fs "$MNT" "$WORK/mcpfs.log"
 MAIN_PID=$MPID
-mkdir "$MNT/demo/t1" || fail "line $LINENO"
+mkdir "$MNT/demo/t1" || fail "line ${LINENO:-?}"
 
 # ---- 2. a thread's call ----
 log "2. thread call"
-T2A=$(first "$("$B" reuse "$N" "$REQ" "$MNT/demo/t1/call")") || fail "line $LINENO"
+T2A=$(first "$("$B" reuse "$N" "$REQ" "$MNT/demo/t1/call")") || fail "line ${LINENO:-?}"
 R=$(calc "a/b" a="$T2A" b="$FLOOR")
 row "2a. thread call, one open fd reused (write, read to EOF; 64 KiB reads)" \
 	"$(f1 "$T2A") µs/call" "floor $(f1 "$FLOOR") µs" "$(f1 "$R")x" "≤ 2x" \
@@ -583,19 +583,19 @@ if [ "${BENCH_ONLY:-}" = oneshot ]; then
 	cat "$ROWS"
 	exit 0
 fi
-T=$(first "$(BENCH_NOEOF=1 "$B" reuse "$N" "$REQ" "$MNT/demo/t1/call")") || fail "line $LINENO"
+T=$(first "$(BENCH_NOEOF=1 "$B" reuse "$N" "$REQ" "$MNT/demo/t1/call")") || fail "line ${LINENO:-?}"
 R=$(calc "a/b" a="$T" b="$FLOOR")
 row "2a\". same, stopping at the reply's newline (no read of 0)" \
 	"$(f1 "$T") µs/call" "floor $(f1 "$FLOOR") µs" "$(f1 "$R")x" "(info)" "—"
-T=$(first "$("$B" pread "$N" "$MNT/demo/t1/status")") || fail "line $LINENO"
+T=$(first "$("$B" pread "$N" "$MNT/demo/t1/status")") || fail "line ${LINENO:-?}"
 R=$(calc "a/b" a="$T" b="$FLOOR")
 row "2r. one bare FUSE round trip: pread of 64 bytes of t1/status (from memory); 2a makes 3, 2a\" 2" \
 	"$(f1 "$T") µs" "floor $(f1 "$FLOOR") µs" "$(f1 "$R")x" "(info)" "—"
-T=$(first "$(BENCH_RBUF=1048576 "$B" reuse "$N" "$REQ" "$MNT/demo/t1/call")") || fail "line $LINENO"
+T=$(first "$(BENCH_RBUF=1048576 "$B" reuse "$N" "$REQ" "$MNT/demo/t1/call")") || fail "line ${LINENO:-?}"
 R=$(calc "a/b" a="$T" b="$FLOOR")
 row "2a'. same as 2a with a 1 MiB read buffer" \
 	"$(f1 "$T") µs/call" "floor $(f1 "$FLOOR") µs" "$(f1 "$R")x" "(info)" "—"
-T2B=$(first "$("$B" reopen "$N" "$REQ" "$MNT/demo/t1/call")") || fail "line $LINENO"
+T2B=$(first "$("$B" reopen "$N" "$REQ" "$MNT/demo/t1/call")") || fail "line ${LINENO:-?}"
 R=$(calc "a/b" a="$T2B" b="$FLOOR")
 row "2b. thread call, open/write/read/close per call" \
 	"$(f1 "$T2B") µs/call" "floor $(f1 "$FLOOR") µs" "$(f1 "$R")x" "≤ 3x" \
@@ -625,10 +625,10 @@ row "2c. sh loop: echo '{...}' > call; cat call ($LOOPS iterations)" \
 oneshot_rows
 TNODE=
 if [ "$HAVE_NODE" = yes ]; then
-	mkdir "$MNT/everything/s1" || fail "line $LINENO"
-	TNODE=$(first "$("$B" reuse 1000 "$NREQ" "$MNT/everything/s1/call")") || fail "line $LINENO"
+	mkdir "$MNT/everything/s1" || fail "line ${LINENO:-?}"
+	TNODE=$(first "$("$B" reuse 1000 "$NREQ" "$MNT/everything/s1/call")") || fail "line ${LINENO:-?}"
 	# node starts faster on all CPUs: one-shot runs unpinned
-	T3N=$(first "$(unpinned "$B" oneshot 10 "$NREQ" -- node "$EVERYTHING" stdio 2>/dev/null)") || fail "line $LINENO"
+	T3N=$(first "$(unpinned "$B" oneshot 10 "$NREQ" -- node "$EVERYTHING" stdio 2>/dev/null)") || fail "line ${LINENO:-?}"
 	R=$(calc "a/b" a="$T3N" b="$TNODE")
 	row "3c. one-shot: spawn node server-everything, initialize, echo (unpinned)" \
 		"$(f1 "$(calc "x/1000" x="$T3N")") ms/call" \
@@ -657,9 +657,9 @@ log "3d. warm"
 if [ "$HAVE_NODE" = yes ]; then
 	: >"$WORK/cold"; : >"$WORK/warm"
 	for rep in 1 2 3; do
-		first_call "$MNT/everything/c$rep" >>"$WORK/cold" || fail "line $LINENO"
-		spare_ready everything-warm || fail "line $LINENO"
-		first_call "$MNT/everything-warm/w$rep" >>"$WORK/warm" || fail "line $LINENO"
+		first_call "$MNT/everything/c$rep" >>"$WORK/cold" || fail "line ${LINENO:-?}"
+		spare_ready everything-warm || fail "line ${LINENO:-?}"
+		first_call "$MNT/everything-warm/w$rep" >>"$WORK/warm" || fail "line ${LINENO:-?}"
 		rmdir "$MNT/everything/c$rep" "$MNT/everything-warm/w$rep"
 	done
 	TC=$(median <"$WORK/cold")
@@ -675,7 +675,7 @@ fi
 # ---- 7a. against the official SDK, sequential ----
 log "7a. SDK sequential"
 if [ "$HAVE_SDK" = yes ]; then
-	out=$(node "$HERE/sdk.mjs" seq 1000 "$NREQ" node "$EVERYTHING" stdio) || fail "line $LINENO"
+	out=$(node "$HERE/sdk.mjs" seq 1000 "$NREQ" node "$EVERYTHING" stdio) || fail "line ${LINENO:-?}"
 	TSDK=$(first "$out")
 	R=$(calc "a/b" a="$TNODE" b="$TSDK")
 	row "7a. SDK Client+StdioClientTransport → server-everything echo, sequential" \
@@ -690,9 +690,9 @@ if [ "$PIN" = 1 ]; then
 	taskset -apc "$ALL" $$ >/dev/null
 	taskset -apc "$ALL" "$MAIN_PID" >/dev/null
 	# the same sequential loops, unpinned, for comparison
-	F=$(first "$("$B" floor "$N" "$REQ" -- "$DEMO")") || fail "line $LINENO"
-	mkdir "$MNT/demo/t2" || fail "line $LINENO"
-	T=$(first "$("$B" reuse "$N" "$REQ" "$MNT/demo/t2/call")") || fail "line $LINENO"
+	F=$(first "$("$B" floor "$N" "$REQ" -- "$DEMO")") || fail "line ${LINENO:-?}"
+	mkdir "$MNT/demo/t2" || fail "line ${LINENO:-?}"
+	T=$(first "$("$B" reuse "$N" "$REQ" "$MNT/demo/t2/call")") || fail "line ${LINENO:-?}"
 	R=$(calc "a/b" a="$T" b="$F")
 	row "2a unpinned (info): the same loops on all CPUs" "$(f1 "$T") µs/call" \
 		"unpinned floor $(f1 "$F") µs" "$(f1 "$R")x" "(info)" "—"
@@ -701,7 +701,7 @@ fi
 # ---- 4. concurrency ----
 log "4. concurrency"
 i=1
-while [ $i -le 64 ]; do mkdir "$MNT/demo/c$i" || fail "line $LINENO"; i=$((i + 1)); done
+while [ $i -le 64 ]; do mkdir "$MNT/demo/c$i" || fail "line ${LINENO:-?}"; i=$((i + 1)); done
 wait_ready "$MNT/demo" 65
 RATE1=
 : >"$WORK/c.pfloor"; : >"$WORK/c.prt"
@@ -717,18 +717,18 @@ for k in 1 4 16 64; do
 	: >"$WORK/c.rate"; : >"$WORK/c.max"
 	for rep in 1 2 3; do
 		# shellcheck disable=SC2086
-		out=$("$B" conc "$(calc "s/3" s="$SECS")" "$REQ" $files) || fail "line $LINENO"
+		out=$("$B" conc "$(calc "s/3" s="$SECS")" "$REQ" $files) || fail "line ${LINENO:-?}"
 		echo "$out" | awk '{ print $1 }' >>"$WORK/c.rate"
 		echo "$out" | awk '{ print $4, $5, $6 }' >>"$WORK/c.max"
 		if [ "$k" = 16 ]; then
 			# 4f: the floor's own parallel rate, alternating with
 			# mcpfs's runs: 16 C clients, 16 demo-servers, pipes
-			out=$("$B" pfloor "$(calc "s/3" s="$SECS")" 16 "$REQ" -- "$DEMO") || fail "line $LINENO"
+			out=$("$B" pfloor "$(calc "s/3" s="$SECS")" 16 "$REQ" -- "$DEMO") || fail "line ${LINENO:-?}"
 			echo "$out" | awk '{ print $1 }' >>"$WORK/c.pfloor"
 			# 4g: 16 threads of bare FUSE round trips, each a
 			# pread of its own session's status
 			# shellcheck disable=SC2086
-			out=$("$B" ppread "$(calc "s/3" s="$SECS")" $sfiles) || fail "line $LINENO"
+			out=$("$B" ppread "$(calc "s/3" s="$SECS")" $sfiles) || fail "line ${LINENO:-?}"
 			echo "$out" | awk '{ print $1 }' >>"$WORK/c.prt"
 		fi
 	done
@@ -766,7 +766,7 @@ row "4g. 16 sessions (row 4) against the bound of 16 threads of bare FUSE round 
 
 # ---- 5. large replies ----
 log "5. large replies"
-mkdir "$MNT/fake/b1" || fail "line $LINENO"
+mkdir "$MNT/fake/b1" || fail "line ${LINENO:-?}"
 BC=$MNT/fake/b1/call
 for mib in 1 16 63 100; do
 	bytes=$((mib * 1048576))
@@ -809,7 +809,7 @@ for mib in 1 16 63 100; do
 	R=$(calc "a/b" a="$mr" b="$ms")
 	row "5'. big $mib MiB: cat call again (finished reply, transfer only)" \
 		"$(f0 "$mr") MB/s" "tmpfs cat $(f0 "$ms") MB/s" "$(f2 "$R")x" "(info)" "—"
-	td=$(first "$(BENCH_RBUF=1048576 "$B" reuse 5 "$big" "$BC")") || fail "line $LINENO"
+	td=$(first "$(BENCH_RBUF=1048576 "$B" reuse 5 "$big" "$BC")") || fail "line ${LINENO:-?}"
 	md=$(calc "g/t" g="$got" t="$td")
 	R=$(calc "a/b" a="$md" b="$ms")
 	row "5‴. big $mib MiB: C driver, one open fd, write + 1 MiB reads (whole call)" \
@@ -826,7 +826,7 @@ for mib in 1 16 63 100; do
 	if [ "$mib" = 16 ] || [ "$mib" = 63 ]; then
 		for order in result extra; do
 			bo="{\"name\":\"big\",\"arguments\":{\"bytes\":$bytes,\"order\":\"$order\"}}"
-			to=$(first "$(BENCH_RBUF=1048576 "$B" reuse 5 "$bo" "$BC")") || fail "line $LINENO"
+			to=$(first "$(BENCH_RBUF=1048576 "$B" reuse 5 "$bo" "$BC")") || fail "line ${LINENO:-?}"
 			mo=$(calc "g/t" g="$got" t="$to")
 			eval "mo_$order=\$mo"
 			R=$(calc "a/b" a="$mo" b="$md")
@@ -839,7 +839,7 @@ for mib in 1 16 63 100; do
 				"$(f2 "$R")x" "≥ 0.8x" "$(yes_if "$R >= 0.8")"
 		done
 	fi
-	tf=$(first "$("$B" floor 3 "$big" -- "$FAKE")") || fail "line $LINENO"
+	tf=$(first "$("$B" floor 3 "$big" -- "$FAKE")") || fail "line ${LINENO:-?}"
 	mf=$(calc "g/t" g="$got" t="$tf")
 	R=$(calc "a/b" a="$mf" b="$ms")
 	row "5\". big $mib MiB: C client ↔ fakeserver over pipes (no mcpfs)" \
@@ -848,7 +848,7 @@ for mib in 1 16 63 100; do
 	# 5"s: the same floor over a socketpair, as mcpfs's servers write
 	# their stdout (libuv's UV_CREATE_PIPE); the floor is the faster of
 	# the two, so that 5w does not measure against a weak one
-	tf=$(first "$(BENCH_SOCKETPAIR=1 "$B" floor 3 "$big" -- "$FAKE")") || fail "line $LINENO"
+	tf=$(first "$(BENCH_SOCKETPAIR=1 "$B" floor 3 "$big" -- "$FAKE")") || fail "line ${LINENO:-?}"
 	mfs=$(calc "g/t" g="$got" t="$tf")
 	R=$(calc "a/b" a="$mfs" b="$ms")
 	row "5\"s. big $mib MiB: the same over a socketpair (no mcpfs)" \
@@ -882,7 +882,7 @@ done
 log "7b. SDK pipelined"
 if [ "$HAVE_SDK" = yes ]; then
 	K=16
-	mkdir "$MNT/everything/s2" || fail "line $LINENO"
+	mkdir "$MNT/everything/s2" || fail "line ${LINENO:-?}"
 	files=
 	i=1
 	while [ $i -le $K ]; do files="$files $MNT/everything/s2/call"; i=$((i + 1)); done
@@ -890,10 +890,10 @@ if [ "$HAVE_SDK" = yes ]; then
 	# the scheduler puts the processes)
 	: >"$WORK/p.sdk"; : >"$WORK/p.fs"
 	for rep in 1 2 3; do
-		out=$(node "$HERE/sdk.mjs" pipe 3000 $K "$NREQ" node "$EVERYTHING" stdio) || fail "line $LINENO"
+		out=$(node "$HERE/sdk.mjs" pipe 3000 $K "$NREQ" node "$EVERYTHING" stdio) || fail "line ${LINENO:-?}"
 		first "$out" >>"$WORK/p.sdk"
 		# shellcheck disable=SC2086
-		out=$("$B" conc 1.5 "$NREQ" $files) || fail "line $LINENO"
+		out=$("$B" conc 1.5 "$NREQ" $files) || fail "line ${LINENO:-?}"
 		calc "1e6/r" r="$(first "$out")" >>"$WORK/p.fs"
 		echo >>"$WORK/p.fs"
 	done
@@ -910,12 +910,12 @@ fi
 # ---- 7c. Streamable HTTP: the SDK's HTTP client against mcpfs ----
 log "7c. SDK over Streamable HTTP"
 if [ -n "$EV_PORT" ]; then
-	mkdir "$MNT/everything-http/h1" || fail "line $LINENO"
+	mkdir "$MNT/everything-http/h1" || fail "line ${LINENO:-?}"
 	: >"$WORK/h.sdk"; : >"$WORK/h.fs"
 	for rep in 1 2 3; do
-		out=$(node "$HERE/sdk.mjs" seq 300 "$NREQ" "http://127.0.0.1:$EV_PORT/mcp") || fail "line $LINENO"
+		out=$(node "$HERE/sdk.mjs" seq 300 "$NREQ" "http://127.0.0.1:$EV_PORT/mcp") || fail "line ${LINENO:-?}"
 		first "$out" >>"$WORK/h.sdk"
-		out=$("$B" reuse 300 "$NREQ" "$MNT/everything-http/h1/call") || fail "line $LINENO"
+		out=$("$B" reuse 300 "$NREQ" "$MNT/everything-http/h1/call") || fail "line ${LINENO:-?}"
 		first "$out" >>"$WORK/h.fs"
 	done
 	HSDK=$(median <"$WORK/h.sdk")
@@ -950,13 +950,13 @@ if [ "$HAVE_SDK" = yes ]; then
 		sleep 0.1
 	done
 	for rep in 1 2 3; do
-		out=$(node "$HERE/sdk.mjs" seq 500 "$NREQ" node "$EVERYTHING" stdio) || fail "line $LINENO"
+		out=$(node "$HERE/sdk.mjs" seq 500 "$NREQ" node "$EVERYTHING" stdio) || fail "line ${LINENO:-?}"
 		first "$out" >>"$WORK/s.direct"
-		out=$(node "$HERE/sdk.mjs" seq 500 "$SREQ" "$MCPFS" serve --thread bench "$MNT") || fail "line $LINENO"
+		out=$(node "$HERE/sdk.mjs" seq 500 "$SREQ" "$MCPFS" serve --thread bench "$MNT") || fail "line ${LINENO:-?}"
 		first "$out" >>"$WORK/s.serve"
-		out=$(MCP_BEARER=$STOK node "$HERE/sdk.mjs" seq 500 "$SREQ" "$SURL/bench") || fail "line $LINENO"
+		out=$(MCP_BEARER=$STOK node "$HERE/sdk.mjs" seq 500 "$SREQ" "$SURL/bench") || fail "line ${LINENO:-?}"
 		first "$out" >>"$WORK/s.http"
-		out=$(node "$HERE/sdk.mjs" seq 500 "$NREQ" "http://127.0.0.1:$EPORT/mcp") || fail "line $LINENO"
+		out=$(node "$HERE/sdk.mjs" seq 500 "$NREQ" "http://127.0.0.1:$EPORT/mcp") || fail "line ${LINENO:-?}"
 		first "$out" >>"$WORK/s.dhttp"
 	done
 	SD=$(median <"$WORK/s.direct"); SS=$(median <"$WORK/s.serve"); SH=$(median <"$WORK/s.http")
@@ -996,21 +996,21 @@ if [ "$HAVE_NODE" = yes ] && [ -f "$MCPORTER" ]; then
 			XDG_CACHE_HOME=$MPW/cache XDG_DATA_HOME=$MPW/data \
 			"$NODE22" "$MCPORTER" --config "$MPW/config/mcporter.json" "$@")
 	}
-	mcporter daemon start >"$MPW/daemon.log" 2>&1 || fail "line $LINENO"
-	mcporter call demo.incr >/dev/null 2>&1 || fail "line $LINENO"  # warm
+	mcporter daemon start >"$MPW/daemon.log" 2>&1 || fail "line ${LINENO:-?}"
+	mcporter call demo.incr >/dev/null 2>&1 || fail "line ${LINENO:-?}"  # warm
 	: >"$WORK/m.peer"; : >"$WORK/m.fs"
-	mkdir "$MNT/demo/m1" || fail "line $LINENO"
+	mkdir "$MNT/demo/m1" || fail "line ${LINENO:-?}"
 	IREQ='{"name":"incr","arguments":{}}'
 	sh -c "echo '$IREQ' > $MNT/demo/m1/call; cat $MNT/demo/m1/call" >/dev/null
 	for rep in 1 2 3 4 5; do
 		t0=$(now_ns)
-		mcporter call demo.incr >/dev/null 2>&1 || fail "line $LINENO"
+		mcporter call demo.incr >/dev/null 2>&1 || fail "line ${LINENO:-?}"
 		t1=$(now_ns)
 		echo $((t1 - t0)) >>"$WORK/m.peer"
 		for k in 1 2 3 4 5; do
 			t0=$(now_ns)
 			sh -c "echo '$IREQ' > $MNT/demo/m1/call; cat $MNT/demo/m1/call" >/dev/null ||
-				fail "line $LINENO"
+				fail "line ${LINENO:-?}"
 			t1=$(now_ns)
 			echo $((t1 - t0)) >>"$WORK/m.fs"
 		done
@@ -1037,9 +1037,9 @@ row "6a. mcpfs RSS, idle, no session yet (stdio and HTTP servers configured)" \
 prev=0
 for target in 100 "$NMEM"; do
 	i=$((prev + 1))
-	while [ $i -le "$target" ]; do mkdir "$MNT2/demo/m$i" || fail "line $LINENO"; i=$((i + 1)); done
+	while [ $i -le "$target" ]; do mkdir "$MNT2/demo/m$i" || fail "line ${LINENO:-?}"; i=$((i + 1)); done
 	prev=$target
-	wait_ready "$MNT2/demo" "$target" || fail "line $LINENO"
+	wait_ready "$MNT2/demo" "$target" || fail "line ${LINENO:-?}"
 	sleep 0.3
 	rss=$(rss_kib "$MPID")
 	per=$(calc "(r-z)/n" r="$rss" z="$RSS0" n="$target")
@@ -1049,9 +1049,9 @@ for target in 100 "$NMEM"; do
 done
 if [ -n "$HTTP_PORT" ]; then
 	rss1=$(rss_kib "$MPID")
-	mkdir "$MNT2/http/h1" || fail "line $LINENO"
+	mkdir "$MNT2/http/h1" || fail "line ${LINENO:-?}"
 	printf '%s' "$REQ" >"$MNT2/http/h1/call" && cat "$MNT2/http/h1/call" >/dev/null ||
-		fail "line $LINENO"
+		fail "line ${LINENO:-?}"
 	rmdir "$MNT2/http/h1"
 	sleep 0.3
 	rss2=$(rss_kib "$MPID")
