@@ -286,7 +286,7 @@ static void call_done(struct job *j)
 	}
 	/* mcpfs's own errors are {"error": E}: {"jsonrpc", "id", "error": E};
 	 * anything else is the result as the server sent it */
-	if (!strncmp(b->data, "{\"error\":", 9))
+	if (mcp_call_failed(j->w[0].c))
 		k = (size_t)sprintf(m, "{\"jsonrpc\":\"2.0\",\"id\":%s,%.*s",
 				    j->id, (int)(n - 1), b->data + 1);
 	else

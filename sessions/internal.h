@@ -156,6 +156,7 @@ struct mcp_call {
 	char token[48];          /* progress token we watch */
 	int done;
 	mcp_buf *reply;
+	int failed;              /* ... an error {"error": E}, not a result */
 	LIST_HEAD(, mcp_listener) listeners;
 	TAILQ_ENTRY(mcp_call) qlink;
 	int queued;              /* on its session's queue */
@@ -239,6 +240,9 @@ void call_relisted(mcp_call *c); /* hooks->relisted */
 mcp_call *call_new(enum call_kind kind, mcp_server *srv, mcp_session *s);
 void call_set_ref(mcp_call **slot, mcp_call *c);
 void call_complete(mcp_call *c, mcp_buf *reply); /* reply taken; once */
+/* The same with the error reply {"error": err} (err borrowed; NULL: out
+ * of memory): the one way a call fails, so that mcp_call_failed knows. */
+void call_error(mcp_call *c, cJSON *err);
 /* c awaits the reply to its request c->rpc_id on s: 0, or -ENOMEM after c
  * failed with the out of memory error (then its request is not sent). */
 int call_track(mcp_session *s, mcp_call *c);

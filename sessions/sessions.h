@@ -238,6 +238,10 @@ void mcp_call_unref(mcp_call *c);
 /* The reply once done (NULL until then): one JSON document plus a
  * newline. Borrowed. */
 mcp_buf *mcp_call_reply(const mcp_call *c);
+/* 1 when c is done and its reply is an error {"error": E} (mcpfs's own
+ * or the server's JSON-RPC error), 0 for a result (whatever its members
+ * are called) or while it runs. Classified once, as the reply arrives. */
+int mcp_call_failed(const mcp_call *c);
 /* Send notifications/cancelled; the call completes now with a cancelled
  * error (listeners fire before this returns). No-op when done. */
 void mcp_call_cancel(mcp_call *c);

@@ -478,8 +478,7 @@ static void given_add(struct given **g, size_t *n, size_t *cap,
 	mcp_call *c = srv->lists[what];
 	cJSON *doc, *it;
 
-	if (!c || !c->done || !c->reply ||
-	    !memcmp(c->reply->data, "{\"error\"", 8))
+	if (!c || !c->done || !c->reply || mcp_call_failed(c))
 		return;
 	doc = cJSON_ParseWithLength(c->reply->data, c->reply->len);
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(doc,
