@@ -242,7 +242,7 @@ void call_set_ref(mcp_call **slot, mcp_call *c);
 void call_complete(mcp_call *c, mcp_buf *reply); /* reply taken; once */
 /* The same with the error reply {"error": err} (err borrowed; NULL: out
  * of memory): the one way a call fails, so that mcp_call_failed knows. */
-void call_error(mcp_call *c, cJSON *err);
+void call_complete_error(mcp_call *c, cJSON *err);
 /* c awaits the reply to its request c->rpc_id on s: 0, or -ENOMEM after c
  * failed with the out of memory error (then its request is not sent). */
 int call_track(mcp_session *s, mcp_call *c);

@@ -283,7 +283,7 @@ void call_complete(mcp_call *c, mcp_buf *reply)
 	complete(c, reply, 0);
 }
 
-void call_error(mcp_call *c, cJSON *err)
+void call_complete_error(mcp_call *c, cJSON *err)
 {
 	complete(c, err ? msg_error_reply(err) : NULL, 1);
 }
@@ -298,7 +298,7 @@ void call_fail(mcp_call *c, int code, const char *msg, cJSON *data)
 {
 	cJSON *e = msg_error(code, msg, data);
 
-	call_error(c, e);
+	call_complete_error(c, e);
 	cJSON_Delete(e);
 }
 
@@ -359,7 +359,7 @@ int mcp_call_refused(mcp_server *srv, mcp_session *s, const char *why,
 		return -ENOMEM;
 	snprintf(msg, sizeof msg, "request refused: %s", why);
 	e = msg_error(-32600, msg, NULL);
-	call_error(c, e);
+	call_complete_error(c, e);
 	cJSON_Delete(e);
 	if (s) {
 		session_error(s, strdup(msg));

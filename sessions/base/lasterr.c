@@ -162,7 +162,7 @@ void session_call_failed(mcp_session *s, const mcp_call *c)
 	top.n -= top.at;
 	if (!top.n || p[top.at] != '{')
 		return;
-	if (mcp_call_failed(c) && jscan_member(p, top, "error", &e) &&
+	if (c->failed && jscan_member(p, top, "error", &e) &&
 	    p[e.at] == '{') {
 		if (jscan_member(p, e, "code", &v) && v.n < sizeof num) {
 			memcpy(num, p + v.at, v.n); /* the reply has no NUL */

@@ -179,7 +179,7 @@ static void response(mcp_session *s, cJSON *msg, const char *line,
 		return;
 	if (err) {
 		keep_as_sent(err, line, len, "error");
-		call_error(c, err);
+		call_complete_error(c, err);
 		return;
 	}
 	if (c->kind == CALL_LIST) {

@@ -394,7 +394,7 @@ static void polled(mcp_call *c, cJSON *r)
 		/* a poll cancelled (ctl cancel takes every request of the
 		 * thread) or failed: the task is not followed any more */
 		task_cancel(s, c);
-		call_error(c, e);
+		call_complete_error(c, e);
 		return;
 	}
 	task_seen(c, r);
@@ -416,7 +416,7 @@ static void polled(mcp_call *c, cJSON *r)
 	} else if (!strcmp(status, "failed")) {
 		e = cJSON_GetObjectItemCaseSensitive(r, "error");
 		if (cJSON_IsObject(e))
-			call_error(c, e);
+			call_complete_error(c, e);
 		else
 			call_fail(c, ERR_PROTOCOL, "the task failed with no "
 				  "error", NULL);

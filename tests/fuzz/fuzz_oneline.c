@@ -11,9 +11,9 @@
  * the rest are the server's bytes.
  *
  * The session core around inbound.c is stubbed here: a call completes
- * into call_complete or call_error below, which build what serve/peer.c sends its
- * client ({"jsonrpc":"2.0","id":N,"result":R}, or R's error), and
- * session_observe gets what a client hears of notifications. Checked:
+ * into call_complete or call_complete_error below, which build what
+ * serve/peer.c sends its client ({"jsonrpc":"2.0","id":N,"result":R},
+ * or the error as it is), and session_observe gets what a client hears of notifications. Checked:
  * every such message, every line of events and every line of trace is
  * one line of compact JSON (jscan_is_value, jcompact_is, no newline); a
  * call completes only while it is in flight (no reply to an id that is
@@ -136,7 +136,7 @@ void session_error(mcp_session *s, char *msg)
 	free(msg);
 }
 
-void call_error(mcp_call *c, cJSON *err)
+void call_complete_error(mcp_call *c, cJSON *err)
 {
 	cJSON *o = cJSON_CreateObject();
 
