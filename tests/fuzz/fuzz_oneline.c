@@ -10,15 +10,15 @@
  * the next bytes give their ids (1-16, so that the corpus meets them);
  * the rest are the server's bytes.
  *
- * The session core around inbound.c is stubbed here: a call completes
- * into call_complete or call_complete_error below, which build what
- * serve/peer.c sends its client ({"jsonrpc":"2.0","id":N,"result":R},
- * or the error as it is), and session_observe gets what a client hears
- * of notifications. Checked: every such message, every line of events and every line of trace is
- * one line of compact JSON (jscan_is_value, jcompact_is, no newline); a
- * call completes only while it is in flight (no reply to an id that is
- * not pending reaches anyone); every trace record is an "in" record of
- * the fixed shape mcpfs writes.
+ * The session core around inbound.c is stubbed here: a call completes into
+ * call_complete or call_complete_error below, which build what
+ * serve/peer.c sends its client ({"jsonrpc":"2.0","id":N,"result":R}, or
+ * the error as it is), and session_observe gets what a client hears of
+ * notifications. Checked: every such message, every line of events and
+ * every line of trace is one line of compact JSON (jscan_is_value,
+ * jcompact_is, no newline); a call completes only while it is in flight
+ * (no reply to an id that is not pending reaches anyone); every trace
+ * record is an "in" record of the fixed shape mcpfs writes.
  */
 #include <stdarg.h>
 #include <stdint.h>
