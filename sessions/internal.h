@@ -301,7 +301,6 @@ cJSON *msg_list(uint64_t id, enum mcp_list what, const char *cursor);
 /* 1 when the capabilities caps offer listing what. */
 int msg_list_offered(const cJSON *caps, enum mcp_list what);
 const char *msg_list_method(enum mcp_list what);
-int msg_version_known(const char *v);
 void session_send(mcp_session *s, char *line, size_t len, uint64_t rpc_id);
 /* trace.c: one message of s, in (from the server) or out, into its trace
  * (spec 15), unless -o notrace. */

@@ -354,7 +354,7 @@ static void init_reply(mcp_session *s, mcp_call *c, cJSON *msg)
 		session_lost(s, ERR_STARTUP, why);
 		return;
 	}
-	if (!cJSON_IsString(v) || !msg_version_known(v->valuestring)) {
+	if (!cJSON_IsString(v) || mcp_version_at(v->valuestring) < 0) {
 		snprintf(why, sizeof why, "unsupported protocol version %.40s",
 			 cJSON_IsString(v) ? v->valuestring : "(none)");
 		mcp_call_unref(c);
