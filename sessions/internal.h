@@ -62,6 +62,22 @@ struct mcp_server {
 
 enum sstate { S_IDLE, S_STARTING, S_READY, S_EXITED, S_CLOSING };
 
+/* inbound.c: a long reply arriving on stdio (struct stream) */
+enum stream_state {
+	STREAM_LOOKING,         /* its start not seen yet (0: memset) */
+	STREAM_ON,              /* a reply of a call, readable as it arrives */
+	STREAM_OFF,             /* not one: the rest of the line is ignored */
+};
+
+/* task.c: what a call is to tasks (mcp_call.task) */
+enum call_task {
+	TASK_NONE,              /* nothing */
+	TASK_ASKED,             /* sent as a task (2025-11-25, params.task) */
+	TASK_AWAITED,           /* ... created: its result asked */
+	TASK_POLLED,            /* a modern task, polled (tasks/get) */
+	TASK_REQUEST,           /* a request about a task (tasks/get, ...) */
+};
+
 struct mcp_session {
 	uint64_t id;
 	char name[129];
@@ -112,8 +128,8 @@ struct mcp_session {
 					  partial, and why (spec 9) */
 	struct names help;             /* guide.c: help/ file names */
 	struct stream {                /* inbound.c: a long reply arriving */
-		int state;             /* 0 looking, 1 streaming, 2 not */
-		mcp_call *c;           /* whose (state 1) */
+		enum stream_state state;
+		mcp_call *c;           /* whose (STREAM_ON) */
 		const char *base;      /* the line so far (transport's) */
 		size_t len, start;     /* its length; where the result is */
 		size_t end, scan;      /* result end (0: not yet); scanned */
@@ -168,9 +184,7 @@ struct mcp_call {
 	double timeout, started;
 	enum mcp_list list;      /* CALL_LIST: which */
 	int relisted;            /* sent again after a HeaderMismatch */
-	int task;                /* task.c: 1 created, 2 its result asked,
-				    3 a modern task polled, 4 a request
-				    about a task (tasks/get, ...) */
+	enum call_task task;     /* task.c */
 	char task_id[128];
 	char task_file[128];     /* ... its name in tasks/ */
 	unsigned long task_num;  /* ... its number in tasks/ (0: not listed) */
