@@ -11,9 +11,9 @@
  * Nodes and inode numbers are node.c's; what each kind of file may do
  * (its name, whether it is a directory, writable, sized, a listing) is
  * the table fs_kinds (kinds.c), which every op asks. Every handler ends
- * in exactly one fuse_reply_*; reads of call and tools.json may park their request and
- * reply later (callfile.c), and so may lookups, opens and listings that
- * wait for a listing (listing.c).
+ * in exactly one fuse_reply_*; reads of call and tools.json may park
+ * their request and reply later (callfile.c), and so may lookups, opens
+ * and listings that wait for a listing (listing.c).
  */
 #include <errno.h>
 #include <poll.h>
