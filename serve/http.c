@@ -65,12 +65,6 @@
 #include "httpconn.h"
 #include "mlog.h"
 
-/* The protocol versions a client may name in MCP-Protocol-Version: those
- * serve/peer.c negotiates at initialize. */
-static const char *const versions[] = {
-	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05",
-};
-
 #define MAX_SESSIONS 256
 
 struct hreq;
@@ -418,16 +412,14 @@ static const char *header(struct MHD_Connection *c, const char *name)
 }
 
 /* 1 when MCP-Protocol-Version is absent (MCP: assume 2025-03-26) or a
- * version mcpfs speaks; MCP wants 400 for any other. */
+ * version mcpfs speaks (serve/peer.c negotiates those at initialize); MCP
+ * wants 400 for any other. */
 static int version_ok(struct MHD_Connection *c)
 {
 	const char *v = header(c, "MCP-Protocol-Version");
-	size_t i;
+	int i = v ? mcp_version_at(v) : 0;
 
-	for (i = 0; v && i < sizeof versions / sizeof *versions; i++)
-		if (!strcmp(v, versions[i]))
-			return 1;
-	return !v;
+	return i >= 0 && i < MCP_VERSIONS_SPOKEN;
 }
 
 #define PARSE_ERROR "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":" \

@@ -296,7 +296,7 @@ static void call_done(struct job *j)
 	}
 	/* mcpfs's own errors are {"error": E}: {"jsonrpc", "id", "error": E};
 	 * anything else is the result as the server sent it */
-	if (!strncmp(b->data, "{\"error\":", 9))
+	if (mcp_call_failed(j->w[0].c))
 		k = (size_t)sprintf(m, "{\"jsonrpc\":\"2.0\",\"id\":%s,%.*s",
 				    j->id, (int)(n - 1), b->data + 1);
 	else
@@ -318,22 +318,17 @@ static void job_done(struct job *j)
 
 /* ---- the client's requests ---- */
 
-static const char *const versions[] = {
-	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05",
-};
-
 static void initialize(struct serve_peer *p, const char *id, cJSON *params,
 		       uint64_t tag)
 {
 	cJSON *v = cJSON_GetObjectItemCaseSensitive(params, "protocolVersion");
-	const char *ver = versions[0];
+	int i = cJSON_IsString(v) ? mcp_version_at(v->valuestring) : -1;
 	cJSON *r = cJSON_CreateObject(), *caps, *c, *info;
-	size_t i;
+	const char *ver;
 
-	for (i = 0; cJSON_IsString(v) && i < sizeof versions / sizeof *versions;
-	     i++)
-		if (!strcmp(v->valuestring, versions[i]))
-			ver = versions[i];
+	if (i < 0 || i >= MCP_VERSIONS_SPOKEN)
+		i = 0; /* ours, the newest */
+	ver = mcp_versions[i];
 	c = cJSON_GetObjectItemCaseSensitive(params, "capabilities");
 	p->elicit = cJSON_GetObjectItemCaseSensitive(c, "elicitation") != NULL;
 	p->sample = cJSON_GetObjectItemCaseSensitive(c, "sampling") != NULL;
