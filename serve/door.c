@@ -97,6 +97,8 @@ int serve_http_start(uv_loop_t *loop, const struct serve_http_opts *o)
 		.scope_check = serve_scope_check,
 		.scope_refusal = serve_scope_refusal,
 		.peer_scope = serve_peer_scope,
+		.version_at = mcp_version_at,
+		.versions_spoken = MCP_VERSIONS_SPOKEN,
 	};
 
 	return door ? door->start(&env, o) : -ENOEXEC;

@@ -45,6 +45,10 @@ struct door_env {
 	char *(*scope_refusal)(const char *body, size_t len, const char *why);
 	int (*peer_scope)(struct serve_peer *p, const char *servers,
 			  const char *tools);
+	/* the protocol versions (sessions.h): mcp_version_at, and how many
+	 * of the first are spoken, MCP_VERSIONS_SPOKEN */
+	int (*version_at)(const char *v);
+	int versions_spoken;
 };
 
 /* What the module exports: serve.h's serve_http_check, start (with the

@@ -417,9 +417,9 @@ static const char *header(struct MHD_Connection *c, const char *name)
 static int version_ok(struct MHD_Connection *c)
 {
 	const char *v = header(c, "MCP-Protocol-Version");
-	int i = v ? mcp_version_at(v) : 0;
+	int i = v ? door_env.version_at(v) : 0;
 
-	return i >= 0 && i < MCP_VERSIONS_SPOKEN;
+	return i >= 0 && i < door_env.versions_spoken;
 }
 
 #define PARSE_ERROR "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":" \
