@@ -1,17 +1,19 @@
 /*
  * fs.c - the mcpfs tree on the libfuse low-level API: the ops.
  *
- *   MOUNT/.status, MOUNT/README.md, MOUNT/<server>/{call,tools.json,help/},
- *   MOUNT/<server>/<thread>/{call,status,tools.json,stderr,events,ctl},
- *   and in each thread tools/, result/, resources/, prompts/, help/ and
- *   their .json files, which listing.c serves.
+ *   MOUNT/.status, MOUNT/README.md, MOUNT/.serve.json,
+ *   MOUNT/<server>/{call,tools.json,help/,auth},
+ *   MOUNT/<server>/<thread>/{call,status,tools.json,stderr,events,trace,
+ *   ctl}, in each thread tools/, result/, resources/, prompts/,
+ *   help/ and their .json files, which listing.c serves, skills/
+ *   (skillsdir.c), and requests/ and tasks/ (dirs.c).
  *
  * Nodes and inode numbers are node.c's; what each kind of file may do
  * (its name, whether it is a directory, writable, sized, a listing) is
- * the table fs_kinds there, which every op asks. Every handler ends in exactly one
- * fuse_reply_*; reads of call and tools.json may park their request and
- * reply later (callfile.c), and so may lookups, opens and listings that
- * wait for a listing (listing.c).
+ * the table fs_kinds (kinds.c), which every op asks. Every handler ends
+ * in exactly one fuse_reply_*; reads of call and tools.json may park
+ * their request and reply later (callfile.c), and so may lookups, opens
+ * and listings that wait for a listing (listing.c).
  */
 #include <errno.h>
 #include <poll.h>

@@ -12,8 +12,12 @@
  *
  * On the socket, JSON-RPC messages one per line both ways (the MCP stdio
  * framing), after one first line from `mcpfs serve`:
- * {"mcpfs-serve": 1, "thread": NAME-or-null}. The relay itself only copies
- * bytes: stdin to the socket, the socket to stdout.
+ * {"mcpfs-serve": 1, "thread": NAME-or-null, "servers": "a,b", "tools":
+ * "search", "ack": 1} (servers, tools, ack: when given). With ack the
+ * mount answers that line with {"mcpfs-serve": 1}, or {"mcpfs-serve": 0,
+ * "error": WHY} and closes (a server it does not have): the relay says
+ * why and exits 1. Then the relay only copies bytes: stdin to the
+ * socket, the socket to stdout.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -181,28 +185,88 @@ static void conn_send(struct serve_out *o, const char *json, size_t len,
 	}
 }
 
-/* The first line: which thread. 0, or -1 (the connection is closed). */
+static void refused_cb(uv_shutdown_t *r, int status)
+{
+	struct conn *k = r->data;
+
+	(void)status;
+	free(r);
+	conn_close_later(k);
+}
+
+/* k is refused: closed once what was sent it (the reason) is written. */
+static void refuse(struct conn *k)
+{
+	uv_shutdown_t *r = malloc(sizeof *r);
+
+	uv_read_stop((uv_stream_t *)&k->pipe);
+	if (r)
+		r->data = k;
+	if (!r || uv_shutdown(r, (uv_stream_t *)&k->pipe, refused_cb) < 0) {
+		free(r);
+		conn_close(k);
+	}
+}
+
+/* A string member of h, NULL when not one. */
+static const char *hello_str(cJSON *h, const char *key)
+{
+	cJSON *v = cJSON_GetObjectItemCaseSensitive(h, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* The first line: which thread, servers and tools. 0, or -1 (the
+ * connection is closed, after the error when it asked for an ack). */
 static int hello(struct conn *k, const char *line, size_t n)
 {
 	cJSON *h = cJSON_ParseWithLength(line, n);
 	cJSON *v = cJSON_GetObjectItemCaseSensitive(h, "mcpfs-serve");
 	cJSON *t = cJSON_GetObjectItemCaseSensitive(h, "thread");
+	const char *srv = hello_str(h, "servers"), *tools = hello_str(h,
+								      "tools");
 	int ok = cJSON_IsNumber(v) && (cJSON_IsNull(t) || !t ||
 				       (cJSON_IsString(t) &&
 					mcp_thread_name_check(
 						t->valuestring) == 0));
+	int ack = cJSON_GetObjectItemCaseSensitive(h, "ack") != NULL;
+	char why[600] = "", *a;
 
+	if (ok && serve_scope_check(srv, tools, why, sizeof why) < 0)
+		ok = 0;
 	if (ok)
 		k->peer = serve_peer_new(cJSON_IsString(t) ? t->valuestring
 							   : NULL, &k->out);
+	if (k->peer && serve_peer_scope(k->peer, srv, tools) < 0)
+		snprintf(why, sizeof why, "out of memory");
+	if (ack) { /* to the relay alone: the peer has sent nothing yet */
+		v = cJSON_CreateObject();
+		cJSON_AddNumberToObject(v, "mcpfs-serve", k->peer && !*why);
+		if (*why || !k->peer)
+			cJSON_AddStringToObject(v, "error", *why ? why :
+						"not a valid first line");
+		if ((a = cJSON_PrintUnformatted(v)))
+			conn_send(&k->out, a, strlen(a), 0, 0);
+		cJSON_free(a);
+		cJSON_Delete(v);
+	}
 	cJSON_Delete(h);
-	if (!k->peer) {
+	if (k->peer && *why) {
+		serve_peer_end(k->peer);
+		k->peer = NULL;
+	}
+	if (k->peer)
+		return 0;
+	if (*why)
+		mlog(MLOG_INFO, "serve: a client refused: %s", why);
+	else
 		mlog(MLOG_WARN, "serve: a connection without a valid first "
 		     "line (or out of memory): closed");
+	if (ack) /* after the reason is written */
+		refuse(k);
+	else
 		conn_close(k);
-		return -1;
-	}
-	return 0;
+	return -1;
 }
 
 static void alloc_cb(uv_handle_t *h, size_t want, uv_buf_t *buf)
@@ -360,72 +424,82 @@ static int is_mcpfs_mount(const char *real)
 	return found;
 }
 
-int serve_relay(int argc, char **argv)
+/* --NAME VALUE or --NAME=VALUE at argv[*i] (*i moved past it): the
+ * value, else NULL. */
+static const char *flag(int argc, char **argv, int *i, const char *name)
 {
-	const char *thread = NULL, *mnt = NULL;
-	char path[PATH_MAX] = "", real[PATH_MAX], buf[65536];
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	struct pollfd pf[2];
-	int i, fd, in_open = 1, r;
-	cJSON *h;
-	char *hl;
+	size_t n = strlen(name);
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--thread") && i + 1 < argc)
-			thread = argv[++i];
-		else if (!strncmp(argv[i], "--thread=", 9))
-			thread = argv[i] + 9;
-		else if (argv[i][0] != '-' && !mnt)
-			mnt = argv[i];
-		else
-			mnt = NULL, i = argc + 1;
-	}
-	if (!mnt || i > argc) {
-		fprintf(stderr, "usage: mcpfs serve [--thread NAME] "
-			"MOUNTPOINT\n");
-		return 2;
-	}
-	if (thread && (r = mcp_thread_name_check(thread)) < 0) {
-		fprintf(stderr, "mcpfs serve: --thread %s: %s\n", thread,
-			r == -EEXIST ? "a server directory has a file of that "
-			"name, which mkdir refuses too" : "not a thread name "
-			"(letters, digits, - _ and ., not first a dot, at "
-			"most 128)");
-		return 1;
-	}
-	if (!realpath(mnt, real) || !is_mcpfs_mount(real)) {
-		fprintf(stderr, "mcpfs serve: no mcpfs is mounted at %s\n", mnt);
-		return 1;
-	}
-	r = serve_socket_path(real, path, sizeof path, 0);
-	fd = r < 0 ? -1 : socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd >= 0) {
-		memcpy(a.sun_path, path, strlen(path) + 1); /* fits: checked */
-		if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0)
-			r = -errno;
-	}
-	if (r < 0 || fd < 0) {
-		fprintf(stderr, "mcpfs serve: the mcpfs mounted at %s does not "
-			"listen (%s%s%s): is it an older mcpfs, or another "
-			"user's?\n", mnt, r < 0 ? strerror(-r) : "no socket",
-			*path ? " at " : "", path);
-		return 1;
-	}
-	h = cJSON_CreateObject();
+	if (!strcmp(argv[*i], name) && *i + 1 < argc)
+		return argv[++*i];
+	if (!strncmp(argv[*i], name, n) && argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	return NULL;
+}
+
+/* The mount's answer to the first line (unix.c's hello): 0, or -1 once
+ * said why. One byte at a time: nothing after it is taken. */
+static int hello_ack(int fd, const char *mnt)
+{
+	char line[1024];
+	size_t n = 0;
+	cJSON *h, *e;
+	int ok;
+
+	while (n + 1 < sizeof line && read(fd, line + n, 1) == 1 &&
+	       line[n] != '\n')
+		n++;
+	h = cJSON_ParseWithLength(line, n);
+	e = cJSON_GetObjectItemCaseSensitive(h, "error");
+	ok = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(
+		h, "mcpfs-serve")) == 1;
+	if (!ok)
+		fprintf(stderr, "mcpfs serve: %s%s\n", cJSON_IsString(e) ?
+			e->valuestring : "the mount closed the connection at ",
+			cJSON_IsString(e) ? "" : mnt);
+	cJSON_Delete(h);
+	return ok ? 0 : -1;
+}
+
+/* The first line to the mount (unix.c's hello) and its answer: 0, or
+ * -1 once said why. */
+static int hello_send(int fd, const char *mnt, const char *thread,
+		      const char *servers, const char *tools)
+{
+	cJSON *h = cJSON_CreateObject();
+	char *hl;
+	int r;
+
 	cJSON_AddNumberToObject(h, "mcpfs-serve", 1);
 	if (thread)
 		cJSON_AddStringToObject(h, "thread", thread);
 	else
 		cJSON_AddNullToObject(h, "thread");
+	if (servers)
+		cJSON_AddStringToObject(h, "servers", servers);
+	if (tools)
+		cJSON_AddStringToObject(h, "tools", tools);
+	cJSON_AddNumberToObject(h, "ack", 1);
 	hl = cJSON_PrintUnformatted(h);
 	cJSON_Delete(h);
-	if (!hl || write_all(fd, hl, strlen(hl)) < 0 ||
-	    write_all(fd, "\n", 1) < 0) {
+	r = !hl || write_all(fd, hl, strlen(hl)) < 0 ||
+	    write_all(fd, "\n", 1) < 0 ? -1 : 0;
+	free(hl);
+	if (r < 0) {
 		fprintf(stderr, "mcpfs serve: the mount closed the "
 			"connection\n");
-		return 1;
+		return -1;
 	}
-	free(hl);
+	return hello_ack(fd, mnt);
+}
+
+/* stdin to fd, fd to stdout, until the mount ends: the exit status. */
+static int relay(int fd)
+{
+	char buf[65536];
+	struct pollfd pf[2];
+	int in_open = 1;
+
 	for (;;) {
 		pf[0] = (struct pollfd){ .fd = in_open ? 0 : -1,
 					 .events = POLLIN };
@@ -454,4 +528,65 @@ int serve_relay(int argc, char **argv)
 			}
 		}
 	}
+}
+
+int serve_relay(int argc, char **argv)
+{
+	const char *thread = NULL, *mnt = NULL, *servers = NULL;
+	const char *tools = NULL, *v;
+	char path[PATH_MAX] = "", real[PATH_MAX];
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int i, fd, r;
+
+	for (i = 1; i < argc; i++) {
+		if ((v = flag(argc, argv, &i, "--thread")))
+			thread = v;
+		else if ((v = flag(argc, argv, &i, "--servers")))
+			servers = v;
+		else if ((v = flag(argc, argv, &i, "--tools")))
+			tools = v;
+		else if (argv[i][0] != '-' && !mnt)
+			mnt = argv[i];
+		else
+			mnt = NULL, i = argc + 1;
+	}
+	if (!mnt || i > argc) {
+		fprintf(stderr, "usage: mcpfs serve [--thread NAME] [--servers "
+			"A,B] [--tools all|search] MOUNTPOINT\n");
+		return 2;
+	}
+	if (tools && strcmp(tools, "all") && strcmp(tools, "search")) {
+		fprintf(stderr, "mcpfs serve: --tools %s: all or search\n",
+			tools);
+		return 1;
+	}
+	if (thread && (r = mcp_thread_name_check(thread)) < 0) {
+		fprintf(stderr, "mcpfs serve: --thread %s: %s\n", thread,
+			r == -EEXIST ? "a server directory has a file of that "
+			"name, which mkdir refuses too" : "not a thread name "
+			"(letters, digits, - _ and ., not first a dot, at "
+			"most 128)");
+		return 1;
+	}
+	if (!realpath(mnt, real) || !is_mcpfs_mount(real)) {
+		fprintf(stderr, "mcpfs serve: no mcpfs is mounted at %s\n", mnt);
+		return 1;
+	}
+	r = serve_socket_path(real, path, sizeof path, 0);
+	fd = r < 0 ? -1 : socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0) {
+		memcpy(a.sun_path, path, strlen(path) + 1); /* fits: checked */
+		if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0)
+			r = -errno;
+	}
+	if (r < 0 || fd < 0) {
+		fprintf(stderr, "mcpfs serve: the mcpfs mounted at %s does not "
+			"listen (%s%s%s): is it an older mcpfs, or another "
+			"user's?\n", mnt, r < 0 ? strerror(-r) : "no socket",
+			*path ? " at " : "", path);
+		return 1;
+	}
+	if (hello_send(fd, mnt, thread, servers, tools) < 0)
+		return 1;
+	return relay(fd);
 }

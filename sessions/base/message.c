@@ -12,9 +12,9 @@
 #include "internal.h"
 #include "jsent.h"
 
-/* Newest first: the one we ask for, then those we accept in reply. */
-static const char *const versions[] = {
-	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07",
+const char *const mcp_versions[] = {
+	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", /* spoken */
+	"2024-10-07", NULL,
 };
 
 cJSON *msg_error(int code, const char *msg, cJSON *data)
@@ -91,7 +91,7 @@ cJSON *msg_initialize(uint64_t id, const struct mcp_server_conf *conf)
 	cJSON *m = msg_request(id, "initialize");
 	cJSON *p = cJSON_AddObjectToObject(m, "params"), *caps, *info;
 
-	cJSON_AddStringToObject(p, "protocolVersion", versions[0]);
+	cJSON_AddStringToObject(p, "protocolVersion", mcp_versions[0]);
 	caps = cJSON_AddObjectToObject(p, "capabilities");
 	if (conf->nroots) /* spec 5: none, and the server keeps its own */
 		cJSON_AddBoolToObject(cJSON_AddObjectToObject(caps, "roots"),
@@ -154,14 +154,14 @@ const char *msg_list_method(enum mcp_list what)
 	return lists[what].method;
 }
 
-int msg_version_known(const char *v)
+int mcp_version_at(const char *v)
 {
-	size_t i;
+	int i;
 
-	for (i = 0; i < sizeof versions / sizeof versions[0]; i++)
-		if (!strcmp(v, versions[i]))
-			return 1;
-	return 0;
+	for (i = 0; mcp_versions[i]; i++)
+		if (!strcmp(v, mcp_versions[i]))
+			return i;
+	return -1;
 }
 
 /* ---- sending ---- */

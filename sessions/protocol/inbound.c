@@ -179,14 +179,14 @@ static void response(mcp_session *s, cJSON *msg, const char *line,
 		return;
 	if (err) {
 		keep_as_sent(err, line, len, "error");
-		call_complete(c, msg_error_reply(err));
+		call_complete_error(c, err);
 		return;
 	}
 	if (c->kind == CALL_LIST) {
 		pages_got(s, c, res, line, len);
 		return;
 	}
-	if ((c->task == 1 || s->era == MCP_ERA_MODERN) &&
+	if ((c->task == TASK_ASKED || s->era == MCP_ERA_MODERN) &&
 	    task_created(s, c, res))
 		return;
 	if (s->era == MCP_ERA_MODERN && c->kind != CALL_INIT &&
@@ -348,7 +348,7 @@ static int stream_detect(mcp_session *s, const char *p, size_t n)
 	if (!have_id || (p[ve] != '{' && p[ve] != '['))
 		return -1;
 	c = idtab_get(&s->pending, id);
-	if (!c || c->kind != CALL_USER || c->task == 1)
+	if (!c || c->kind != CALL_USER || c->task == TASK_ASKED)
 		return -1;
 	st->c = c;
 	st->start = st->scan = ve;
@@ -425,18 +425,18 @@ void inbound_partial(mcp_session *s, const char *p, size_t n)
 	struct stream *st = &s->stream;
 	int r;
 
-	if (st->state == 2)
+	if (st->state == STREAM_OFF)
 		return;
 	st->base = p;
 	st->len = n;
-	if (st->state == 0) {
+	if (st->state == STREAM_LOOKING) {
 		r = stream_detect(s, p, n);
 		if (r == 0)
 			return;
-		st->state = r > 0 ? 1 : 2;
+		st->state = r > 0 ? STREAM_ON : STREAM_OFF;
 	}
 	if (!st->c) { /* its call ended (timeout, cancel) */
-		st->state = 2;
+		st->state = STREAM_OFF;
 		return;
 	}
 	/* a raw control byte is escaped in the reply, a space outside a
@@ -512,7 +512,7 @@ static int fast_reply(mcp_session *s, struct frame *f, char *line,
 	c = idtab_get(&s->pending, id);
 	if (c && c->kind == CALL_LIST && len >= FAST_REPLY_MIN)
 		return pages_take(s, c, f, line, len, rs, re);
-	if (!c || c->kind != CALL_USER || c->task == 1)
+	if (!c || c->kind != CALL_USER || c->task == TASK_ASKED)
 		return -1;
 	/* compact: no space between its tokens (found by raw_reply's walk)
 	 * and no control byte (jcompact_is, without a second walk) */
@@ -715,7 +715,7 @@ static int batch(mcp_session *s, char *line, size_t len)
 void inbound_message(mcp_session *s, struct frame *f, char *line,
 		     size_t len)
 {
-	mcp_call *sc = s->stream.state == 1 ? s->stream.c : NULL;
+	mcp_call *sc = s->stream.state == STREAM_ON ? s->stream.c : NULL;
 
 	memset(&s->stream, 0, sizeof s->stream); /* the next line: look */
 	mcp_call_ref(sc);
@@ -736,7 +736,7 @@ size_t inbound_too_long(mcp_session *s, size_t len, int has_id, uint64_t id,
 	size_t k = 0, mib = (len >> 20) + 1;
 
 	if (len == 0) { /* passed the limit: a reply read as it arrives ends */
-		s->long_stream = s->stream.state == 1 && s->stream.c ?
+		s->long_stream = s->stream.state == STREAM_ON && s->stream.c ?
 				 s->stream.c->rpc_id : 0;
 		if (s->long_stream)
 			s->stream.c->too_long = 1;

@@ -68,7 +68,7 @@ int task_required(mcp_session *s, const mcp_call *c, mcp_call *listing)
 	if (s->era == MCP_ERA_MODERN && (s->ops->caps & TRANSPORT_EXCHANGES) &&
 	    (!listing || !listing->done))
 		return -1;
-	if (c->req.task.n || c->task || !server_has_tool_tasks(s))
+	if (c->req.task.n || c->task != TASK_NONE || !server_has_tool_tasks(s))
 		return 0;
 	if (!listing || !listing->done)
 		return -1;
@@ -101,7 +101,7 @@ int task_augment(mcp_call *c)
 	free(c->line);
 	c->line = line;
 	c->req = req;
-	c->task = 1;
+	c->task = TASK_ASKED;
 	return 0;
 }
 
@@ -285,7 +285,7 @@ static void side_send(mcp_session *s, mcp_call *c, const char *method,
 		free(w);
 		return;
 	}
-	sc->task = 4; /* a task's own request: ctl cancel leaves it */
+	sc->task = TASK_REQUEST; /* a task's own request: ctl cancel leaves it */
 	mcp_call_unref(sc);
 }
 
@@ -385,7 +385,7 @@ static void polled(mcp_call *c, cJSON *r)
 	char why[300];
 
 	if (!r || e) {
-		if (c->task != 3) { /* 2025-11-25: the view only */
+		if (c->task != TASK_POLLED) { /* 2025-11-25: the view only */
 			mlog(MLOG_INFO, "server %s: tasks/get of task %s "
 			     "failed: tasks/%s is not updated", s->srv->conf->name,
 			     c->task_id, c->task_id);
@@ -394,13 +394,13 @@ static void polled(mcp_call *c, cJSON *r)
 		/* a poll cancelled (ctl cancel takes every request of the
 		 * thread) or failed: the task is not followed any more */
 		task_cancel(s, c);
-		call_complete(c, e ? msg_error_reply(e) : NULL);
+		call_complete_error(c, e);
 		return;
 	}
 	task_seen(c, r);
 	st = cJSON_GetObjectItemCaseSensitive(r, "status");
 	status = cJSON_IsString(st) ? st->valuestring : "";
-	if (c->task != 3) {
+	if (c->task != TASK_POLLED) {
 		if (!strcmp(status, "working") ||
 		    !strcmp(status, "input_required"))
 			poll_later(c);
@@ -416,7 +416,7 @@ static void polled(mcp_call *c, cJSON *r)
 	} else if (!strcmp(status, "failed")) {
 		e = cJSON_GetObjectItemCaseSensitive(r, "error");
 		if (cJSON_IsObject(e))
-			call_complete(c, msg_error_reply(e));
+			call_complete_error(c, e);
 		else
 			call_fail(c, ERR_PROTOCOL, "the task failed with no "
 				  "error", NULL);
@@ -453,7 +453,7 @@ static int modern_task(mcp_session *s, mcp_call *c, cJSON *res)
 		return 1;
 	}
 	task_list(s, c, id->valuestring, res);
-	c->task = 3;
+	c->task = TASK_POLLED;
 	call_untrack(s, c); /* that exchange is over */
 	c->rpc_id = 0;
 	polled(c, res); /* a task may be born done */
@@ -468,11 +468,11 @@ int task_created(mcp_session *s, mcp_call *c, cJSON *res)
 		return modern_task(s, c, res);
 	task = cJSON_GetObjectItemCaseSensitive(res, "task");
 	id = cJSON_GetObjectItemCaseSensitive(task, "taskId");
-	if (c->task != 1 || !cJSON_IsString(id) ||
+	if (c->task != TASK_ASKED || !cJSON_IsString(id) ||
 	    strlen(id->valuestring) >= sizeof c->task_id)
 		return 0; /* not a task after all: the reply as it is */
 	task_list(s, c, id->valuestring, task);
-	c->task = 2;
+	c->task = TASK_AWAITED;
 	idtab_del(&s->pending, c->rpc_id);
 	c->rpc_id = s->next_id++;
 	if (call_track(s, c) < 0)
