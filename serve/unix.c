@@ -14,6 +14,18 @@
  * framing), after one first line from `mcpfs serve`:
  * {"mcpfs-serve": 1, "thread": NAME-or-null}. The relay itself only copies
  * bytes: stdin to the socket, the socket to stdout.
+ *
+ * Handed over: when the relay's stdin and stdout are both pipes or unix
+ * sockets (as a client that starts it makes them), its first line says
+ * "fds": 2 and carries the two descriptors (SCM_RIGHTS), followed by a
+ * ping with the id "mcpfs-serve-probe". The mount then reads the client's
+ * messages from that stdin and writes its own to that stdout itself, and
+ * answers the first line on the socket with {"mcpfs-serve": 1, "fds": 2};
+ * the relay stays out of the way, holding the socket until the mount
+ * closes it (its end, or the session's end, ends the other). A relay hop
+ * is two process wake-ups and six system calls a message less. A mount
+ * that takes no descriptors (an older mcpfs, or none arrived) answers the
+ * ping instead, and the relay copies as above.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -82,13 +94,16 @@ int serve_socket_path(const char *mnt, char *out, size_t n, int make)
 /* ---- the mount's side ---- */
 
 struct conn {
-	uv_pipe_t pipe;
+	uv_pipe_t pipe;             /* the socket from `mcpfs serve` */
+	uv_pipe_t cin, cout;        /* handed over: the client's own pipes */
 	LIST_ENTRY(conn) link;
 	struct serve_out out;       /* its peer's messages go out here */
 	struct serve_peer *peer;    /* after the first line */
 	struct gbuf in;             /* bytes of lines not yet whole */
 	uint64_t tags;
 	int closing;
+	int handed;                 /* cin and cout are the client's */
+	int open;                   /* handles not closed yet */
 };
 
 static uv_pipe_t listener;
@@ -104,6 +119,8 @@ static void conn_closed(uv_handle_t *h)
 {
 	struct conn *k = h->data;
 
+	if (--k->open)
+		return;
 	if (k->peer)
 		serve_peer_end(k->peer);
 	gbuf_free(&k->in);
@@ -116,7 +133,12 @@ static void conn_close_later(struct conn *k)
 		return;
 	k->closing = 1;
 	LIST_REMOVE(k, link);
+	k->open = 1 + 2 * k->handed;
 	uv_close((uv_handle_t *)&k->pipe, conn_closed);
+	if (k->handed) {
+		uv_close((uv_handle_t *)&k->cin, conn_closed);
+		uv_close((uv_handle_t *)&k->cout, conn_closed);
+	}
 }
 
 static void conn_close(struct conn *k)
@@ -141,6 +163,7 @@ static void conn_send(struct serve_out *o, const char *json, size_t len,
 {
 	struct conn *k = (struct conn *)((char *)o -
 					 offsetof(struct conn, out));
+	uv_stream_t *to = (uv_stream_t *)(k->handed ? &k->cout : &k->pipe);
 	uv_write_t *w;
 	uv_buf_t b;
 	char *m;
@@ -154,8 +177,7 @@ static void conn_send(struct serve_out *o, const char *json, size_t len,
 		     "sent to a client");
 		return;
 	}
-	if (uv_stream_get_write_queue_size((uv_stream_t *)&k->pipe) >
-	    QUEUE_MAX) {
+	if (uv_stream_get_write_queue_size(to) > QUEUE_MAX) {
 		mlog(MLOG_WARN, "serve: a client reads nothing of %zu MiB "
 		     "sent to it: closed", QUEUE_MAX >> 20);
 		conn_close_later(k);
@@ -174,36 +196,14 @@ static void conn_send(struct serve_out *o, const char *json, size_t len,
 	m[len] = '\n';
 	w->data = m;
 	b = uv_buf_init(m, (unsigned)(len + 1));
-	if (uv_write(w, (uv_stream_t *)&k->pipe, &b, 1, written) < 0) {
+	if (uv_write(w, to, &b, 1, written) < 0) {
 		free(m);
 		free(w);
 		conn_close_later(k);
 	}
 }
 
-/* The first line: which thread. 0, or -1 (the connection is closed). */
-static int hello(struct conn *k, const char *line, size_t n)
-{
-	cJSON *h = cJSON_ParseWithLength(line, n);
-	cJSON *v = cJSON_GetObjectItemCaseSensitive(h, "mcpfs-serve");
-	cJSON *t = cJSON_GetObjectItemCaseSensitive(h, "thread");
-	int ok = cJSON_IsNumber(v) && (cJSON_IsNull(t) || !t ||
-				       (cJSON_IsString(t) &&
-					mcp_thread_name_check(
-						t->valuestring) == 0));
-
-	if (ok)
-		k->peer = serve_peer_new(cJSON_IsString(t) ? t->valuestring
-							   : NULL, &k->out);
-	cJSON_Delete(h);
-	if (!k->peer) {
-		mlog(MLOG_WARN, "serve: a connection without a valid first "
-		     "line (or out of memory): closed");
-		conn_close(k);
-		return -1;
-	}
-	return 0;
-}
+static int hello(struct conn *k, const char *line, size_t n);
 
 static void alloc_cb(uv_handle_t *h, size_t want, uv_buf_t *buf)
 {
@@ -228,6 +228,8 @@ static void read_cb(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
 		conn_close(k);
 		return;
 	}
+	if (k->handed && st == (uv_stream_t *)&k->pipe)
+		return; /* the relay's probe: nothing more comes this way */
 	k->in.len += (size_t)nread;
 	k->in.p[k->in.len] = 0;
 	while (!k->closing &&
@@ -243,6 +245,8 @@ static void read_cb(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
 		if (!k->peer) {
 			if (hello(k, line, n) < 0)
 				return;
+			if (k->handed)
+				at = k->in.len; /* the rest: the probe */
 			continue;
 		}
 		serve_peer_input(k->peer, line, n, ++k->tags);
@@ -258,6 +262,74 @@ static void read_cb(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
 	}
 }
 
+#define ACK "{\"mcpfs-serve\":1,\"fds\":2}\n" /* descriptors taken */
+
+/* The descriptors the first line came with: the client's stdin and
+ * stdout, read and written here from now on, and the relay told so. 1
+ * when both are taken, 0 when they are not there (the relay's ping is
+ * answered instead), -1 when they could not be used. */
+static int take_fds(struct conn *k)
+{
+	static uv_buf_t ack = { .base = ACK, .len = sizeof ACK - 1 };
+	uv_pipe_t *p[2] = { &k->cin, &k->cout };
+	uv_write_t *w;
+	uv_os_fd_t fd;
+	int i, r = 0;
+
+	if (uv_pipe_pending_count(&k->pipe) != 2 ||
+	    uv_pipe_pending_type(&k->pipe) != UV_NAMED_PIPE)
+		return 0; /* those there are closed with the socket */
+	k->handed = 1; /* closed with the socket from now on */
+	for (i = 0; i < 2; i++) {
+		uv_pipe_init(k->pipe.loop, p[i], 0);
+		p[i]->data = k;
+		if (!r && ((r = uv_accept((uv_stream_t *)&k->pipe,
+					  (uv_stream_t *)p[i])) < 0 ||
+			   (r = uv_fileno((uv_handle_t *)p[i], &fd)) < 0 ||
+			   (r = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) |
+				      O_NONBLOCK) < 0 ? -errno : 0) < 0))
+			mlog(MLOG_WARN, "serve: a client's descriptor could "
+			     "not be taken: %s", uv_strerror(r));
+	}
+	if (r == 0 && !(w = calloc(1, sizeof *w)))
+		r = -ENOMEM;
+	if (r == 0 && (r = uv_write(w, (uv_stream_t *)&k->pipe, &ack, 1,
+				    written)) < 0)
+		free(w);
+	if (r == 0)
+		r = uv_read_start((uv_stream_t *)&k->cin, alloc_cb, read_cb);
+	return r < 0 ? -1 : 1;
+}
+
+/* The first line: which thread, and whether the client's own stdin and
+ * stdout come with it. 0, or -1 (the connection is closed). */
+static int hello(struct conn *k, const char *line, size_t n)
+{
+	cJSON *h = cJSON_ParseWithLength(line, n);
+	cJSON *v = cJSON_GetObjectItemCaseSensitive(h, "mcpfs-serve");
+	cJSON *t = cJSON_GetObjectItemCaseSensitive(h, "thread");
+	cJSON *fds = cJSON_GetObjectItemCaseSensitive(h, "fds");
+	int ok = cJSON_IsNumber(v) && (cJSON_IsNull(t) || !t ||
+				       (cJSON_IsString(t) &&
+					mcp_thread_name_check(
+						t->valuestring) == 0));
+
+	if (ok && cJSON_IsNumber(fds) && fds->valueint == 2 &&
+	    take_fds(k) < 0) /* before the peer, which may send at once */
+		ok = 0;
+	if (ok)
+		k->peer = serve_peer_new(cJSON_IsString(t) ? t->valuestring
+							   : NULL, &k->out);
+	cJSON_Delete(h);
+	if (!k->peer) {
+		mlog(MLOG_WARN, "serve: a connection without a valid first "
+		     "line (or out of memory): closed");
+		conn_close(k);
+		return -1;
+	}
+	return 0;
+}
+
 static void accept_cb(uv_stream_t *l, int status)
 {
 	struct conn *k;
@@ -267,7 +339,7 @@ static void accept_cb(uv_stream_t *l, int status)
 
 	if (status < 0 || !(k = calloc(1, sizeof *k)))
 		return;
-	uv_pipe_init(l->loop, &k->pipe, 0);
+	uv_pipe_init(l->loop, &k->pipe, 1); /* ipc: the relay's descriptors */
 	k->pipe.data = k;
 	k->out.send = conn_send;
 	k->out.asks = 1; /* the socket carries requests both ways */
@@ -360,16 +432,184 @@ static int is_mcpfs_mount(const char *real)
 	return found;
 }
 
+/* fd (0 or 1) opened anew for the mount to use, when it is a pipe (a
+ * description of its own, so that the mount's O_NONBLOCK stays off the
+ * one others may share) or a unix stream socket (its own description);
+ * -1 for anything else (a file, a terminal: the relay copies those). */
+static int handable(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof ss, tl = sizeof(int);
+	struct stat st;
+	char proc[32];
+	int type;
+
+	if (fstat(fd, &st) < 0)
+		return -1;
+	if (S_ISFIFO(st.st_mode)) {
+		snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+		return open(proc, (fd ? O_WRONLY : O_RDONLY) | O_NONBLOCK |
+			    O_CLOEXEC);
+	}
+	if (!S_ISSOCK(st.st_mode) ||
+	    getsockname(fd, (struct sockaddr *)&ss, &sl) < 0 ||
+	    ss.ss_family != AF_UNIX ||
+	    getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) < 0 ||
+	    type != SOCK_STREAM)
+		return -1;
+	return fcntl(fd, F_DUPFD_CLOEXEC, 3);
+}
+
+#define PROBE "{\"jsonrpc\":\"2.0\",\"id\":\"mcpfs-serve-probe\"," \
+	"\"method\":\"ping\"}\n"
+
+/* The first line (hl, with its newline), with stdin and stdout when the
+ * mount can take them. 1 when they went (the probe follows), 0 when
+ * they stay, -1 when the socket failed. */
+static int send_hello(int fd, const char *thread)
+{
+	int fds[2] = { handable(0), -1 }, r;
+	char c[CMSG_SPACE(sizeof fds)];
+	struct iovec io[2];
+	struct msghdr mh = { .msg_iov = io, .msg_iovlen = 2 };
+	struct cmsghdr *cm;
+	char *hl;
+	cJSON *h = cJSON_CreateObject();
+
+	if (fds[0] >= 0 && (fds[1] = handable(1)) < 0) {
+		close(fds[0]);
+		fds[0] = -1;
+	}
+	cJSON_AddNumberToObject(h, "mcpfs-serve", 1);
+	if (thread)
+		cJSON_AddStringToObject(h, "thread", thread);
+	else
+		cJSON_AddNullToObject(h, "thread");
+	if (fds[1] >= 0)
+		cJSON_AddNumberToObject(h, "fds", 2);
+	hl = cJSON_PrintUnformatted(h);
+	cJSON_Delete(h);
+	if (!hl)
+		return -1;
+	io[0] = (struct iovec){ hl, strlen(hl) };
+	io[1] = (struct iovec){ fds[1] >= 0 ? "\n" PROBE : "\n",
+				fds[1] >= 0 ? 1 + sizeof PROBE - 1 : 1 };
+	if (fds[1] >= 0) {
+		memset(c, 0, sizeof c);
+		mh.msg_control = c;
+		mh.msg_controllen = sizeof c;
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof fds);
+		memcpy(CMSG_DATA(cm), fds, sizeof fds);
+	}
+	while ((r = (int)sendmsg(fd, &mh, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+		;
+	r = r == (int)(io[0].iov_len + io[1].iov_len) ? fds[1] >= 0 : -1;
+	free(hl);
+	if (fds[1] >= 0) {
+		close(fds[0]);
+		close(fds[1]);
+	}
+	return r; /* short: a unix socket takes a first line whole */
+}
+
+/* 1 if line (n bytes) is the mount's answer to the probe ping: an older
+ * mount's peer answered it, so it took no descriptors. */
+static int probe_answer(const char *line, size_t n)
+{
+	cJSON *m = cJSON_ParseWithLength(line, n);
+	cJSON *id = cJSON_GetObjectItemCaseSensitive(m, "id");
+	int r = cJSON_IsString(id) &&
+		!strcmp(id->valuestring, "mcpfs-serve-probe") &&
+		!cJSON_GetObjectItemCaseSensitive(m, "method");
+
+	cJSON_Delete(m);
+	return r;
+}
+
+/* After a first line with descriptors: 1 when the mount took them, 0 when
+ * it answered the probe instead (what came before that answer, and after
+ * it, written to stdout), 2 when it closed the connection first, -1 on
+ * an error. */
+static int handed_over(int fd)
+{
+	static char b[65536];
+	size_t have = 0, at, n;
+	ssize_t got;
+	char *nl;
+
+	for (;;) {
+		got = read(fd, b + have, sizeof b - have);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return got ? -1 : 2;
+		have += (size_t)got;
+		for (at = 0; (nl = memchr(b + at, '\n', have - at)); at += n) {
+			n = (size_t)(nl - (b + at)) + 1;
+			if (n == sizeof ACK - 1 && !memcmp(b + at, ACK, n))
+				return 1;
+			if (probe_answer(b + at, n - 1))
+				return write_all(1, nl + 1,
+						 have - (at + n)) < 0 ? -1 : 0;
+			if (write_all(1, b + at, n) < 0)
+				return -1;
+		}
+		memmove(b, b + at, have - at);
+		have -= at;
+		if (have == sizeof b) { /* a long line, not the answer */
+			if (write_all(1, b, have) < 0)
+				return -1;
+			have = 0;
+		}
+	}
+}
+
+/* Copy stdin to the socket and the socket to stdout until either ends. */
+static int relay_copy(int fd)
+{
+	static char buf[65536];
+	struct pollfd pf[2];
+	int in_open = 1;
+
+	for (;;) {
+		pf[0] = (struct pollfd){ .fd = in_open ? 0 : -1,
+					 .events = POLLIN };
+		pf[1] = (struct pollfd){ .fd = fd, .events = POLLIN };
+		if (poll(pf, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return 1;
+		}
+		if (pf[1].revents) {
+			ssize_t n = read(fd, buf, sizeof buf);
+
+			if (n <= 0)
+				return 0; /* the mount ended the session */
+			if (write_all(1, buf, (size_t)n) < 0)
+				return 1;
+		}
+		if (in_open && pf[0].revents) {
+			ssize_t n = read(0, buf, sizeof buf);
+
+			if (n <= 0) { /* the client is done: half-close */
+				in_open = 0;
+				shutdown(fd, SHUT_WR);
+			} else if (write_all(fd, buf, (size_t)n) < 0) {
+				return 1;
+			}
+		}
+	}
+}
+
 int serve_relay(int argc, char **argv)
 {
 	const char *thread = NULL, *mnt = NULL;
-	char path[PATH_MAX] = "", real[PATH_MAX], buf[65536];
+	char path[PATH_MAX] = "", real[PATH_MAX], b[64];
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	struct pollfd pf[2];
-	int i, fd, in_open = 1, r;
-	cJSON *h;
-	char *hl;
-
+	int i, fd, r;
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--thread") && i + 1 < argc)
 			thread = argv[++i];
@@ -411,47 +651,22 @@ int serve_relay(int argc, char **argv)
 			*path ? " at " : "", path);
 		return 1;
 	}
-	h = cJSON_CreateObject();
-	cJSON_AddNumberToObject(h, "mcpfs-serve", 1);
-	if (thread)
-		cJSON_AddStringToObject(h, "thread", thread);
-	else
-		cJSON_AddNullToObject(h, "thread");
-	hl = cJSON_PrintUnformatted(h);
-	cJSON_Delete(h);
-	if (!hl || write_all(fd, hl, strlen(hl)) < 0 ||
-	    write_all(fd, "\n", 1) < 0) {
+	r = send_hello(fd, thread);
+	if (r > 0)
+		r = handed_over(fd);
+	if (r < 0) {
 		fprintf(stderr, "mcpfs serve: the mount closed the "
 			"connection\n");
 		return 1;
 	}
-	free(hl);
+	if (r == 0)
+		return relay_copy(fd);
+	/* the mount reads and writes the client's pipes itself: wait for
+	 * it to end the session (or for the client to, which it sees) */
 	for (;;) {
-		pf[0] = (struct pollfd){ .fd = in_open ? 0 : -1,
-					 .events = POLLIN };
-		pf[1] = (struct pollfd){ .fd = fd, .events = POLLIN };
-		if (poll(pf, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			return 1;
-		}
-		if (pf[1].revents) {
-			ssize_t n = read(fd, buf, sizeof buf);
+		ssize_t n = read(fd, b, sizeof b);
 
-			if (n <= 0)
-				return 0; /* the mount ended the session */
-			if (write_all(1, buf, (size_t)n) < 0)
-				return 1;
-		}
-		if (in_open && pf[0].revents) {
-			ssize_t n = read(0, buf, sizeof buf);
-
-			if (n <= 0) { /* the client is done: half-close */
-				in_open = 0;
-				shutdown(fd, SHUT_WR);
-			} else if (write_all(fd, buf, (size_t)n) < 0) {
-				return 1;
-			}
-		}
+		if (n == 0 || (n < 0 && errno != EINTR))
+			return 0;
 	}
 }
