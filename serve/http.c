@@ -89,6 +89,7 @@ struct hreq {                    /* one POST */
 	char *reply;                 /* the answer as JSON, when it came at once */
 	size_t rlen;
 	int sse;                     /* ... else an event stream: */
+	int waiting;                 /* ... none queued yet (suspended) */
 	struct gbuf q;               /* its events not yet sent */
 	size_t qoff;
 };
@@ -481,6 +482,46 @@ static enum MHD_Result stream(struct MHD_Connection *c, struct hreq *r)
 	r->sse = 1;
 	MHD_add_response_header(rs, "Content-Type", "text/event-stream");
 	MHD_add_response_header(rs, "Cache-Control", "no-cache");
+	if (r->fresh && r->hs)
+		MHD_add_response_header(rs, "Mcp-Session-Id", r->hs->id);
+	ok = MHD_queue_response(c, MHD_HTTP_OK, rs);
+	MHD_destroy_response(rs);
+	return ok;
+}
+
+/* A request whose reply is not there at once waits, suspended, with no
+ * response queued: the event stream starts at its first event that is not
+ * the reply (progress, a question), or at the next keep-alive, as
+ * stream() always did; a reply that comes first goes out as that whole
+ * event stream at once, headers and body in one write and no chunks (the
+ * relay of a quick call: two sends and a run of libmicrohttpd less). */
+static enum MHD_Result wait_reply(struct MHD_Connection *c, struct hreq *r)
+{
+	r->sse = 1; /* hs_send queues what comes as events */
+	r->waiting = 1;
+	r->suspended = 1;
+	MHD_suspend_connection(c);
+	if (!uv_is_active((uv_handle_t *)&ka_timer))
+		uv_timer_start(&ka_timer, ka_cb, 1000, 1000);
+	return MHD_YES;
+}
+
+/* The handler again, after a waiting request was resumed. */
+static enum MHD_Result waited(struct MHD_Connection *c, struct hreq *r)
+{
+	struct MHD_Response *rs;
+	enum MHD_Result ok;
+
+	r->waiting = 0;
+	if (!r->done || !r->hs)
+		return stream(c, r);
+	rs = MHD_create_response_from_buffer(r->q.len, r->q.p,
+					     MHD_RESPMEM_MUST_COPY);
+	if (!rs)
+		return MHD_NO;
+	gbuf_clear(&r->q);
+	MHD_add_response_header(rs, "Content-Type", "text/event-stream");
+	MHD_add_response_header(rs, "Cache-Control", "no-cache");
 	if (r->fresh)
 		MHD_add_response_header(rs, "Mcp-Session-Id", r->hs->id);
 	ok = MHD_queue_response(c, MHD_HTTP_OK, rs);
@@ -559,7 +600,7 @@ static enum MHD_Result dispatch(struct MHD_Connection *c, struct hreq *r,
 	if (r->done)
 		return respond(c, MHD_HTTP_OK, "application/json", r->reply,
 			       r->rlen, r->fresh ? r->hs->id : NULL);
-	return stream(c, r);
+	return wait_reply(c, r);
 }
 
 /* The headers are in: who, from where, what. A refusal here is sent
@@ -648,7 +689,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
 		return MHD_YES;
 	}
 	if (r->dispatched)
-		return MHD_YES;
+		return r->waiting ? waited(c, r) : MHD_YES;
 	if (hc)
 		hc->phase = C_BUSY;
 	switch (r->body.state) { /* MHD takes an answer once the body is in */
