@@ -7,7 +7,8 @@
  * on a uv_poll, its timeout on a uv_timer. A POST whose reply is there at
  * once is answered as application/json; else as an event stream of its
  * progress notifications and then its reply, the connection suspended
- * (MHD_suspend_connection) while there is nothing to send. POST /mcp
+ * (MHD_suspend_connection) while there is nothing to send, its headers
+ * too until the first of them (wait_reply). POST /mcp
  * starts an MCP session (Mcp-Session-Id at initialize) in a serve-N
  * thread of its own; POST /mcp/NAME in the thread NAME. Notifications and
  * responses are 202; GET is the session's standalone event stream
