@@ -46,6 +46,7 @@ struct opts {
 	char *serve;            /* --serve [ADDR:]PORT (spec 14) */
 	char *serve_idle;       /* -o serve_idle=SEC */
 	char *serve_connections;/* -o serve_connections=N */
+	char *serve_tools;      /* -o serve_tools=all|search */
 	int serve_remote;       /* -o serve_remote */
 	int notrace;
 };
@@ -81,6 +82,7 @@ static const struct fuse_opt opt_spec[] = {
 	OPT("serve=%s", serve),
 	OPT("serve_idle=%s", serve_idle),
 	OPT("serve_connections=%s", serve_connections),
+	OPT("serve_tools=%s", serve_tools),
 	OPT("serve_remote", serve_remote),
 	OPT("notrace", notrace),
 	OPT("-d", debug),
@@ -156,8 +158,9 @@ static void usage(const char *prog)
 	printf("usage: %s [-c CONFIG]... [options] MOUNTPOINT\n"
 	       "       %s CONFIG MOUNTPOINT [-o OPTS]   (as mount.fuse3 runs "
 	       "it)\n"
-	       "       %s serve [--thread NAME] MOUNTPOINT   (MCP on stdio "
-	       "for an agent)\n\n"
+	       "       %s serve [--thread NAME] [--servers A,B] [--tools "
+	       "all|search]\n"
+	       "             MOUNTPOINT   (MCP on stdio for an agent)\n\n"
 	       "  -c, --config FILE     servers.json (default "
 	       "$XDG_CONFIG_HOME/mcpfs/servers.json,\n"
 	       "                        else the built-in demo); repeats, "
@@ -186,6 +189,9 @@ static void usage(const char *prog)
 	       "(default 64)\n"
 	       "  -o serve_remote       let --serve listen at a non-loopback "
 	       "address\n"
+	       "  -o serve_tools=search serve clients get three tools to "
+	       "search, describe\n"
+	       "                        and call the others (default all)\n"
 	       "  -o OPT                FUSE mount options, and every option "
 	       "above as\n"
 	       "                        -o idle_timeout=S,call_timeout=S,"
@@ -507,6 +513,7 @@ static void free_opts(struct opts *o)
 	free(o->serve);
 	free(o->serve_idle);
 	free(o->serve_connections);
+	free(o->serve_tools);
 }
 
 /* Leave main with rc before mounting, freeing what the options hold. */
@@ -524,7 +531,7 @@ int main(int argc, char **argv)
 	struct fuse_cmdline_opts cl;
 	struct opts o = { 0 };
 	struct mcp_options mo;
-	char self[PATH_MAX], *err, *start_dir;
+	char self[PATH_MAX], door[PATH_MAX + 200], *err, *start_dir;
 	double cap, serve_idle, serve_conns;
 	struct serve_http_opts so;
 	ssize_t n;
@@ -566,7 +573,18 @@ int main(int argc, char **argv)
 	    number_opt("serve_connections", o.serve_connections, 64, 1,
 		       &serve_conns) < 0)
 		return quit(&o, &args, cl.mountpoint, 2);
-	if (o.serve && (rc = serve_http_check(o.serve, o.serve_remote)) < 0) {
+	if (o.serve_tools && serve_tools_default(o.serve_tools) < 0) {
+		fprintf(stderr, "mcpfs: -o serve_tools=%s: all or search\n",
+			o.serve_tools);
+		return quit(&o, &args, cl.mountpoint, 2);
+	}
+	if (o.serve && (rc = serve_http_check(o.serve, o.serve_remote, door,
+					      sizeof door)) < 0) {
+		if (rc == -ENOEXEC) { /* no door without its module */
+			fprintf(stderr, "mcpfs: --serve %s: %s\n", o.serve,
+				door);
+			return quit(&o, &args, cl.mountpoint, 1);
+		}
 		if (rc == -EPERM)
 			fprintf(stderr, "mcpfs: --serve %s: not a loopback "
 				"address: whoever reaches it with the token "

@@ -12,20 +12,22 @@
  *
  * On the socket, JSON-RPC messages one per line both ways (the MCP stdio
  * framing), after one first line from `mcpfs serve`:
- * {"mcpfs-serve": 1, "thread": NAME-or-null}. The relay itself only copies
- * bytes: stdin to the socket, the socket to stdout.
+ * {"mcpfs-serve": 1, "thread": NAME-or-null, "servers": "a,b", "tools":
+ * "search", "ack": 1} (servers, tools, ack: when given). With ack the
+ * mount answers that line with {"mcpfs-serve": 1}, or {"mcpfs-serve": 0,
+ * "error": WHY} and closes (a server it does not have): the relay says
+ * why and exits 1. Then the relay only copies bytes: stdin to the
+ * socket, the socket to stdout.
  *
  * Handed over: when the relay's stdin and stdout are both pipes or unix
- * sockets (as a client that starts it makes them), its first line says
- * "fds": 2 and carries the two descriptors (SCM_RIGHTS), followed by a
- * ping with the id "mcpfs-serve-probe". The mount then reads the client's
- * messages from that stdin and writes its own to that stdout itself, and
- * answers the first line on the socket with {"mcpfs-serve": 1, "fds": 2};
- * the relay stays out of the way, holding the socket until the mount
- * closes it (its end, or the session's end, ends the other). A relay hop
- * is two process wake-ups and six system calls a message less. A mount
- * that takes no descriptors (an older mcpfs, or none arrived) answers the
- * ping instead, and the relay copies as above.
+ * stream sockets (as a client that starts it makes them), its first line
+ * also says "fds": 2 and carries the two descriptors (SCM_RIGHTS). The
+ * mount then reads the client's messages from that stdin and writes its
+ * own to that stdout itself, and its ack says "fds": 2; the relay stays
+ * out of the way, holding the socket until the mount closes it (its end,
+ * or the session's end, ends the other). A relay hop is two process
+ * wake-ups and six system calls a message less. An ack without "fds" (a
+ * mount that took none) leaves the relay copying.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -158,18 +160,14 @@ static void written(uv_write_t *w, int status)
 	free(w);
 }
 
-static void conn_send(struct serve_out *o, const char *json, size_t len,
-		      uint64_t tag, int last)
+/* One line (json and a newline) of k's to the stream to. */
+static void line_to(struct conn *k, uv_stream_t *to, const char *json,
+		    size_t len)
 {
-	struct conn *k = (struct conn *)((char *)o -
-					 offsetof(struct conn, out));
-	uv_stream_t *to = (uv_stream_t *)(k->handed ? &k->cout : &k->pipe);
 	uv_write_t *w;
 	uv_buf_t b;
 	char *m;
 
-	(void)tag;
-	(void)last;
 	if (k->closing)
 		return;
 	if (memchr(json, '\n', len)) { /* never two lines (spec 6) */
@@ -203,7 +201,142 @@ static void conn_send(struct serve_out *o, const char *json, size_t len,
 	}
 }
 
-static int hello(struct conn *k, const char *line, size_t n);
+static void conn_send(struct serve_out *o, const char *json, size_t len,
+		      uint64_t tag, int last)
+{
+	struct conn *k = (struct conn *)((char *)o -
+					 offsetof(struct conn, out));
+
+	(void)tag;
+	(void)last;
+	line_to(k, (uv_stream_t *)(k->handed ? &k->cout : &k->pipe), json,
+		len);
+}
+
+static void refused_cb(uv_shutdown_t *r, int status)
+{
+	struct conn *k = r->data;
+
+	(void)status;
+	free(r);
+	conn_close_later(k);
+}
+
+/* k is refused: closed once what was sent it (the reason) is written. */
+static void refuse(struct conn *k)
+{
+	uv_shutdown_t *r = malloc(sizeof *r);
+
+	uv_read_stop((uv_stream_t *)&k->pipe);
+	if (r)
+		r->data = k;
+	if (!r || uv_shutdown(r, (uv_stream_t *)&k->pipe, refused_cb) < 0) {
+		free(r);
+		conn_close(k);
+	}
+}
+
+/* A string member of h, NULL when not one. */
+static const char *hello_str(cJSON *h, const char *key)
+{
+	cJSON *v = cJSON_GetObjectItemCaseSensitive(h, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static void alloc_cb(uv_handle_t *h, size_t want, uv_buf_t *buf);
+static void read_cb(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf);
+
+/* The descriptors the first line came with: the client's stdin and
+ * stdout, read and written here from now on. 1 when both are taken, 0
+ * when they are not there, -1 when they could not be used. */
+static int take_fds(struct conn *k)
+{
+	uv_pipe_t *p[2] = { &k->cin, &k->cout };
+	uv_os_fd_t fd;
+	int i, r = 0;
+
+	if (uv_pipe_pending_count(&k->pipe) != 2 ||
+	    uv_pipe_pending_type(&k->pipe) != UV_NAMED_PIPE)
+		return 0; /* those there are closed with the socket */
+	k->handed = 1; /* closed with the socket from now on */
+	for (i = 0; i < 2; i++) {
+		uv_pipe_init(k->pipe.loop, p[i], 0);
+		p[i]->data = k;
+		if (!r && ((r = uv_accept((uv_stream_t *)&k->pipe,
+					  (uv_stream_t *)p[i])) < 0 ||
+			   (r = uv_fileno((uv_handle_t *)p[i], &fd)) < 0 ||
+			   (r = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) |
+				      O_NONBLOCK) < 0 ? -errno : 0) < 0))
+			mlog(MLOG_WARN, "serve: a client's descriptor could "
+			     "not be taken: %s", uv_strerror(r));
+	}
+	if (r == 0)
+		r = uv_read_start((uv_stream_t *)&k->cin, alloc_cb, read_cb);
+	return r < 0 ? -1 : 1;
+}
+
+/* The first line: which thread, servers and tools. 0, or -1 (the
+ * connection is closed, after the error when it asked for an ack). */
+static int hello(struct conn *k, const char *line, size_t n)
+{
+	cJSON *h = cJSON_ParseWithLength(line, n);
+	cJSON *v = cJSON_GetObjectItemCaseSensitive(h, "mcpfs-serve");
+	cJSON *t = cJSON_GetObjectItemCaseSensitive(h, "thread");
+	const char *srv = hello_str(h, "servers"), *tools = hello_str(h,
+								      "tools");
+	int ok = cJSON_IsNumber(v) && (cJSON_IsNull(t) || !t ||
+				       (cJSON_IsString(t) &&
+					mcp_thread_name_check(
+						t->valuestring) == 0));
+	int ack = cJSON_GetObjectItemCaseSensitive(h, "ack") != NULL;
+	cJSON *fds = cJSON_GetObjectItemCaseSensitive(h, "fds");
+	char why[600] = "", *a;
+
+	if (ok && serve_scope_check(srv, tools, why, sizeof why) < 0)
+		ok = 0;
+	if (ok && cJSON_IsNumber(fds) && fds->valueint == 2 &&
+	    take_fds(k) < 0) { /* before the peer, which may send at once */
+		snprintf(why, sizeof why, "the client's stdin and stdout "
+			 "could not be taken");
+		ok = 0;
+	}
+	if (ok)
+		k->peer = serve_peer_new(cJSON_IsString(t) ? t->valuestring
+							   : NULL, &k->out);
+	if (k->peer && serve_peer_scope(k->peer, srv, tools) < 0)
+		snprintf(why, sizeof why, "out of memory");
+	if (ack) { /* to the relay alone: the peer has sent nothing yet */
+		v = cJSON_CreateObject();
+		cJSON_AddNumberToObject(v, "mcpfs-serve", k->peer && !*why);
+		if (*why || !k->peer)
+			cJSON_AddStringToObject(v, "error", *why ? why :
+						"not a valid first line");
+		else if (k->handed)
+			cJSON_AddNumberToObject(v, "fds", 2);
+		if ((a = cJSON_PrintUnformatted(v)))
+			line_to(k, (uv_stream_t *)&k->pipe, a, strlen(a));
+		cJSON_free(a);
+		cJSON_Delete(v);
+	}
+	cJSON_Delete(h);
+	if (k->peer && *why) {
+		serve_peer_end(k->peer);
+		k->peer = NULL;
+	}
+	if (k->peer)
+		return 0;
+	if (*why)
+		mlog(MLOG_INFO, "serve: a client refused: %s", why);
+	else
+		mlog(MLOG_WARN, "serve: a connection without a valid first "
+		     "line (or out of memory): closed");
+	if (ack) /* after the reason is written */
+		refuse(k);
+	else
+		conn_close(k);
+	return -1;
+}
 
 static void alloc_cb(uv_handle_t *h, size_t want, uv_buf_t *buf)
 {
@@ -229,7 +362,7 @@ static void read_cb(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
 		return;
 	}
 	if (k->handed && st == (uv_stream_t *)&k->pipe)
-		return; /* the relay's probe: nothing more comes this way */
+		return; /* handed over: nothing more comes this way */
 	k->in.len += (size_t)nread;
 	k->in.p[k->in.len] = 0;
 	while (!k->closing &&
@@ -246,7 +379,7 @@ static void read_cb(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
 			if (hello(k, line, n) < 0)
 				return;
 			if (k->handed)
-				at = k->in.len; /* the rest: the probe */
+				at = k->in.len; /* the socket's part is over */
 			continue;
 		}
 		serve_peer_input(k->peer, line, n, ++k->tags);
@@ -260,74 +393,6 @@ static void read_cb(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
 		     "closed", LINE_MAX_BYTES >> 20);
 		conn_close(k);
 	}
-}
-
-#define ACK "{\"mcpfs-serve\":1,\"fds\":2}\n" /* descriptors taken */
-
-/* The descriptors the first line came with: the client's stdin and
- * stdout, read and written here from now on, and the relay told so. 1
- * when both are taken, 0 when they are not there (the relay's ping is
- * answered instead), -1 when they could not be used. */
-static int take_fds(struct conn *k)
-{
-	static uv_buf_t ack = { .base = ACK, .len = sizeof ACK - 1 };
-	uv_pipe_t *p[2] = { &k->cin, &k->cout };
-	uv_write_t *w;
-	uv_os_fd_t fd;
-	int i, r = 0;
-
-	if (uv_pipe_pending_count(&k->pipe) != 2 ||
-	    uv_pipe_pending_type(&k->pipe) != UV_NAMED_PIPE)
-		return 0; /* those there are closed with the socket */
-	k->handed = 1; /* closed with the socket from now on */
-	for (i = 0; i < 2; i++) {
-		uv_pipe_init(k->pipe.loop, p[i], 0);
-		p[i]->data = k;
-		if (!r && ((r = uv_accept((uv_stream_t *)&k->pipe,
-					  (uv_stream_t *)p[i])) < 0 ||
-			   (r = uv_fileno((uv_handle_t *)p[i], &fd)) < 0 ||
-			   (r = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) |
-				      O_NONBLOCK) < 0 ? -errno : 0) < 0))
-			mlog(MLOG_WARN, "serve: a client's descriptor could "
-			     "not be taken: %s", uv_strerror(r));
-	}
-	if (r == 0 && !(w = calloc(1, sizeof *w)))
-		r = -ENOMEM;
-	if (r == 0 && (r = uv_write(w, (uv_stream_t *)&k->pipe, &ack, 1,
-				    written)) < 0)
-		free(w);
-	if (r == 0)
-		r = uv_read_start((uv_stream_t *)&k->cin, alloc_cb, read_cb);
-	return r < 0 ? -1 : 1;
-}
-
-/* The first line: which thread, and whether the client's own stdin and
- * stdout come with it. 0, or -1 (the connection is closed). */
-static int hello(struct conn *k, const char *line, size_t n)
-{
-	cJSON *h = cJSON_ParseWithLength(line, n);
-	cJSON *v = cJSON_GetObjectItemCaseSensitive(h, "mcpfs-serve");
-	cJSON *t = cJSON_GetObjectItemCaseSensitive(h, "thread");
-	cJSON *fds = cJSON_GetObjectItemCaseSensitive(h, "fds");
-	int ok = cJSON_IsNumber(v) && (cJSON_IsNull(t) || !t ||
-				       (cJSON_IsString(t) &&
-					mcp_thread_name_check(
-						t->valuestring) == 0));
-
-	if (ok && cJSON_IsNumber(fds) && fds->valueint == 2 &&
-	    take_fds(k) < 0) /* before the peer, which may send at once */
-		ok = 0;
-	if (ok)
-		k->peer = serve_peer_new(cJSON_IsString(t) ? t->valuestring
-							   : NULL, &k->out);
-	cJSON_Delete(h);
-	if (!k->peer) {
-		mlog(MLOG_WARN, "serve: a connection without a valid first "
-		     "line (or out of memory): closed");
-		conn_close(k);
-		return -1;
-	}
-	return 0;
 }
 
 static void accept_cb(uv_stream_t *l, int status)
@@ -432,6 +497,46 @@ static int is_mcpfs_mount(const char *real)
 	return found;
 }
 
+/* --NAME VALUE or --NAME=VALUE at argv[*i] (*i moved past it): the
+ * value, else NULL. */
+static const char *flag(int argc, char **argv, int *i, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!strcmp(argv[*i], name) && *i + 1 < argc)
+		return argv[++*i];
+	if (!strncmp(argv[*i], name, n) && argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	return NULL;
+}
+
+/* The mount's answer to the first line (unix.c's hello): 1 when it took
+ * stdin and stdout, 0 when the relay copies them, -1 once said why. One
+ * byte at a time: nothing after it is taken. */
+static int hello_ack(int fd, const char *mnt)
+{
+	char line[1024];
+	size_t n = 0;
+	cJSON *h, *e;
+	int ok, taken;
+
+	while (n + 1 < sizeof line && read(fd, line + n, 1) == 1 &&
+	       line[n] != '\n')
+		n++;
+	h = cJSON_ParseWithLength(line, n);
+	e = cJSON_GetObjectItemCaseSensitive(h, "error");
+	ok = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(
+		h, "mcpfs-serve")) == 1;
+	taken = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(
+		h, "fds")) == 2;
+	if (!ok)
+		fprintf(stderr, "mcpfs serve: %s%s\n", cJSON_IsString(e) ?
+			e->valuestring : "the mount closed the connection at ",
+			cJSON_IsString(e) ? "" : mnt);
+	cJSON_Delete(h);
+	return ok ? taken : -1;
+}
+
 /* fd (0 or 1) opened anew for the mount to use, when it is a pipe (a
  * description of its own, so that the mount's O_NONBLOCK stays off the
  * one others may share) or a unix stream socket (its own description);
@@ -460,21 +565,40 @@ static int handable(int fd)
 	return fcntl(fd, F_DUPFD_CLOEXEC, 3);
 }
 
-#define PROBE "{\"jsonrpc\":\"2.0\",\"id\":\"mcpfs-serve-probe\"," \
-	"\"method\":\"ping\"}\n"
-
-/* The first line (hl, with its newline), with stdin and stdout when the
- * mount can take them. 1 when they went (the probe follows), 0 when
- * they stay, -1 when the socket failed. */
-static int send_hello(int fd, const char *thread)
+/* n bytes at p to fd with the descriptors fds[0], fds[1] when fds[1] is
+ * one (SCM_RIGHTS): 0, or -1. A unix socket takes a first line whole. */
+static int send_with(int fd, const char *p, size_t n, const int fds[2])
 {
-	int fds[2] = { handable(0), -1 }, r;
-	char c[CMSG_SPACE(sizeof fds)];
-	struct iovec io[2];
-	struct msghdr mh = { .msg_iov = io, .msg_iovlen = 2 };
+	char c[CMSG_SPACE(2 * sizeof(int))];
+	struct iovec io = { (void *)p, n };
+	struct msghdr mh = { .msg_iov = &io, .msg_iovlen = 1 };
 	struct cmsghdr *cm;
-	char *hl;
+	ssize_t r;
+
+	if (fds[1] >= 0) {
+		memset(c, 0, sizeof c);
+		mh.msg_control = c;
+		mh.msg_controllen = sizeof c;
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(2 * sizeof(int));
+		memcpy(CMSG_DATA(cm), fds, 2 * sizeof(int));
+	}
+	while ((r = sendmsg(fd, &mh, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+		;
+	return r == (ssize_t)n ? 0 : -1;
+}
+
+/* The first line to the mount (unix.c's hello) and its answer: 0, or
+ * -1 once said why. */
+static int hello_send(int fd, const char *mnt, const char *thread,
+		      const char *servers, const char *tools)
+{
 	cJSON *h = cJSON_CreateObject();
+	int fds[2] = { handable(0), -1 };
+	char *hl, *line = NULL;
+	int r;
 
 	if (fds[0] >= 0 && (fds[1] = handable(1)) < 0) {
 		close(fds[0]);
@@ -485,92 +609,35 @@ static int send_hello(int fd, const char *thread)
 		cJSON_AddStringToObject(h, "thread", thread);
 	else
 		cJSON_AddNullToObject(h, "thread");
+	if (servers)
+		cJSON_AddStringToObject(h, "servers", servers);
+	if (tools)
+		cJSON_AddStringToObject(h, "tools", tools);
+	cJSON_AddNumberToObject(h, "ack", 1);
 	if (fds[1] >= 0)
 		cJSON_AddNumberToObject(h, "fds", 2);
 	hl = cJSON_PrintUnformatted(h);
 	cJSON_Delete(h);
-	if (!hl)
-		return -1;
-	io[0] = (struct iovec){ hl, strlen(hl) };
-	io[1] = (struct iovec){ fds[1] >= 0 ? "\n" PROBE : "\n",
-				fds[1] >= 0 ? 1 + sizeof PROBE - 1 : 1 };
-	if (fds[1] >= 0) {
-		memset(c, 0, sizeof c);
-		mh.msg_control = c;
-		mh.msg_controllen = sizeof c;
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof fds);
-		memcpy(CMSG_DATA(cm), fds, sizeof fds);
-	}
-	while ((r = (int)sendmsg(fd, &mh, MSG_NOSIGNAL)) < 0 && errno == EINTR)
-		;
-	r = r == (int)(io[0].iov_len + io[1].iov_len) ? fds[1] >= 0 : -1;
+	r = !hl || asprintf(&line, "%s\n", hl) < 0 ||
+	    send_with(fd, line, strlen(line), fds) < 0 ? -1 : 0;
 	free(hl);
-	if (fds[1] >= 0) {
+	free(line);
+	if (fds[1] >= 0) { /* the mount has its own now */
 		close(fds[0]);
 		close(fds[1]);
 	}
-	return r; /* short: a unix socket takes a first line whole */
-}
-
-/* 1 if line (n bytes) is the mount's answer to the probe ping: an older
- * mount's peer answered it, so it took no descriptors. */
-static int probe_answer(const char *line, size_t n)
-{
-	cJSON *m = cJSON_ParseWithLength(line, n);
-	cJSON *id = cJSON_GetObjectItemCaseSensitive(m, "id");
-	int r = cJSON_IsString(id) &&
-		!strcmp(id->valuestring, "mcpfs-serve-probe") &&
-		!cJSON_GetObjectItemCaseSensitive(m, "method");
-
-	cJSON_Delete(m);
-	return r;
-}
-
-/* After a first line with descriptors: 1 when the mount took them, 0 when
- * it answered the probe instead (what came before that answer, and after
- * it, written to stdout), 2 when it closed the connection first, -1 on
- * an error. */
-static int handed_over(int fd)
-{
-	static char b[65536];
-	size_t have = 0, at, n;
-	ssize_t got;
-	char *nl;
-
-	for (;;) {
-		got = read(fd, b + have, sizeof b - have);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			return got ? -1 : 2;
-		have += (size_t)got;
-		for (at = 0; (nl = memchr(b + at, '\n', have - at)); at += n) {
-			n = (size_t)(nl - (b + at)) + 1;
-			if (n == sizeof ACK - 1 && !memcmp(b + at, ACK, n))
-				return 1;
-			if (probe_answer(b + at, n - 1))
-				return write_all(1, nl + 1,
-						 have - (at + n)) < 0 ? -1 : 0;
-			if (write_all(1, b + at, n) < 0)
-				return -1;
-		}
-		memmove(b, b + at, have - at);
-		have -= at;
-		if (have == sizeof b) { /* a long line, not the answer */
-			if (write_all(1, b, have) < 0)
-				return -1;
-			have = 0;
-		}
+	if (r < 0) {
+		fprintf(stderr, "mcpfs serve: the mount closed the "
+			"connection\n");
+		return -1;
 	}
+	return hello_ack(fd, mnt);
 }
 
-/* Copy stdin to the socket and the socket to stdout until either ends. */
-static int relay_copy(int fd)
+/* stdin to fd, fd to stdout, until the mount ends: the exit status. */
+static int relay(int fd)
 {
-	static char buf[65536];
+	char buf[65536];
 	struct pollfd pf[2];
 	int in_open = 1;
 
@@ -606,24 +673,33 @@ static int relay_copy(int fd)
 
 int serve_relay(int argc, char **argv)
 {
-	const char *thread = NULL, *mnt = NULL;
-	char path[PATH_MAX] = "", real[PATH_MAX], b[64];
+	const char *thread = NULL, *mnt = NULL, *servers = NULL;
+	const char *tools = NULL, *v;
+	char path[PATH_MAX] = "", real[PATH_MAX];
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	int i, fd, r;
+
 	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--thread") && i + 1 < argc)
-			thread = argv[++i];
-		else if (!strncmp(argv[i], "--thread=", 9))
-			thread = argv[i] + 9;
+		if ((v = flag(argc, argv, &i, "--thread")))
+			thread = v;
+		else if ((v = flag(argc, argv, &i, "--servers")))
+			servers = v;
+		else if ((v = flag(argc, argv, &i, "--tools")))
+			tools = v;
 		else if (argv[i][0] != '-' && !mnt)
 			mnt = argv[i];
 		else
 			mnt = NULL, i = argc + 1;
 	}
 	if (!mnt || i > argc) {
-		fprintf(stderr, "usage: mcpfs serve [--thread NAME] "
-			"MOUNTPOINT\n");
+		fprintf(stderr, "usage: mcpfs serve [--thread NAME] [--servers "
+			"A,B] [--tools all|search] MOUNTPOINT\n");
 		return 2;
+	}
+	if (tools && strcmp(tools, "all") && strcmp(tools, "search")) {
+		fprintf(stderr, "mcpfs serve: --tools %s: all or search\n",
+			tools);
+		return 1;
 	}
 	if (thread && (r = mcp_thread_name_check(thread)) < 0) {
 		fprintf(stderr, "mcpfs serve: --thread %s: %s\n", thread,
@@ -651,20 +727,14 @@ int serve_relay(int argc, char **argv)
 			*path ? " at " : "", path);
 		return 1;
 	}
-	r = send_hello(fd, thread);
-	if (r > 0)
-		r = handed_over(fd);
-	if (r < 0) {
-		fprintf(stderr, "mcpfs serve: the mount closed the "
-			"connection\n");
+	if ((r = hello_send(fd, mnt, thread, servers, tools)) < 0)
 		return 1;
-	}
 	if (r == 0)
-		return relay_copy(fd);
+		return relay(fd);
 	/* the mount reads and writes the client's pipes itself: wait for
 	 * it to end the session (or for the client to, which it sees) */
 	for (;;) {
-		ssize_t n = read(fd, b, sizeof b);
+		ssize_t n = read(fd, path, sizeof path);
 
 		if (n == 0 || (n < 0 && errno != EINTR))
 			return 0;
