@@ -87,7 +87,8 @@ struct hreq {                    /* one POST */
 	int dispatched, suspended, done, fresh;
 	char *reply;                 /* the answer as JSON, when it came at once */
 	size_t rlen;
-	int sse;                     /* ... else an event stream: */
+	int sse;                     /* ... else an event stream (2: none
+				      * queued yet, it waits suspended) */
 	struct gbuf q;               /* its events not yet sent */
 	size_t qoff;
 };
@@ -469,16 +470,21 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 
 static enum MHD_Result stream(struct MHD_Connection *c, struct hreq *r)
 {
-	struct MHD_Response *rs = MHD_create_response_from_callback(
-		MHD_SIZE_UNKNOWN, 16384, stream_read, r, NULL);
+	int whole = r->done && r->hs; /* a reply first: one write, no chunks */
+	struct MHD_Response *rs = whole ? MHD_create_response_from_buffer(
+		r->q.len, r->q.p, MHD_RESPMEM_MUST_COPY) :
+		MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384,
+						  stream_read, r, NULL);
 	enum MHD_Result ok;
 
 	if (!rs)
 		return MHD_NO;
+	if (whole)
+		gbuf_clear(&r->q);
 	r->sse = 1;
 	MHD_add_response_header(rs, "Content-Type", "text/event-stream");
 	MHD_add_response_header(rs, "Cache-Control", "no-cache");
-	if (r->fresh)
+	if (r->fresh && r->hs)
 		MHD_add_response_header(rs, "Mcp-Session-Id", r->hs->id);
 	ok = MHD_queue_response(c, MHD_HTTP_OK, rs);
 	MHD_destroy_response(rs);
@@ -588,7 +594,14 @@ static enum MHD_Result dispatch(struct MHD_Connection *c, struct hreq *r,
 	if (r->done)
 		return respond(c, MHD_HTTP_OK, "application/json", r->reply,
 			       r->rlen, r->fresh ? r->hs->id : NULL);
-	return stream(c, r);
+	/* no headers until its first message (progress, a question, the
+	 * reply) or keep-alive: a reply first is the whole stream at once */
+	r->sse = 2;
+	r->suspended = 1;
+	MHD_suspend_connection(c);
+	if (!uv_is_active((uv_handle_t *)&ka_timer))
+		uv_timer_start(&ka_timer, ka_cb, 1000, 1000);
+	return MHD_YES;
 }
 
 /* The headers are in: who, from where, what. A refusal here is sent
@@ -676,8 +689,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
 		*size = 0;
 		return MHD_YES;
 	}
-	if (r->dispatched)
-		return MHD_YES;
+	if (r->dispatched) /* again: resumed, maybe with no response yet */
+		return r->sse == 2 ? stream(c, r) : MHD_YES;
 	if (hc)
 		hc->phase = C_BUSY;
 	switch (r->body.state) { /* MHD takes an answer once the body is in */

@@ -18,6 +18,16 @@
  * "error": WHY} and closes (a server it does not have): the relay says
  * why and exits 1. Then the relay only copies bytes: stdin to the
  * socket, the socket to stdout.
+ *
+ * Handed over: when the relay's stdin and stdout are both pipes or unix
+ * stream sockets (as a client that starts it makes them), its first line
+ * also says "fds": 2 and carries the two descriptors (SCM_RIGHTS). The
+ * mount then reads the client's messages from that stdin and writes its
+ * own to that stdout itself, and its ack says "fds": 2; the relay stays
+ * out of the way, holding the socket until the mount closes it (its end,
+ * or the session's end, ends the other). A relay hop is two process
+ * wake-ups and six system calls a message less. An ack without "fds" (a
+ * mount that took none) leaves the relay copying.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -86,13 +96,16 @@ int serve_socket_path(const char *mnt, char *out, size_t n, int make)
 /* ---- the mount's side ---- */
 
 struct conn {
-	uv_pipe_t pipe;
+	uv_pipe_t pipe;             /* the socket from `mcpfs serve` */
+	uv_pipe_t cin, cout;        /* handed over: the client's own pipes */
 	LIST_ENTRY(conn) link;
 	struct serve_out out;       /* its peer's messages go out here */
 	struct serve_peer *peer;    /* after the first line */
 	struct gbuf in;             /* bytes of lines not yet whole */
 	uint64_t tags;
 	int closing;
+	int handed;                 /* cin and cout are the client's */
+	int open;                   /* handles not closed yet */
 };
 
 static uv_pipe_t listener;
@@ -108,6 +121,8 @@ static void conn_closed(uv_handle_t *h)
 {
 	struct conn *k = h->data;
 
+	if (--k->open)
+		return;
 	if (k->peer)
 		serve_peer_end(k->peer);
 	gbuf_free(&k->in);
@@ -120,7 +135,12 @@ static void conn_close_later(struct conn *k)
 		return;
 	k->closing = 1;
 	LIST_REMOVE(k, link);
+	k->open = 1 + 2 * k->handed;
 	uv_close((uv_handle_t *)&k->pipe, conn_closed);
+	if (k->handed) {
+		uv_close((uv_handle_t *)&k->cin, conn_closed);
+		uv_close((uv_handle_t *)&k->cout, conn_closed);
+	}
 }
 
 static void conn_close(struct conn *k)
@@ -140,17 +160,14 @@ static void written(uv_write_t *w, int status)
 	free(w);
 }
 
-static void conn_send(struct serve_out *o, const char *json, size_t len,
-		      uint64_t tag, int last)
+/* One line (json and a newline) of k's to the stream to. */
+static void line_to(struct conn *k, uv_stream_t *to, const char *json,
+		    size_t len)
 {
-	struct conn *k = (struct conn *)((char *)o -
-					 offsetof(struct conn, out));
 	uv_write_t *w;
 	uv_buf_t b;
 	char *m;
 
-	(void)tag;
-	(void)last;
 	if (k->closing)
 		return;
 	if (memchr(json, '\n', len)) { /* never two lines (spec 6) */
@@ -158,8 +175,7 @@ static void conn_send(struct serve_out *o, const char *json, size_t len,
 		     "sent to a client");
 		return;
 	}
-	if (uv_stream_get_write_queue_size((uv_stream_t *)&k->pipe) >
-	    QUEUE_MAX) {
+	if (uv_stream_get_write_queue_size(to) > QUEUE_MAX) {
 		mlog(MLOG_WARN, "serve: a client reads nothing of %zu MiB "
 		     "sent to it: closed", QUEUE_MAX >> 20);
 		conn_close_later(k);
@@ -178,11 +194,23 @@ static void conn_send(struct serve_out *o, const char *json, size_t len,
 	m[len] = '\n';
 	w->data = m;
 	b = uv_buf_init(m, (unsigned)(len + 1));
-	if (uv_write(w, (uv_stream_t *)&k->pipe, &b, 1, written) < 0) {
+	if (uv_write(w, to, &b, 1, written) < 0) {
 		free(m);
 		free(w);
 		conn_close_later(k);
 	}
+}
+
+static void conn_send(struct serve_out *o, const char *json, size_t len,
+		      uint64_t tag, int last)
+{
+	struct conn *k = (struct conn *)((char *)o -
+					 offsetof(struct conn, out));
+
+	(void)tag;
+	(void)last;
+	line_to(k, (uv_stream_t *)(k->handed ? &k->cout : &k->pipe), json,
+		len);
 }
 
 static void refused_cb(uv_shutdown_t *r, int status)
@@ -216,6 +244,38 @@ static const char *hello_str(cJSON *h, const char *key)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+static void alloc_cb(uv_handle_t *h, size_t want, uv_buf_t *buf);
+static void read_cb(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf);
+
+/* The descriptors the first line came with: the client's stdin and
+ * stdout, read and written here from now on. 1 when both are taken, 0
+ * when they are not there, -1 when they could not be used. */
+static int take_fds(struct conn *k)
+{
+	uv_pipe_t *p[2] = { &k->cin, &k->cout };
+	uv_os_fd_t fd;
+	int i, r = 0;
+
+	if (uv_pipe_pending_count(&k->pipe) != 2 ||
+	    uv_pipe_pending_type(&k->pipe) != UV_NAMED_PIPE)
+		return 0; /* those there are closed with the socket */
+	k->handed = 1; /* closed with the socket from now on */
+	for (i = 0; i < 2; i++) {
+		uv_pipe_init(k->pipe.loop, p[i], 0);
+		p[i]->data = k;
+		if (!r && ((r = uv_accept((uv_stream_t *)&k->pipe,
+					  (uv_stream_t *)p[i])) < 0 ||
+			   (r = uv_fileno((uv_handle_t *)p[i], &fd)) < 0 ||
+			   (r = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) |
+				      O_NONBLOCK) < 0 ? -errno : 0) < 0))
+			mlog(MLOG_WARN, "serve: a client's descriptor could "
+			     "not be taken: %s", uv_strerror(r));
+	}
+	if (r == 0)
+		r = uv_read_start((uv_stream_t *)&k->cin, alloc_cb, read_cb);
+	return r < 0 ? -1 : 1;
+}
+
 /* The first line: which thread, servers and tools. 0, or -1 (the
  * connection is closed, after the error when it asked for an ack). */
 static int hello(struct conn *k, const char *line, size_t n)
@@ -230,10 +290,17 @@ static int hello(struct conn *k, const char *line, size_t n)
 					mcp_thread_name_check(
 						t->valuestring) == 0));
 	int ack = cJSON_GetObjectItemCaseSensitive(h, "ack") != NULL;
+	cJSON *fds = cJSON_GetObjectItemCaseSensitive(h, "fds");
 	char why[600] = "", *a;
 
 	if (ok && serve_scope_check(srv, tools, why, sizeof why) < 0)
 		ok = 0;
+	if (ok && cJSON_IsNumber(fds) && fds->valueint == 2 &&
+	    take_fds(k) < 0) { /* before the peer, which may send at once */
+		snprintf(why, sizeof why, "the client's stdin and stdout "
+			 "could not be taken");
+		ok = 0;
+	}
 	if (ok)
 		k->peer = serve_peer_new(cJSON_IsString(t) ? t->valuestring
 							   : NULL, &k->out);
@@ -245,8 +312,10 @@ static int hello(struct conn *k, const char *line, size_t n)
 		if (*why || !k->peer)
 			cJSON_AddStringToObject(v, "error", *why ? why :
 						"not a valid first line");
+		else if (k->handed)
+			cJSON_AddNumberToObject(v, "fds", 2);
 		if ((a = cJSON_PrintUnformatted(v)))
-			conn_send(&k->out, a, strlen(a), 0, 0);
+			line_to(k, (uv_stream_t *)&k->pipe, a, strlen(a));
 		cJSON_free(a);
 		cJSON_Delete(v);
 	}
@@ -292,6 +361,8 @@ static void read_cb(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
 		conn_close(k);
 		return;
 	}
+	if (k->handed && st == (uv_stream_t *)&k->pipe)
+		return; /* handed over: nothing more comes this way */
 	k->in.len += (size_t)nread;
 	k->in.p[k->in.len] = 0;
 	while (!k->closing &&
@@ -307,6 +378,8 @@ static void read_cb(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
 		if (!k->peer) {
 			if (hello(k, line, n) < 0)
 				return;
+			if (k->handed)
+				at = k->in.len; /* the socket's part is over */
 			continue;
 		}
 		serve_peer_input(k->peer, line, n, ++k->tags);
@@ -331,7 +404,7 @@ static void accept_cb(uv_stream_t *l, int status)
 
 	if (status < 0 || !(k = calloc(1, sizeof *k)))
 		return;
-	uv_pipe_init(l->loop, &k->pipe, 0);
+	uv_pipe_init(l->loop, &k->pipe, 1); /* ipc: the relay's descriptors */
 	k->pipe.data = k;
 	k->out.send = conn_send;
 	k->out.asks = 1; /* the socket carries requests both ways */
@@ -437,14 +510,15 @@ static const char *flag(int argc, char **argv, int *i, const char *name)
 	return NULL;
 }
 
-/* The mount's answer to the first line (unix.c's hello): 0, or -1 once
- * said why. One byte at a time: nothing after it is taken. */
+/* The mount's answer to the first line (unix.c's hello): 1 when it took
+ * stdin and stdout, 0 when the relay copies them, -1 once said why. One
+ * byte at a time: nothing after it is taken. */
 static int hello_ack(int fd, const char *mnt)
 {
 	char line[1024];
 	size_t n = 0;
 	cJSON *h, *e;
-	int ok;
+	int ok, taken;
 
 	while (n + 1 < sizeof line && read(fd, line + n, 1) == 1 &&
 	       line[n] != '\n')
@@ -453,12 +527,67 @@ static int hello_ack(int fd, const char *mnt)
 	e = cJSON_GetObjectItemCaseSensitive(h, "error");
 	ok = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(
 		h, "mcpfs-serve")) == 1;
+	taken = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(
+		h, "fds")) == 2;
 	if (!ok)
 		fprintf(stderr, "mcpfs serve: %s%s\n", cJSON_IsString(e) ?
 			e->valuestring : "the mount closed the connection at ",
 			cJSON_IsString(e) ? "" : mnt);
 	cJSON_Delete(h);
-	return ok ? 0 : -1;
+	return ok ? taken : -1;
+}
+
+/* fd (0 or 1) opened anew for the mount to use, when it is a pipe (a
+ * description of its own, so that the mount's O_NONBLOCK stays off the
+ * one others may share) or a unix stream socket (its own description);
+ * -1 for anything else (a file, a terminal: the relay copies those). */
+static int handable(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof ss, tl = sizeof(int);
+	struct stat st;
+	char proc[32];
+	int type;
+
+	if (fstat(fd, &st) < 0)
+		return -1;
+	if (S_ISFIFO(st.st_mode)) {
+		snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+		return open(proc, (fd ? O_WRONLY : O_RDONLY) | O_NONBLOCK |
+			    O_CLOEXEC);
+	}
+	if (!S_ISSOCK(st.st_mode) ||
+	    getsockname(fd, (struct sockaddr *)&ss, &sl) < 0 ||
+	    ss.ss_family != AF_UNIX ||
+	    getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) < 0 ||
+	    type != SOCK_STREAM)
+		return -1;
+	return fcntl(fd, F_DUPFD_CLOEXEC, 3);
+}
+
+/* n bytes at p to fd with the descriptors fds[0], fds[1] when fds[1] is
+ * one (SCM_RIGHTS): 0, or -1. A unix socket takes a first line whole. */
+static int send_with(int fd, const char *p, size_t n, const int fds[2])
+{
+	char c[CMSG_SPACE(2 * sizeof(int))];
+	struct iovec io = { (void *)p, n };
+	struct msghdr mh = { .msg_iov = &io, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+	ssize_t r;
+
+	if (fds[1] >= 0) {
+		memset(c, 0, sizeof c);
+		mh.msg_control = c;
+		mh.msg_controllen = sizeof c;
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(2 * sizeof(int));
+		memcpy(CMSG_DATA(cm), fds, 2 * sizeof(int));
+	}
+	while ((r = sendmsg(fd, &mh, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+		;
+	return r == (ssize_t)n ? 0 : -1;
 }
 
 /* The first line to the mount (unix.c's hello) and its answer: 0, or
@@ -467,9 +596,14 @@ static int hello_send(int fd, const char *mnt, const char *thread,
 		      const char *servers, const char *tools)
 {
 	cJSON *h = cJSON_CreateObject();
-	char *hl;
+	int fds[2] = { handable(0), -1 };
+	char *hl, *line = NULL;
 	int r;
 
+	if (fds[0] >= 0 && (fds[1] = handable(1)) < 0) {
+		close(fds[0]);
+		fds[0] = -1;
+	}
 	cJSON_AddNumberToObject(h, "mcpfs-serve", 1);
 	if (thread)
 		cJSON_AddStringToObject(h, "thread", thread);
@@ -480,11 +614,18 @@ static int hello_send(int fd, const char *mnt, const char *thread,
 	if (tools)
 		cJSON_AddStringToObject(h, "tools", tools);
 	cJSON_AddNumberToObject(h, "ack", 1);
+	if (fds[1] >= 0)
+		cJSON_AddNumberToObject(h, "fds", 2);
 	hl = cJSON_PrintUnformatted(h);
 	cJSON_Delete(h);
-	r = !hl || write_all(fd, hl, strlen(hl)) < 0 ||
-	    write_all(fd, "\n", 1) < 0 ? -1 : 0;
+	r = !hl || asprintf(&line, "%s\n", hl) < 0 ||
+	    send_with(fd, line, strlen(line), fds) < 0 ? -1 : 0;
 	free(hl);
+	free(line);
+	if (fds[1] >= 0) { /* the mount has its own now */
+		close(fds[0]);
+		close(fds[1]);
+	}
 	if (r < 0) {
 		fprintf(stderr, "mcpfs serve: the mount closed the "
 			"connection\n");
@@ -586,7 +727,16 @@ int serve_relay(int argc, char **argv)
 			*path ? " at " : "", path);
 		return 1;
 	}
-	if (hello_send(fd, mnt, thread, servers, tools) < 0)
+	if ((r = hello_send(fd, mnt, thread, servers, tools)) < 0)
 		return 1;
-	return relay(fd);
+	if (r == 0)
+		return relay(fd);
+	/* the mount reads and writes the client's pipes itself: wait for
+	 * it to end the session (or for the client to, which it sees) */
+	for (;;) {
+		ssize_t n = read(fd, path, sizeof path);
+
+		if (n == 0 || (n < 0 && errno != EINTR))
+			return 0;
+	}
 }

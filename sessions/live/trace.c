@@ -53,6 +53,9 @@ void windows_free(mcp_session *s)
 	free(s->trace.buf);
 }
 
+static time_t at_sec = -1;         /* the second at_text names */
+static char at_text[40];
+
 void trace_msg(mcp_session *s, int in, const char *line, size_t len)
 {
 	char head[160], at[40], *flat = NULL;
@@ -70,8 +73,12 @@ void trace_msg(mcp_session *s, int in, const char *line, size_t len)
 		len--;
 	gettimeofday(&tv, NULL);
 	sec = tv.tv_sec;
-	gmtime_r(&sec, &tm);
-	strftime(at, sizeof at, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (sec != at_sec) { /* formatted once a second, not per message */
+		gmtime_r(&sec, &tm);
+		strftime(at_text, sizeof at_text, "%Y-%m-%dT%H:%M:%S", &tm);
+		at_sec = sec;
+	}
+	memcpy(at, at_text, sizeof at);
 	n = len;
 	if (len <= TRACE_MSG_MAX) {
 		/* checked once: a message valid and compact is kept as it

@@ -54,8 +54,38 @@ static int server_has_tool_tasks(const mcp_session *s)
 		       cJSON_GetObjectItemCaseSensitive(r, "tools"), "call") != NULL;
 }
 
+/* 0 when a tool's entry (n bytes of JSON at j) cannot say taskSupport
+ * "required": no backslash (nothing escaped, so a "taskSupport" followed
+ * by a colon is a member name) and no such member whose value is
+ * "required"; 1 when it may (then it is parsed). Spares the parse of the
+ * entry on each call of a server with tool tasks. */
+static int may_require(const char *j, size_t n)
+{
+	static const char key[] = "\"taskSupport\"", val[] = "\"required\"";
+	const char *p = j, *end = j + n, *k;
+
+	if (memchr(j, '\\', n))
+		return 1;
+	while ((k = memmem(p, (size_t)(end - p), key, sizeof key - 1))) {
+		p = k + sizeof key - 1;
+		while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' ||
+				   *p == '\n'))
+			p++;
+		if (p == end || *p++ != ':')
+			continue;
+		while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' ||
+				   *p == '\n'))
+			p++;
+		if ((size_t)(end - p) >= sizeof val - 1 &&
+		    !memcmp(p, val, sizeof val - 1))
+			return 1;
+	}
+	return 0;
+}
+
 int task_required(mcp_session *s, const mcp_call *c, mcp_call *listing)
 {
+	const struct mcp_entry *e;
 	cJSON *t, *ts;
 	int r = 0;
 
@@ -72,6 +102,10 @@ int task_required(mcp_session *s, const mcp_call *c, mcp_call *listing)
 		return 0;
 	if (!listing || !listing->done)
 		return -1;
+	e = listing->reply && c->tool ? mcp_entry_find(listing, s, c->tool, 1)
+				      : NULL;
+	if (e && !may_require(listing->reply->data + e->at, e->n))
+		return 0;
 	t = surface_entry_json(listing, s, c->tool); /* policy.c's reading */
 	ts = cJSON_GetObjectItemCaseSensitive(
 		cJSON_GetObjectItemCaseSensitive(t, "execution"), "taskSupport");
