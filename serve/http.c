@@ -85,7 +85,7 @@ struct hreq {                    /* one POST */
 	struct hc_body body;
 	uint64_t tag;
 	int dispatched, suspended, done, fresh;
-	char *reply;                 /* the answer as JSON, when it came at once */
+	char *reply;                 /* the answer as JSON, when it came first */
 	size_t rlen;
 	int sse;                     /* ... else an event stream (2: none
 				      * queued yet, it waits suspended) */
@@ -245,11 +245,13 @@ static void hs_send(struct serve_out *o, const char *json, size_t len,
 	LIST_FOREACH(r, &hs->reqs, link) {
 		if (r->tag != tag || r->done)
 			continue;
-		if (r->sse) /* progress, then the reply, as events */
-			event(r, json, len);
-		else if (last && (r->reply = malloc(len)) != NULL) {
+		/* the reply at once, or first of all: plain JSON */
+		if (last && (!r->sse || (r->sse == 2 && !r->q.len)) &&
+		    (r->reply = malloc(len)) != NULL) {
 			memcpy(r->reply, json, len);
 			r->rlen = len;
+		} else if (r->sse) { /* progress, then the reply, as events */
+			event(r, json, len);
 		} else if (!last) {
 			return; /* before the stream: a reply comes at once */
 		}
@@ -470,13 +472,19 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 
 static enum MHD_Result stream(struct MHD_Connection *c, struct hreq *r)
 {
-	int whole = r->done && r->hs; /* a reply first: one write, no chunks */
-	struct MHD_Response *rs = whole ? MHD_create_response_from_buffer(
-		r->q.len, r->q.p, MHD_RESPMEM_MUST_COPY) :
-		MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384,
-						  stream_read, r, NULL);
+	int whole = r->done && r->hs; /* all in: one write, no chunks */
+	struct MHD_Response *rs;
 	enum MHD_Result ok;
 
+	if (whole && r->reply) { /* nothing before the reply: plain JSON */
+		r->sse = 0;
+		return respond(c, MHD_HTTP_OK, "application/json", r->reply,
+			       r->rlen, r->fresh ? r->hs->id : NULL);
+	}
+	rs = whole ? MHD_create_response_from_buffer(r->q.len, r->q.p,
+						     MHD_RESPMEM_MUST_COPY)
+		   : MHD_create_response_from_callback(
+			     MHD_SIZE_UNKNOWN, 16384, stream_read, r, NULL);
 	if (!rs)
 		return MHD_NO;
 	if (whole)
