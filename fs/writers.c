@@ -146,9 +146,11 @@ static writers_probe_fn *probe_fn; /* a test's stand-in, or NULL */
 /* ---- /proc and pidfds ---- */
 
 /* Fields 3 to STAT_LAST of a stat line, given p just after the ')', in
- * one pass: f[k] is field k's leading decimal digits as a number (0 for
- * the state letter, a negative field or one past the line's end). */
+ * one pass: f[k] for the fields in STAT_WANT, their leading decimal digits
+ * as a number (0 for one past the line's end); the others are skipped. */
 #define STAT_LAST 28
+#define STAT_WANT (1u << 4 | 1u << 20 | 1u << 22 | 1u << 26 | 1u << 27 | \
+		   1u << 28)
 static void fields(const char *p, unsigned long long f[STAT_LAST + 1])
 {
 	unsigned long long v;
@@ -157,9 +159,11 @@ static void fields(const char *p, unsigned long long f[STAT_LAST + 1])
 	for (k = 3; k <= STAT_LAST; k++) {
 		while (*p == ' ')
 			p++;
-		for (v = 0; *p >= '0' && *p <= '9'; p++)
-			v = v * 10 + (unsigned)(*p - '0');
-		f[k] = v;
+		if (STAT_WANT >> k & 1) {
+			for (v = 0; *p >= '0' && *p <= '9'; p++)
+				v = v * 10 + (unsigned)(*p - '0');
+			f[k] = v;
+		}
 		while (*p && *p != ' ')
 			p++;
 	}
