@@ -319,6 +319,9 @@ void session_send(mcp_session *s, char *line, size_t len, uint64_t rpc_id);
 /* trace.c: one message of s, in (from the server) or out, into its trace
  * (spec 15), unless -o notrace. */
 void trace_msg(mcp_session *s, int in, const char *line, size_t len);
+/* trace.c: an incoming line traced as trace_msg does; when that scanned
+ * it, the scan's result (jscan_is_value_ws: 1 or 0, and *ws), else -1. */
+int trace_in(mcp_session *s, const char *line, size_t len, int *ws);
 /* trace.c: the byte windows of a session (stderr, events, trace): their
  * sizes, and their buffers freed. */
 void windows_init(mcp_session *s);

@@ -177,10 +177,12 @@ struct mcp_listener {
  * MCP_REQ_PROMPT), the arguments object written to tools/TARGET or
  * prompts/TARGET. With MCP_REQ_SIDE it is a request of the tree itself
  * (prompts and resources for serve/): its reply is not the latest of
- * call, nor result/. 0 with *out, -EINVAL with *why a static message,
- * or -ENOMEM. */
+ * call, nor result/. With MCP_REQ_CHECKED and no target, the caller has
+ * checked json as the parse would (one JSON value, member names unique
+ * and free of control characters: fs/jsonwrite.c), which is then not done
+ * twice. 0 with *out, -EINVAL with *why a static message, or -ENOMEM. */
 typedef struct mcp_req mcp_req;
-enum { MCP_REQ_PROMPT = 1, MCP_REQ_SIDE = 2 };
+enum { MCP_REQ_PROMPT = 1, MCP_REQ_SIDE = 2, MCP_REQ_CHECKED = 4 };
 int mcp_req_parse(const char *json, size_t len, const char *target,
 		  int flags, mcp_req **out, const char **why);
 /* What the read rule files r under (a fresh read of tools/NAME or

@@ -498,7 +498,7 @@ static int compact_reply(mcp_session *s, mcp_call *c, const char *line,
 }
 
 static int fast_reply(mcp_session *s, struct frame *f, char *line,
-		      size_t len, mcp_call *sc, size_t soff)
+		      size_t len, mcp_call *sc, size_t soff, int valid)
 {
 	uint64_t id = 0;
 	size_t rs = 0, re = 0;
@@ -518,7 +518,7 @@ static int fast_reply(mcp_session *s, struct frame *f, char *line,
 	 * and no control byte (jcompact_is, without a second walk) */
 	if (ws || jcompact_control(line + rs, 0, re - rs) < re - rs)
 		return compact_reply(s, c, line, rs, re, sc, soff);
-	if (!valid_line(line, len))
+	if (!valid && !valid_line(line, len))
 		return -1;
 	if (s->era == MCP_ERA_MODERN && not_final(line, rs, re))
 		return -1; /* mrtr.c or task.c, through the cJSON path */
@@ -611,21 +611,23 @@ static void inbound_line(mcp_session *s, struct frame *f, char *line,
 	char *flat = NULL;
 	size_t soff = 0;
 	unsigned long failures;
-	int k, ws;
+	int k, ws = 0, ok = -1;
 
 	while (len && (*line == ' ' || *line == '\t')) {
 		line++;
 		len--;
 		soff++;
 	}
-	if (len)
-		trace_msg(s, 1, line, len);
-	if (!len || fast_reply(s, f, line, len, sc, soff) == 0)
+	if (len) /* its scan, when the trace made one, serves below too */
+		ok = trace_in(s, line, len, &ws);
+	if (!len || fast_reply(s, f, line, len, sc, soff, ok == 1) == 0)
 		return;
 	/* the rest is read, kept and passed on as one compact line of valid
 	 * JSON, whatever the server's whitespace (spec 6); one scan when it
 	 * is so already */
-	if (!jscan_is_value_ws(line, len, &ws) || ws) {
+	if (ok < 0)
+		ok = jscan_is_value_ws(line, len, &ws);
+	if (!ok || ws) {
 		k = jcompact(line, len, &flat, &len);
 		if (k < 0) {
 			unparsed(s, line, len);
