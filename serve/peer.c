@@ -635,10 +635,64 @@ static void cancelled(struct serve_peer *p, cJSON *params)
 	free(id);
 }
 
+/* ---- the client's requests, by method (spec 14) ---- */
+
+static void answer_empty(struct serve_peer *p, const char *id,
+			 cJSON *params, uint64_t tag)
+{
+	send_result(p, id, cJSON_CreateObject(), tag);
+}
+
+static void tools_list(struct serve_peer *p, const char *id, cJSON *params,
+		       uint64_t tag)
+{
+	if (scope_search(p))
+		send_result(p, id, search_listing(), tag);
+	else
+		start_lists(p, id, tag, MCP_TOOLS, "tools/list");
+}
+
+static void tools_call_of(struct serve_peer *p, const char *id,
+			  cJSON *params, uint64_t tag)
+{
+	if (scope_search(p) && search_which(params))
+		search_call(p, id, params, tag);
+	else
+		tools_call(p, id, params, tag, 0);
+}
+
+static void prompts_get(struct serve_peer *p, const char *id, cJSON *params,
+			uint64_t tag)
+{
+	tools_call(p, id, params, tag, 1);
+}
+
+/* what serve answers (spec 14): a function, else the listing of every
+ * server (list) merged */
+static const struct method {
+	const char *name;
+	void (*answer)(struct serve_peer *p, const char *id, cJSON *params,
+		       uint64_t tag);
+	enum mcp_list list;
+} methods[] = {
+	{ "initialize", initialize, 0 },
+	{ "ping", answer_empty, 0 },
+	{ "logging/setLevel", answer_empty, 0 },
+	{ "tools/list", tools_list, 0 },
+	{ "tools/call", tools_call_of, 0 },
+	{ "prompts/list", NULL, MCP_PROMPTS },
+	{ "prompts/get", prompts_get, 0 },
+	{ "resources/list", NULL, MCP_RESOURCES },
+	{ "resources/templates/list", NULL, MCP_TEMPLATES },
+	{ "resources/read", resources_read, 0 },
+	{ NULL, NULL, 0 },
+};
+
 int serve_peer_input(struct serve_peer *p, const char *json, size_t len,
 		     uint64_t tag)
 {
 	cJSON *m = cJSON_ParseWithLength(json, len), *id, *method, *params;
+	const struct method *k;
 	char *ids = NULL;
 	const char *meth;
 	int r = 1;
@@ -669,30 +723,12 @@ int serve_peer_input(struct serve_peer *p, const char *json, size_t len,
 		cJSON_Delete(m);
 		return -ENOMEM;
 	}
-	if (!strcmp(meth, "initialize"))
-		initialize(p, ids, params, tag);
-	else if (!strcmp(meth, "ping") || !strcmp(meth, "logging/setLevel"))
-		send_result(p, ids, cJSON_CreateObject(), tag);
-	else if (!strcmp(meth, "tools/list") && scope_search(p))
-		send_result(p, ids, search_listing(), tag);
-	else if (!strcmp(meth, "tools/list"))
-		start_lists(p, ids, tag, MCP_TOOLS, "tools/list");
-	else if (!strcmp(meth, "tools/call") && scope_search(p) &&
-		 search_which(params))
-		search_call(p, ids, params, tag);
-	else if (!strcmp(meth, "prompts/list"))
-		start_lists(p, ids, tag, MCP_PROMPTS, "prompts/list");
-	else if (!strcmp(meth, "resources/list"))
-		start_lists(p, ids, tag, MCP_RESOURCES, "resources/list");
-	else if (!strcmp(meth, "resources/templates/list"))
-		start_lists(p, ids, tag, MCP_TEMPLATES,
-			    "resources/templates/list");
-	else if (!strcmp(meth, "tools/call"))
-		tools_call(p, ids, params, tag, 0);
-	else if (!strcmp(meth, "prompts/get"))
-		tools_call(p, ids, params, tag, 1);
-	else if (!strcmp(meth, "resources/read"))
-		resources_read(p, ids, params, tag);
+	for (k = methods; k->name && strcmp(meth, k->name); k++)
+		;
+	if (k->answer)
+		k->answer(p, ids, params, tag);
+	else if (k->name)
+		start_lists(p, ids, tag, k->list, k->name);
 	else
 		send_error(p, ids, -32601, "method not found", tag);
 	free(ids);

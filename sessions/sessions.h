@@ -249,7 +249,7 @@ int mcp_call_failed(const mcp_call *c);
  * last: the first is the one mcpfs asks a server for; the first
  * MCP_VERSIONS_SPOKEN are those it speaks (serve offers them, era.c takes
  * a server naming one as legacy); the rest it accepts in a server's
- * reply only. The one list (message.c). */
+ * reply only. The one list (versions.c). */
 #define MCP_VERSIONS_SPOKEN 4
 extern const char *const mcp_versions[];
 /* v's place in mcp_versions, or -1 when it is none of them. */

@@ -1,6 +1,6 @@
 /*
  * message.c - the JSON-RPC messages mcpfs builds (requests, notifications,
- * errors, the initialize request and the protocol versions it speaks), and
+ * errors, the initialize request with the version of versions.c), and
  * handing a message to the session's transport. Builds and sends only: no
  * session state changes here.
  */
@@ -11,11 +11,6 @@
 #include "era.h"
 #include "internal.h"
 #include "jsent.h"
-
-const char *const mcp_versions[] = {
-	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", /* spoken */
-	"2024-10-07", NULL,
-};
 
 cJSON *msg_error(int code, const char *msg, cJSON *data)
 {
@@ -152,16 +147,6 @@ const char *mcp_list_key(enum mcp_list what)
 const char *msg_list_method(enum mcp_list what)
 {
 	return lists[what].method;
-}
-
-int mcp_version_at(const char *v)
-{
-	int i;
-
-	for (i = 0; mcp_versions[i]; i++)
-		if (!strcmp(v, mcp_versions[i]))
-			return i;
-	return -1;
 }
 
 /* ---- sending ---- */

@@ -46,6 +46,7 @@ struct mcp_call {
 	mcp_buf *reply;
 	struct mcp_listener *l;
 	int pending;
+	int failed; /* made here as an error, as call.c's flag */
 };
 
 struct mcp_req {
@@ -115,6 +116,7 @@ void mcp_listener_remove(struct mcp_listener *l)
 void mcp_call_cancel_why(mcp_call *c, const char *reason)
 {
 	(void)reason;
+	c->failed = !c->reply;
 	call_finish(c, "{\"error\":{\"code\":-32800,\"message\":\"call "
 		    "cancelled\"}}\n");
 }
@@ -221,10 +223,11 @@ int mcp_list(mcp_server *srv, mcp_session *s, enum mcp_list what,
 	uint64_t id = (uint64_t)(uintptr_t)srv;
 
 	(void)s;
-	if (id == 3 || what > MCP_PROMPTS)
+	if (id == 3 || what > MCP_PROMPTS) {
 		*out = call_new("{\"error\":{\"code\":-32601,\"message\":"
 				"\"no\"}}\n");
-	else
+		(*out)->failed = 1;
+	} else
 		*out = call_new(listings[id - 1][what]);
 	return 0;
 }
@@ -244,6 +247,11 @@ int mcp_req_parse(const char *json, size_t len, const char *target,
 	*out = calloc(1, sizeof **out);
 	(*out)->text = strndup(json, len);
 	return 0;
+}
+
+int mcp_call_failed(const mcp_call *c)
+{
+	return c->reply && c->failed;
 }
 
 int mcp_call_start(mcp_server *srv, mcp_session *s, mcp_req *r,
