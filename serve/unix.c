@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/queue.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -111,6 +112,13 @@ struct conn {
 static uv_pipe_t listener;
 static int listening;
 static LIST_HEAD(, conn) conns = LIST_HEAD_INITIALIZER(conns);
+/* Connections open, and the most served (spec 6): each may hold three
+ * descriptors (the socket, the client's stdin and stdout), and together
+ * at most a quarter of RLIMIT_NOFILE, so that the files, the servers and
+ * the HTTP door keep theirs. Past it a client is refused with the reason;
+ * past twice it (connections that send no first line) a connection is
+ * closed at once. */
+static unsigned nconns, conns_max;
 static char sock_path[PATH_MAX];
 
 /* A connection closed from inside a send (a client that reads nothing)
@@ -127,6 +135,7 @@ static void conn_closed(uv_handle_t *h)
 		serve_peer_end(k->peer);
 	gbuf_free(&k->in);
 	free(k);
+	nconns--;
 }
 
 static void conn_close_later(struct conn *k)
@@ -295,6 +304,12 @@ static int hello(struct conn *k, const char *line, size_t n)
 
 	if (ok && serve_scope_check(srv, tools, why, sizeof why) < 0)
 		ok = 0;
+	if (ok && nconns > conns_max) {
+		snprintf(why, sizeof why, "the mount serves %u clients, its "
+			 "most (a quarter of its descriptors, ulimit -n): "
+			 "try again when one has ended", conns_max);
+		ok = 0;
+	}
 	if (ok && cJSON_IsNumber(fds) && fds->valueint == 2 &&
 	    take_fds(k) < 0) { /* before the peer, which may send at once */
 		snprintf(why, sizeof why, "the client's stdin and stdout "
@@ -404,6 +419,7 @@ static void accept_cb(uv_stream_t *l, int status)
 
 	if (status < 0 || !(k = calloc(1, sizeof *k)))
 		return;
+	nconns++;
 	uv_pipe_init(l->loop, &k->pipe, 1); /* ipc: the relay's descriptors */
 	k->pipe.data = k;
 	k->out.send = conn_send;
@@ -421,18 +437,30 @@ static void accept_cb(uv_stream_t *l, int status)
 		conn_close(k);
 		return;
 	}
+	if (nconns > 2 * conns_max) {
+		mlog(MLOG_WARN, "serve: %u connections to the socket, twice "
+		     "the most served: closed at once", nconns);
+		conn_close(k);
+		return;
+	}
 	uv_read_start((uv_stream_t *)&k->pipe, alloc_cb, read_cb);
 }
 
 int serve_listen(uv_loop_t *loop, const char *mountpoint)
 {
 	int r = serve_socket_path(mountpoint, sock_path, sizeof sock_path, 1);
+	struct rlimit rl;
 
 	if (r < 0) {
 		mlog(MLOG_WARN, "serve: no socket for `mcpfs serve`: %s",
 		     strerror(-r));
 		return r;
 	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur / 12 > 4096)
+		conns_max = 4096;
+	else
+		conns_max = rl.rlim_cur / 12 > 4 ? (unsigned)rl.rlim_cur / 12 : 4;
 	unlink(sock_path); /* a mount's before, gone without cleaning up */
 	uv_pipe_init(loop, &listener, 0);
 	if ((r = uv_pipe_bind(&listener, sock_path)) < 0 ||

@@ -4,6 +4,7 @@ itself (the relay stays out of the path of each message), and the copy
 through the relay for what cannot be handed (a file)."""
 import json
 import os
+import resource
 import subprocess
 
 from conftest import MCPFS, fake, run_with_deadline, slacked, wait_until
@@ -87,3 +88,55 @@ def test_a_file_is_copied_by_the_relay(mcpfs_mount, tmp_path):
     assert r['result']['content'] == [{'type': 'text', 'text': 'through'}]
     p.stdin.close()
     assert p.wait(slacked(30)) == 0
+
+
+def test_clients_past_the_most_are_refused_and_nothing_else_is(
+        mcpfs_mount):
+    """Each `mcpfs serve` client may hold three of the mount's descriptors
+    (its socket and the stdin and stdout it hands over): at ulimit -n 64
+    the mount serves 5 (64 / 12, a quarter of them), the sixth is refused
+    with the reason and exit 1, the files go on, and when a client ends a
+    new one is served."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (64, hard))
+    try:
+        m = mcpfs_mount({'a': fake()})
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+    def client():
+        p = subprocess.Popen([str(MCPFS), 'serve', str(m.path)],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        p.stdin.write(line(INIT))
+        p.stdin.flush()
+        return p
+
+    held = [client() for _ in range(5)]
+    for p in held:
+        assert reply_to(1, p.stdout.readline)['result']['serverInfo'][
+            'name'] == 'mcpfs'
+    sixth = client()
+    assert sixth.wait(slacked(30)) == 1
+    err = sixth.stderr.read()
+    assert 'the mount serves 5 clients, its most' in err, err
+    # the files go on, through bash
+    t = m.path / 'a' / 'sh'
+    os.mkdir(t)
+    out = subprocess.run(
+        ['bash', '-c', 'echo \'{"name":"echo","arguments":{"text":"on"}}\''
+         ' > "$1/call" && cat "$1/call"', 'sh', str(t)],
+        capture_output=True, text=True, timeout=slacked(30))
+    assert json.loads(out.stdout)['content'][0]['text'] == 'on', out
+    # a client that ends makes room, once the mount has closed it
+    pin = f'pipe:[{os.fstat(held[0].stdin.fileno()).st_ino}]'
+    held[0].stdin.close()
+    assert held[0].wait(slacked(30)) == 0
+    wait_until(lambda: pin not in held_pipes(m.proc.pid), slacked(30),
+               'the mount to let go of the ended client')
+    again = client()
+    assert reply_to(1, again.stdout.readline)['result']['serverInfo'][
+        'name'] == 'mcpfs'
+    for p in held[1:] + [again]:
+        p.stdin.close()
+        assert p.wait(slacked(30)) == 0
