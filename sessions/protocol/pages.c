@@ -690,6 +690,11 @@ int pages_take(mcp_session *s, mcp_call *c, struct frame *f, char *line,
 	    line[iv.at] != '[')
 		return -1; /* not a page: the cJSON path says what it is */
 	iv.n = re - iv.at;
+	/* the job first: once the frame's block is taken, the line is the
+	 * job's, and there is no way back to the cJSON path (it would read
+	 * freed memory) */
+	if (!(j = job_new(c, read_slice)))
+		return -1;
 	/* the frame's block holds the line where it is; a transport without
 	 * one (HTTP) gets a copy, and the spans are offsets in either */
 	if (f) {
@@ -699,13 +704,8 @@ int pages_take(mcp_session *s, mcp_call *c, struct frame *f, char *line,
 		mem[len] = 0;
 		line = mem;
 	}
-	if (!mem)
-		return -1;
-	if (!(j = job_new(c, read_slice))) {
-		if (big)
-			bigmem_free(mem);
-		else
-			free(mem);
+	if (!mem) { /* the line is still where it was */
+		job_end(j);
 		return -1;
 	}
 	if (!c->acc)
