@@ -504,13 +504,18 @@ int lost_report(mcp_session *s, mcp_call *c);
 void lost_forget(mcp_session *s); /* a restart the user asked for */
 void lost_free(mcp_session *s);
 
-/* session.c */
+/* sessobj.c: the session object */
 mcp_session *session_new(mcp_server *srv, const char *name, int oneshot,
 			 int spare);
+/* s (closed) is freed once its timer is closed, with its features' state. */
+void session_free(mcp_session *s);
+
+/* session.c */
 int session_start(mcp_session *s);
 void session_idle_check(mcp_session *s); /* (re)arm the idle timer */
-void session_close(mcp_session *s, const char *why);
+/* Close a session that goes away without an rmdir and tell fs/. */
 void session_close_notify(mcp_session *s, const char *why);
+void session_close(mcp_session *s, const char *why);
 /* subscribe.c: ctl's `subscribe URI` (on) and `unsubscribe URI`: 0,
  * -EOPNOTSUPP (the server offers none), -ENOENT (not subscribed),
  * -EINVAL, -ENOMEM. */

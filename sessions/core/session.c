@@ -758,35 +758,6 @@ void session_idle_check(mcp_session *s)
 		uv_timer_stop(&s->idle_timer);
 }
 
-mcp_session *session_new(mcp_server *srv, const char *name, int oneshot,
-			 int spare)
-{
-	mcp_session *s = calloc(1, sizeof *s);
-
-	if (!s)
-		return NULL;
-	s->id = mcp_new_id();
-	snprintf(s->name, sizeof s->name, "%s", name);
-	s->srv = srv;
-	s->oneshot = oneshot;
-	s->spare = spare;
-	s->state = S_IDLE;
-	s->created = s->last_used = mcp_now();
-	s->next_id = 1;
-	idtab_init(&s->pending);
-	TAILQ_INIT(&s->queue);
-	TAILQ_INIT(&s->tasks);
-	windows_init(s);
-	if (sessions_link(s) < 0) {
-		free(s);
-		return NULL;
-	}
-	uv_timer_init(mcp_loop, &s->idle_timer);
-	s->idle_timer.data = s;
-	session_obj_hold();
-	return s;
-}
-
 /* Start the process of a new thread or spare session. */
 int session_start(mcp_session *s)
 {
@@ -794,25 +765,6 @@ int session_start(mcp_session *s)
 
 	session_idle_check(s);
 	return r;
-}
-
-static void session_free_cb(uv_handle_t *h)
-{
-	mcp_session *s = h->data;
-
-	idtab_free(&s->pending);
-	cJSON_Delete(s->server_info);
-	cJSON_Delete(s->capabilities);
-	cJSON_Delete(s->subs);
-	free(s->last_error);
-	cJSON_Delete(s->call_error);
-	lost_free(s);
-	session_list_forget(s, MCP_NLISTS);
-	windows_free(s);
-	res_kept_free(s);
-	surface_free(s);
-	free(s);
-	session_obj_drop();
 }
 
 void session_close(mcp_session *s, const char *why)
@@ -836,7 +788,7 @@ void session_close(mcp_session *s, const char *why)
 	call_set_ref(&s->last_sent, NULL);
 	call_set_ref(&s->last_done, NULL);
 	drop_lists(s);
-	uv_close((uv_handle_t *)&s->idle_timer, session_free_cb);
+	session_free(s);
 }
 
 void session_restart(mcp_session *s)
