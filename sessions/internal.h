@@ -136,8 +136,7 @@ struct mcp_session {
 	int era;                   /* MCP_ERA_*: spoken; AUTO = not known */
 	int probing;               /* server/discover in flight (modern) */
 	unsigned probes;           /* server/discover sent this start */
-	TAILQ_HEAD(, mcp_call) tasks; /* task.c: calls run as tasks (tasks/) */
-	unsigned long task_seq;    /* ... the last number given */
+	struct tasks *tasks;       /* task.c: tasks/ (NULL: no task yet) */
 };
 
 /* CALL_SIDE: a request of the tree (a resources/ read), not a reply of
@@ -170,13 +169,7 @@ struct mcp_call {
 	int task;                /* task.c: 1 created, 2 its result asked,
 				    3 a modern task polled, 4 a request
 				    about a task (tasks/get, ...) */
-	char task_id[128];
-	char task_file[128];     /* ... its name in tasks/ */
-	unsigned long task_num;  /* ... its number in tasks/ (0: not listed) */
-	TAILQ_ENTRY(mcp_call) task_link; /* ... on its session's tasks */
-	cJSON *task_state;       /* ... the Task as last seen (tasks/ID) */
-	cJSON *task_seen;        /* ... input request keys asked already */
-	unsigned task_ms;        /* ... the poll interval */
+	struct task *tk;         /* ... the task it runs as (NULL: none) */
 	struct mcp_listener wait; /* for the tools listing (taskSupport) */
 	cJSON *acc;              /* its pages so far */
 	struct pagejob *job;     /* ... a long page or print under way */
@@ -233,6 +226,10 @@ struct call_hooks {
 	/* send c (no longer pending) again, once the tools listing that
 	 * was dropped for it is there again */
 	void (*relisted)(mcp_call *c);
+	/* c, completed, is taken off s: what the features hold of it on s
+	 * let go (its entry in tasks/) */
+	void (*detached)(mcp_session *s, mcp_call *c);
+	void (*freed)(mcp_call *c); /* c is freed: its features' state */
 };
 void call_setup(const struct call_hooks *h);
 void call_relisted(mcp_call *c); /* hooks->relisted */
@@ -448,6 +445,12 @@ void task_cancel(mcp_session *s, mcp_call *c); /* tasks/cancel, if a task */
 /* notifications/tasks/status (2025-11-25) or notifications/tasks: the
  * state of a listed task of s. */
 void task_notified(mcp_session *s, const cJSON *params);
+/* The call of a task listed in s's tasks/ (a modern task between two
+ * polls is in flight there only), or NULL. */
+mcp_call *task_first(mcp_session *s);
+void task_unlist(mcp_session *s, mcp_call *c); /* c ended: off tasks/ */
+void task_free(mcp_call *c);     /* c's task, as c is freed */
+void tasks_free(mcp_session *s); /* s's tasks/, as s is freed */
 
 /* warm.c: spare sessions (the "warm" key) */
 void session_warm(mcp_server *srv);   /* start or close spares to warm */
@@ -509,6 +512,9 @@ mcp_session *session_new(mcp_server *srv, const char *name, int oneshot,
 			 int spare);
 /* s (closed) is freed once its timer is closed, with its features' state. */
 void session_free(mcp_session *s);
+/* call_hooks' detached and freed: the features' state of a call */
+void session_call_detached(mcp_session *s, mcp_call *c);
+void session_call_freed(mcp_call *c);
 
 /* session.c */
 int session_start(mcp_session *s);

@@ -43,8 +43,7 @@ static void call_free_cb(uv_handle_t *h)
 	cJSON_Delete(c->cursors);
 	cJSON_Delete(c->mrtr_resp);
 	cJSON_Delete(c->mrtr_state);
-	cJSON_Delete(c->task_state);
-	cJSON_Delete(c->task_seen);
+	hooks->freed(c);
 	free(c);
 }
 
@@ -228,10 +227,7 @@ static void detach(mcp_session *s, mcp_call *c)
 		TAILQ_REMOVE(&s->queue, c, qlink);
 		c->queued = 0;
 	}
-	if (c->task_num) { /* tasks/ shows running tasks only (task.c) */
-		TAILQ_REMOVE(&s->tasks, c, task_link);
-		c->task_num = 0;
-	}
+	hooks->detached(s, c); /* tasks/ shows running tasks only */
 	if (c->kind != CALL_USER)
 		return;
 	s->in_flight--;

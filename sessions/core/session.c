@@ -222,7 +222,7 @@ static void session_fail_all(mcp_session *s, int code, const char *msg,
 		if (!c)
 			c = TAILQ_FIRST(&s->queue);
 		if (!c) /* a modern task between two polls (task.c) */
-			c = TAILQ_FIRST(&s->tasks);
+			c = task_first(s);
 		if (!c)
 			break;
 		call_fail_noted(c, code, msg, data); /* its cause set, or asked */
@@ -829,6 +829,8 @@ static const struct call_hooks session_call_hooks = {
 	.timed_out = call_timed_out,
 	.completed = call_completed,
 	.relisted = call_relisted_cb,
+	.detached = session_call_detached,
+	.freed = session_call_freed,
 };
 
 void sessions_init(void)

@@ -26,7 +26,6 @@ mcp_session *session_new(mcp_server *srv, const char *name, int oneshot,
 	s->next_id = 1;
 	idtab_init(&s->pending);
 	TAILQ_INIT(&s->queue);
-	TAILQ_INIT(&s->tasks);
 	windows_init(s);
 	if (sessions_link(s) < 0) {
 		free(s);
@@ -53,6 +52,7 @@ static void free_cb(uv_handle_t *h)
 	windows_free(s);
 	res_kept_free(s);
 	surface_free(s);
+	tasks_free(s);
 	free(s);
 	session_obj_drop();
 }
@@ -60,4 +60,14 @@ static void free_cb(uv_handle_t *h)
 void session_free(mcp_session *s)
 {
 	uv_close((uv_handle_t *)&s->idle_timer, free_cb);
+}
+
+void session_call_detached(mcp_session *s, mcp_call *c)
+{
+	task_unlist(s, c);
+}
+
+void session_call_freed(mcp_call *c)
+{
+	task_free(c);
 }
