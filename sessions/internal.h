@@ -183,12 +183,7 @@ struct mcp_call {
 	cJSON *cursors;          /* ... the cursors asked for */
 	char method[64];         /* CALL_USER: its method, for status */
 	int probe;               /* CALL_INIT: the server/discover probe */
-	cJSON *mrtr_resp;        /* mrtr.c: inputResponses so far */
-	cJSON *mrtr_state;       /* ... the requestState to echo, or NULL */
-	unsigned mrtr_open;      /* ... input requests unanswered */
-	unsigned mrtr_rounds;    /* ... input_required results so far */
-	int mrtr_loop;           /* ... opening this round's questions */
-	void (*mrtr_all)(mcp_call *c); /* ... once every one is answered */
+	struct mrtr *mrtr;       /* mrtr.c: its input rounds (NULL: none) */
 };
 
 /* index.c: every session, the threads of each server, the clock */

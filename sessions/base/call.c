@@ -41,8 +41,6 @@ static void call_free_cb(uv_handle_t *h)
 	if (c->skw)
 		c->skw_free(c->skw);
 	cJSON_Delete(c->cursors);
-	cJSON_Delete(c->mrtr_resp);
-	cJSON_Delete(c->mrtr_state);
 	hooks->freed(c);
 	free(c);
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "mrtr.h"
 
 mcp_session *session_new(mcp_server *srv, const char *name, int oneshot,
 			 int spare)
@@ -70,4 +71,5 @@ void session_call_detached(mcp_session *s, mcp_call *c)
 void session_call_freed(mcp_call *c)
 {
 	task_free(c);
+	mrtr_free(c);
 }

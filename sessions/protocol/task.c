@@ -404,20 +404,20 @@ static void updated(mcp_call *c, cJSON *r)
 /* Every input request of this round answered: tasks/update sends them. */
 static void answers_ready(mcp_call *c)
 {
-	cJSON *p = cJSON_CreateObject(), *k;
+	cJSON *p = cJSON_CreateObject(), *resp = mrtr_answers(c), *k;
 
 	if (!c->tk->seen)
 		c->tk->seen = cJSON_CreateObject();
-	cJSON_ArrayForEach(k, c->mrtr_resp)
+	cJSON_ArrayForEach(k, resp)
 		if (c->tk->seen)
 			cJSON_AddItemToObject(c->tk->seen, k->string,
 					      cJSON_CreateTrue());
-	if (!p || !c->s) {
+	if (!p || !resp || !c->s) {
 		cJSON_Delete(p);
+		cJSON_Delete(resp);
 		return;
 	}
-	cJSON_AddItemToObject(p, "inputResponses", c->mrtr_resp);
-	c->mrtr_resp = NULL;
+	cJSON_AddItemToObject(p, "inputResponses", resp);
 	side_send(c->s, c, "tasks/update", p, updated);
 }
 
@@ -426,7 +426,7 @@ static void ask_new(mcp_session *s, mcp_call *c, const cJSON *reqs)
 {
 	cJSON *fresh, *r;
 
-	if (c->mrtr_open || !(fresh = cJSON_CreateObject()))
+	if (mrtr_waiting(c) || !(fresh = cJSON_CreateObject()))
 		return; /* a round still open: its answers go first */
 	cJSON_ArrayForEach(r, reqs)
 		if (r->string && !cJSON_GetObjectItemCaseSensitive(c->tk->seen,
