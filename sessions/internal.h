@@ -111,19 +111,8 @@ struct mcp_session {
 	cJSON *notes[MCP_NLISTS];      /* inbound.c: a listing "none" or
 					  partial, and why (spec 9) */
 	struct names help;             /* guide.c: help/ file names */
-	struct stream {                /* inbound.c: a long reply arriving */
-		int state;             /* 0 looking, 1 streaming, 2 not */
-		mcp_call *c;           /* whose (state 1) */
-		const char *base;      /* the line so far (transport's) */
-		size_t len, start;     /* its length; where the result is */
-		size_t end, scan;      /* result end (0: not yet); scanned */
-		int depth, in_str, esc;
-		size_t ctl_scan, ctl_at; /* scanned for control bytes;
-					    the first one (0: none) */
-	} stream;
-	uint64_t long_stream;          /* inbound.c: the rpc id of a reply
-					  read as it arrived that went past
-					  --max-message, until it ends */
+	struct stream *stream;         /* inbound.c: a long reply arriving
+					  (NULL: no line came in parts) */
 	mcp_call *unpacked;            /* surface.c: the reply parts are of */
 	cJSON *warnings;               /* surface.c: what status notes */
 	struct mcp_part *parts;
@@ -311,7 +300,19 @@ void session_answer(mcp_session *s, cJSON *id, cJSON *result, cJSON *err);
 void inbound_setup(void (*h)(mcp_session *s, mcp_call *c, cJSON *msg));
 void inbound_message(mcp_session *s, struct frame *f, char *line,
 		     size_t len);
-void inbound_partial(mcp_session *s, const char *p, size_t n);
+/* stream.c: a long reply read as it arrives: the line so far (p, n) */
+void stream_partial(mcp_session *s, const char *p, size_t n);
+/* The line ended: the call whose reply was being read as it arrived
+ * (NULL: none); the next line is looked at afresh. */
+mcp_call *stream_line_end(mcp_session *s);
+/* The line went past --max-message: a reply read as it arrived ends (its
+ * call too_long), its id kept for stream_long_id. */
+void stream_too_long(mcp_session *s);
+/* A message over the limit dropped: the id stream_too_long kept (0:
+ * none), forgotten; the next line is looked at afresh. */
+uint64_t stream_long_id(mcp_session *s);
+void stream_forget(mcp_session *s, mcp_call *c); /* c ended: not read */
+void stream_free(mcp_session *s); /* its stream, as s is freed */
 /* A message longer than --max-message was dropped (transport.h,
  * too_long): the calls to fail (up to 2, at ids) with the message msg,
  * which names the option and the size needed; 0 when none (len 0: the

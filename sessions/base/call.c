@@ -63,31 +63,6 @@ mcp_buf *mcp_call_reply(const mcp_call *c)
 	return c->done ? c->reply : NULL;
 }
 
-/* The bytes of c's result that have arrived: *n at *p. */
-static void partial(const mcp_call *c, const char **p, size_t *n)
-{
-	const struct stream *st = c->s ? &c->s->stream : NULL;
-	size_t end;
-
-	*n = 0;
-	if (c->done || !st || st->c != c)
-		return;
-	end = st->end ? st->end : st->len;
-	if (st->ctl_at && st->ctl_at < end)
-		end = st->ctl_at; /* escaped in the reply (inbound.c) */
-	*p = st->base + st->start;
-	*n = end - st->start;
-}
-
-int mcp_call_stream(const mcp_call *c, const char **p, size_t *n)
-{
-	if (p && n)
-		partial(c, p, n);
-	if (!c->done || !c->streamed || c->stream_ok)
-		return 0;
-	return c->too_long ? EFBIG : EIO;
-}
-
 void call_more(mcp_call *c)
 {
 	struct mcp_listener *l, *next;
@@ -219,8 +194,6 @@ static void detach(mcp_session *s, mcp_call *c)
 {
 	if (c->rpc_id)
 		idtab_del(&s->pending, c->rpc_id);
-	if (s->stream.c == c)
-		s->stream.c = NULL; /* the rest of its line is not a reply */
 	if (c->queued) {
 		TAILQ_REMOVE(&s->queue, c, qlink);
 		c->queued = 0;

@@ -409,7 +409,7 @@ static void up_message(void *ctx, struct frame *f, char *line, size_t len)
 
 static void up_partial(void *ctx, const char *p, size_t n)
 {
-	inbound_partial(ctx, p, n);
+	stream_partial(ctx, p, n);
 }
 
 static void up_too_long(void *ctx, size_t len, int has_id, uint64_t id)

@@ -54,6 +54,7 @@ static void free_cb(uv_handle_t *h)
 	res_kept_free(s);
 	surface_free(s);
 	tasks_free(s);
+	stream_free(s);
 	free(s);
 	session_obj_drop();
 }
@@ -66,6 +67,7 @@ void session_free(mcp_session *s)
 void session_call_detached(mcp_session *s, mcp_call *c)
 {
 	task_unlist(s, c);
+	stream_forget(s, c);
 }
 
 void session_call_freed(mcp_call *c)
