@@ -104,7 +104,10 @@ struct mcp_session {
 	mcp_call *last_sent, *last_done, *lists[MCP_NLISTS];
 	struct ring err, events, trace;
 	cJSON *subs;                   /* subscribe.c: the URIs subscribed */
-	struct names names[MCP_NLISTS]; /* surface.c: names given out */
+	struct surface *sf;            /* surface.c: names given out and
+					  warnings (NULL: none yet) */
+	struct result *res;            /* result.c: the parts of the last
+					  reply (NULL: result/ not read) */
 	struct res_kept *kept;         /* surface.c: resources/ files as last
 					  read, newest last (st_size) */
 	size_t nkept, kept_bytes;
@@ -113,10 +116,6 @@ struct mcp_session {
 	struct names help;             /* guide.c: help/ file names */
 	struct stream *stream;         /* inbound.c: a long reply arriving
 					  (NULL: no line came in parts) */
-	mcp_call *unpacked;            /* surface.c: the reply parts are of */
-	cJSON *warnings;               /* surface.c: what status notes */
-	struct mcp_part *parts;
-	size_t nparts;
 	uv_timer_t idle_timer;
 	int closed;
 	LIST_HEAD(, mcp_ask) asks; /* open questions, oldest first (ask.c) */
@@ -406,6 +405,11 @@ void client_request(mcp_session *s, const char *method, cJSON *id,
 
 /* surface.c */
 void surface_free(mcp_session *s);
+/* Room for more names of listing what of s at once (names_reserve): 0 or
+ * -ENOMEM. */
+int surface_names_reserve(mcp_session *s, enum mcp_list what, size_t more);
+const cJSON *surface_warnings(const mcp_session *s); /* NULL: none */
+void result_free(mcp_session *s); /* result.c: as s is freed */
 /* reskept.c: resources/URI of s was read as b (NULL: the read failed,
  * nothing is known of it now), kept for its st_size (mcp_resource_size);
  * and all of them dropped (the session is freed). */

@@ -53,6 +53,7 @@ static void free_cb(uv_handle_t *h)
 	windows_free(s);
 	res_kept_free(s);
 	surface_free(s);
+	result_free(s);
 	tasks_free(s);
 	stream_free(s);
 	free(s);

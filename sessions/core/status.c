@@ -212,8 +212,8 @@ mcp_buf *mcp_session_status_json(mcp_session *s)
 	cJSON_AddItemToObject(o, "subscriptions", s->subs ?
 			      cJSON_Duplicate(s->subs, 1) :
 			      cJSON_CreateArray());
-	cJSON_AddItemToObject(o, "warnings", s->warnings ?
-			      cJSON_Duplicate(s->warnings, 1) :
+	cJSON_AddItemToObject(o, "warnings", surface_warnings(s) ?
+			      cJSON_Duplicate(surface_warnings(s), 1) :
 			      cJSON_CreateArray());
 	list_notes(o, s);
 	if (s->last_error) {

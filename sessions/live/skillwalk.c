@@ -325,7 +325,7 @@ static int name_skills(struct skills_walk *w)
 	if (est > SKILL_NODES_MAX)
 		est = SKILL_NODES_MAX;
 	if (!shared || stree_reserve(t, est) < 0 ||
-	    (t->s && names_reserve(&t->s->names[MCP_SKILLS], est) < 0)) {
+	    (t->s && surface_names_reserve(t->s, MCP_SKILLS, est) < 0)) {
 		free(shared);
 		return -ENOMEM;
 	}

@@ -41,7 +41,7 @@ static long kept_find(const mcp_session *s, unsigned long idx)
 
 void res_kept_set(mcp_session *s, const char *uri, mcp_buf *b)
 {
-	long idx = names_intern(&s->names[MCP_RESOURCES], uri), i;
+	long idx = mcp_name_intern(s, MCP_RESOURCES, uri), i;
 
 	if (idx < 0)
 		return;
