@@ -1,28 +1,32 @@
 /*
  * ring.c - a byte ring that keeps the last cap bytes of a stream (a
  * server's stderr, a session's events and trace). Its buffer grows with
- * the stream (doubling from RING_MIN) until it holds cap bytes, so a quiet
- * session's windows cost what was written, not cap each; from then on
- * its size is fixed and old bytes fall off. Until it is full no byte has
- * fallen off, so stream offset o is at buf[o] (= buf[o % cap]) either way.
+ * the stream (to what is needed, by half once past 4 KiB) until it holds
+ * cap bytes, so a quiet session's windows cost what was written, not cap
+ * each; from then on its size is fixed and old bytes fall off. Until it
+ * is full no byte has fallen off, so stream offset o is at buf[o] (= buf[o
+ * % cap]) either way.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "ring.h"
 
-#define RING_MIN 512
+/* Up to RING_FIT bytes the buffer grows to what is needed (rounded up to
+ * 256 bytes: a few small copies), beyond by half at least. */
+#define RING_FIT 4096
 
 /* Room for n more bytes (n <= cap): 0, or -1 when out of memory. */
 static int ring_room(struct ring *r, size_t n)
 {
-	size_t size = r->size ? r->size : RING_MIN;
+	size_t size = r->total + n;
 	char *nb;
 
-	if (r->size == r->cap || r->total + n <= r->size)
+	if (r->size == r->cap || size <= r->size)
 		return 0;
-	while (size < r->total + n && size < r->cap)
-		size *= 2;
+	if (size > RING_FIT && size < r->size + r->size / 2)
+		size = r->size + r->size / 2;
+	size = (size + 255) / 256 * 256;
 	if (size > r->cap)
 		size = r->cap;
 	nb = realloc(r->buf, size);

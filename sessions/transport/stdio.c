@@ -189,8 +189,9 @@ static char slab[64 * 1024];
 
 /*
  * The server's stdout is read straight into the free tail of the frame: at
- * least 1 KiB, so that an idle session keeps a small buffer, and at least
- * as much as the frame holds, so that a long line doubles it.
+ * least 1 KiB (a small buffer, which frame.c releases once its lines
+ * are delivered), and at least as much as the frame holds, so that a
+ * long line doubles it.
  */
 static void out_alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
