@@ -159,16 +159,13 @@ struct mcp_call {
 				    about a task (tasks/get, ...) */
 	struct task *tk;         /* ... the task it runs as (NULL: none) */
 	struct mcp_listener wait; /* for the tools listing (taskSupport) */
-	cJSON *acc;              /* its pages so far */
-	struct pagejob *job;     /* ... a long page or print under way */
+	struct pages *pg;        /* pages.c: its pages (NULL: none yet) */
 	struct lindex *lidx;     /* CALL_LIST: its entries indexed, freed */
 	void (*lidx_free)(struct lindex *); /* ... by this (surface.c's) */
 	void *skills;            /* MCP_SKILLS: its tree (live/skills.c) */
 	void *skw;               /* ... its pages until the tree is made */
 	void (*skw_free)(void *); /* ... freed by this */
 	void (*skills_free)(void *); /* ... freed by this */
-	unsigned pages;          /* ... how many */
-	cJSON *cursors;          /* ... the cursors asked for */
 	char method[64];         /* CALL_USER: its method, for status */
 	int probe;               /* CALL_INIT: the server/discover probe */
 	struct mrtr *mrtr;       /* mrtr.c: its input rounds (NULL: none) */
@@ -299,19 +296,6 @@ void session_answer(mcp_session *s, cJSON *id, cJSON *result, cJSON *err);
 void inbound_setup(void (*h)(mcp_session *s, mcp_call *c, cJSON *msg));
 void inbound_message(mcp_session *s, struct frame *f, char *line,
 		     size_t len);
-/* stream.c: a long reply read as it arrives: the line so far (p, n) */
-void stream_partial(mcp_session *s, const char *p, size_t n);
-/* The line ended: the call whose reply was being read as it arrived
- * (NULL: none); the next line is looked at afresh. */
-mcp_call *stream_line_end(mcp_session *s);
-/* The line went past --max-message: a reply read as it arrived ends (its
- * call too_long), its id kept for stream_long_id. */
-void stream_too_long(mcp_session *s);
-/* A message over the limit dropped: the id stream_too_long kept (0:
- * none), forgotten; the next line is looked at afresh. */
-uint64_t stream_long_id(mcp_session *s);
-void stream_forget(mcp_session *s, mcp_call *c); /* c ended: not read */
-void stream_free(mcp_session *s); /* its stream, as s is freed */
 /* A message longer than --max-message was dropped (transport.h,
  * too_long): the calls to fail (up to 2, at ids) with the message msg,
  * which names the option and the size needed; 0 when none (len 0: the
@@ -338,6 +322,8 @@ int pages_take(mcp_session *s, mcp_call *c, struct frame *f, char *line,
 	       size_t len, size_t rs, size_t re);
 /* Listing c complete (or ended short): its document, now or in slices. */
 void pages_end(mcp_call *c);
+int pages_busy(const mcp_call *c); /* 1 while a page of c is being read */
+void pages_release(mcp_call *c);      /* c's pages, as c is freed */
 /* surface.c: the index of a listing's entries (mcp_entries) made from its
  * document reply a part at a time: begin, step until it returns 1 (0:
  * more, after about budget ns; 0: no budget; -ENOMEM), then end,
@@ -431,26 +417,6 @@ void guide_learn(mcp_server *srv, const cJSON *info, const cJSON *instr);
 /* ... or failed to start, for why (its last_error): README.md says it. */
 void guide_start_failed(mcp_server *srv, const char *why);
 void guide_server_free(mcp_server *srv);
-
-/* task.c: tool calls run as tasks (SEP-1686 on 2025-11-25, the tasks
- * extension SEP-2663 on 2026-07-28; spec 15) */
-/* 1 if c must run as a task (listing: the tools listing of its session),
- * 0 if not, -1 if that is not known until the listing is done. */
-int task_required(mcp_session *s, const mcp_call *c, mcp_call *listing);
-int task_augment(mcp_call *c);  /* add "task": {}; 0 or -1 */
-/* A reply to c: 1 if it was a CreateTaskResult (legacy: tasks/result is
- * sent; modern: tasks/get polls it), 0 if not. */
-int task_created(mcp_session *s, mcp_call *c, cJSON *res);
-void task_cancel(mcp_session *s, mcp_call *c); /* tasks/cancel, if a task */
-/* notifications/tasks/status (2025-11-25) or notifications/tasks: the
- * state of a listed task of s. */
-void task_notified(mcp_session *s, const cJSON *params);
-/* The call of a task listed in s's tasks/ (a modern task between two
- * polls is in flight there only), or NULL. */
-mcp_call *task_first(mcp_session *s);
-void task_unlist(mcp_session *s, mcp_call *c); /* c ended: off tasks/ */
-void task_free(mcp_call *c);     /* c's task, as c is freed */
-void tasks_free(mcp_session *s); /* s's tasks/, as s is freed */
 
 /* warm.c: spare sessions (the "warm" key) */
 void session_warm(mcp_server *srv);   /* start or close spares to warm */

@@ -33,14 +33,12 @@ static void call_free_cb(uv_handle_t *h)
 	mcp_buf_unref(c->reply);
 	free(c->line);
 	free(c->tool);
-	cJSON_Delete(c->acc);
 	if (c->lidx)
 		c->lidx_free(c->lidx);
 	if (c->skills)
 		c->skills_free(c->skills);
 	if (c->skw)
 		c->skw_free(c->skw);
-	cJSON_Delete(c->cursors);
 	hooks->freed(c);
 	free(c);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "task.h"
 
 int mcp_session_ctl(mcp_session *s, const char *verb, size_t len)
 {

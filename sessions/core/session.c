@@ -27,6 +27,8 @@
 #include "era.h"
 #include "internal.h"
 #include "jsent.h"
+#include "stream.h"
+#include "task.h"
 
 static void call_send(mcp_session *s, mcp_call *c);
 static int task_check(mcp_session *s, mcp_call *c);

@@ -9,6 +9,8 @@
 
 #include "internal.h"
 #include "mrtr.h"
+#include "stream.h"
+#include "task.h"
 
 mcp_session *session_new(mcp_server *srv, const char *name, int oneshot,
 			 int spare)
@@ -75,4 +77,5 @@ void session_call_freed(mcp_call *c)
 {
 	task_free(c);
 	mrtr_free(c);
+	pages_release(c);
 }

@@ -23,6 +23,8 @@
 #include "jscan.h"
 #include "jsent.h"
 #include "mrtr.h"
+#include "stream.h"
+#include "task.h"
 
 /* Replies at least this long are passed through after a check of their
  * structure only; shorter ones are checked to be valid JSON first. */
@@ -165,7 +167,7 @@ static void response(mcp_session *s, cJSON *msg, const char *line,
 		handshake(s, c, msg);
 		return;
 	}
-	if (c->job) { /* its page is being read (pages.c): a second reply */
+	if (pages_busy(c)) { /* its page is being read: a second reply */
 		mlog(MLOG_DEBUG, "server %s: a second reply to a listing page "
 		     "dropped", s->srv->conf->name);
 		return;

@@ -12,6 +12,7 @@
 #include "internal.h"
 #include "jcompact.h"
 #include "jscan.h"
+#include "stream.h"
 
 /* A session's long reply arriving (mcp_session.stream), made at the first
  * line that comes in parts. */
