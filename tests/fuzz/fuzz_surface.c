@@ -141,6 +141,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		mcp_call_unref(c);
 	}
 	surface_free(s);
+	result_free(s);
 	free(s);
 	return 0;
 }
