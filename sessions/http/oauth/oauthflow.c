@@ -400,43 +400,53 @@ static int endpoint(struct fetch *f, char **dst, const char *url,
 	return 0;
 }
 
+/* No authorization server metadata: the default endpoints at the
+ * origin (the 2025-03-26 fallback), then the client. */
+static void no_metadata(struct fetch *f)
+{
+	struct oauth *o = f->o;
+	char *origin;
+
+	origin = oauth_url_origin(o->legacy ? o->url : o->issuer);
+	mod_log(MLOG_INFO, "server %s: auth: no authorization server "
+	        "metadata; the default endpoints at %s", o->name,
+	        origin ? origin : "?");
+	o->have_meta = 0;
+	oauth_dpop_meta(o, NULL);
+	o->as_methods = AM_BASIC | AM_POST | AM_NONE;
+	o->cimd = o->iss_required = 0;
+	free(o->as_scopes);
+	o->as_scopes = NULL;
+	if (origin) {
+		char *a = NULL, *t = NULL, *r = NULL;
+
+		if (asprintf(&a, "%s/authorize", origin) < 0)
+			a = NULL;
+		if (asprintf(&t, "%s/token", origin) < 0)
+			t = NULL;
+		if (asprintf(&r, "%s/register", origin) < 0)
+			r = NULL;
+		if (endpoint(f, &o->authz_ep, a, "authorization") < 0 ||
+		    endpoint(f, &o->token_ep, t, "token") < 0 ||
+		    endpoint(f, &o->reg_ep, r, "registration") < 0) {
+			free(a), free(t), free(r), free(origin);
+			return;
+		}
+		free(a), free(t), free(r);
+	}
+	free(origin);
+	start_client(f);
+}
+
 static void asm_result(struct fetch *f, cJSON *j)
 {
 	struct oauth *o = f->o;
 	const char *is = jstr(j, "issuer");
 	const cJSON *pk;
-	char msg[400], *origin;
+	char msg[400];
 
 	if (!j) {
-		origin = oauth_url_origin(o->legacy ? o->url : o->issuer);
-		mod_log(MLOG_INFO, "server %s: auth: no authorization server "
-		        "metadata; the default endpoints at %s", o->name,
-		        origin ? origin : "?");
-		o->have_meta = 0;
-		oauth_dpop_meta(o, NULL);
-		o->as_methods = AM_BASIC | AM_POST | AM_NONE;
-		o->cimd = o->iss_required = 0;
-		free(o->as_scopes);
-		o->as_scopes = NULL;
-		if (origin) {
-			char *a = NULL, *t = NULL, *r = NULL;
-
-			if (asprintf(&a, "%s/authorize", origin) < 0)
-				a = NULL;
-			if (asprintf(&t, "%s/token", origin) < 0)
-				t = NULL;
-			if (asprintf(&r, "%s/register", origin) < 0)
-				r = NULL;
-			if (endpoint(f, &o->authz_ep, a, "authorization") < 0 ||
-			    endpoint(f, &o->token_ep, t, "token") < 0 ||
-			    endpoint(f, &o->reg_ep, r, "registration") < 0) {
-				free(a), free(t), free(r), free(origin);
-				return;
-			}
-			free(a), free(t), free(r);
-		}
-		free(origin);
-		start_client(f);
+		no_metadata(f);
 		return;
 	}
 	if (!is || (!o->legacy && !same_issuer(is, o->issuer))) {
