@@ -63,7 +63,8 @@ sources_for() {
 	case $1 in
 	jscan)   echo "$root/lib/jscan.c $root/lib/jnames.c" ;;
 	frame)   echo "$root/lib/frame.c $root/lib/bigmem.c" ;;
-	config)  echo "$root/sessions/config/config.c $root/sessions/config/configfmt.c" \
+	config)  echo "$root/sessions/config/config.c $root/sessions/config/confentry.c" \
+		"$root/sessions/config/configfmt.c" \
 		"$root/sessions/config/oauthconf.c $root/sessions/config/dialect.c" \
 		"$root/sessions/config/yamlconf.c $root/sessions/config/toml.c" \
 		"$root/lib/jscan.c $root/lib/jnames.c $root/lib/gbuf.c $fyaml -lm" ;;
@@ -77,11 +78,13 @@ sources_for() {
 	serve)   echo "-I$root/serve -I$work/serve $root/serve/peer.c" \
 		"$root/serve/peerask.c $root/serve/route.c $root/lib/uritmpl.c" \
 		"$root/lib/buf.c $root/lib/bigmem.c" ;;
-	surface) echo "$root/sessions/protocol/surface.c $root/sessions/base/buf.c $root/lib/buf.c" \
+	surface) echo "$root/sessions/protocol/surface.c $root/sessions/protocol/result.c" \
+		"$root/sessions/base/buf.c $root/lib/buf.c" \
 		"$root/lib/jscan.c $root/lib/jnames.c $root/lib/jsent.c" \
 		"$root/lib/gbuf.c $root/lib/bigmem.c $root/lib/mimetab.c" \
 		"$root/lib/ctlesc.c" ;;
-	oneline) echo "$root/sessions/protocol/inbound.c $root/sessions/live/trace.c" \
+	oneline) echo "$root/sessions/protocol/inbound.c $root/sessions/protocol/stream.c" \
+		"$root/sessions/live/trace.c" \
 		"$root/sessions/base/buf.c $root/lib/buf.c $root/lib/ring.c" \
 		"$root/lib/idtab.c $root/lib/jscan.c $root/lib/jnames.c" \
 		"$root/lib/jcompact.c $root/lib/jsent.c $root/lib/gbuf.c" \
