@@ -1,6 +1,9 @@
 /*
  * internal.h - what the files of sessions/ share: the server, session,
- * process and call structs. Never included by fs/.
+ * process and call structs. A feature's own state of a session or a call
+ * (tasks, input rounds, pages, a reply read as it arrives, the names
+ * given out, result/) is a pointer here, made at its first use, its
+ * struct private to the feature's file. Never included by fs/.
  */
 #ifndef MCPFS_INTERNAL_H
 #define MCPFS_INTERNAL_H
@@ -114,7 +117,7 @@ struct mcp_session {
 	cJSON *notes[MCP_NLISTS];      /* inbound.c: a listing "none" or
 					  partial, and why (spec 9) */
 	struct names help;             /* guide.c: help/ file names */
-	struct stream *stream;         /* inbound.c: a long reply arriving
+	struct stream *stream;         /* stream.c: a long reply arriving
 					  (NULL: no line came in parts) */
 	uv_timer_t idle_timer;
 	int closed;
@@ -160,21 +163,25 @@ struct mcp_call {
 	struct task *tk;         /* ... the task it runs as (NULL: none) */
 	struct mcp_listener wait; /* for the tools listing (taskSupport) */
 	struct pages *pg;        /* pages.c: its pages (NULL: none yet) */
-	struct lindex *lidx;     /* CALL_LIST: its entries indexed, freed */
-	void (*lidx_free)(struct lindex *); /* ... by this (surface.c's) */
-	void *skills;            /* MCP_SKILLS: its tree (live/skills.c) */
-	void *skw;               /* ... its pages until the tree is made */
-	void (*skw_free)(void *); /* ... freed by this */
-	void (*skills_free)(void *); /* ... freed by this */
+	struct lindex *lidx;     /* CALL_LIST: its entries indexed
+				    (surface.c) */
+	struct stree *skills;    /* MCP_SKILLS: its tree (live/skills.c) */
+	struct skills_walk *skw; /* ... its pages until the tree is made */
 	char method[64];         /* CALL_USER: its method, for status */
 	int probe;               /* CALL_INIT: the server/discover probe */
 	struct mrtr *mrtr;       /* mrtr.c: its input rounds (NULL: none) */
 };
 
+/* index.c: what the process gives every file of sessions/, set once by
+ * mcp_init: its loop, the mount's options, fs/'s hooks. */
+struct sessions_process {
+	uv_loop_t *loop;
+	struct mcp_options opts;
+	const struct mcp_hooks *hooks;
+};
+extern struct sessions_process process;
+
 /* index.c: every session, the threads of each server, the clock */
-extern uv_loop_t *mcp_loop;
-extern struct mcp_options mcp_opts;
-extern const struct mcp_hooks *mcp_hooks_p;
 double mcp_now(void);
 uint64_t mcp_new_id(void);
 int sessions_link(mcp_session *s);    /* a new session: 0 or -ENOMEM */
@@ -333,6 +340,7 @@ struct lindex_walk *surface_index_begin(mcp_call *c, const mcp_buf *reply);
 int surface_index_step(struct lindex_walk *w, uint64_t budget);
 int surface_index_end(mcp_call *c, struct lindex_walk *w, mcp_session *s);
 void surface_index_drop(struct lindex_walk *w);
+void surface_index_free(mcp_call *c); /* c's index, as c is freed */
 /* live/skills.c: the tree of a skills listing (MCP_SKILLS) made from its
  * pages a part at a time, as surface_index_*: each page b whose items
  * are the array at of n bytes is kept with c (skills_page: 0 or -ENOMEM;
@@ -355,6 +363,7 @@ struct skills_walk *skills_take(mcp_call *c, mcp_session *s);
 int skills_step(struct skills_walk *w, uint64_t budget);
 void skills_end(mcp_call *c, struct skills_walk *w, mcp_session *s);
 void skills_drop(struct skills_walk *w);
+void skills_release(mcp_call *c); /* c's tree and pages, as c is freed */
 /* live/skillcheck.c: the bytes b of skill file path as its listing says
  * (sha: its SHA-256, size its bytes; sha NULL: a dynamic SKILL.md, no
  * longer than the SEP's 16 MiB): 0, or -EIO (said in s's status). */
@@ -481,6 +490,11 @@ void session_free(mcp_session *s);
 /* call_hooks' detached and freed: the features' state of a call */
 void session_call_detached(mcp_session *s, mcp_call *c);
 void session_call_freed(mcp_call *c);
+
+/* cancel.c: c fails with code and msg (and last_error says so), before
+ * its reply: the server is told why (reason), its questions and task
+ * are dropped. */
+void cancel_call(mcp_call *c, int code, const char *msg, const char *reason);
 
 /* session.c */
 int session_start(mcp_session *s);

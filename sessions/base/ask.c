@@ -91,7 +91,7 @@ static double timeout_of(const mcp_session *s)
 {
 	const struct mcp_server_conf *conf = s->srv->conf;
 
-	return conf->timeout >= 0 ? conf->timeout : mcp_opts.call_timeout;
+	return conf->timeout >= 0 ? conf->timeout : process.opts.call_timeout;
 }
 
 static cJSON *error_of(int code, const char *msg)
@@ -357,7 +357,7 @@ static void ask_open(mcp_session *s, const char *method, cJSON *id,
 	else
 		LIST_INSERT_HEAD(&s->asks, q, link);
 	s->nasks++;
-	uv_timer_init(mcp_loop, &q->timer);
+	uv_timer_init(process.loop, &q->timer);
 	q->timer.data = q;
 	if (q->timeout > 0)
 		uv_timer_start(&q->timer, expire_cb,

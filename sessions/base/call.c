@@ -33,12 +33,6 @@ static void call_free_cb(uv_handle_t *h)
 	mcp_buf_unref(c->reply);
 	free(c->line);
 	free(c->tool);
-	if (c->lidx)
-		c->lidx_free(c->lidx);
-	if (c->skills)
-		c->skills_free(c->skills);
-	if (c->skw)
-		c->skw_free(c->skw);
 	hooks->freed(c);
 	free(c);
 }
@@ -119,8 +113,8 @@ mcp_call *call_new(enum call_kind kind, mcp_server *srv, mcp_session *s)
 	LIST_INIT(&c->listeners);
 	c->started = mcp_now();
 	c->timeout = srv->conf->timeout >= 0 ? srv->conf->timeout
-					     : mcp_opts.call_timeout;
-	uv_timer_init(mcp_loop, &c->timer);
+					     : process.opts.call_timeout;
+	uv_timer_init(process.loop, &c->timer);
 	c->timer.data = c;
 	if (s && c->timeout > 0)
 		uv_timer_start(&c->timer, timer_cb,

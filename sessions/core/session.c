@@ -37,46 +37,6 @@ static void session_ready(mcp_session *s);
 
 /* ---- calls: timeouts, cancels, what follows a completion ---- */
 
-static void send_cancelled(mcp_session *s, uint64_t id, const char *reason)
-{
-	cJSON *m = msg_notification("notifications/cancelled");
-	cJSON *p = cJSON_AddObjectToObject(m, "params");
-
-	cJSON_AddNumberToObject(p, "requestId", (double)id);
-	cJSON_AddStringToObject(p, "reason", reason);
-	session_send_json(s, m, 0);
-	cJSON_Delete(m);
-}
-
-static void call_abort(mcp_call *c, int code, const char *msg,
-		       const char *reason)
-{
-	mcp_session *s = c->s;
-
-	if (s)
-		ask_drop_ctx(s, c, reason); /* its input requests (mrtr.c) */
-	if (s && c->rpc_id && s->t) {
-		/* the modern era cancels an exchange by ending it */
-		if (s->era != MCP_ERA_MODERN ||
-		    !(s->ops->caps & TRANSPORT_EXCHANGES))
-			send_cancelled(s, c->rpc_id, reason);
-		if (s->ops->forget)
-			s->ops->forget(s->t, c->rpc_id);
-	}
-	if (s && s->t) /* a modern task between polls has no rpc_id */
-		task_cancel(s, c);
-	if (s && c->kind == CALL_USER) { /* the whole reason, for status */
-		char *e;
-
-		if (asprintf(&e, "%s%s", msg, code == ERR_CANCELLED
-			     ? " (ctl cancel, or its reader was interrupted)"
-			     : "") < 0)
-			e = NULL;
-		session_error(s, e);
-	}
-	call_fail_noted(c, code, msg, NULL);
-}
-
 /* The probe c (handshake.c) ended with msg (or none: why). */
 static void probe_done(mcp_session *s, mcp_call *c, cJSON *msg,
 		       const char *why)
@@ -115,20 +75,7 @@ static void call_timed_out(mcp_call *c)
 	mlog(MLOG_INFO, "server %s thread %s: request %" PRIu64 " timed out",
 	     c->srv->conf->name, s->oneshot ? "(one-shot)" : s->name,
 	     c->rpc_id);
-	call_abort(c, ERR_TIMEOUT, msg, "timeout"); /* and last_error */
-}
-
-void mcp_call_cancel_why(mcp_call *c, const char *reason)
-{
-	if (c->done || !c->s)
-		return;
-	call_abort(c, ERR_CANCELLED, "call cancelled",
-		   reason ? reason : "cancelled by user");
-}
-
-void mcp_call_cancel(mcp_call *c)
-{
-	mcp_call_cancel_why(c, NULL);
+	cancel_call(c, ERR_TIMEOUT, msg, "timeout"); /* and last_error */
 }
 
 /* After a call of s completed (s is NULL for a refused one). */
@@ -732,8 +679,8 @@ void session_close_notify(mcp_session *s, const char *why)
 	mlog(MLOG_INFO, "server %s thread %s: closing (%s)",
 	     s->srv->conf->name, s->name, why);
 	session_close(s, why);
-	if (mcp_hooks_p && mcp_hooks_p->session_gone)
-		mcp_hooks_p->session_gone(s->srv->id, s->name);
+	if (process.hooks && process.hooks->session_gone)
+		process.hooks->session_gone(s->srv->id, s->name);
 }
 
 static void idle_cb(uv_timer_t *t)
@@ -749,7 +696,7 @@ static void idle_cb(uv_timer_t *t)
 void session_idle_check(mcp_session *s)
 {
 	double t = s->srv->conf->idle_timeout >= 0 ? s->srv->conf->idle_timeout
-						   : mcp_opts.idle_timeout;
+						   : process.opts.idle_timeout;
 
 	if (s->oneshot || s->spare || s->closed)
 		return;
@@ -812,9 +759,9 @@ void sessions_reap_done(const char *why, void (*cb)(void))
 
 	snprintf(reason, sizeof reason, "shutting down: %s", why ? why : "exit");
 	while ((s = sessions_any()) != NULL) {
-		if (!s->oneshot && !s->spare && mcp_hooks_p &&
-		    mcp_hooks_p->session_gone)
-			mcp_hooks_p->session_gone(s->srv->id, s->name);
+		if (!s->oneshot && !s->spare && process.hooks &&
+		    process.hooks->session_gone)
+			process.hooks->session_gone(s->srv->id, s->name);
 		session_close(s, reason);
 	}
 	sessions_when_reaped(cb);

@@ -34,7 +34,7 @@ mcp_session *session_new(mcp_server *srv, const char *name, int oneshot,
 		free(s);
 		return NULL;
 	}
-	uv_timer_init(mcp_loop, &s->idle_timer);
+	uv_timer_init(process.loop, &s->idle_timer);
 	s->idle_timer.data = s;
 	session_obj_hold();
 	return s;
@@ -78,4 +78,6 @@ void session_call_freed(mcp_call *c)
 	task_free(c);
 	mrtr_free(c);
 	pages_release(c);
+	surface_index_free(c);
+	skills_release(c);
 }

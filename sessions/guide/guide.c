@@ -234,7 +234,7 @@ mcp_buf *mcp_readme(void)
 	mcp_buf *out;
 	char *txt;
 
-	gbuf_printf(&b, intro, mcp_opts.idle_timeout);
+	gbuf_printf(&b, intro, process.opts.idle_timeout);
 	for (srv = mcp_server_next(NULL); srv; srv = mcp_server_next(srv)) {
 		const cJSON *info = cJSON_GetObjectItemCaseSensitive(
 			srv->about, "serverInfo");

@@ -569,11 +569,6 @@ static int walk_add(struct skills_walk *w, mcp_buf *b, struct jscan_span arr,
 	return 0;
 }
 
-static void pages_free(void *w)
-{
-	walk_free(w);
-}
-
 int skills_page(mcp_call *c, mcp_buf *b, size_t at, size_t n,
 		struct jscan_span *items, size_t nitems)
 {
@@ -583,8 +578,17 @@ int skills_page(mcp_call *c, mcp_buf *b, size_t at, size_t n,
 		free(items);
 		return -ENOMEM;
 	}
-	c->skw_free = pages_free;
 	return walk_add(c->skw, b, arr, items, nitems);
+}
+
+void skills_release(mcp_call *c)
+{
+	if (c->skills)
+		stree_free(c->skills);
+	if (c->skw)
+		walk_free(c->skw);
+	c->skills = NULL;
+	c->skw = NULL;
 }
 
 void skills_drop(struct skills_walk *w)
@@ -743,10 +747,9 @@ void skills_end(mcp_call *c, struct skills_walk *w, mcp_session *s)
 			     "and folders (the limit)", w->full,
 			     w->full > 1 ? "s" : "", SKILL_NODES_MAX);
 	if (c->skills)
-		c->skills_free(c->skills);
+		stree_free(c->skills);
 	w->t->s = NULL;
 	c->skills = w->t;
-	c->skills_free = stree_free;
 	w->t = NULL;
 	walk_free(w);
 }

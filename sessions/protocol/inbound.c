@@ -580,7 +580,7 @@ size_t inbound_too_long(mcp_session *s, size_t len, int has_id, uint64_t id,
 	long_id = stream_long_id(s);
 	snprintf(msg, n, "the server sent a message of %zu bytes, over the "
 		 "limit of %zu bytes: raise it with --max-message %zuM "
-		 "(-o max_message=%zuM)", len, mcp_opts.max_line, mib, mib);
+		 "(-o max_message=%zuM)", len, process.opts.max_line, mib, mib);
 	if (long_id && (!has_id || id != long_id))
 		ids[k++] = long_id;
 	if (has_id)

@@ -200,7 +200,7 @@ static struct pagejob *job_new(mcp_call *c, uv_idle_cb cb)
 
 	if (!pages_of(c) || !(j = calloc(1, sizeof *j)))
 		return NULL;
-	uv_idle_init(mcp_loop, &j->idle);
+	uv_idle_init(process.loop, &j->idle);
 	j->idle.data = j;
 	j->c = mcp_call_ref(c);
 	c->pg->job = j;

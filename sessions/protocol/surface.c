@@ -514,9 +514,8 @@ int surface_index_end(mcp_call *c, struct lindex_walk *w, mcp_session *s)
 			     "first: \"%s\")", what, dup, key,
 			     dup > 1 ? "s" : "", w->first);
 	if (c->lidx)
-		c->lidx_free(c->lidx);
+		lindex_free(c->lidx);
 	c->lidx = x;
-	c->lidx_free = lindex_free;
 	free(w);
 	return 0;
 }
@@ -603,4 +602,11 @@ void surface_free(mcp_session *s)
 	cJSON_Delete(s->sf->warnings);
 	free(s->sf);
 	s->sf = NULL;
+}
+
+void surface_index_free(mcp_call *c)
+{
+	if (c->lidx)
+		lindex_free(c->lidx);
+	c->lidx = NULL;
 }

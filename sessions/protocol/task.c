@@ -383,7 +383,7 @@ static void poll_later(mcp_call *c)
 
 	if (!p)
 		return; /* the call's timer ends it */
-	uv_timer_init(mcp_loop, &p->timer);
+	uv_timer_init(process.loop, &p->timer);
 	p->timer.data = p;
 	p->c = mcp_call_ref(c);
 	uv_timer_start(&p->timer, poll_cb, c->tk->ms, 0);

@@ -33,8 +33,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-struct mcp_options mcp_opts;
-const struct mcp_hooks *mcp_hooks_p;
+struct sessions_process process;
 
 static mcp_session *S;
 
