@@ -94,13 +94,8 @@ struct mcp_session {
 				     failure of the calls failing now */
 	cJSON *call_error;        /* lasterr.c: status.last_call_error */
 	double call_error_at;     /* ... and when */
-	struct lost {             /* lost.c: the last state lost (spec 5) */
-		double at;        /* when; 0: never */
-		unsigned generation; /* ... of which process */
-		int pending;      /* the next user call fails with it */
-		char *why;        /* the exit, as calls in flight heard it */
-		cJSON *data;      /* ... with their error's data */
-	} lost;
+	struct lost *lost;        /* lost.c: the last state lost (spec 5;
+				     NULL: none yet) */
 	int exit_status, term_signal, has_exit;
 	unsigned start_fails;
 	double next_start;
@@ -111,9 +106,8 @@ struct mcp_session {
 					  warnings (NULL: none yet) */
 	struct result *res;            /* result.c: the parts of the last
 					  reply (NULL: result/ not read) */
-	struct res_kept *kept;         /* surface.c: resources/ files as last
-					  read, newest last (st_size) */
-	size_t nkept, kept_bytes;
+	struct res_kept *kept;         /* reskept.c: resources/ files as last
+					  read, for st_size (NULL: none) */
 	cJSON *notes[MCP_NLISTS];      /* inbound.c: a listing "none" or
 					  partial, and why (spec 9) */
 	struct names help;             /* guide.c: help/ file names */
@@ -481,6 +475,8 @@ void lost_note(mcp_session *s, const char *why, const cJSON *data);
 int lost_report(mcp_session *s, mcp_call *c);
 void lost_forget(mcp_session *s); /* a restart the user asked for */
 void lost_free(mcp_session *s);
+/* status.lost (spec 5): s's last state lost, or null, into o. */
+void lost_json(cJSON *o, const mcp_session *s);
 
 /* sessobj.c: the session object */
 mcp_session *session_new(mcp_server *srv, const char *name, int oneshot,

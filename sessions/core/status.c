@@ -157,25 +157,6 @@ static void list_notes(cJSON *o, const mcp_session *s)
 	}
 }
 
-/* status.lost (spec 5): the last state lost with a process, or null. */
-static void lost_json(cJSON *o, const struct lost *l)
-{
-	cJSON *j;
-
-	if (!l->at) {
-		cJSON_AddNullToObject(o, "lost");
-		return;
-	}
-	j = cJSON_AddObjectToObject(o, "lost");
-	msg_add_time(j, "at", l->at);
-	cJSON_AddNumberToObject(j, "generation", l->generation);
-	if (l->why)
-		cJSON_AddStringToObject(j, "why", l->why);
-	else
-		cJSON_AddNullToObject(j, "why");
-	cJSON_AddBoolToObject(j, "pending", l->pending);
-}
-
 mcp_buf *mcp_session_status_json(mcp_session *s)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -231,7 +212,7 @@ mcp_buf *mcp_session_status_json(mcp_session *s)
 		cJSON_AddNullToObject(o, "last_call_error");
 		cJSON_AddNullToObject(o, "last_call_error_at");
 	}
-	lost_json(o, &s->lost);
+	lost_json(o, s);
 	if (s->has_exit) {
 		cJSON *e = cJSON_AddObjectToObject(o, "exit");
 
