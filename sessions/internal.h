@@ -108,9 +108,11 @@ struct mcp_session {
 					  reply (NULL: result/ not read) */
 	struct res_kept *kept;         /* reskept.c: resources/ files as last
 					  read, for st_size (NULL: none) */
-	cJSON *notes[MCP_NLISTS];      /* inbound.c: a listing "none" or
-					  partial, and why (spec 9) */
-	struct names help;             /* guide.c: help/ file names */
+	struct list_notes *notes;      /* pages.c: a listing "none" or
+					  partial, and why (spec 9; NULL:
+					  none) */
+	struct names *help;            /* guide.c: help/ file names (NULL:
+					  none yet) */
 	struct stream *stream;         /* stream.c: a long reply arriving
 					  (NULL: no line came in parts) */
 	uv_timer_t idle_timer;
@@ -375,6 +377,8 @@ void session_list_note(mcp_session *s, const mcp_call *c, const cJSON *err,
 /* s's notes of listing what, or of all (what MCP_NLISTS), dropped: the
  * listing is asked again. */
 void session_list_forget(mcp_session *s, int what);
+/* s's note of listing what, or NULL. */
+const cJSON *session_list_note_of(const mcp_session *s, int what);
 
 /* handshake.c: starting the protocol (initialize, or the modern probe) */
 /* by the era known or configured; 0 or -ENOMEM (nothing sent) */

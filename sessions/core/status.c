@@ -138,7 +138,7 @@ static void list_notes(cJSON *o, const mcp_session *s)
 	int i;
 
 	for (i = 0; i < MCP_NLISTS; i++) {
-		const cJSON *n = s->notes[i];
+		const cJSON *n = session_list_note_of(s, i);
 		const cJSON *k = cJSON_GetObjectItemCaseSensitive(n, "kind");
 		const cJSON *e = cJSON_GetObjectItemCaseSensitive(n, "error");
 		cJSON *d;

@@ -594,7 +594,10 @@ void surface_free(mcp_session *s)
 {
 	int k;
 
-	names_free(&s->help);
+	if (s->help)
+		names_free(s->help);
+	free(s->help);
+	s->help = NULL;
 	if (!s->sf)
 		return;
 	for (k = 0; k < MCP_NLISTS; k++)
