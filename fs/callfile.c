@@ -480,8 +480,9 @@ int callfile_target(struct callfile *cf, const char *name)
 }
 
 /* A complete request (or the empty one) in cf->in: parsed once and sent,
- * for cf->closer when w, else for the caller of the current write. */
-static int dispatch(struct callfile *cf, int w)
+ * for cf->closer when w, else for the caller of the current write;
+ * checked: jsonwrite's check passed it (not so lines made into JSON). */
+static int dispatch(struct callfile *cf, int w, int checked)
 {
 	const char *p = cf->in.buf.p ? cf->in.buf.p : "";
 	size_t len = cf->in.buf.len;
@@ -495,7 +496,8 @@ static int dispatch(struct callfile *cf, int w)
 
 	if (r == 0) /* the key is "t:" or "p:" and the name */
 		r = mcp_req_parse(p, len, cf->key ? cf->key + 2 : NULL,
-				  cf->prompt ? MCP_REQ_PROMPT : 0, &q, &why);
+				  (cf->prompt ? MCP_REQ_PROMPT : 0) |
+				  (checked ? MCP_REQ_CHECKED : 0), &q, &why);
 	if (r == 0 && (r = ready(cf, mcp_req_key(q), w, &rec)) < 0)
 		mcp_req_free(q);
 	else if (r == 0 && (r = mcp_call_start(srv, s, q, &c)) == 0)
@@ -565,7 +567,7 @@ static int lines_dispatch(struct callfile *cf, int w)
 	lines_reset(cf);
 	jsonwrite_clear(&cf->in);
 	if (r == 0 && gbuf_puts(&cf->in.buf, json) == 0)
-		r = dispatch(cf, w);
+		r = dispatch(cf, w, 0);
 	else if (why)
 		refuse(cf, why, w);
 	free(json);
@@ -615,7 +617,7 @@ void callfile_write(struct callfile *cf, fuse_req_t req, const char *buf,
 	else if (r == -EINVAL)
 		refuse(cf, cf->in.why, 0);
 	if (r == JW_DONE)
-		r = dispatch(cf, 0);
+		r = dispatch(cf, 0, 1);
 	if (r < 0)
 		fuse_reply_err(req, -r);
 	else
@@ -648,7 +650,7 @@ void callfile_flush(struct callfile *cf, fuse_req_t req)
 		}
 		r = jsonwrite_finish(&cf->in);
 		if (r == JW_DONE)
-			r = dispatch(cf, 0);
+			r = dispatch(cf, 0, 1);
 		else if (r < 0)
 			refuse(cf, cf->in.why, 0);
 	}
@@ -661,7 +663,7 @@ void callfile_free(struct callfile *cf)
 
 	if (cf->key && cf->write_only && !cf->sent && cf->closer &&
 	    !jsonwrite_pending(&cf->in)) /* ": > tools/x": {} at last close */
-		dispatch(cf, 1);
+		dispatch(cf, 1, 0);
 	for (i = 0; i < cf->nparked; i++)
 		fuse_reply_err(cf->parked[i].req, EINTR);
 	mcp_listener_remove(&cf->lis);

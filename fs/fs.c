@@ -1,17 +1,19 @@
 /*
  * fs.c - the mcpfs tree on the libfuse low-level API: the ops.
  *
- *   MOUNT/.status, MOUNT/README.md, MOUNT/<server>/{call,tools.json,help/},
- *   MOUNT/<server>/<thread>/{call,status,tools.json,stderr,events,ctl},
- *   and in each thread tools/, result/, resources/, prompts/, help/ and
- *   their .json files, which listing.c serves.
+ *   MOUNT/.status, MOUNT/README.md, MOUNT/.serve.json,
+ *   MOUNT/<server>/{call,tools.json,help/,auth},
+ *   MOUNT/<server>/<thread>/{call,status,tools.json,stderr,events,trace,
+ *   ctl}, in each thread tools/, result/, resources/, prompts/,
+ *   help/ and their .json files, which listing.c serves, skills/
+ *   (skillsdir.c), and requests/ and tasks/ (dirs.c).
  *
  * Nodes and inode numbers are node.c's; what each kind of file may do
  * (its name, whether it is a directory, writable, sized, a listing) is
- * the table fs_kinds there, which every op asks. Every handler ends in exactly one
- * fuse_reply_*; reads of call and tools.json may park their request and
- * reply later (callfile.c), and so may lookups, opens and listings that
- * wait for a listing (listing.c).
+ * the table fs_kinds (kinds.c), which every op asks. Every handler ends
+ * in exactly one fuse_reply_*; reads of call and tools.json may park
+ * their request and reply later (callfile.c), and so may lookups, opens
+ * and listings that wait for a listing (listing.c).
  */
 #include <errno.h>
 #include <poll.h>
@@ -28,6 +30,9 @@
 #include "fs.h"
 #include "gbuf.h"
 #include "writers.h"
+#ifdef MCPFS_FUSE318
+#include "fuse318.h"
+#endif
 
 /* The mounted session (the loop thread's alone: NULL before the mount and
  * from the shutdown on). */
@@ -229,6 +234,9 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		mcp_session_hold(n.s);
 	fi->fh = (uint64_t)(uintptr_t)h;
 	fi->direct_io = 1; /* call is seekable: callfile.c ignores offsets */
+#ifdef MCPFS_FUSE318	/* bench only: passthrough of a big reply */
+	fuse318_open(req, &n, fi);
+#endif
 	if (ops->open_reply) {
 		ops->open_reply(req, ino, h, fi); /* replies, or fails, frees */
 		return;

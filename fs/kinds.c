@@ -2,8 +2,9 @@
  * kinds.c - the table of file kinds, fs_kinds: for each kind its name in
  * a directory, what it may do (flags), its ops (the file that serves an
  * open file of it) and the small functions its ops and node.c ask: its
- * size, its snapshot, whether it is there now, its times. Nothing here
- * is called by name from another file: the table is the way in.
+ * size, its snapshot, whether it is there now, its times. The table is
+ * the way in: nothing else here is called by name from another file but
+ * fs_dir and fs_dir_parent, a directory's ops and its parent.
  *
  * To add a kind: a K_ name in fs.h's enum kind, an entry here and, if no
  * ops below fit, one file with its ops (declared in fs.h, added to

@@ -45,11 +45,6 @@ struct park {
 	char name[];
 };
 
-static int listing_failed(const mcp_call *c)
-{
-	return !memcmp(mcp_call_reply(c)->data, "{\"error\"", 8);
-}
-
 static void got_free(mcp_call **got)
 {
 	int i;
@@ -249,7 +244,7 @@ static long help_lookup(const struct node *p, const char *file,
 	e = mcp_entry_find(c, p->s, file, 0);
 	if (e)
 		idx = help_intern(p, e, prompt);
-	else if (listing_failed(c))
+	else if (mcp_call_failed(c))
 		*err = -EIO;
 	mcp_call_unref(c);
 	free(f);
@@ -319,7 +314,7 @@ static int name_entry(const struct node *d, const char *name,
 		*wait = c;
 		return r;
 	}
-	if (listing_failed(c)) {
+	if (mcp_call_failed(c)) {
 		/* no listing (the server is down): the file is there all the
 		 * same, and a call of it reads back the error as call does
 		 * (spec 9) */
@@ -440,7 +435,7 @@ static int help_fill(fuse_req_t req, const struct node *n, struct fh *h,
 		*wait = c[w];
 		return 0;
 	}
-	if (r[0] < 0 || listing_failed(c[0])) {
+	if (r[0] < 0 || mcp_call_failed(c[0])) {
 		if (r[1] > 0)
 			mcp_call_unref(c[1]);
 		return refused(n, r[0], c[0]);
@@ -494,7 +489,7 @@ static int list_fill(fuse_req_t req, const struct node *n, struct fh *h,
 		*wait = c;
 		return 0;
 	}
-	if (r < 0 || listing_failed(c) || mcp_entries(c, n->s, &v, &ne) < 0)
+	if (r < 0 || mcp_call_failed(c) || mcp_entries(c, n->s, &v, &ne) < 0)
 		return refused(n, r, c);
 	for (i = 0; i < ne; i++) {
 		long idx = mcp_name_intern(n->s, fs_kinds[n->kind].list,

@@ -25,6 +25,9 @@
 #include "program.h"
 #include "serve.h"
 #include "writers.h"
+#ifdef MCPFS_FUSE318
+#include "fuse318.h"
+#endif
 
 /* The system's media types (Debian's media-types package). */
 #define MIME_TYPES "/etc/mime.types"
@@ -46,6 +49,7 @@ struct opts {
 	char *serve;            /* --serve [ADDR:]PORT (spec 14) */
 	char *serve_idle;       /* -o serve_idle=SEC */
 	char *serve_connections;/* -o serve_connections=N */
+	char *serve_tools;      /* -o serve_tools=all|search */
 	int serve_remote;       /* -o serve_remote */
 	int notrace;
 };
@@ -81,6 +85,7 @@ static const struct fuse_opt opt_spec[] = {
 	OPT("serve=%s", serve),
 	OPT("serve_idle=%s", serve_idle),
 	OPT("serve_connections=%s", serve_connections),
+	OPT("serve_tools=%s", serve_tools),
 	OPT("serve_remote", serve_remote),
 	OPT("notrace", notrace),
 	OPT("-d", debug),
@@ -156,8 +161,9 @@ static void usage(const char *prog)
 	printf("usage: %s [-c CONFIG]... [options] MOUNTPOINT\n"
 	       "       %s CONFIG MOUNTPOINT [-o OPTS]   (as mount.fuse3 runs "
 	       "it)\n"
-	       "       %s serve [--thread NAME] MOUNTPOINT   (MCP on stdio "
-	       "for an agent)\n\n"
+	       "       %s serve [--thread NAME] [--servers A,B] [--tools "
+	       "all|search]\n"
+	       "             MOUNTPOINT   (MCP on stdio for an agent)\n\n"
 	       "  -c, --config FILE     servers.json (default "
 	       "$XDG_CONFIG_HOME/mcpfs/servers.json,\n"
 	       "                        else the built-in demo); repeats, "
@@ -186,6 +192,9 @@ static void usage(const char *prog)
 	       "(default 64)\n"
 	       "  -o serve_remote       let --serve listen at a non-loopback "
 	       "address\n"
+	       "  -o serve_tools=search serve clients get three tools to "
+	       "search, describe\n"
+	       "                        and call the others (default all)\n"
 	       "  -o OPT                FUSE mount options, and every option "
 	       "above as\n"
 	       "                        -o idle_timeout=S,call_timeout=S,"
@@ -507,6 +516,7 @@ static void free_opts(struct opts *o)
 	free(o->serve);
 	free(o->serve_idle);
 	free(o->serve_connections);
+	free(o->serve_tools);
 }
 
 /* Leave main with rc before mounting, freeing what the options hold. */
@@ -524,7 +534,7 @@ int main(int argc, char **argv)
 	struct fuse_cmdline_opts cl;
 	struct opts o = { 0 };
 	struct mcp_options mo;
-	char self[PATH_MAX], *err, *start_dir;
+	char self[PATH_MAX], door[PATH_MAX + 200], *err, *start_dir;
 	double cap, serve_idle, serve_conns;
 	struct serve_http_opts so;
 	ssize_t n;
@@ -566,7 +576,18 @@ int main(int argc, char **argv)
 	    number_opt("serve_connections", o.serve_connections, 64, 1,
 		       &serve_conns) < 0)
 		return quit(&o, &args, cl.mountpoint, 2);
-	if (o.serve && (rc = serve_http_check(o.serve, o.serve_remote)) < 0) {
+	if (o.serve_tools && serve_tools_default(o.serve_tools) < 0) {
+		fprintf(stderr, "mcpfs: -o serve_tools=%s: all or search\n",
+			o.serve_tools);
+		return quit(&o, &args, cl.mountpoint, 2);
+	}
+	if (o.serve && (rc = serve_http_check(o.serve, o.serve_remote, door,
+					      sizeof door)) < 0) {
+		if (rc == -ENOEXEC) { /* no door without its module */
+			fprintf(stderr, "mcpfs: --serve %s: %s\n", o.serve,
+				door);
+			return quit(&o, &args, cl.mountpoint, 1);
+		}
 		if (rc == -EPERM)
 			fprintf(stderr, "mcpfs: --serve %s: not a loopback "
 				"address: whoever reaches it with the token "
@@ -607,7 +628,12 @@ int main(int argc, char **argv)
 		fuse_opt_add_arg(&args, "-o");
 		fuse_opt_add_arg(&args, "default_permissions");
 	}
+#ifdef MCPFS_FUSE318	/* bench only: FUSE over io_uring (fuse318.c) */
+	se = fuse_session_new(&args, fuse318_ops(&mcpfs_ops), sizeof mcpfs_ops,
+			      NULL);
+#else
 	se = fuse_session_new(&args, &mcpfs_ops, sizeof mcpfs_ops, NULL);
+#endif
 	if (!se) {	/* an option FUSE does not know (it said which) */
 		free(start_dir);
 		return quit(&o, &args, cl.mountpoint, 2);
@@ -631,6 +657,9 @@ int main(int argc, char **argv)
 		mlog(MLOG_INFO, "%s: %s: result/ names only the types mcpfs "
 		     "knows itself", MIME_TYPES, strerror(-rc));
 	mcp_init(loop, &mo, &hooks);
+#ifdef MCPFS_FUSE318
+	fuse318_start(loop);
+#endif
 	if (mcp_load_configs((const char *const *)o.configs, o.nconfigs,
 			     o.project, &err) < 0) {
 		mlog(MLOG_ERR, "%s", err ? err : "invalid config");
@@ -662,6 +691,9 @@ int main(int argc, char **argv)
 		exit_code = 1;
 	}
 	uv_run(loop, UV_RUN_DEFAULT);
+#ifdef MCPFS_FUSE318
+	fuse318_stop();
+#endif
 	fs_fh_free_all();
 	uv_close((uv_handle_t *)&fuse_poll, NULL);
 	uv_close((uv_handle_t *)&sig_int, NULL);

@@ -145,20 +145,28 @@ static writers_probe_fn *probe_fn; /* a test's stand-in, or NULL */
 
 /* ---- /proc and pidfds ---- */
 
-/* Field k (from 3 on) of a stat line, given p just after the ')'. */
-static unsigned long long field(const char *p, int k)
+/* Fields 3 to STAT_LAST of a stat line, given p just after the ')', in
+ * one pass: f[k] for the fields in STAT_WANT, their leading decimal digits
+ * as a number (0 for one past the line's end); the others are skipped. */
+#define STAT_LAST 28
+#define STAT_WANT (1u << 4 | 1u << 20 | 1u << 22 | 1u << 26 | 1u << 27 | \
+		   1u << 28)
+static void fields(const char *p, unsigned long long f[STAT_LAST + 1])
 {
-	int at = 2;
+	unsigned long long v;
+	int k;
 
-	while (*p && at < k) {
+	for (k = 3; k <= STAT_LAST; k++) {
 		while (*p == ' ')
 			p++;
-		at++;
-		if (at < k)
-			while (*p && *p != ' ')
-				p++;
+		if (STAT_WANT >> k & 1) {
+			for (v = 0; *p >= '0' && *p <= '9'; p++)
+				v = v * 10 + (unsigned)(*p - '0');
+			f[k] = v;
+		}
+		while (*p && *p != ' ')
+			p++;
 	}
-	return strtoull(p, NULL, 10);
 }
 
 /* /proc/TID/stat, read from fd at offset 0: ppid (field 4), num_threads
@@ -169,6 +177,7 @@ static unsigned long long field(const char *p, int k)
 static int parse_stat(int fd, struct writers_pinfo *pi, long *nthreads)
 {
 	char buf[1024], *p;
+	unsigned long long f[STAT_LAST + 1];
 	ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
 
 	if (n <= 0)
@@ -176,11 +185,11 @@ static int parse_stat(int fd, struct writers_pinfo *pi, long *nthreads)
 	buf[n] = 0;
 	if (!(p = strrchr(buf, ')')))
 		return -1;
-	pi->ppid = (pid_t)field(p + 1, 4);
-	*nthreads = (long)field(p + 1, 20);
-	pi->start = field(p + 1, 22);
-	pi->image = field(p + 1, 26) * 31 + field(p + 1, 27) * 17 +
-		    field(p + 1, 28);
+	fields(p + 1, f);
+	pi->ppid = (pid_t)f[4];
+	*nthreads = (long)f[20];
+	pi->start = f[22];
+	pi->image = f[26] * 31 + f[27] * 17 + f[28];
 	return 0;
 }
 

@@ -180,7 +180,7 @@ char *ctlesc_json(const char *json, size_t n, size_t *len)
 			i++; /* not UTF-8, or C0 80: left as it is */
 			continue;
 		}
-		if (cp == 0x7f || (cp >= 0x80 && cp <= 0x9f)) {
+		if (cp >= 0x7f && ctlesc_unsafe(cp)) {
 			gbuf_add(&b, json + run, i - run);
 			gbuf_printf(&b, "\\u%04x", cp);
 			i += k;

@@ -47,9 +47,11 @@ size_t ctlesc_unsafe_at(const char *s, size_t avail);
 int ctlesc_needed(const char *s, int multiline);
 
 /*
- * NUL-terminated JSON text of n bytes (as cJSON prints it: C0 controls already escaped) with DEL and
- * the C1 controls inside its strings escaped too (\u007f, \u0080 ...), so
- * that a terminal showing the file runs none of them. The JSON means the
+ * NUL-terminated JSON text of n bytes (as cJSON prints it: C0 controls
+ * already escaped) with DEL and every other unsafe code point above it
+ * (ctlesc_unsafe: C1, bidi and line marks) escaped as \u007f, \u202e ...,
+ * so that a terminal showing the file runs none of them and shows it in
+ * its order. The whitespace between tokens stays. The JSON means the
  * same. Malloc'd, its length in *len; NULL on ENOMEM.
  */
 char *ctlesc_json(const char *json, size_t n, size_t *len);

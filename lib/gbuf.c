@@ -1,8 +1,10 @@
 /*
- * gbuf.c - the growing byte buffer of gbuf.h: doubling from 256 bytes.
+ * gbuf.c - the growing byte buffer of gbuf.h, doubling from 256 bytes, and
+ * its growing array, doubling from the caller's minimum.
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,4 +92,22 @@ int gbuf_printf(struct gbuf *b, const char *fmt, ...)
 	r = gbuf_add(b, s, (size_t)n);
 	free(s);
 	return r;
+}
+
+void *gbuf_grow(void *v, size_t *cap, size_t n, size_t size, size_t min)
+{
+	size_t c = *cap ? *cap : min;
+	void *nv;
+
+	if (n <= *cap)
+		return v;
+	while (c < n) {
+		if (c > SIZE_MAX / 2)
+			return NULL;
+		c *= 2;
+	}
+	if (!size || c > SIZE_MAX / size || !(nv = realloc(v, c * size)))
+		return NULL;
+	*cap = c;
+	return nv;
 }

@@ -8,6 +8,9 @@
  * remembered in oom, so a run of adds may be checked once at the end.
  * frame.c keeps its own buffer: it hands its block to a reply without a
  * copy (frame_take) and scans in place, which a general buffer cannot.
+ *
+ * gbuf_grow is the same for an array of any type: the one way an array
+ * of unknown length grows.
  */
 #ifndef MCPFS_GBUF_H
 #define MCPFS_GBUF_H
@@ -34,5 +37,15 @@ char *gbuf_take(struct gbuf *b);
 /* Forget the bytes, keep the memory. */
 void gbuf_clear(struct gbuf *b);
 void gbuf_free(struct gbuf *b);
+
+/* The array v (malloc'd or NULL) of *cap elements of size bytes, with
+ * room for n: v itself when it has, else v moved to a capacity doubled
+ * from min (> 0) until it does, *cap updated. NULL on ENOMEM, and then v
+ * and *cap are as they were. The idiom:
+ *	if (!(nv = gbuf_grow(a->v, &a->cap, a->n + 1, sizeof *nv, 16)))
+ *		return -ENOMEM;
+ *	a->v = nv;
+ */
+void *gbuf_grow(void *v, size_t *cap, size_t n, size_t size, size_t min);
 
 #endif

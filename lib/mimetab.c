@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "gbuf.h"
 #include "mimetab.h"
 
 struct mt {
@@ -72,7 +73,7 @@ static int good_ext(const char *e, size_t n)
 int mimetab_load(const char *path)
 {
 	FILE *f = fopen(path, "r");
-	struct mt *v = NULL;
+	struct mt *v = NULL, *w;
 	size_t n = 0, cap = 0, i, j;
 	char line[1024];
 	int r = 0;
@@ -92,17 +93,11 @@ int mimetab_load(const char *path)
 		en = strcspn(ext, " \t\r\n");
 		if (!tn || !memchr(type, '/', tn) || !good_ext(ext, en))
 			continue; /* a type with no extension, or not one */
-		if (n == cap) {
-			struct mt *w = realloc(v, (cap ? cap * 2 : 512) *
-					       sizeof *v);
-
-			if (!w) {
-				r = -ENOMEM;
-				break;
-			}
-			v = w;
-			cap = cap ? cap * 2 : 512;
+		if (!(w = gbuf_grow(v, &cap, n + 1, sizeof *v, 512))) {
+			r = -ENOMEM;
+			break;
 		}
+		v = w;
 		v[n].type = strndup(type, tn);
 		if (!v[n].type) {
 			r = -ENOMEM;

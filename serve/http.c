@@ -37,6 +37,12 @@
  * 503 on its socket itself, which libmicrohttpd has written nothing on
  * while it waits for a request, and shutting the socket down: its next
  * run sees the end and closes it.
+ *
+ * This file, httpconn.c, httpcheck.c, httptoken.c and doorenv.c are the
+ * module mcpfs-serve.so (door.h), which serve/door.c loads for --serve
+ * only: the core is reached through door_env (the peers, the log, the
+ * thread name check, the client entry), and mcpfs_door, at the end, is
+ * the one symbol the module exports.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -53,18 +59,11 @@
 #include <microhttpd.h>
 #include <uv.h>
 
+#include "door.h"
 #include "gbuf.h"
 #include "httpcheck.h"
 #include "httpconn.h"
-#include "serve.h"
 #include "mlog.h"
-#include "sessions.h"
-
-/* The protocol versions a client may name in MCP-Protocol-Version: those
- * serve/peer.c negotiates at initialize. */
-static const char *const versions[] = {
-	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05",
-};
 
 #define MAX_SESSIONS 256
 
@@ -86,9 +85,10 @@ struct hreq {                    /* one POST */
 	struct hc_body body;
 	uint64_t tag;
 	int dispatched, suspended, done, fresh;
-	char *reply;                 /* the answer as JSON, when it came at once */
+	char *reply;                 /* the answer as JSON, when it came first */
 	size_t rlen;
-	int sse;                     /* ... else an event stream: */
+	int sse;                     /* ... else an event stream (2: none
+				      * queued yet, it waits suspended) */
 	struct gbuf q;               /* its events not yet sent */
 	size_t qoff;
 };
@@ -245,11 +245,13 @@ static void hs_send(struct serve_out *o, const char *json, size_t len,
 	LIST_FOREACH(r, &hs->reqs, link) {
 		if (r->tag != tag || r->done)
 			continue;
-		if (r->sse) /* progress, then the reply, as events */
-			event(r, json, len);
-		else if (last && (r->reply = malloc(len)) != NULL) {
+		/* the reply at once, or first of all: plain JSON */
+		if (last && (!r->sse || (r->sse == 2 && !r->q.len)) &&
+		    (r->reply = malloc(len)) != NULL) {
 			memcpy(r->reply, json, len);
 			r->rlen = len;
+		} else if (r->sse) { /* progress, then the reply, as events */
+			event(r, json, len);
 		} else if (!last) {
 			return; /* before the stream: a reply comes at once */
 		}
@@ -285,7 +287,7 @@ static void hs_end(struct hsess *hs)
 	}
 	LIST_REMOVE(hs, link);
 	nsess--;
-	serve_peer_end(hs->peer);
+	door_env.peer_close(hs->peer);
 	free(hs);
 }
 
@@ -302,9 +304,9 @@ static void session_expire(uint64_t now)
 	for (hs = LIST_FIRST(&sessions); hs; hs = next) {
 		next = LIST_NEXT(hs, link);
 		if (hs_idle(hs) && now - hs->last >= idle_ms) {
-			mlog(MLOG_INFO, "serve: HTTP session %.8s... idle for "
-			     "%llu s: ended", hs->id,
-			     (unsigned long long)(idle_ms / 1000));
+			door_log(MLOG_INFO, "serve: HTTP session %.8s... "
+				 "idle for %llu s: ended", hs->id,
+				 (unsigned long long)(idle_ms / 1000));
 			hs_end(hs);
 		}
 	}
@@ -341,7 +343,7 @@ static struct hsess *hs_new(const char *thread)
 	hs->out.send = hs_send;
 	hs->out.asks = 1; /* on the call's event stream, else the GET one */
 	LIST_INIT(&hs->reqs);
-	if (!(hs->peer = serve_peer_new(thread, &hs->out))) {
+	if (!(hs->peer = door_env.peer_open(thread, &hs->out))) {
 		free(hs);
 		return NULL;
 	}
@@ -413,16 +415,14 @@ static const char *header(struct MHD_Connection *c, const char *name)
 }
 
 /* 1 when MCP-Protocol-Version is absent (MCP: assume 2025-03-26) or a
- * version mcpfs speaks; MCP wants 400 for any other. */
+ * version mcpfs speaks (serve/peer.c negotiates those at initialize); MCP
+ * wants 400 for any other. */
 static int version_ok(struct MHD_Connection *c)
 {
 	const char *v = header(c, "MCP-Protocol-Version");
-	size_t i;
+	int i = v ? door_env.version_at(v) : 0;
 
-	for (i = 0; v && i < sizeof versions / sizeof *versions; i++)
-		if (!strcmp(v, versions[i]))
-			return 1;
-	return !v;
+	return i >= 0 && i < door_env.versions_spoken;
 }
 
 #define PARSE_ERROR "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":" \
@@ -472,16 +472,27 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 
 static enum MHD_Result stream(struct MHD_Connection *c, struct hreq *r)
 {
-	struct MHD_Response *rs = MHD_create_response_from_callback(
-		MHD_SIZE_UNKNOWN, 16384, stream_read, r, NULL);
+	int whole = r->done && r->hs; /* all in: one write, no chunks */
+	struct MHD_Response *rs;
 	enum MHD_Result ok;
 
+	if (whole && r->reply) { /* nothing before the reply: plain JSON */
+		r->sse = 0;
+		return respond(c, MHD_HTTP_OK, "application/json", r->reply,
+			       r->rlen, r->fresh ? r->hs->id : NULL);
+	}
+	rs = whole ? MHD_create_response_from_buffer(r->q.len, r->q.p,
+						     MHD_RESPMEM_MUST_COPY)
+		   : MHD_create_response_from_callback(
+			     MHD_SIZE_UNKNOWN, 16384, stream_read, r, NULL);
 	if (!rs)
 		return MHD_NO;
+	if (whole)
+		gbuf_clear(&r->q);
 	r->sse = 1;
 	MHD_add_response_header(rs, "Content-Type", "text/event-stream");
 	MHD_add_response_header(rs, "Cache-Control", "no-cache");
-	if (r->fresh)
+	if (r->fresh && r->hs)
 		MHD_add_response_header(rs, "Mcp-Session-Id", r->hs->id);
 	ok = MHD_queue_response(c, MHD_HTTP_OK, rs);
 	MHD_destroy_response(rs);
@@ -511,11 +522,45 @@ static enum MHD_Result standalone(struct MHD_Connection *c, void **ctx)
 	return stream(c, r);
 }
 
+/* A new session of /mcp[/thread]?servers=a,b&tools=search (scope.c);
+ * NULL when it is refused (answered: 400 with the initialize request's
+ * JSON-RPC error, or 500). */
+static struct hsess *scoped(struct MHD_Connection *c, const char *thread,
+			    const struct gbuf *b, enum MHD_Result *res)
+{
+	const char *srv = MHD_lookup_connection_value(
+		c, MHD_GET_ARGUMENT_KIND, "servers");
+	const char *tools = MHD_lookup_connection_value(
+		c, MHD_GET_ARGUMENT_KIND, "tools");
+	struct hsess *hs = NULL;
+	char why[600], *e;
+
+	if (door_env.scope_check(srv, tools, why, sizeof why) < 0) {
+		e = door_env.scope_refusal(b->p, b->len, why);
+		*res = e ? respond(c, MHD_HTTP_BAD_REQUEST, "application/json",
+				   e, strlen(e), NULL)
+			 : refuse(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
+				  "out of memory");
+		cJSON_free(e);
+		return NULL;
+	}
+	hs = hs_new(*thread ? thread : NULL);
+	if (hs && door_env.peer_scope(hs->peer, srv, tools) < 0) {
+		hs_end(hs);
+		hs = NULL;
+	}
+	if (!hs)
+		*res = refuse(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
+			      "out of memory");
+	return hs;
+}
+
 static enum MHD_Result dispatch(struct MHD_Connection *c, struct hreq *r,
 				const char *thread)
 {
 	const char *sid = header(c, "Mcp-Session-Id");
 	struct gbuf *b = &r->body.buf;
+	enum MHD_Result res;
 	int k, init;
 
 	r->dispatched = 1;
@@ -527,10 +572,8 @@ static enum MHD_Result dispatch(struct MHD_Connection *c, struct hreq *r,
 	if (!sid && init && nsess >= MAX_SESSIONS)
 		return busy(c, &b_sessions, session_retry());
 	if (!sid && init) {
-		r->hs = hs_new(*thread ? thread : NULL);
-		if (!r->hs)
-			return refuse(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
-				      "out of memory");
+		if (!(r->hs = scoped(c, thread, b, &res)))
+			return res;
 		r->fresh = 1;
 	} else if (!sid) {
 		return refuse(c, MHD_HTTP_BAD_REQUEST, "Mcp-Session-Id "
@@ -541,7 +584,7 @@ static enum MHD_Result dispatch(struct MHD_Connection *c, struct hreq *r,
 	LIST_INSERT_HEAD(&r->hs->reqs, r, link);
 	r->hs->last = uv_now(loop_);
 	r->tag = ++tags;
-	k = serve_peer_input(r->hs->peer, b->p, b->len, r->tag);
+	k = door_env.peer_put(r->hs->peer, b->p, b->len, r->tag);
 	hc_body_drop(&pool, &r->body); /* held no longer */
 	if (k == 0) {
 		r->done = 1;
@@ -559,7 +602,14 @@ static enum MHD_Result dispatch(struct MHD_Connection *c, struct hreq *r,
 	if (r->done)
 		return respond(c, MHD_HTTP_OK, "application/json", r->reply,
 			       r->rlen, r->fresh ? r->hs->id : NULL);
-	return stream(c, r);
+	/* no headers until its first message (progress, a question, the
+	 * reply) or keep-alive: a reply first is the whole stream at once */
+	r->sse = 2;
+	r->suspended = 1;
+	MHD_suspend_connection(c);
+	if (!uv_is_active((uv_handle_t *)&ka_timer))
+		uv_timer_start(&ka_timer, ka_cb, 1000, 1000);
+	return MHD_YES;
 }
 
 /* The headers are in: who, from where, what. A refusal here is sent
@@ -631,7 +681,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
 	struct hconn *hc = hconn_of(c);
 	const char *thread = hc_thread_of_path(url);
 
-	if (thread && *thread && mcp_thread_name_check(thread))
+	if (thread && *thread && door_env.thread_check(thread))
 		thread = NULL; /* a name mkdir refuses (help, auth): 404 */
 	(void)cls;
 	(void)version;
@@ -647,8 +697,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
 		*size = 0;
 		return MHD_YES;
 	}
-	if (r->dispatched)
-		return MHD_YES;
+	if (r->dispatched) /* again: resumed, maybe with no response yet */
+		return r->sse == 2 ? stream(c, r) : MHD_YES;
 	if (hc)
 		hc->phase = C_BUSY;
 	switch (r->body.state) { /* MHD takes an answer once the body is in */
@@ -689,7 +739,7 @@ static void completed(void *cls, struct MHD_Connection *c, void **ctx,
 		} else {
 			LIST_REMOVE(r, link);
 			if (!r->done) /* the client left before its reply */
-				serve_peer_drop(r->hs->peer, r->tag);
+				door_env.peer_cancel(r->hs->peer, r->tag);
 		}
 	}
 	hc_body_drop(&pool, &r->body);
@@ -709,12 +759,12 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	n = vsnprintf(b, sizeof b, fmt, ap);
 	if (n > 0 && (size_t)n < sizeof b && b[n - 1] == '\n')
 		b[n - 1] = 0;
-	mlog(MLOG_WARN, "serve: libmicrohttpd: %s", b);
+	door_log(MLOG_WARN, "serve: libmicrohttpd: %s", b);
 }
 
 /* ---- start and stop ---- */
 
-int serve_http_check(const char *addr, int remote)
+static int door_check(const char *addr, int remote)
 {
 	struct sockaddr_storage ss;
 	socklen_t len;
@@ -742,12 +792,14 @@ static void client_entry(const char *host, unsigned port)
 	cJSON_AddStringToObject(h, "Authorization", url);
 	entry = cJSON_Print(e);
 	cJSON_Delete(e);
-	mcp_set_client_entry(entry);
+	door_env.client_entry(entry);
 	cJSON_free(entry);
 }
 
-int serve_http_start(uv_loop_t *loop, const struct serve_http_opts *o)
+static int door_start(const struct door_env *env,
+		      const struct serve_http_opts *o)
 {
+	uv_loop_t *loop = env->loop;
 	struct sockaddr_storage ss;
 	const union MHD_DaemonInfo *info;
 	socklen_t len;
@@ -756,6 +808,7 @@ int serve_http_start(uv_loop_t *loop, const struct serve_http_opts *o)
 	char host[64], a[INET6_ADDRSTRLEN], kept[4200];
 	unsigned conn_max;
 
+	door_env_set(env); /* first: serve_token logs */
 	if (hc_listen_addr(o->addr, &ss, &len, &loopback) < 0 ||
 	    serve_token(o->mountpoint, token, kept, sizeof kept) < 0)
 		return -EINVAL;
@@ -783,7 +836,8 @@ int serve_http_start(uv_loop_t *loop, const struct serve_http_opts *o)
 				   MHD_OPTION_CONNECTION_TIMEOUT, 60u,
 				   MHD_OPTION_END);
 	if (!daemon_) {
-		mlog(MLOG_ERR, "--serve %s: cannot listen there", o->addr);
+		door_log(MLOG_ERR, "--serve %s: cannot listen there",
+			 o->addr);
 		return -EADDRINUSE;
 	}
 	info = MHD_get_daemon_info(daemon_, MHD_DAEMON_INFO_EPOLL_FD);
@@ -801,20 +855,20 @@ int serve_http_start(uv_loop_t *loop, const struct serve_http_opts *o)
 		  (void *)&((struct sockaddr_in *)&ss)->sin_addr, a, sizeof a);
 	snprintf(host, sizeof host, v6 ? "[%s]" : "%s", a);
 	client_entry(host, port);
-	mlog(MLOG_INFO, "serve: MCP over HTTP at http://%s:%u/mcp (the token "
-	     "is in MOUNT/.serve.json%s%s%s), at most %u connections and %d "
-	     "sessions, sessions idle for %u s end", host, port,
-	     *kept ? ", kept in " : "", kept,
-	     *kept ? ": delete it for a new one" : "", conn_max,
-	     MAX_SESSIONS, o->idle);
+	door_log(MLOG_INFO, "serve: MCP over HTTP at http://%s:%u/mcp (the "
+		 "token is in MOUNT/.serve.json%s%s%s), at most %u "
+		 "connections and %d sessions, sessions idle for %u s end",
+		 host, port, *kept ? ", kept in " : "", kept,
+		 *kept ? ": delete it for a new one" : "", conn_max,
+		 MAX_SESSIONS, o->idle);
 	if (!loopback)
-		mlog(MLOG_WARN, "serve: %s is not a loopback address "
-		     "(-o serve_remote): whoever reaches it with the token "
-		     "drives the mount, over plain HTTP", host);
+		door_log(MLOG_WARN, "serve: %s is not a loopback address "
+			 "(-o serve_remote): whoever reaches it with the "
+			 "token drives the mount, over plain HTTP", host);
 	return 0;
 }
 
-void serve_http_stop(void)
+static void door_stop(void)
 {
 	if (!daemon_)
 		return;
@@ -827,5 +881,17 @@ void serve_http_stop(void)
 	uv_close((uv_handle_t *)&sweep_timer, NULL);
 	MHD_stop_daemon(daemon_);
 	daemon_ = NULL;
-	mcp_set_client_entry(NULL);
+	door_env.client_entry(NULL);
 }
+
+/* The module's one exported symbol (it is built with hidden visibility),
+ * which serve/door.c looks up by DOOR_MODULE_ENTRY after dlopen. */
+__attribute__((visibility("default")))
+extern const struct door_module mcpfs_door;
+
+const struct door_module mcpfs_door = {
+	.env_size = sizeof(struct door_env),
+	.check = door_check,
+	.start = door_start,
+	.stop = door_stop,
+};

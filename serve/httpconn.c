@@ -29,6 +29,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 
+#include "door.h"
 #include "httpconn.h"
 #include "mlog.h"
 
@@ -48,11 +49,12 @@ void hbound_hit(struct hbound *b, const char *done)
 		return;
 	}
 	if (b->more)
-		mlog(MLOG_WARN, "serve: over the bound of %s: %s (and %u "
-		     "more since the last line)", b->what, done, b->more);
+		door_log(MLOG_WARN, "serve: over the bound of %s: %s (and "
+			 "%u more since the last line)", b->what, done,
+			 b->more);
 	else
-		mlog(MLOG_WARN, "serve: over the bound of %s: %s", b->what,
-		     done);
+		door_log(MLOG_WARN, "serve: over the bound of %s: %s",
+			 b->what, done);
 	b->logged = now;
 	b->more = 0;
 }
@@ -180,9 +182,10 @@ unsigned hconn_limit(unsigned want)
 	       rl.rlim_cur / 4 - CONN_SLACK - 3 : 1;
 	if (want <= most)
 		return want;
-	mlog(MLOG_WARN, "serve: -o serve_connections=%u is over a quarter of "
-	     "the descriptors mcpfs may open (ulimit -n %llu): %llu", want,
-	     (unsigned long long)rl.rlim_cur, (unsigned long long)most);
+	door_log(MLOG_WARN, "serve: -o serve_connections=%u is over a "
+		 "quarter of the descriptors mcpfs may open (ulimit -n "
+		 "%llu): %llu", want, (unsigned long long)rl.rlim_cur,
+		 (unsigned long long)most);
 	return (unsigned)most;
 }
 

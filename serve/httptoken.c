@@ -26,8 +26,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "door.h"
 #include "mlog.h"
-#include "serve.h"
 
 #define TOKEN_FILE_MAX 4096
 
@@ -190,8 +190,9 @@ int serve_token(const char *mountpoint, char out[65], char *path, size_t n)
 	if (state_dir(dir, sizeof dir) < 0)
 		*dir = 0;
 	if ((dfd = token_dirfd()) < 0) {
-		mlog(MLOG_WARN, "serve: no state directory for the token "
-		     "(%s): a new one at each mount", strerror(-dfd));
+		door_log(MLOG_WARN, "serve: no state directory for the "
+			 "token (%s): a new one at each mount",
+			 strerror(-dfd));
 	} else {
 		r = token_read(dfd, name, real, out, &why);
 		if (r == 0) {
@@ -200,9 +201,9 @@ int serve_token(const char *mountpoint, char out[65], char *path, size_t n)
 			return 0;
 		}
 		if (r != -ENOENT)
-			mlog(MLOG_WARN, "serve: the kept token %s/mcpfs/serve/"
-			     "%s is not used (%s): a new one replaces it", dir,
-			     name, why);
+			door_log(MLOG_WARN, "serve: the kept token "
+				 "%s/mcpfs/serve/%s is not used (%s): a new "
+				 "one replaces it", dir, name, why);
 	}
 	if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b) {
 		if (dfd >= 0)
@@ -213,9 +214,9 @@ int serve_token(const char *mountpoint, char out[65], char *path, size_t n)
 		sprintf(out + 2 * i, "%02x", b[i]);
 	if (dfd >= 0) {
 		if ((r = token_write(dfd, name, real, out)) < 0)
-			mlog(MLOG_WARN, "serve: cannot keep the token in "
-			     "%s/mcpfs/serve/%s (%s): a new one at each mount",
-			     dir, name, strerror(-r));
+			door_log(MLOG_WARN, "serve: cannot keep the token "
+				 "in %s/mcpfs/serve/%s (%s): a new one at "
+				 "each mount", dir, name, strerror(-r));
 		else
 			snprintf(path, n, "%s/mcpfs/serve/%s", dir, name);
 		close(dfd);

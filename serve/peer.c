@@ -30,6 +30,7 @@
 #include "mlog.h"
 #include "peer.h"
 #include "route.h"
+#include "scope.h"
 
 #define SEP ROUTE_SEP          /* SERVER__TOOL */
 
@@ -65,10 +66,10 @@ static void send_error(struct serve_peer *p, const char *id, int code,
 
 /* ---- servers and threads ---- */
 
-/* How many servers name + "__" begins name (with something after it):
- * the last of them in *srv and in *rest what follows it. */
-static int split_name(const char *name, const char **rest,
-		      struct mcp_stat *srv)
+/* How many servers of p name + "__" begins name (with something after
+ * it): the last of them in *srv and in *rest what follows it. */
+static int split_name(const struct serve_peer *p, const char *name,
+		      const char **rest, struct mcp_stat *srv)
 {
 	struct mcp_stat st = { 0 };
 	size_t n;
@@ -76,7 +77,7 @@ static int split_name(const char *name, const char **rest,
 
 	while (mcp_next(0, st.id, &st) == 0) {
 		n = strlen(st.name);
-		if (!strncmp(name, st.name, n) &&
+		if (scope_sees(p, st.name) && !strncmp(name, st.name, n) &&
 		    !strncmp(name + n, SEP, 2) && name[n + 2]) {
 			*srv = st;
 			*rest = name + n + 2;
@@ -238,7 +239,7 @@ static void list_done(struct job *j)
 		} else if (j->route == R_CALL) {
 			k = route_name(src, ns, j->uri, &rest);
 			to = k < 0 ? 0 : ids[k];
-		} else {
+		} else { /* R_LIST, R_SEARCH */
 			all = route_merge(src, ns, route_kinds[j->what]);
 		}
 	}
@@ -254,6 +255,15 @@ static void list_done(struct job *j)
 		call_routed(j, to, rest);
 	} else if (!all) {
 		send_error(j->p, j->id, -32603, "out of memory", j->tag);
+		job_free(j);
+	} else if (j->route == R_SEARCH) {
+		r = search_answer(all, j->read);
+		cJSON_Delete(all);
+		if (r)
+			send_result(j->p, j->id, r, j->tag);
+		else
+			send_error(j->p, j->id, -32603, "out of memory",
+				   j->tag);
 		job_free(j);
 	} else {
 		r = cJSON_CreateObject();
@@ -286,7 +296,7 @@ static void call_done(struct job *j)
 	}
 	/* mcpfs's own errors are {"error": E}: {"jsonrpc", "id", "error": E};
 	 * anything else is the result as the server sent it */
-	if (!strncmp(b->data, "{\"error\":", 9))
+	if (mcp_call_failed(j->w[0].c))
 		k = (size_t)sprintf(m, "{\"jsonrpc\":\"2.0\",\"id\":%s,%.*s",
 				    j->id, (int)(n - 1), b->data + 1);
 	else
@@ -308,22 +318,17 @@ static void job_done(struct job *j)
 
 /* ---- the client's requests ---- */
 
-static const char *const versions[] = {
-	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05",
-};
-
 static void initialize(struct serve_peer *p, const char *id, cJSON *params,
 		       uint64_t tag)
 {
 	cJSON *v = cJSON_GetObjectItemCaseSensitive(params, "protocolVersion");
-	const char *ver = versions[0];
+	int i = cJSON_IsString(v) ? mcp_version_at(v->valuestring) : -1;
 	cJSON *r = cJSON_CreateObject(), *caps, *c, *info;
-	size_t i;
+	const char *ver;
 
-	for (i = 0; cJSON_IsString(v) && i < sizeof versions / sizeof *versions;
-	     i++)
-		if (!strcmp(v->valuestring, versions[i]))
-			ver = versions[i];
+	if (i < 0 || i >= MCP_VERSIONS_SPOKEN)
+		i = 0; /* ours, the newest */
+	ver = mcp_versions[i];
 	c = cJSON_GetObjectItemCaseSensitive(params, "capabilities");
 	p->elicit = cJSON_GetObjectItemCaseSensitive(c, "elicitation") != NULL;
 	p->sample = cJSON_GetObjectItemCaseSensitive(c, "sampling") != NULL;
@@ -339,7 +344,8 @@ static void initialize(struct serve_peer *p, const char *id, cJSON *params,
 	info = cJSON_AddObjectToObject(r, "serverInfo");
 	cJSON_AddStringToObject(info, "name", "mcpfs");
 	cJSON_AddStringToObject(info, "version", MCPFS_VERSION);
-	cJSON_AddStringToObject(r, "instructions",
+	cJSON_AddStringToObject(r, "instructions", scope_search(p)
+		? search_instructions :
 		"The tools of every server of an mcpfs mount, as "
 		"SERVER__TOOL. Calls run in the thread " "directories of the "
 		"mount, which a shell can read and call into.");
@@ -385,6 +391,8 @@ static void lists_ask(struct job *j)
 	j->left = 1; /* held until every listing is asked for */
 	srv.id = 0;
 	while (j->n < room && mcp_next(0, srv.id, &srv) == 0) {
+		if (!scope_sees(j->p, srv.name))
+			continue;
 		if (mcp_list(srv.server, NULL, j->what, &c) == 0)
 			job_wait(j, c, srv.id, j->what);
 		if (j->route == R_READ && j->n < room &&
@@ -490,7 +498,7 @@ static void tools_call(struct serve_peer *p, const char *id, cJSON *params,
 	cJSON *req, *in;
 	struct job *j;
 	int k = cJSON_IsString(name) ?
-		split_name(name->valuestring, &rest, &srv) : 0;
+		split_name(p, name->valuestring, &rest, &srv) : 0;
 
 	if (k == 0) {
 		send_error(p, id, -32602, prompt ? "no such prompt (names are "
@@ -580,6 +588,35 @@ static void resources_read(struct serve_peer *p, const char *id,
 	lists_ask(j);
 }
 
+/* A search client's call of one of the three tools (scope.h): a call
+ * goes on as a direct one; a search or a describe looks in the listing
+ * its tools/list would give. */
+static void search_call(struct serve_peer *p, const char *id,
+			cJSON *params, uint64_t tag)
+{
+	const char *why;
+	cJSON *in;
+	struct job *j;
+
+	if (search_which(params) == SEARCH_CALL) {
+		if ((in = search_call_params(params, &why)))
+			tools_call(p, id, in, tag, 0);
+		else
+			send_error(p, id, why ? -32602 : -32603,
+				   why ? why : "out of memory", tag);
+		cJSON_Delete(in);
+		return;
+	}
+	if (!(j = lists_new(p, id, tag, MCP_TOOLS, "tools/list", R_SEARCH)))
+		return;
+	if (!(j->read = cJSON_Duplicate(params, 1))) {
+		send_error(p, id, -32603, "out of memory", tag);
+		job_free(j);
+		return;
+	}
+	lists_ask(j);
+}
+
 /* The client's notifications/cancelled: the server is told its reason. */
 static void cancelled(struct serve_peer *p, cJSON *params)
 {
@@ -598,10 +635,64 @@ static void cancelled(struct serve_peer *p, cJSON *params)
 	free(id);
 }
 
+/* ---- the client's requests, by method (spec 14) ---- */
+
+static void answer_empty(struct serve_peer *p, const char *id,
+			 cJSON *params, uint64_t tag)
+{
+	send_result(p, id, cJSON_CreateObject(), tag);
+}
+
+static void tools_list(struct serve_peer *p, const char *id, cJSON *params,
+		       uint64_t tag)
+{
+	if (scope_search(p))
+		send_result(p, id, search_listing(), tag);
+	else
+		start_lists(p, id, tag, MCP_TOOLS, "tools/list");
+}
+
+static void tools_call_of(struct serve_peer *p, const char *id,
+			  cJSON *params, uint64_t tag)
+{
+	if (scope_search(p) && search_which(params))
+		search_call(p, id, params, tag);
+	else
+		tools_call(p, id, params, tag, 0);
+}
+
+static void prompts_get(struct serve_peer *p, const char *id, cJSON *params,
+			uint64_t tag)
+{
+	tools_call(p, id, params, tag, 1);
+}
+
+/* what serve answers (spec 14): a function, else the listing of every
+ * server (list) merged */
+static const struct method {
+	const char *name;
+	void (*answer)(struct serve_peer *p, const char *id, cJSON *params,
+		       uint64_t tag);
+	enum mcp_list list;
+} methods[] = {
+	{ "initialize", initialize, 0 },
+	{ "ping", answer_empty, 0 },
+	{ "logging/setLevel", answer_empty, 0 },
+	{ "tools/list", tools_list, 0 },
+	{ "tools/call", tools_call_of, 0 },
+	{ "prompts/list", NULL, MCP_PROMPTS },
+	{ "prompts/get", prompts_get, 0 },
+	{ "resources/list", NULL, MCP_RESOURCES },
+	{ "resources/templates/list", NULL, MCP_TEMPLATES },
+	{ "resources/read", resources_read, 0 },
+	{ NULL, NULL, 0 },
+};
+
 int serve_peer_input(struct serve_peer *p, const char *json, size_t len,
 		     uint64_t tag)
 {
 	cJSON *m = cJSON_ParseWithLength(json, len), *id, *method, *params;
+	const struct method *k;
 	char *ids = NULL;
 	const char *meth;
 	int r = 1;
@@ -632,25 +723,12 @@ int serve_peer_input(struct serve_peer *p, const char *json, size_t len,
 		cJSON_Delete(m);
 		return -ENOMEM;
 	}
-	if (!strcmp(meth, "initialize"))
-		initialize(p, ids, params, tag);
-	else if (!strcmp(meth, "ping") || !strcmp(meth, "logging/setLevel"))
-		send_result(p, ids, cJSON_CreateObject(), tag);
-	else if (!strcmp(meth, "tools/list"))
-		start_lists(p, ids, tag, MCP_TOOLS, "tools/list");
-	else if (!strcmp(meth, "prompts/list"))
-		start_lists(p, ids, tag, MCP_PROMPTS, "prompts/list");
-	else if (!strcmp(meth, "resources/list"))
-		start_lists(p, ids, tag, MCP_RESOURCES, "resources/list");
-	else if (!strcmp(meth, "resources/templates/list"))
-		start_lists(p, ids, tag, MCP_TEMPLATES,
-			    "resources/templates/list");
-	else if (!strcmp(meth, "tools/call"))
-		tools_call(p, ids, params, tag, 0);
-	else if (!strcmp(meth, "prompts/get"))
-		tools_call(p, ids, params, tag, 1);
-	else if (!strcmp(meth, "resources/read"))
-		resources_read(p, ids, params, tag);
+	for (k = methods; k->name && strcmp(meth, k->name); k++)
+		;
+	if (k->answer)
+		k->answer(p, ids, params, tag);
+	else if (k->name)
+		start_lists(p, ids, tag, k->list, k->name);
 	else
 		send_error(p, ids, -32601, "method not found", tag);
 	free(ids);
@@ -682,6 +760,8 @@ static void note(const struct mcp_stat *s, const char *json, size_t len)
 	LIST_FOREACH(p, &serve_peers, link) {
 		int mine = !strcmp(p->thread, s->name);
 
+		if (!scope_hears(p, s, meth))
+			continue;
 		if (!strcmp(meth, "notifications/progress")) {
 			LIST_FOREACH(j, &p->jobs, link)
 				if (j->sess_id == sid && j->token && t &&
@@ -746,5 +826,6 @@ void serve_peer_end(struct serve_peer *p)
 	LIST_REMOVE(p, link);
 	if (LIST_EMPTY(&serve_peers))
 		mcp_observe(NULL);
+	scope_free(p);
 	free(p);
 }

@@ -20,8 +20,8 @@
 enum job_kind { J_LIST, J_CALL };
 /* What a J_LIST job's listings are for: the client's listing, or the
  * route of a resources/read or of a tools/call or prompts/get whose name
- * two servers could give. */
-enum job_route { R_LIST, R_READ, R_CALL };
+ * two servers could give, or the listing a search looks in (scope.h). */
+enum job_route { R_LIST, R_READ, R_CALL, R_SEARCH };
 
 struct job;
 struct waitc {
@@ -59,6 +59,9 @@ struct serve_peer {
 	char thread[129];            /* mcp_thread_name_check: < 128 */
 	int own;                     /* serve-N: closed when the client goes */
 	int elicit, sample;          /* the client's capabilities */
+	char *servers;               /* scope.c: those it sees, "a\0b\0\0";
+				      * NULL: every one */
+	int tools;                   /* scope.c: enum scope_tools */
 	LIST_HEAD(, job) jobs;
 	uint64_t asked[MAX_ASKED];   /* ids of questions sent to the client */
 	uint64_t asked_tag[MAX_ASKED]; /* ... with the tag they went with */

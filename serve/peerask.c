@@ -11,6 +11,7 @@
 
 #include "mlog.h"
 #include "peer.h"
+#include "scope.h"
 
 #define ASK_ID "mcpfs-ask-"
 
@@ -128,6 +129,7 @@ void peer_asked(const struct mcp_stat *q, const char *params, size_t len)
 
 		if (!method || !p->out->asks ||
 		    strcmp(p->thread, s.name) ||
+		    !scope_sees_id(p, q->server_id) ||
 		    !((p->elicit && !strcmp(method, "elicitation/create")) ||
 		      (p->sample && !strcmp(method,
 					    "sampling/createMessage"))) ||

@@ -52,6 +52,21 @@ void serve_peer_drop(struct serve_peer *p, uint64_t tag);
  * freed. */
 void serve_peer_end(struct serve_peer *p);
 
+/* serve/scope.c: what a client sees (spec 14). servers: "a,b", the only
+ * servers it lists and reaches (NULL: every one); tools: "all" or
+ * "search" (the three tools of the search surface; NULL: the mount's
+ * default, -o serve_tools, which serve_tools_default sets: 0 or
+ * -EINVAL). check, before the client's session starts: 0, or -EINVAL
+ * with why (no such server, saying which there are; a bad tools). scope,
+ * of a new peer after the check: 0 or -ENOMEM. refusal: the JSON-RPC
+ * error answering the request body with why (malloc'd, NULL on ENOMEM). */
+int serve_tools_default(const char *tools);
+int serve_scope_check(const char *servers, const char *tools, char *why,
+		      size_t n);
+int serve_peer_scope(struct serve_peer *p, const char *servers,
+		     const char *tools);
+char *serve_scope_refusal(const char *body, size_t len, const char *why);
+
 /* serve/unix.c: `mcpfs serve` joins a mount through a unix socket of its
  * own. serve_listen after the mount (0, or -errno: logged, the mount
  * goes on without it); serve_close at shutdown (every client's session
@@ -62,14 +77,18 @@ void serve_peer_end(struct serve_peer *p);
 int serve_listen(uv_loop_t *loop, const char *mountpoint);
 void serve_close(void);
 int serve_socket_path(const char *mnt, char *out, size_t n, int make);
-/* `mcpfs serve [--thread NAME] MOUNTPOINT` (argv[0] is "serve"): relays
+/* `mcpfs serve [--thread NAME] [--servers a,b] [--tools all|search]
+ * MOUNTPOINT` (argv[0] is "serve"): relays
  * stdin and stdout to the mount; the exit status. */
 int serve_relay(int argc, char **argv);
 
-/* serve/http.c: --serve [ADDR:]PORT, Streamable HTTP (spec 14). check, at
- * start before the mount: 0, -EINVAL for what is no address to listen at,
- * -EPERM for a non-loopback one without remote (-o serve_remote). start
- * after the mount (0, or -errno: logged); stop at shutdown. */
+/* serve/http.c: --serve [ADDR:]PORT, Streamable HTTP (spec 14), in the
+ * module mcpfs-serve.so that serve/door.c loads (door.h). check, at start
+ * before the mount, loads it: 0, -ENOEXEC when it cannot be loaded (err
+ * says why), -EINVAL for what is no address to listen at, -EPERM for a
+ * non-loopback one without remote (-o serve_remote). start after the
+ * mount (0, or -errno: logged); stop at shutdown (nothing when never
+ * loaded). */
 struct serve_http_opts {
 	const char *addr;           /* [ADDR:]PORT */
 	const char *mountpoint;     /* whose token is kept (serve_token) */
@@ -79,14 +98,8 @@ struct serve_http_opts {
 	unsigned connections;       /* -o serve_connections */
 	int remote;                 /* -o serve_remote */
 };
-int serve_http_check(const char *addr, int remote);
+int serve_http_check(const char *addr, int remote, char *err, size_t n);
 int serve_http_start(uv_loop_t *loop, const struct serve_http_opts *o);
 void serve_http_stop(void);
-/* serve/httptoken.c: the token of the mount at mountpoint, kept 0600 in
- * the state directory and read back at the next mount (a new one when
- * none is kept or the kept one is not believed). out: 64 hex digits;
- * path: the file ("" when it could not be kept). 0, or -EIO with no
- * random bytes. */
-int serve_token(const char *mountpoint, char out[65], char *path, size_t n);
 
 #endif

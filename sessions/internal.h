@@ -65,6 +65,22 @@ struct mcp_server {
 
 enum sstate { S_IDLE, S_STARTING, S_READY, S_EXITED, S_CLOSING };
 
+/* inbound.c: a long reply arriving on stdio (struct stream) */
+enum stream_state {
+	STREAM_LOOKING,         /* its start not seen yet (0: memset) */
+	STREAM_ON,              /* a reply of a call, readable as it arrives */
+	STREAM_OFF,             /* not one: the rest of the line is ignored */
+};
+
+/* task.c: what a call is to tasks (mcp_call.task) */
+enum call_task {
+	TASK_NONE,              /* nothing */
+	TASK_ASKED,             /* sent as a task (2025-11-25, params.task) */
+	TASK_AWAITED,           /* ... created: its result asked */
+	TASK_POLLED,            /* a modern task, polled (tasks/get) */
+	TASK_REQUEST,           /* a request about a task (tasks/get, ...) */
+};
+
 struct mcp_session {
 	uint64_t id;
 	char name[129];
@@ -142,6 +158,7 @@ struct mcp_call {
 	char token[48];          /* progress token we watch */
 	int done;
 	mcp_buf *reply;
+	int failed;              /* ... an error {"error": E}, not a result */
 	LIST_HEAD(, mcp_listener) listeners;
 	TAILQ_ENTRY(mcp_call) qlink;
 	int queued;              /* on its session's queue */
@@ -153,9 +170,7 @@ struct mcp_call {
 	double timeout, started;
 	enum mcp_list list;      /* CALL_LIST: which */
 	int relisted;            /* sent again after a HeaderMismatch */
-	int task;                /* task.c: 1 created, 2 its result asked,
-				    3 a modern task polled, 4 a request
-				    about a task (tasks/get, ...) */
+	enum call_task task;     /* task.c */
 	struct task *tk;         /* ... the task it runs as (NULL: none) */
 	struct mcp_listener wait; /* for the tools listing (taskSupport) */
 	struct pages *pg;        /* pages.c: its pages (NULL: none yet) */
@@ -219,6 +234,9 @@ void call_relisted(mcp_call *c); /* hooks->relisted */
 mcp_call *call_new(enum call_kind kind, mcp_server *srv, mcp_session *s);
 void call_set_ref(mcp_call **slot, mcp_call *c);
 void call_complete(mcp_call *c, mcp_buf *reply); /* reply taken; once */
+/* The same with the error reply {"error": err} (err borrowed; NULL: out
+ * of memory): the one way a call fails, so that mcp_call_failed knows. */
+void call_complete_error(mcp_call *c, cJSON *err);
 /* c awaits the reply to its request c->rpc_id on s: 0, or -ENOMEM after c
  * failed with the out of memory error (then its request is not sent). */
 int call_track(mcp_session *s, mcp_call *c);
@@ -277,11 +295,13 @@ cJSON *msg_list(uint64_t id, enum mcp_list what, const char *cursor);
 /* 1 when the capabilities caps offer listing what. */
 int msg_list_offered(const cJSON *caps, enum mcp_list what);
 const char *msg_list_method(enum mcp_list what);
-int msg_version_known(const char *v);
 void session_send(mcp_session *s, char *line, size_t len, uint64_t rpc_id);
 /* trace.c: one message of s, in (from the server) or out, into its trace
  * (spec 15), unless -o notrace. */
 void trace_msg(mcp_session *s, int in, const char *line, size_t len);
+/* trace.c: an incoming line traced as trace_msg does; when that scanned
+ * it, the scan's result (jscan_is_value_ws: 1 or 0, and *ws), else -1. */
+int trace_in(mcp_session *s, const char *line, size_t len, int *ws);
 /* trace.c: the byte windows of a session (stderr, events, trace): their
  * sizes, and their buffers freed. */
 void windows_init(mcp_session *s);

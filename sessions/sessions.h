@@ -177,10 +177,12 @@ struct mcp_listener {
  * MCP_REQ_PROMPT), the arguments object written to tools/TARGET or
  * prompts/TARGET. With MCP_REQ_SIDE it is a request of the tree itself
  * (prompts and resources for serve/): its reply is not the latest of
- * call, nor result/. 0 with *out, -EINVAL with *why a static message,
- * or -ENOMEM. */
+ * call, nor result/. With MCP_REQ_CHECKED and no target, the caller has
+ * checked json as the parse would (one JSON value, member names unique
+ * and free of control characters: fs/jsonwrite.c), which is then not done
+ * twice. 0 with *out, -EINVAL with *why a static message, or -ENOMEM. */
 typedef struct mcp_req mcp_req;
-enum { MCP_REQ_PROMPT = 1, MCP_REQ_SIDE = 2 };
+enum { MCP_REQ_PROMPT = 1, MCP_REQ_SIDE = 2, MCP_REQ_CHECKED = 4 };
 int mcp_req_parse(const char *json, size_t len, const char *target,
 		  int flags, mcp_req **out, const char **why);
 /* What the read rule files r under (a fresh read of tools/NAME or
@@ -238,6 +240,20 @@ void mcp_call_unref(mcp_call *c);
 /* The reply once done (NULL until then): one JSON document plus a
  * newline. Borrowed. */
 mcp_buf *mcp_call_reply(const mcp_call *c);
+/* 1 when c is done and its reply is an error {"error": E} (mcpfs's own
+ * or the server's JSON-RPC error), 0 for a result (whatever its members
+ * are called) or while it runs. Classified once, as the reply arrives. */
+int mcp_call_failed(const mcp_call *c);
+
+/* The protocol versions of MCP's legacy era, newest first, NULL after the
+ * last: the first is the one mcpfs asks a server for; the first
+ * MCP_VERSIONS_SPOKEN are those it speaks (serve offers them, era.c takes
+ * a server naming one as legacy); the rest it accepts in a server's
+ * reply only. The one list (versions.c). */
+#define MCP_VERSIONS_SPOKEN 4
+extern const char *const mcp_versions[];
+/* v's place in mcp_versions, or -1 when it is none of them. */
+int mcp_version_at(const char *v);
 /* Send notifications/cancelled; the call completes now with a cancelled
  * error (listeners fire before this returns). No-op when done. */
 void mcp_call_cancel(mcp_call *c);

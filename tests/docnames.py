@@ -8,6 +8,14 @@ folder of the tree (`fs/callfile.c`, `sessions/transport/`, `jscan.c`,
 Spans with spaces, quotes or <...> are examples of use, not names, and
 are not checked.
 
+Where a doc says where a name lives, "`name` (`file.c`)" (also
+"`name()` (`dir/file.c`, ...)"), name must be defined in that file: a
+function or a table at file scope, or a macro, of a .c file (a .h file
+need only hold the word). And every source file of lib/, fs/, serve/ and
+sessions/ (.c) must be named in doc/architecture.md (by its path or its
+bare name) and have its line in tests/README.md's source map (a line may
+name several files: "- `a.c`, `b.c`: tests ...").
+
 usage: docnames.py [ROOT] [DOC...]   (default: doc/architecture.md)
 Prints each missing name with its line; exit status 1 if any."""
 import re
@@ -53,6 +61,77 @@ def missing(tok, doc):
     return []
 
 
+SOURCES = sorted(p.relative_to(ROOT).as_posix()
+                 for d in ('lib', 'fs', 'serve', 'sessions')
+                 for p in (ROOT / d).rglob('*.c'))
+
+
+def resolve(f, doc):
+    """The source files a doc's `f` may be: its path, else every file of
+    that name (a bare name) under the source folders."""
+    if (ROOT / f).is_file():
+        return [ROOT / f]
+    return [p for d in ('lib', 'fs', 'serve', 'sessions', 'tests',
+                        'examples')
+            for p in (ROOT / d).rglob(Path(f).name)
+            if p.as_posix().endswith('/' + f)]
+
+
+def defined_in(name, path):
+    """1 when name is defined in the C file at path: a line at column 0
+    holding name( or name[ or name = (not a declaration: no ';' closes
+    a function's line), or #define name."""
+    text = path.read_text(errors='replace')
+    if path.suffix == '.h':
+        return re.search(r'\b' + re.escape(name) + r'\b', text) is not None
+    w = re.escape(name)
+    for line in text.splitlines():
+        if re.match(r'#\s*define\s+' + w + r'\b', line):
+            return True
+        if not line[:1].isalpha() or line.startswith(('extern', 'typedef')):
+            continue
+        if re.search(r'(^|[\s*])' + w + r'\s*\(', line) and \
+                not line.rstrip().endswith(';'):
+            return True
+        if re.search(r'(^|[\s*])' + w + r'\s*(\[[^]]*\])*\s*(=|;)', line):
+            return True
+    return False
+
+
+PAIR = re.compile(r'`([A-Za-z_]\w*)(?:\(\))?`\s+\(`([\w./-]+\.[ch])`')
+
+
+def pairs_wrong(line, doc):
+    """The "`name` (`file.c`)" pairs of a line whose name is not defined
+    in that file."""
+    out = []
+    for name, f in PAIR.findall(line):
+        paths = resolve(f, doc)
+        if paths and not any(defined_in(name, p) for p in paths):
+            out.append(f'`{name}` is not defined in {f}')
+    return out
+
+
+def unmapped():
+    """Source files doc/architecture.md or tests/README.md's map leave
+    out."""
+    arch = (ROOT / 'doc' / 'architecture.md').read_text()
+    readme = (ROOT / 'tests' / 'README.md').read_text()
+    named = set(re.findall(r'`([^`\s]+)`', arch))
+    mapped = set()
+    for line in readme.splitlines():
+        m = re.match(r'^\s*[-*]\s+((?:`[^`]+`\s*,\s*)*`[^`]+`)\s*:', line)
+        if m:
+            mapped.update(re.findall(r'`([^`]+)`', m.group(1)))
+    out = []
+    for f in SOURCES:
+        if f not in named and Path(f).name not in named:
+            out.append(f'doc/architecture.md: {f} is named nowhere')
+        if f not in mapped:
+            out.append(f'tests/README.md: {f} has no line in the source map')
+    return out
+
+
 bad = 0
 for doc in DOCS:
     text = doc.read_text()
@@ -65,6 +144,12 @@ for doc in DOCS:
                 bad += 1
                 print(f'{doc.relative_to(ROOT)}:{n}: `{tok}`: no {w!r} '
                       'in the tree')
+        for w in pairs_wrong(line, doc):
+            bad += 1
+            print(f'{doc.relative_to(ROOT)}:{n}: {w}')
+for w in unmapped():
+    bad += 1
+    print(w)
 if bad:
     sys.exit(1)
 print(f'every name in backticks of {", ".join(d.name for d in DOCS)} '

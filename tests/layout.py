@@ -31,7 +31,11 @@
 8. a transport (sessions/transport/, sessions/http/) calls no function of
    the rest of sessions/ (not mlog, not a config helper): what it needs of
    the core comes in its struct transport_env (transport_log, conf_dup,
-   ...), so the HTTP module and the transports stay apart from the core.
+   ...), so the HTTP module and the transports stay apart from the core;
+9. a module (meson.build's shared_module: mcpfs-http.so, mcpfs-serve.so)
+   calls no function defined outside its own sources: the core reaches it
+   through its env (struct transport_env, struct door_env), so it links
+   to none of mcpfs.
 
 Calls are found by name (comments and strings removed), which is exact
 enough for this tree: every non-static function has one definition.
@@ -196,6 +200,19 @@ reach = sorted(f'{rel(f)} -> {rel(d)}' for f in files for d in edges[f]
                not under(d.parent.relative_to(ROOT), 'lib'))
 results.append((not reach, 'transports call the core only through their '
                 'env' + ('' if not reach else ': ' + '; '.join(reach))))
+
+# 9: each shared_module of meson.build, its sources by name.
+MODULE = re.compile(r"shared_module\(\s*'([^']+)'(.*?)\bname_prefix", re.S)
+strays = []
+nmod = 0
+for name, body in MODULE.findall((ROOT / 'meson.build').read_text()):
+    own = {ROOT / src for src in re.findall(r"'([^']+\.c)'", body)}
+    nmod += 1
+    strays += sorted(f'{name}: {rel(f)} -> {rel(d)}' for f in own
+                     if f in edges for d in edges[f] if d not in own)
+results.append((not strays and nmod >= 2, f'the {nmod} modules call '
+                'nothing outside their own sources' +
+                ('' if not strays else ': ' + '; '.join(strays))))
 
 crowded = []
 for d in DIRS:

@@ -79,9 +79,12 @@ def test_map(readme):
             continue
         if not inside:
             continue
-        m = re.match(r'^\s*[-*]\s+`([^`]+)`\s*:\s*(.*)$', line)
+        # one source file or several: - `a.c`, `b.c`: tests ...
+        m = re.match(r'^\s*[-*]\s+((?:`[^`]+`\s*,\s*)*`[^`]+`)\s*:\s*(.*)$',
+                     line)
         if m:
-            out[m.group(1)] = m.group(2).split()
+            for src in re.findall(r'`([^`]+)`', m.group(1)):
+                out[src] = m.group(2).split()
     return out
 
 

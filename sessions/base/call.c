@@ -203,7 +203,7 @@ static void detach(mcp_session *s, mcp_call *c)
 	}
 }
 
-void call_complete(mcp_call *c, mcp_buf *reply)
+static void complete(mcp_call *c, mcp_buf *reply, int failed)
 {
 	mcp_session *s = c->s;
 	struct mcp_listener *l;
@@ -212,9 +212,12 @@ void call_complete(mcp_call *c, mcp_buf *reply)
 		mcp_buf_unref(reply);
 		return;
 	}
-	if (!reply)
+	if (!reply) {
 		reply = mcp_buf_oom();
+		failed = 1;
+	}
 	c->done = 1;
+	c->failed = failed;
 	c->reply = reply;
 	c->s = NULL;
 	uv_timer_stop(&c->timer);
@@ -234,12 +237,27 @@ void call_complete(mcp_call *c, mcp_buf *reply)
 	mcp_call_unref(c);
 }
 
+void call_complete(mcp_call *c, mcp_buf *reply)
+{
+	complete(c, reply, 0);
+}
+
+void call_complete_error(mcp_call *c, cJSON *err)
+{
+	complete(c, err ? msg_error_reply(err) : NULL, 1);
+}
+
+int mcp_call_failed(const mcp_call *c)
+{
+	return c->done && c->failed;
+}
+
 /* Complete c with an error of the session itself. */
 void call_fail(mcp_call *c, int code, const char *msg, cJSON *data)
 {
 	cJSON *e = msg_error(code, msg, data);
 
-	call_complete(c, msg_error_reply(e));
+	call_complete_error(c, e);
 	cJSON_Delete(e);
 }
 
@@ -300,7 +318,7 @@ int mcp_call_refused(mcp_server *srv, mcp_session *s, const char *why,
 		return -ENOMEM;
 	snprintf(msg, sizeof msg, "request refused: %s", why);
 	e = msg_error(-32600, msg, NULL);
-	call_complete(c, msg_error_reply(e));
+	call_complete_error(c, e);
 	cJSON_Delete(e);
 	if (s) {
 		session_error(s, strdup(msg));
@@ -333,7 +351,7 @@ int mcp_call_errno(const mcp_call *c, char *why, size_t n)
 	cJSON *doc, *e, *code, *msg;
 	int err;
 
-	if (!c->done || !b || b->len < 8 || memcmp(b->data, "{\"error\"", 8))
+	if (!mcp_call_failed(c) || !b)
 		return 0;
 	doc = cJSON_ParseWithLength(b->data, b->len);
 	e = cJSON_GetObjectItemCaseSensitive(doc, "error");

@@ -136,15 +136,13 @@ static int lists(const cJSON *a, const char *v)
 	return 0;
 }
 
-/* The legacy versions session.c's initialize speaks (as message.c's). */
+/* 1 when a names a legacy version session.c's initialize speaks. */
 static int lists_legacy(const cJSON *a)
 {
-	static const char *const legacy[] = {"2025-11-25", "2025-06-18",
-					     "2025-03-26", "2024-11-05"};
 	size_t i;
 
-	for (i = 0; i < sizeof legacy / sizeof legacy[0]; i++)
-		if (lists(a, legacy[i]))
+	for (i = 0; i < MCP_VERSIONS_SPOKEN; i++)
+		if (lists(a, mcp_versions[i]))
 			return 1;
 	return 0;
 }

@@ -162,8 +162,8 @@ void session_call_failed(mcp_session *s, const mcp_call *c)
 	top.n -= top.at;
 	if (!top.n || p[top.at] != '{')
 		return;
-	if (top.n > 8 && !memcmp(p + top.at, "{\"error\"", 8) &&
-	    jscan_member(p, top, "error", &e) && p[e.at] == '{') {
+	if (c->failed && jscan_member(p, top, "error", &e) &&
+	    p[e.at] == '{') {
 		if (jscan_member(p, e, "code", &v) && v.n < sizeof num) {
 			memcpy(num, p + v.at, v.n); /* the reply has no NUL */
 			num[v.n] = 0;

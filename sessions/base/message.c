@@ -1,6 +1,6 @@
 /*
  * message.c - the JSON-RPC messages mcpfs builds (requests, notifications,
- * errors, the initialize request and the protocol versions it speaks), and
+ * errors, the initialize request with the version of versions.c), and
  * handing a message to the session's transport. Builds and sends only: no
  * session state changes here.
  */
@@ -11,11 +11,6 @@
 #include "era.h"
 #include "internal.h"
 #include "jsent.h"
-
-/* Newest first: the one we ask for, then those we accept in reply. */
-static const char *const versions[] = {
-	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07",
-};
 
 cJSON *msg_error(int code, const char *msg, cJSON *data)
 {
@@ -91,7 +86,7 @@ cJSON *msg_initialize(uint64_t id, const struct mcp_server_conf *conf)
 	cJSON *m = msg_request(id, "initialize");
 	cJSON *p = cJSON_AddObjectToObject(m, "params"), *caps, *info;
 
-	cJSON_AddStringToObject(p, "protocolVersion", versions[0]);
+	cJSON_AddStringToObject(p, "protocolVersion", mcp_versions[0]);
 	caps = cJSON_AddObjectToObject(p, "capabilities");
 	if (conf->nroots) /* spec 5: none, and the server keeps its own */
 		cJSON_AddBoolToObject(cJSON_AddObjectToObject(caps, "roots"),
@@ -152,16 +147,6 @@ const char *mcp_list_key(enum mcp_list what)
 const char *msg_list_method(enum mcp_list what)
 {
 	return lists[what].method;
-}
-
-int msg_version_known(const char *v)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof versions / sizeof versions[0]; i++)
-		if (!strcmp(v, versions[i]))
-			return 1;
-	return 0;
 }
 
 /* ---- sending ---- */

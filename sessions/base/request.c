@@ -219,8 +219,9 @@ static int check_tool(const char *p, struct mcp_request *r, const char **why)
 	return 0;
 }
 
-int mcp_request_parse(const char *json, size_t len, struct mcp_request *r,
-		      const char **why)
+/* mcp_request_parse; checked: json passed strict_json's check already */
+static int request_parse(const char *json, size_t len, struct mcp_request *r,
+			 const char **why, int checked)
 {
 	struct jscan_span obj, name = {0, 0}, method = {0, 0}, k, v;
 	struct jscan_members m;
@@ -228,7 +229,7 @@ int mcp_request_parse(const char *json, size_t len, struct mcp_request *r,
 	int rc;
 
 	memset(r, 0, sizeof *r);
-	rc = strict_json(json, len, why);
+	rc = checked ? 0 : strict_json(json, len, why);
 	if (rc)
 		return rc;
 	obj.at = skip_ws(json, 0, len);
@@ -287,6 +288,12 @@ int mcp_request_parse(const char *json, size_t len, struct mcp_request *r,
 	r->tool = name.n != 0;
 	r->head = r->tool ? name : method;
 	return r->tool ? check_tool(json, r, why) : check_method(json, r, why);
+}
+
+int mcp_request_parse(const char *json, size_t len, struct mcp_request *r,
+		      const char **why)
+{
+	return request_parse(json, len, r, why, 0);
 }
 
 int mcp_request_check(const char *json, size_t len, const char **why)
@@ -582,7 +589,8 @@ int mcp_req_parse(const char *json, size_t len, const char *target,
 		e = *why ? -EINVAL : -ENOMEM;
 		goto fail;
 	}
-	if (mcp_request_parse(r->text, r->len, &r->parsed, why) < 0) {
+	if (request_parse(r->text, r->len, &r->parsed, why,
+			  !target && (flags & MCP_REQ_CHECKED)) < 0) {
 		e = -EINVAL;
 		goto fail;
 	}

@@ -84,6 +84,7 @@ static int flags_of(const struct tp *t, const cJSON *node)
 
 static int mark(struct tp *t, const cJSON *node, int flags)
 {
+	struct mark *m;
 	size_t k;
 
 	for (k = 0; k < t->nmarks; k++) {
@@ -92,15 +93,9 @@ static int mark(struct tp *t, const cJSON *node, int flags)
 			return 0;
 		}
 	}
-	if (t->nmarks == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 16;
-		struct mark *m = realloc(t->marks, cap * sizeof *m);
-
-		if (!m)
-			return fail(t, "out of memory");
-		t->marks = m;
-		t->cap = cap;
-	}
+	if (!(m = gbuf_grow(t->marks, &t->cap, t->nmarks + 1, sizeof *m, 16)))
+		return fail(t, "out of memory");
+	t->marks = m;
 	t->marks[t->nmarks].node = node;
 	t->marks[t->nmarks++].flags = flags;
 	return 0;

@@ -24,7 +24,7 @@ int mcp_session_ctl(mcp_session *s, const char *verb, size_t len)
 			/* not the handshake, nor a task's own request (a
 			 * tasks/cancel under way, task.c) */
 			while ((c = idtab_next(&s->pending, &pos, NULL)) &&
-			       (c->kind == CALL_INIT || c->task == 4))
+			       (c->kind == CALL_INIT || c->task == TASK_REQUEST))
 				;
 			if (!c)
 				c = TAILQ_FIRST(&s->queue);

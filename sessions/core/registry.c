@@ -21,6 +21,7 @@
 
 #include "buildconfig.h"
 #include "configset.h"
+#include "gbuf.h"
 #include "internal.h"
 #include "jsent.h"
 
@@ -478,8 +479,7 @@ static void given_add(struct given **g, size_t *n, size_t *cap,
 	mcp_call *c = srv->lists[what];
 	cJSON *doc, *it;
 
-	if (!c || !c->done || !c->reply ||
-	    !memcmp(c->reply->data, "{\"error\"", 8))
+	if (!c || !c->done || !c->reply || mcp_call_failed(c))
 		return;
 	doc = cJSON_ParseWithLength(c->reply->data, c->reply->len);
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(doc,
@@ -491,13 +491,9 @@ static void given_add(struct given **g, size_t *n, size_t *cap,
 
 		if (!cJSON_IsString(v))
 			continue;
-		if (*n == *cap) {
-			ng = realloc(*g, (*cap ? *cap * 2 : 64) * sizeof **g);
-			if (!ng)
-				break;
-			*g = ng;
-			*cap = *cap ? *cap * 2 : 64;
-		}
+		if (!(ng = gbuf_grow(*g, cap, *n + 1, sizeof *ng, 64)))
+			break;
+		*g = ng;
 		if (what == MCP_RESOURCES)
 			name = strdup(v->valuestring);
 		else if (asprintf(&name, "%s__%s", srv->conf->name,

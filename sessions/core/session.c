@@ -303,7 +303,7 @@ static void init_reply(mcp_session *s, mcp_call *c, cJSON *msg)
 		session_lost(s, ERR_STARTUP, why);
 		return;
 	}
-	if (!cJSON_IsString(v) || !msg_version_known(v->valuestring)) {
+	if (!cJSON_IsString(v) || mcp_version_at(v->valuestring) < 0) {
 		snprintf(why, sizeof why, "unsupported protocol version %.40s",
 			 cJSON_IsString(v) ? v->valuestring : "(none)");
 		mcp_call_unref(c);
@@ -511,7 +511,7 @@ static int task_check(mcp_session *s, mcp_call *c)
 		return 0;
 	if (c->wait.link.le_prev) /* already waiting (and queued) */
 		return c->queued;
-	if (!l || (l->done && !memcmp(l->reply->data, "{\"error\"", 8))) {
+	if (!l || mcp_call_failed(l)) {
 		l = call_new(CALL_LIST, s->srv, s);
 		if (!l)
 			return 0;
@@ -643,7 +643,7 @@ int mcp_list(mcp_server *srv, mcp_session *s, enum mcp_list what,
 		return -ENOENT;
 	slot = s ? &s->lists[what] : &srv->lists[what];
 	c = *slot;
-	if (c && c->done && !memcmp(c->reply->data, "{\"error\"", 8))
+	if (c && mcp_call_failed(c))
 		c = NULL; /* do not cache failures */
 	if (c) {
 		*out = mcp_call_ref(c);

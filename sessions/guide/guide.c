@@ -35,7 +35,7 @@ mcp_call *mcp_list_cached(mcp_server *srv, mcp_session *s,
 {
 	mcp_call *c = s ? s->lists[what] : srv->lists[what];
 
-	if (!c || !c->done || !memcmp(c->reply->data, "{\"error\"", 8))
+	if (!c || !c->done || mcp_call_failed(c))
 		return NULL;
 	return c;
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gbuf.h"
 #include "skilltree.h"
 
 uint64_t skill_hash(const char *p, size_t n, uint64_t salt)
@@ -79,17 +80,11 @@ int stree_reserve(struct stree *t, size_t n)
 
 static int grow(struct stree *t)
 {
-	size_t cap;
+	struct snode *v = gbuf_grow(t->v, &t->cap, t->n + 1, sizeof *v, 64);
 
-	if (t->n == t->cap) {
-		struct snode *v;
-
-		cap = t->cap ? t->cap * 2 : 64;
-		if (!(v = realloc(t->v, cap * sizeof *v)))
-			return -ENOMEM;
-		t->v = v;
-		t->cap = cap;
-	}
+	if (!v)
+		return -ENOMEM;
+	t->v = v;
 	if ((t->n + 1) * 2 <= t->scap)
 		return 0;
 	return rehash(t, t->scap ? t->scap * 2 : 128);

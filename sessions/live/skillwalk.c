@@ -259,14 +259,12 @@ static int take_skill(struct skills_walk *w, struct jscan_span e)
 		skill_free(&k);
 		return 0;
 	}
-	if (!oom && w->sn == w->scap) {
-		size_t cap = w->scap ? w->scap * 2 : 16;
-		struct skill *v = realloc(w->sv, cap * sizeof *v);
+	if (!oom) {
+		struct skill *v = gbuf_grow(w->sv, &w->scap, w->sn + 1,
+					    sizeof *v, 16);
 
-		if (v) {
+		if (v)
 			w->sv = v;
-			w->scap = cap;
-		}
 		oom = !v;
 	}
 	if (oom) {
@@ -551,17 +549,13 @@ static struct skills_walk *walk_new(void)
 static int walk_add(struct skills_walk *w, mcp_buf *b, struct jscan_span arr,
 		    struct jscan_span *items, size_t nitems)
 {
-	if (w->pn == w->pcap) {
-		size_t cap = w->pcap ? w->pcap * 2 : 8;
-		struct spage *v = realloc(w->pv, cap * sizeof *v);
+	struct spage *v = gbuf_grow(w->pv, &w->pcap, w->pn + 1, sizeof *v, 8);
 
-		if (!v) {
-			free(items);
-			return -ENOMEM;
-		}
-		w->pv = v;
-		w->pcap = cap;
+	if (!v) {
+		free(items);
+		return -ENOMEM;
 	}
+	w->pv = v;
 	w->pv[w->pn].b = mcp_buf_ref(b);
 	w->pv[w->pn].items = items;
 	w->pv[w->pn].nitems = nitems;

@@ -75,7 +75,7 @@ static void reply_cb(struct mcp_listener *l, mcp_call *c)
 	const mcp_buf *b = mcp_call_reply(c);
 	char *msg;
 
-	if (s && b && b->len >= 8 && !memcmp(b->data, "{\"error\"", 8)) {
+	if (s && b && mcp_call_failed(c)) {
 		if (w->on)
 			forget(s, w->uri);
 		if (asprintf(&msg, "resources/%s of %s failed: %.*s",

@@ -181,14 +181,14 @@ static void response(mcp_session *s, cJSON *msg, const char *line,
 		return;
 	if (err) {
 		keep_as_sent(err, line, len, "error");
-		call_complete(c, msg_error_reply(err));
+		call_complete_error(c, err);
 		return;
 	}
 	if (c->kind == CALL_LIST) {
 		pages_got(s, c, res, line, len);
 		return;
 	}
-	if ((c->task == 1 || s->era == MCP_ERA_MODERN) &&
+	if ((c->task == TASK_ASKED || s->era == MCP_ERA_MODERN) &&
 	    task_created(s, c, res))
 		return;
 	if (s->era == MCP_ERA_MODERN && c->kind != CALL_INIT &&
@@ -336,7 +336,7 @@ static int compact_reply(mcp_session *s, mcp_call *c, const char *line,
 }
 
 static int fast_reply(mcp_session *s, struct frame *f, char *line,
-		      size_t len, mcp_call *sc, size_t soff)
+		      size_t len, mcp_call *sc, size_t soff, int valid)
 {
 	uint64_t id = 0;
 	size_t rs = 0, re = 0;
@@ -350,13 +350,13 @@ static int fast_reply(mcp_session *s, struct frame *f, char *line,
 	c = idtab_get(&s->pending, id);
 	if (c && c->kind == CALL_LIST && len >= FAST_REPLY_MIN)
 		return pages_take(s, c, f, line, len, rs, re);
-	if (!c || c->kind != CALL_USER || c->task == 1)
+	if (!c || c->kind != CALL_USER || c->task == TASK_ASKED)
 		return -1;
 	/* compact: no space between its tokens (found by raw_reply's walk)
 	 * and no control byte (jcompact_is, without a second walk) */
 	if (ws || jcompact_control(line + rs, 0, re - rs) < re - rs)
 		return compact_reply(s, c, line, rs, re, sc, soff);
-	if (!valid_line(line, len))
+	if (!valid && !valid_line(line, len))
 		return -1;
 	if (s->era == MCP_ERA_MODERN && not_final(line, rs, re))
 		return -1; /* mrtr.c or task.c, through the cJSON path */
@@ -449,21 +449,23 @@ static void inbound_line(mcp_session *s, struct frame *f, char *line,
 	char *flat = NULL;
 	size_t soff = 0;
 	unsigned long failures;
-	int k, ws;
+	int k, ws = 0, ok = -1;
 
 	while (len && (*line == ' ' || *line == '\t')) {
 		line++;
 		len--;
 		soff++;
 	}
-	if (len)
-		trace_msg(s, 1, line, len);
-	if (!len || fast_reply(s, f, line, len, sc, soff) == 0)
+	if (len) /* its scan, when the trace made one, serves below too */
+		ok = trace_in(s, line, len, &ws);
+	if (!len || fast_reply(s, f, line, len, sc, soff, ok == 1) == 0)
 		return;
 	/* the rest is read, kept and passed on as one compact line of valid
 	 * JSON, whatever the server's whitespace (spec 6); one scan when it
 	 * is so already */
-	if (!jscan_is_value_ws(line, len, &ws) || ws) {
+	if (ok < 0)
+		ok = jscan_is_value_ws(line, len, &ws);
+	if (!ok || ws) {
 		k = jcompact(line, len, &flat, &len);
 		if (k < 0) {
 			unparsed(s, line, len);

@@ -574,23 +574,18 @@ static void skills_keep(struct pagejob *j)
 static void keep_item(struct pagejob *j, struct jscan_span v)
 {
 	struct jscan_span *n;
-	size_t cap;
 
 	if (j->icap == (size_t)-1)
 		return;
-	if (j->nitems == j->icap) {
-		cap = j->icap ? j->icap * 2 : 64;
-		n = realloc(j->items, cap * sizeof *n);
-		if (!n) {
-			free(j->items);
-			j->items = NULL;
-			j->nitems = 0;
-			j->icap = (size_t)-1; /* the walk finds them */
-			return;
-		}
-		j->items = n;
-		j->icap = cap;
+	n = gbuf_grow(j->items, &j->icap, j->nitems + 1, sizeof *n, 64);
+	if (!n) {
+		free(j->items);
+		j->items = NULL;
+		j->nitems = 0;
+		j->icap = (size_t)-1; /* the walk finds them */
+		return;
 	}
+	j->items = n;
 	j->items[j->nitems++] = v;
 }
 

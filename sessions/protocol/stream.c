@@ -17,8 +17,8 @@
 /* A session's long reply arriving (mcp_session.stream), made at the first
  * line that comes in parts. */
 struct stream {
-	int state;             /* 0 looking, 1 streaming, 2 not */
-	mcp_call *c;           /* whose (state 1) */
+	enum stream_state state;
+	mcp_call *c;           /* whose (STREAM_ON) */
 	const char *base;      /* the line so far (transport's) */
 	size_t len, start;     /* its length; where the result is */
 	size_t end, scan;      /* result end (0: not yet); scanned */
@@ -96,7 +96,7 @@ static int stream_detect(mcp_session *s, const char *p, size_t n)
 	if (!have_id || (p[ve] != '{' && p[ve] != '['))
 		return -1;
 	c = idtab_get(&s->pending, id);
-	if (!c || c->kind != CALL_USER || c->task == 1)
+	if (!c || c->kind != CALL_USER || c->task == TASK_ASKED)
 		return -1;
 	st->c = c;
 	st->start = st->scan = ve;
@@ -221,18 +221,18 @@ void stream_partial(mcp_session *s, const char *p, size_t n)
 
 	if (!st && !(st = s->stream = calloc(1, sizeof *st)))
 		return; /* out of memory: the reply comes whole */
-	if (st->state == 2)
+	if (st->state == STREAM_OFF)
 		return;
 	st->base = p;
 	st->len = n;
-	if (st->state == 0) {
+	if (st->state == STREAM_LOOKING) {
 		r = stream_detect(s, p, n);
 		if (r == 0)
 			return;
-		st->state = r > 0 ? 1 : 2;
+		st->state = r > 0 ? STREAM_ON : STREAM_OFF;
 	}
 	if (!st->c) { /* its call ended (timeout, cancel) */
-		st->state = 2;
+		st->state = STREAM_OFF;
 		return;
 	}
 	/* a raw control byte is escaped in the reply, a space outside a
@@ -251,7 +251,7 @@ void stream_partial(mcp_session *s, const char *p, size_t n)
 mcp_call *stream_line_end(mcp_session *s)
 {
 	struct stream *st = s->stream;
-	mcp_call *c = st && st->state == 1 ? st->c : NULL;
+	mcp_call *c = st && st->state == STREAM_ON ? st->c : NULL;
 
 	if (st)
 		stream_reset(st); /* the next line: look */
@@ -264,7 +264,7 @@ void stream_too_long(mcp_session *s)
 
 	if (!st)
 		return; /* no line came in parts: none was read as it came */
-	st->long_id = st->state == 1 && st->c ? st->c->rpc_id : 0;
+	st->long_id = st->state == STREAM_ON && st->c ? st->c->rpc_id : 0;
 	if (st->long_id)
 		st->c->too_long = 1;
 	stream_reset(st);

@@ -418,7 +418,7 @@ struct lindex_walk *surface_index_begin(mcp_call *c, const mcp_buf *reply)
 	w->p = p;
 	w->what = mcp_list_key(c->list);
 	w->key = c->list == MCP_RESOURCES ? "uri" : "name";
-	if (!strncmp(p, "{\"error\"", 8)) {
+	if (mcp_call_failed(c)) {
 		w->x->failed = 1;
 		return w;
 	}

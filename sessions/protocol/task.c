@@ -75,8 +75,38 @@ static int server_has_tool_tasks(const mcp_session *s)
 		       cJSON_GetObjectItemCaseSensitive(r, "tools"), "call") != NULL;
 }
 
+/* 0 when a tool's entry (n bytes of JSON at j) cannot say taskSupport
+ * "required": no backslash (nothing escaped, so a "taskSupport" followed
+ * by a colon is a member name) and no such member whose value is
+ * "required"; 1 when it may (then it is parsed). Spares the parse of the
+ * entry on each call of a server with tool tasks. */
+static int may_require(const char *j, size_t n)
+{
+	static const char key[] = "\"taskSupport\"", val[] = "\"required\"";
+	const char *p = j, *end = j + n, *k;
+
+	if (memchr(j, '\\', n))
+		return 1;
+	while ((k = memmem(p, (size_t)(end - p), key, sizeof key - 1))) {
+		p = k + sizeof key - 1;
+		while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' ||
+				   *p == '\n'))
+			p++;
+		if (p == end || *p++ != ':')
+			continue;
+		while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' ||
+				   *p == '\n'))
+			p++;
+		if ((size_t)(end - p) >= sizeof val - 1 &&
+		    !memcmp(p, val, sizeof val - 1))
+			return 1;
+	}
+	return 0;
+}
+
 int task_required(mcp_session *s, const mcp_call *c, mcp_call *listing)
 {
+	const struct mcp_entry *e;
 	cJSON *t, *ts;
 	int r = 0;
 
@@ -89,10 +119,14 @@ int task_required(mcp_session *s, const mcp_call *c, mcp_call *listing)
 	if (s->era == MCP_ERA_MODERN && (s->ops->caps & TRANSPORT_EXCHANGES) &&
 	    (!listing || !listing->done))
 		return -1;
-	if (c->req.task.n || c->task || !server_has_tool_tasks(s))
+	if (c->req.task.n || c->task != TASK_NONE || !server_has_tool_tasks(s))
 		return 0;
 	if (!listing || !listing->done)
 		return -1;
+	e = listing->reply && c->tool ? mcp_entry_find(listing, s, c->tool, 1)
+				      : NULL;
+	if (e && !may_require(listing->reply->data + e->at, e->n))
+		return 0;
 	t = surface_entry_json(listing, s, c->tool); /* policy.c's reading */
 	ts = cJSON_GetObjectItemCaseSensitive(
 		cJSON_GetObjectItemCaseSensitive(t, "execution"), "taskSupport");
@@ -122,7 +156,7 @@ int task_augment(mcp_call *c)
 	free(c->line);
 	c->line = line;
 	c->req = req;
-	c->task = 1;
+	c->task = TASK_ASKED;
 	return 0;
 }
 
@@ -347,7 +381,7 @@ static void side_send(mcp_session *s, mcp_call *c, const char *method,
 		free(w);
 		return;
 	}
-	sc->task = 4; /* a task's own request: ctl cancel leaves it */
+	sc->task = TASK_REQUEST; /* a task's own request: ctl cancel leaves it */
 	mcp_call_unref(sc);
 }
 
@@ -447,7 +481,7 @@ static void polled(mcp_call *c, cJSON *r)
 	char why[300];
 
 	if (!r || e) {
-		if (c->task != 3) { /* 2025-11-25: the view only */
+		if (c->task != TASK_POLLED) { /* 2025-11-25: the view only */
 			mlog(MLOG_INFO, "server %s: tasks/get of task %s "
 			     "failed: tasks/%s is not updated", s->srv->conf->name,
 			     c->tk->id, c->tk->id);
@@ -456,13 +490,13 @@ static void polled(mcp_call *c, cJSON *r)
 		/* a poll cancelled (ctl cancel takes every request of the
 		 * thread) or failed: the task is not followed any more */
 		task_cancel(s, c);
-		call_complete(c, e ? msg_error_reply(e) : NULL);
+		call_complete_error(c, e);
 		return;
 	}
 	task_seen(c, r);
 	st = cJSON_GetObjectItemCaseSensitive(r, "status");
 	status = cJSON_IsString(st) ? st->valuestring : "";
-	if (c->task != 3) {
+	if (c->task != TASK_POLLED) {
 		if (!strcmp(status, "working") ||
 		    !strcmp(status, "input_required"))
 			poll_later(c);
@@ -478,7 +512,7 @@ static void polled(mcp_call *c, cJSON *r)
 	} else if (!strcmp(status, "failed")) {
 		e = cJSON_GetObjectItemCaseSensitive(r, "error");
 		if (cJSON_IsObject(e))
-			call_complete(c, msg_error_reply(e));
+			call_complete_error(c, e);
 		else
 			call_fail(c, ERR_PROTOCOL, "the task failed with no "
 				  "error", NULL);
@@ -518,7 +552,7 @@ static int modern_task(mcp_session *s, mcp_call *c, cJSON *res)
 		call_complete(c, NULL); /* out of memory */
 		return 1;
 	}
-	c->task = 3;
+	c->task = TASK_POLLED;
 	call_untrack(s, c); /* that exchange is over */
 	c->rpc_id = 0;
 	polled(c, res); /* a task may be born done */
@@ -533,14 +567,14 @@ int task_created(mcp_session *s, mcp_call *c, cJSON *res)
 		return modern_task(s, c, res);
 	task = cJSON_GetObjectItemCaseSensitive(res, "task");
 	id = cJSON_GetObjectItemCaseSensitive(task, "taskId");
-	if (c->task != 1 || !cJSON_IsString(id) ||
+	if (c->task != TASK_ASKED || !cJSON_IsString(id) ||
 	    strlen(id->valuestring) >= TASK_ID_MAX)
 		return 0; /* not a task after all: the reply as it is */
 	if (task_list(s, c, id->valuestring, task) < 0) {
 		call_complete(c, NULL); /* out of memory */
 		return 1;
 	}
-	c->task = 2;
+	c->task = TASK_AWAITED;
 	idtab_del(&s->pending, c->rpc_id);
 	c->rpc_id = s->next_id++;
 	if (call_track(s, c) < 0)

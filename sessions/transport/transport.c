@@ -7,15 +7,17 @@
 
 #include "transport.h"
 
+/* Every transport, at the type a config entry names it by (config.h). */
 static const struct transport_ops *const all[] = {
-	&stdio_transport,
-	&http_transport,
-	&sse_transport,
-	&fallback_transport,
+	[MCP_TRANSPORT_STDIO] = &stdio_transport,
+	[MCP_TRANSPORT_HTTP_OR_SSE] = &fallback_transport,
+	[MCP_TRANSPORT_HTTP] = &http_transport,
+	[MCP_TRANSPORT_SSE] = &sse_transport,
 };
+#define NALL (sizeof all / sizeof all[0])
 
 static struct transport_env env;
-static int inited[sizeof all / sizeof all[0]];
+static int inited[NALL];
 
 const struct transport_env *transport_env_get(void)
 {
@@ -29,16 +31,13 @@ void transport_setup(const struct transport_env *e)
 
 const struct transport_ops *transport_for(const struct mcp_server_conf *conf)
 {
-	if (!conf->url)
-		return &stdio_transport;
-	switch (conf->transport) {
-	case MCP_TRANSPORT_HTTP:
-		return &http_transport;
-	case MCP_TRANSPORT_SSE:
-		return &sse_transport;
-	default:
-		return &fallback_transport;
-	}
+	int t = conf->transport;
+
+	if (!conf->url) /* a command */
+		return all[MCP_TRANSPORT_STDIO];
+	if (t < 0 || (size_t)t >= NALL || t == MCP_TRANSPORT_STDIO)
+		t = MCP_TRANSPORT_HTTP_OR_SSE; /* a url, of no other type */
+	return all[t];
 }
 
 const char *transport_name(const struct transport_ops *ops,
@@ -54,7 +53,7 @@ static int slot_of(const struct transport_ops *ops)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof all / sizeof all[0]; i++)
+	for (i = 0; i < NALL; i++)
 		if (all[i] == ops)
 			return (int)i;
 	return -1;
@@ -87,7 +86,7 @@ void transport_fini_all(void)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof all / sizeof all[0]; i++) {
+	for (i = 0; i < NALL; i++) {
 		if (inited[i] && all[i]->fini)
 			all[i]->fini();
 		inited[i] = 0;

@@ -22,14 +22,18 @@
  *                                         its own server over pipes (floor's
  *                                         client), sequential calls for SECS
  *                                         seconds; no mcpfs
+ *   bench ppread  SECS FILE...            conc of bare FUSE round trips: one
+ *                                         thread per FILE, each a 64-byte
+ *                                         pread at offset 0 of its own open
+ *                                         file, for SECS seconds
  *
  * REQ is the tools/call params, {"name": ..., "arguments": {...}}: written as
  * is to a call file, wrapped in a JSON-RPC request on a pipe.
  *
  * floor, oneshot, reuse, reopen and pread print "MEDIAN_US P10_US P90_US BYTES" (the
  * per-call times after a warm-up of min(N/10, 50) calls, which are not
- * counted; BYTES is the size of the last reply); conc prints
- * (and pfloor) "CALLS_PER_SEC CALLS SECONDS MAX_US MIN_CALLS MAX_CALLS" (the slowest
+ * counted; BYTES is the size of the last reply); conc (and pfloor and
+ * ppread) prints "CALLS_PER_SEC CALLS SECONDS MAX_US MIN_CALLS MAX_CALLS" (the slowest
  * call of any thread; the fewest and most calls one thread made). Call files are read with a 64 KiB buffer
  * (BENCH_RBUF=BYTES to change it; FUSE pins the whole buffer per read, see
  * README.md); with BENCH_PHASES set, reuse and reopen also print to stderr
@@ -412,6 +416,7 @@ struct worker {
 	pthread_t th;
 	const char *path, *req;
 	struct peer *peer;    /* pfloor: a server over pipes instead of path */
+	int pread;            /* ppread: a pread of path instead of a call */
 	double until;
 	unsigned long calls;
 	double max_us;
@@ -423,7 +428,10 @@ static void worker_call(struct worker *wk, int fd, size_t rl, char *buf)
 {
 	if (wk->peer)
 		peer_rpc(wk->peer, "tools/call", wk->req);
-	else
+	else if (wk->pread) {
+		if (pread(fd, buf, 64, 0) < 0)
+			die("pread");
+	} else
 		file_call(fd, wk->req, rl, buf, 1 << 16, NULL);
 }
 
@@ -432,7 +440,8 @@ static void *worker_main(void *arg)
 	struct worker *wk = arg;
 	size_t rl = strlen(wk->req);
 	char *buf = malloc(1 << 16);
-	int fd = wk->peer ? -1 : open(wk->path, O_RDWR), i;
+	int fd = wk->peer ? -1 : open(wk->path, wk->pread ? O_RDONLY : O_RDWR);
+	int i;
 
 	if ((!wk->peer && fd < 0) || !buf)
 		die(wk->path);
@@ -457,7 +466,8 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-/* files NULL: pfloor, nf servers of argv over pipes. */
+/* files NULL: pfloor, nf servers of argv over pipes; req NULL: ppread,
+ * a pread of each file instead of a call. */
 static int cmd_conc(double secs, const char *req, int nf, char **files,
 		    char **argv)
 {
@@ -484,7 +494,8 @@ static int cmd_conc(double secs, const char *req, int nf, char **files,
 		} else {
 			wk[i].path = files[i];
 		}
-		wk[i].req = req;
+		wk[i].req = req ? req : "";
+		wk[i].pread = !req;
 		wk[i].ready = &ready;
 		wk[i].go = &go;
 	}
@@ -567,7 +578,8 @@ static void usage(void)
 		"       bench pread N FILE\n"
 		"       bench first REQ DIR\n"
 		"       bench conc SECS REQ FILE...\n"
-		"       bench pfloor SECS K REQ -- CMD [ARG...]\n");
+		"       bench pfloor SECS K REQ -- CMD [ARG...]\n"
+		"       bench ppread SECS FILE...\n");
 	exit(2);
 }
 
@@ -608,6 +620,9 @@ int main(int argc, char **argv)
 		return cmd_conc(strtod(argv[2], NULL), argv[3], argc - 4,
 				argv + 4, NULL);
 	}
+	if (!strcmp(argv[1], "ppread"))
+		return cmd_conc(strtod(argv[2], NULL), NULL, argc - 3,
+				argv + 3, NULL);
 	if (!strcmp(argv[1], "pfloor")) {
 		int k = atoi(argv[3]);
 

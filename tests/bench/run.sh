@@ -13,8 +13,11 @@
 # Environment: MCPFS_BUILD (default ./build), BENCH_N (sequential calls per
 # loop, default 2000), BENCH_SECS (seconds per concurrency level, default 3),
 # BENCH_SESSIONS (idle sessions for the memory rows, default 1000),
-# BENCH_PIN=0 (do not pin the sequential rows to CPU 0, see below).
-# Takes about 1 minute; tests/bench/README.md says what each row measures.
+# BENCH_PIN=0 (do not pin the sequential rows to CPU 0, see below),
+# BENCH_PLAYWRIGHT=0 (rows 11 without @playwright/mcp), BENCH_ONLY=scale,
+# oneshot or agents (those rows alone). Takes a few minutes on a quiet
+# machine, rows 11 (Chromium) about 2 of them; tests/bench/README.md says
+# what each row measures.
 set -u
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -39,6 +42,7 @@ WORK=$(mktemp -d /tmp/mcpfs-bench.XXXXXX) || exit 1
 MNT=$WORK/mnt
 MNT2=$WORK/mnt-mem
 MNT3=$WORK/mnt-self
+AMNT=$WORK/mnt-agents
 SHM=/dev/shm/mcpfs-bench.$$
 PIDS=
 SRVPIDS=   # servers that never exit on their own: TERM at cleanup
@@ -47,7 +51,7 @@ ROWS=$WORK/rows
 # Unmount and stop everything this script started, on any exit.
 cleanup() {
 	trap - EXIT INT TERM HUP
-	for m in "$MNT" "$MNT2" "$MNT3"; do
+	for m in "$MNT" "$MNT2" "$MNT3" "$AMNT"; do
 		mountpoint -q "$m" 2>/dev/null && fusermount3 -u "$m" 2>/dev/null
 	done
 	for p in $SRVPIDS; do kill "$p" 2>/dev/null; done
@@ -58,7 +62,7 @@ cleanup() {
 		done
 		kill -9 "$p" 2>/dev/null
 	done
-	for m in "$MNT" "$MNT2" "$MNT3"; do
+	for m in "$MNT" "$MNT2" "$MNT3" "$AMNT"; do
 		mountpoint -q "$m" 2>/dev/null && fusermount3 -uz "$m" 2>/dev/null
 	done
 	rm -f "$SHM"
@@ -73,10 +77,15 @@ log() { printf '%s\n' "$*" >&2; }
 # supervisor mcpfs-exec goes beside mcpfs, where mcpfs looks for it as in
 # the build tree (sessions/transport/stdio.c); without it every server would
 # start under mcpfs itself, which loads all of mcpfs's libraries (row 3b').
-# bin-self holds a lone mcpfs for that row.
+# bin-self holds a lone mcpfs for that row. The HTTP door's module
+# (mcpfs-serve.so, for --serve) goes beside mcpfs too; a build from
+# before it links the door into mcpfs.
 mkdir "$WORK/bin" "$WORK/bin-self" || exit 1
 cp "$MCPFS" "$BUILD/mcpfs-exec" "$BUILD/mcpfs-http.so" "$DEMO" "$FAKE" \
 	"$WORK/bin/" || exit 1
+if [ -f "$BUILD/mcpfs-serve.so" ]; then
+	cp "$BUILD/mcpfs-serve.so" "$WORK/bin/" || exit 1
+fi
 cp "$MCPFS" "$WORK/bin-self/" || exit 1
 MCPFS_SELF=$WORK/bin-self/mcpfs
 MCPFS=$WORK/bin/mcpfs
@@ -86,7 +95,7 @@ FAKE=$WORK/bin/fakeserver
 # fail MESSAGE: say why, show the mcpfs logs and the rows so far, exit 1.
 fail() {
 	log "run.sh: FAILED: $*"
-	for m in "$MNT" "$MNT2" "$MNT3"; do
+	for m in "$MNT" "$MNT2" "$MNT3" "$AMNT"; do
 		[ -d "$m" ] || continue
 		if mountpoint -q "$m"; then log "$m: mounted"; else log "$m: NOT mounted"; fi
 	done
@@ -110,7 +119,7 @@ B=$BUILD/tests/bench/bench
 if [ ! -x "$B" ] || [ "$HERE/bench.c" -nt "$B" ]; then
 	B=$WORK/bench
 	${CC:-cc} -O2 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -o "$B" \
-		"$HERE/bench.c" -lpthread || fail "line $LINENO"
+		"$HERE/bench.c" -lpthread || fail "line ${LINENO:-?}"
 fi
 
 # row MEASUREMENT VALUE BASELINE RATIO TARGET MET
@@ -257,7 +266,7 @@ scale_rows() {
 	t0=$(now_ns); ls "$SHM.d" >/dev/null; t1=$(now_ns)
 	TLS=$((t1 - t0))
 	rm -rf "$SHM.d"
-	mkdir "$SMNT/demo/d1" "$SMNT/many/m1" || fail "line $LINENO"
+	mkdir "$SMNT/demo/d1" "$SMNT/many/m1" || fail "line ${LINENO:-?}"
 	cat "$SMNT/demo/d1/status" >/dev/null
 	# idle status latency: the slowest of 20
 	: >"$WORK/st.idle"
@@ -285,7 +294,7 @@ scale_rows() {
 	fi
 	# the first ls again on a new thread of the same server, with nothing
 	# else running (9a runs beside 9b's loop of cat processes)
-	mkdir "$SMNT/many/m2" || fail "line $LINENO"
+	mkdir "$SMNT/many/m2" || fail "line ${LINENO:-?}"
 	cat "$SMNT/many/m2/status" >/dev/null
 	t6=$(now_ns); ls "$SMNT/many/m2/tools" >/dev/null; t7=$(now_ns)
 	L1=$((t1 - t0)); L2=$((t3 - t2)); LA=$((t7 - t6))
@@ -309,7 +318,7 @@ scale_rows() {
 	while kill -0 "$SPID" 2>/dev/null; do sleep 0.05; done
 	mount_fs "$SMNT" "$WORK/mcpfs-scale2.log" "$SC"
 	SPID=$MPID
-	mkdir "$SMNT/hostile/h1" || fail "line $LINENO"
+	mkdir "$SMNT/hostile/h1" || fail "line ${LINENO:-?}"
 	NBLK=404000   # 26 bytes + a comma each: 10.5 MB
 	echo "{\"name\":\"blocks\",\"arguments\":{\"n\":$NBLK}}" >"$SMNT/hostile/h1/call"
 	RB=$(cat "$SMNT/hostile/h1/call" | wc -c)
@@ -331,18 +340,204 @@ if [ "${BENCH_ONLY:-}" = scale ]; then
 	exit 0
 fi
 
+# ---- 11. agents at scale (issue 50): memory and the listing's size ----
+# tree_pids PID...: the PIDs and all their descendants, one a line.
+tree_pids() {
+	ps -e -o pid=,ppid= | awk -v roots="$*" '
+		{ kids[$2] = kids[$2] " " $1 }
+		END {
+			n = split(roots, q, " ")
+			for (i = 1; i <= n; i++) {
+				p = q[i]; print p
+				m = split(kids[p], k, " ")
+				for (j = 1; j <= m; j++) q[++n] = k[j]
+			}
+		}'
+}
+# mem_of PID...: "PSS_KIB RSS_KIB PROCESSES" of the PIDs and their
+# descendants (PSS from /proc/PID/smaps_rollup, RSS VmRSS of status)
+mem_of() {
+	tree_pids "$@" | while read -r p; do
+		awk '/^Pss:/ { print "pss", $2 }' "/proc/$p/smaps_rollup" 2>/dev/null
+		awk '/^VmRSS:/ { print "rss", $2 }' "/proc/$p/status" 2>/dev/null
+	done | awk '$1 == "pss" { p += $2; n++ } $1 == "rss" { r += $2 }
+		END { print p + 0, r + 0, n + 0 }'
+}
+# hold_clients NAME SPEC [ROOT...]: five `sdk.mjs hold SPEC` clients at
+# once; once all five are ready, mem_of them and the ROOTs into
+# $WORK/mem.NAME; then SIGTERM to the clients, and SIGKILL to whatever
+# of their trees is left after 10 s.
+hold_clients() {
+	hn=$1 hs=$2; shift 2
+	hp=
+	for hi in 1 2 3 4 5; do
+		node "$HERE/sdk.mjs" hold "$hs" >"$WORK/hold.$hn.$hi" \
+			2>"$WORK/hold.$hn.$hi.err" &
+		hp="$hp $!"
+	done
+	PIDS="$PIDS $hp"
+	SRVPIDS="$SRVPIDS $hp" # on a failure: TERM, so that they close their servers
+	hi=0
+	while [ "$(cat "$WORK"/hold."$hn".[1-5] | grep -c ready)" -lt 5 ]; do
+		hi=$((hi + 1))
+		for p in $hp; do
+			kill -0 "$p" 2>/dev/null && continue
+			cat "$WORK"/hold."$hn".*.err >&2
+			fail "11: an sdk.mjs hold client ($hn) exited"
+		done
+		[ $hi -gt 3000 ] && fail "11: $hn: not all ready in 300 s"
+		sleep 0.1
+	done
+	sleep 2 # what the calls started settles
+	# shellcheck disable=SC2086
+	mem_of $hp "$@" >"$WORK/mem.$hn"
+	# shellcheck disable=SC2086
+	htree=$(tree_pids $hp)
+	# shellcheck disable=SC2086
+	kill -TERM $hp 2>/dev/null
+	hi=0
+	for p in $hp; do
+		while kill -0 "$p" 2>/dev/null && [ $hi -lt 100 ]; do
+			sleep 0.1; hi=$((hi + 1))
+		done
+	done
+	# shellcheck disable=SC2086
+	kill -9 $htree 2>/dev/null
+	return 0
+}
+# list_bytes CMD...: "BYTES TOOLS PER-SERVER" of CMD's tools/list, or
+# nothing if it fails (the reason in $WORK/list.err)
+list_bytes() {
+	timeout 120 node "$HERE/sdk.mjs" list "$@" 2>"$WORK/list.err"
+}
+tok() { f0 "$(calc "b/4" b="$1")"; }
+
+agents_rows() {
+	log "11. agents"
+	MEMSRV=$ROOT/node_modules/@modelcontextprotocol/server-memory/dist/index.js
+	PW=$ROOT/node_modules/@playwright/mcp/cli.js
+	if [ "$HAVE_SDK" != yes ] || [ ! -f "$MEMSRV" ]; then
+		row "11. agents: memory and listing" "skipped: node, the SDK, server-everything or server-memory missing" "—" "—" "—" "—"
+		return 0
+	fi
+	NODE=$(command -v node)
+	USE_PW=no
+	[ "${BENCH_PLAYWRIGHT:-1}" = 1 ] && [ -f "$PW" ] && [ -x /usr/bin/chromium ] && USE_PW=yes
+	mkdir -p "$WORK/pw"
+	MEMENV="{\"MEMORY_FILE_PATH\": \"$WORK/memory.jsonl\"}"
+	PWARGS="\"$PW\", \"--headless\", \"--browser\", \"chromium\", \"--executable-path\", \"/usr/bin/chromium\", \"--no-sandbox\", \"--isolated\", \"--output-dir\", \"$WORK/pw\""
+	# the mount's config, with and without playwright
+	for cf in 3 4; do
+		{
+			printf '{"mcpServers": {\n'
+			printf '  "demo": {"command": "%s"},\n' "$DEMO"
+			printf '  "everything": {"command": "%s", "args": ["%s", "stdio"]},\n' "$NODE" "$EVERYTHING"
+			if [ $cf = 4 ] && [ $USE_PW = yes ]; then
+				printf '  "playwright": {"command": "%s", "args": [%s], "timeout": 120},\n' "$NODE" "$PWARGS"
+			fi
+			printf '  "memory": {"command": "%s", "args": ["%s"], "env": %s}\n}}\n' "$NODE" "$MEMSRV" "$MEMENV"
+		} >"$WORK/agents$cf.json"
+	done
+	# ---- the listings ----
+	for cf in 4 3; do
+		[ $cf = 4 ] && [ $USE_PW = no ] && continue
+		MOUNT_EXTRA="" mount_fs "$AMNT" "$WORK/mcpfs-agents$cf.log" "$WORK/agents$cf.json"
+		ALPID=$MPID
+		full=$(list_bytes "$MCPFS" serve "$AMNT") ||
+			{ cat "$WORK/list.err" >&2; fail "11c: serve's tools/list"; }
+		fb=$(first "$full")
+		own=0
+		for s in demo everything memory playwright; do
+			case $s in
+			demo) o=$(list_bytes "$DEMO") ;;
+			everything) o=$(list_bytes "$NODE" "$EVERYTHING" stdio) ;;
+			memory) o=$(MEMORY_FILE_PATH=$WORK/memory.jsonl list_bytes "$NODE" "$MEMSRV") ;;
+			playwright) [ $cf = 4 ] || continue
+				o=$(list_bytes "$NODE" "$PW" --headless --browser chromium \
+					--executable-path /usr/bin/chromium --no-sandbox --isolated \
+					--output-dir "$WORK/pw") ;;
+			esac
+			[ -n "$o" ] || fail "11c: $s's own tools/list"
+			own=$((own + $(first "$o")))
+		done
+		if [ $cf = 4 ]; then what="demo, server-everything, server-memory, @playwright/mcp"
+		else what="demo, server-everything, server-memory"; fi
+		row "11c. serve's full tools/list, a mount of $what" \
+			"$fb bytes ≈ $(tok "$fb") tokens ($(echo "$full" | cut -d' ' -f2) tools: $(echo "$full" | cut -d' ' -f3-))" \
+			"the servers' own tools/list $own bytes" \
+			"$(f2 "$(calc "a/b" a="$fb" b="$own")")x" "(info)" "—"
+		if srch=$(list_bytes "$MCPFS" serve --tools search "$AMNT") && [ -n "$srch" ]; then
+			sb=$(first "$srch")
+			R=$(calc "a/b" a="$sb" b="$fb")
+			if [ $cf = 3 ]; then tg="≤ 0.15x"; met=$(yes_if "$R <= 0.15"); else tg="(info)"; met="—"; fi
+			row "11d. serve --tools search: its tools/list, the same mount ($what)" \
+				"$sb bytes ≈ $(tok "$sb") tokens ($(echo "$srch" | cut -d' ' -f2) tools: $(echo "$srch" | cut -d' ' -f3-))" \
+				"full listing (11c) $fb bytes ≈ $(tok "$fb") tokens" \
+				"$(f2 "$R")x" "$tg" "$met"
+		else
+			log "11d: mcpfs serve --tools search: $(head -c 300 "$WORK/list.err")"
+			row "11d. serve --tools search: its tools/list, the same mount ($what)" \
+				"search: n/a (not built)" "full listing (11c) $fb bytes ≈ $(tok "$fb") tokens" \
+				"—" "$([ $cf = 3 ] && echo "≤ 0.15x" || echo "(info)")" "—"
+		fi
+		fusermount3 -u "$AMNT"
+		while kill -0 "$ALPID" 2>/dev/null; do sleep 0.05; done
+	done
+	# ---- memory: five agents ----
+	SC='[{"name": "demo__echo", "arguments": {"text": "hi"}}, {"name": "everything__echo", "arguments": {"message": "hi"}}, {"name": "memory__read_graph", "arguments": {}}'
+	[ $USE_PW = yes ] &&
+		SC="$SC, {\"name\": \"playwright__browser_tabs\", \"arguments\": {\"action\": \"list\"}}"
+	SC="$SC]"
+	DSPEC="[{\"command\": \"$DEMO\", \"calls\": [{\"name\": \"echo\", \"arguments\": {\"text\": \"hi\"}}]},
+ {\"command\": \"$NODE\", \"args\": [\"$EVERYTHING\", \"stdio\"], \"calls\": [{\"name\": \"echo\", \"arguments\": {\"message\": \"hi\"}}]},
+ {\"command\": \"$NODE\", \"args\": [\"$MEMSRV\"], \"env\": $MEMENV, \"calls\": [{\"name\": \"read_graph\", \"arguments\": {}}]}"
+	[ $USE_PW = yes ] &&
+		DSPEC="$DSPEC, {\"command\": \"$NODE\", \"args\": [$PWARGS], \"calls\": [{\"name\": \"browser_tabs\", \"arguments\": {\"action\": \"list\"}}]}"
+	DSPEC="$DSPEC]"
+	cf=3; [ $USE_PW = yes ] && cf=4
+	MOUNT_EXTRA="" mount_fs "$AMNT" "$WORK/mcpfs-agents.log" "$WORK/agents$cf.json"
+	ALPID=$MPID
+	hold_clients each "[{\"command\": \"$MCPFS\", \"args\": [\"serve\", \"$AMNT\"], \"calls\": $SC}]" "$ALPID"
+	hold_clients shared "[{\"command\": \"$MCPFS\", \"args\": [\"serve\", \"--thread\", \"shared\", \"$AMNT\"], \"calls\": $SC}]" "$ALPID"
+	fusermount3 -u "$AMNT"
+	while kill -0 "$ALPID" 2>/dev/null; do sleep 0.05; done
+	hold_clients sdk "$DSPEC"
+	read -r sp sr sn <"$WORK/mem.sdk"
+	srv="demo, server-everything, server-memory"
+	[ $USE_PW = yes ] && srv="$srv, @playwright/mcp (browser_tabs list, which starts Chromium)"
+	for hn in each shared; do
+		read -r p r n <"$WORK/mem.$hn"
+		case $hn in
+		each) how="a thread each (serve-N)" ;;
+		*) how="one shared thread (--thread shared)" ;;
+		esac
+		row "11$([ $hn = each ] && echo a || echo b). memory: 5 SDK clients through mcpfs serve, $how, one call on each of $srv: PSS of every process (mcpfs, relays, servers and children, the clients)" \
+			"$(f1 "$(calc "x/1024" x="$p")") MiB PSS ($(f1 "$(calc "x/1024" x="$r")") MiB RSS; $n processes)" \
+			"5 SDK clients each starting the servers: $(f1 "$(calc "x/1024" x="$sp")") MiB PSS ($(f1 "$(calc "x/1024" x="$sr")") MiB RSS; $sn processes)" \
+			"$(f2 "$(calc "a/b" a="$p" b="$sp")")x (RSS $(f2 "$(calc "a/b" a="$r" b="$sr")")x)" "(info)" "—"
+	done
+}
+if [ "${BENCH_ONLY:-}" = agents ]; then
+	agents_rows
+	echo "load average before: $LOAD0, after: $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "| measurement | value | baseline | ratio | target | met? |"
+	echo "|---|---|---|---|---|---|"
+	cat "$ROWS"
+	exit 0
+fi
+
 # ---- 3. one-shot (3a, 3b, 3b') ----
 # oneshot_rows: needs the mount $MNT and 2a's $T2A; sets T3.
 # BENCH_ONLY=oneshot runs only 1, 2a and these rows.
 oneshot_rows() {
 	log "3. one-shot"
 	N1=200
-	T3=$(first "$("$B" oneshot "$N1" "$REQ" -- "$DEMO")") || fail "line $LINENO"
+	T3=$(first "$("$B" oneshot "$N1" "$REQ" -- "$DEMO")") || fail "line ${LINENO:-?}"
 	R=$(calc "a/b" a="$T3" b="$T2A")
 	row "3a. one-shot: spawn demo-server, initialize, call (no mcpfs)" \
 		"$(f1 "$T3") µs/call" "2a $(f1 "$T2A") µs" "2a is $(f0 "$R")x faster" \
 		"—" "—"
-	T3S=$(first "$("$B" reuse "$N1" "$REQ" "$MNT/demo/call")") || fail "line $LINENO"
+	T3S=$(first "$("$B" reuse "$N1" "$REQ" "$MNT/demo/call")") || fail "line ${LINENO:-?}"
 	R=$(calc "a/b" a="$T3S" b="$T3")
 	row "3b. server-level MOUNT/demo/call (fresh process per call, under mcpfs-exec)" \
 		"$(f1 "$T3S") µs/call" "3a $(f1 "$T3") µs" "$(f2 "$R")x" "≤ 4x" \
@@ -353,7 +548,7 @@ oneshot_rows() {
 	MCPFS=$MCPFS_SELF
 	mount_fs "$MNT3" "$WORK/mcpfs-self.log"
 	MCPFS=$MCPFS_MAIN
-	T3F=$(first "$("$B" reuse "$N1" "$REQ" "$MNT3/demo/call")") || fail "line $LINENO"
+	T3F=$(first "$("$B" reuse "$N1" "$REQ" "$MNT3/demo/call")") || fail "line ${LINENO:-?}"
 	fusermount3 -u "$MNT3"
 	R=$(calc "a/b" a="$T3F" b="$T3")
 	row "3b'. the same, mcpfs itself as the supervisor (no mcpfs-exec beside it)" \
@@ -362,7 +557,7 @@ oneshot_rows() {
 
 # ---- 1. floor: a minimal client on pipes, no mcpfs ----
 log "1. floor"
-FLOOR=$(first "$("$B" floor "$N" "$REQ" -- "$DEMO")") || fail "line $LINENO"
+FLOOR=$(first "$("$B" floor "$N" "$REQ" -- "$DEMO")") || fail "line ${LINENO:-?}"
 row "1. floor: C client ↔ demo-server over pipes, sequential echo$PINNOTE" \
 	"$(f1 "$FLOOR") µs/call" "—" "1x" "—" "—"
 
@@ -372,11 +567,11 @@ SERVE="--serve 127.0.0.1:0"
 [ "${BENCH_ONLY:-}" = oneshot ] && { SERVE=; MAXMSG=; }
 MOUNT_EXTRA=$SERVE mount_fs "$MNT" "$WORK/mcpfs.log"
 MAIN_PID=$MPID
-mkdir "$MNT/demo/t1" || fail "line $LINENO"
+mkdir "$MNT/demo/t1" || fail "line ${LINENO:-?}"
 
 # ---- 2. a thread's call ----
 log "2. thread call"
-T2A=$(first "$("$B" reuse "$N" "$REQ" "$MNT/demo/t1/call")") || fail "line $LINENO"
+T2A=$(first "$("$B" reuse "$N" "$REQ" "$MNT/demo/t1/call")") || fail "line ${LINENO:-?}"
 R=$(calc "a/b" a="$T2A" b="$FLOOR")
 row "2a. thread call, one open fd reused (write, read to EOF; 64 KiB reads)" \
 	"$(f1 "$T2A") µs/call" "floor $(f1 "$FLOOR") µs" "$(f1 "$R")x" "≤ 2x" \
@@ -388,19 +583,19 @@ if [ "${BENCH_ONLY:-}" = oneshot ]; then
 	cat "$ROWS"
 	exit 0
 fi
-T=$(first "$(BENCH_NOEOF=1 "$B" reuse "$N" "$REQ" "$MNT/demo/t1/call")") || fail "line $LINENO"
+T=$(first "$(BENCH_NOEOF=1 "$B" reuse "$N" "$REQ" "$MNT/demo/t1/call")") || fail "line ${LINENO:-?}"
 R=$(calc "a/b" a="$T" b="$FLOOR")
 row "2a\". same, stopping at the reply's newline (no read of 0)" \
 	"$(f1 "$T") µs/call" "floor $(f1 "$FLOOR") µs" "$(f1 "$R")x" "(info)" "—"
-T=$(first "$("$B" pread "$N" "$MNT/demo/t1/status")") || fail "line $LINENO"
+T=$(first "$("$B" pread "$N" "$MNT/demo/t1/status")") || fail "line ${LINENO:-?}"
 R=$(calc "a/b" a="$T" b="$FLOOR")
 row "2r. one bare FUSE round trip: pread of 64 bytes of t1/status (from memory); 2a makes 3, 2a\" 2" \
 	"$(f1 "$T") µs" "floor $(f1 "$FLOOR") µs" "$(f1 "$R")x" "(info)" "—"
-T=$(first "$(BENCH_RBUF=1048576 "$B" reuse "$N" "$REQ" "$MNT/demo/t1/call")") || fail "line $LINENO"
+T=$(first "$(BENCH_RBUF=1048576 "$B" reuse "$N" "$REQ" "$MNT/demo/t1/call")") || fail "line ${LINENO:-?}"
 R=$(calc "a/b" a="$T" b="$FLOOR")
 row "2a'. same as 2a with a 1 MiB read buffer" \
 	"$(f1 "$T") µs/call" "floor $(f1 "$FLOOR") µs" "$(f1 "$R")x" "(info)" "—"
-T2B=$(first "$("$B" reopen "$N" "$REQ" "$MNT/demo/t1/call")") || fail "line $LINENO"
+T2B=$(first "$("$B" reopen "$N" "$REQ" "$MNT/demo/t1/call")") || fail "line ${LINENO:-?}"
 R=$(calc "a/b" a="$T2B" b="$FLOOR")
 row "2b. thread call, open/write/read/close per call" \
 	"$(f1 "$T2B") µs/call" "floor $(f1 "$FLOOR") µs" "$(f1 "$R")x" "≤ 3x" \
@@ -430,10 +625,10 @@ row "2c. sh loop: echo '{...}' > call; cat call ($LOOPS iterations)" \
 oneshot_rows
 TNODE=
 if [ "$HAVE_NODE" = yes ]; then
-	mkdir "$MNT/everything/s1" || fail "line $LINENO"
-	TNODE=$(first "$("$B" reuse 1000 "$NREQ" "$MNT/everything/s1/call")") || fail "line $LINENO"
+	mkdir "$MNT/everything/s1" || fail "line ${LINENO:-?}"
+	TNODE=$(first "$("$B" reuse 1000 "$NREQ" "$MNT/everything/s1/call")") || fail "line ${LINENO:-?}"
 	# node starts faster on all CPUs: one-shot runs unpinned
-	T3N=$(first "$(unpinned "$B" oneshot 10 "$NREQ" -- node "$EVERYTHING" stdio 2>/dev/null)") || fail "line $LINENO"
+	T3N=$(first "$(unpinned "$B" oneshot 10 "$NREQ" -- node "$EVERYTHING" stdio 2>/dev/null)") || fail "line ${LINENO:-?}"
 	R=$(calc "a/b" a="$T3N" b="$TNODE")
 	row "3c. one-shot: spawn node server-everything, initialize, echo (unpinned)" \
 		"$(f1 "$(calc "x/1000" x="$T3N")") ms/call" \
@@ -462,9 +657,9 @@ log "3d. warm"
 if [ "$HAVE_NODE" = yes ]; then
 	: >"$WORK/cold"; : >"$WORK/warm"
 	for rep in 1 2 3; do
-		first_call "$MNT/everything/c$rep" >>"$WORK/cold" || fail "line $LINENO"
-		spare_ready everything-warm || fail "line $LINENO"
-		first_call "$MNT/everything-warm/w$rep" >>"$WORK/warm" || fail "line $LINENO"
+		first_call "$MNT/everything/c$rep" >>"$WORK/cold" || fail "line ${LINENO:-?}"
+		spare_ready everything-warm || fail "line ${LINENO:-?}"
+		first_call "$MNT/everything-warm/w$rep" >>"$WORK/warm" || fail "line ${LINENO:-?}"
 		rmdir "$MNT/everything/c$rep" "$MNT/everything-warm/w$rep"
 	done
 	TC=$(median <"$WORK/cold")
@@ -480,7 +675,7 @@ fi
 # ---- 7a. against the official SDK, sequential ----
 log "7a. SDK sequential"
 if [ "$HAVE_SDK" = yes ]; then
-	out=$(node "$HERE/sdk.mjs" seq 1000 "$NREQ" node "$EVERYTHING" stdio) || fail "line $LINENO"
+	out=$(node "$HERE/sdk.mjs" seq 1000 "$NREQ" node "$EVERYTHING" stdio) || fail "line ${LINENO:-?}"
 	TSDK=$(first "$out")
 	R=$(calc "a/b" a="$TNODE" b="$TSDK")
 	row "7a. SDK Client+StdioClientTransport → server-everything echo, sequential" \
@@ -495,9 +690,9 @@ if [ "$PIN" = 1 ]; then
 	taskset -apc "$ALL" $$ >/dev/null
 	taskset -apc "$ALL" "$MAIN_PID" >/dev/null
 	# the same sequential loops, unpinned, for comparison
-	F=$(first "$("$B" floor "$N" "$REQ" -- "$DEMO")") || fail "line $LINENO"
-	mkdir "$MNT/demo/t2" || fail "line $LINENO"
-	T=$(first "$("$B" reuse "$N" "$REQ" "$MNT/demo/t2/call")") || fail "line $LINENO"
+	F=$(first "$("$B" floor "$N" "$REQ" -- "$DEMO")") || fail "line ${LINENO:-?}"
+	mkdir "$MNT/demo/t2" || fail "line ${LINENO:-?}"
+	T=$(first "$("$B" reuse "$N" "$REQ" "$MNT/demo/t2/call")") || fail "line ${LINENO:-?}"
 	R=$(calc "a/b" a="$T" b="$F")
 	row "2a unpinned (info): the same loops on all CPUs" "$(f1 "$T") µs/call" \
 		"unpinned floor $(f1 "$F") µs" "$(f1 "$R")x" "(info)" "—"
@@ -506,27 +701,35 @@ fi
 # ---- 4. concurrency ----
 log "4. concurrency"
 i=1
-while [ $i -le 64 ]; do mkdir "$MNT/demo/c$i" || fail "line $LINENO"; i=$((i + 1)); done
+while [ $i -le 64 ]; do mkdir "$MNT/demo/c$i" || fail "line ${LINENO:-?}"; i=$((i + 1)); done
 wait_ready "$MNT/demo" 65
 RATE1=
-: >"$WORK/c.pfloor"
+: >"$WORK/c.pfloor"; : >"$WORK/c.prt"
 for k in 1 4 16 64; do
-	files=
+	files=; sfiles=
 	i=1
-	while [ $i -le $k ]; do files="$files $MNT/demo/c$i/call"; i=$((i + 1)); done
+	while [ $i -le $k ]; do
+		files="$files $MNT/demo/c$i/call"; sfiles="$sfiles $MNT/demo/c$i/status"
+		i=$((i + 1))
+	done
 	# three runs of a third of the time each: the median rate (a stall of
 	# the machine in one run does not make the row), and the slowest call
 	: >"$WORK/c.rate"; : >"$WORK/c.max"
 	for rep in 1 2 3; do
 		# shellcheck disable=SC2086
-		out=$("$B" conc "$(calc "s/3" s="$SECS")" "$REQ" $files) || fail "line $LINENO"
+		out=$("$B" conc "$(calc "s/3" s="$SECS")" "$REQ" $files) || fail "line ${LINENO:-?}"
 		echo "$out" | awk '{ print $1 }' >>"$WORK/c.rate"
 		echo "$out" | awk '{ print $4, $5, $6 }' >>"$WORK/c.max"
 		if [ "$k" = 16 ]; then
 			# 4f: the floor's own parallel rate, alternating with
 			# mcpfs's runs: 16 C clients, 16 demo-servers, pipes
-			out=$("$B" pfloor "$(calc "s/3" s="$SECS")" 16 "$REQ" -- "$DEMO") || fail "line $LINENO"
+			out=$("$B" pfloor "$(calc "s/3" s="$SECS")" 16 "$REQ" -- "$DEMO") || fail "line ${LINENO:-?}"
 			echo "$out" | awk '{ print $1 }' >>"$WORK/c.pfloor"
+			# 4g: 16 threads of bare FUSE round trips, each a
+			# pread of its own session's status
+			# shellcheck disable=SC2086
+			out=$("$B" ppread "$(calc "s/3" s="$SECS")" $sfiles) || fail "line ${LINENO:-?}"
+			echo "$out" | awk '{ print $1 }' >>"$WORK/c.prt"
 		fi
 	done
 	rate=$(median <"$WORK/c.rate")
@@ -550,10 +753,20 @@ PF=$(median <"$WORK/c.pfloor")
 R=$(calc "a/b" a="$RATE16" b="$PF")
 row "4f. 16 sessions (row 4) against the floor's parallel rate: 16 C clients, each its own demo-server over pipes, no mcpfs (median of 3, alternating)" \
 	"$(f0 "$RATE16") calls/s" "floor 16 × pipes $(f0 "$PF")/s" "$(f2 "$R")x" "≥ 0.6x" "$(yes_if "$R >= 0.6")"
+# 4g: the bound FUSE and the pipes allow together. A call on an open fd is
+# three FUSE round trips (write, read, the read of 0) and one server call;
+# at 16 in parallel the machine does PR round trips/s or PF pipe calls/s,
+# so one call costs 3/PR + 1/PF of it: the bound is 1 / (3/PR + 1/PF).
+PR=$(median <"$WORK/c.prt")
+BOUND=$(calc "1/(3/r + 1/p)" r="$PR" p="$PF")
+R=$(calc "a/b" a="$RATE16" b="$BOUND")
+row "4g. 16 sessions (row 4) against the bound of 16 threads of bare FUSE round trips (pread of status) and the parallel floor (4f) together: 1 / (3/rt + 1/floor), a call being three round trips and one server call (medians of 3, alternating)" \
+	"$(f0 "$RATE16") calls/s" "bound $(f0 "$BOUND")/s (16 × pread $(f0 "$PR")/s, 4f $(f0 "$PF")/s)" \
+	"$(f2 "$R")x" "≥ 0.8x" "$(yes_if "$R >= 0.8")"
 
 # ---- 5. large replies ----
 log "5. large replies"
-mkdir "$MNT/fake/b1" || fail "line $LINENO"
+mkdir "$MNT/fake/b1" || fail "line ${LINENO:-?}"
 BC=$MNT/fake/b1/call
 for mib in 1 16 63 100; do
 	bytes=$((mib * 1048576))
@@ -596,7 +809,7 @@ for mib in 1 16 63 100; do
 	R=$(calc "a/b" a="$mr" b="$ms")
 	row "5'. big $mib MiB: cat call again (finished reply, transfer only)" \
 		"$(f0 "$mr") MB/s" "tmpfs cat $(f0 "$ms") MB/s" "$(f2 "$R")x" "(info)" "—"
-	td=$(first "$(BENCH_RBUF=1048576 "$B" reuse 5 "$big" "$BC")") || fail "line $LINENO"
+	td=$(first "$(BENCH_RBUF=1048576 "$B" reuse 5 "$big" "$BC")") || fail "line ${LINENO:-?}"
 	md=$(calc "g/t" g="$got" t="$td")
 	R=$(calc "a/b" a="$md" b="$ms")
 	row "5‴. big $mib MiB: C driver, one open fd, write + 1 MiB reads (whole call)" \
@@ -613,7 +826,7 @@ for mib in 1 16 63 100; do
 	if [ "$mib" = 16 ] || [ "$mib" = 63 ]; then
 		for order in result extra; do
 			bo="{\"name\":\"big\",\"arguments\":{\"bytes\":$bytes,\"order\":\"$order\"}}"
-			to=$(first "$(BENCH_RBUF=1048576 "$B" reuse 5 "$bo" "$BC")") || fail "line $LINENO"
+			to=$(first "$(BENCH_RBUF=1048576 "$B" reuse 5 "$bo" "$BC")") || fail "line ${LINENO:-?}"
 			mo=$(calc "g/t" g="$got" t="$to")
 			eval "mo_$order=\$mo"
 			R=$(calc "a/b" a="$mo" b="$md")
@@ -626,7 +839,7 @@ for mib in 1 16 63 100; do
 				"$(f2 "$R")x" "≥ 0.8x" "$(yes_if "$R >= 0.8")"
 		done
 	fi
-	tf=$(first "$("$B" floor 3 "$big" -- "$FAKE")") || fail "line $LINENO"
+	tf=$(first "$("$B" floor 3 "$big" -- "$FAKE")") || fail "line ${LINENO:-?}"
 	mf=$(calc "g/t" g="$got" t="$tf")
 	R=$(calc "a/b" a="$mf" b="$ms")
 	row "5\". big $mib MiB: C client ↔ fakeserver over pipes (no mcpfs)" \
@@ -635,7 +848,7 @@ for mib in 1 16 63 100; do
 	# 5"s: the same floor over a socketpair, as mcpfs's servers write
 	# their stdout (libuv's UV_CREATE_PIPE); the floor is the faster of
 	# the two, so that 5w does not measure against a weak one
-	tf=$(first "$(BENCH_SOCKETPAIR=1 "$B" floor 3 "$big" -- "$FAKE")") || fail "line $LINENO"
+	tf=$(first "$(BENCH_SOCKETPAIR=1 "$B" floor 3 "$big" -- "$FAKE")") || fail "line ${LINENO:-?}"
 	mfs=$(calc "g/t" g="$got" t="$tf")
 	R=$(calc "a/b" a="$mfs" b="$ms")
 	row "5\"s. big $mib MiB: the same over a socketpair (no mcpfs)" \
@@ -669,7 +882,7 @@ done
 log "7b. SDK pipelined"
 if [ "$HAVE_SDK" = yes ]; then
 	K=16
-	mkdir "$MNT/everything/s2" || fail "line $LINENO"
+	mkdir "$MNT/everything/s2" || fail "line ${LINENO:-?}"
 	files=
 	i=1
 	while [ $i -le $K ]; do files="$files $MNT/everything/s2/call"; i=$((i + 1)); done
@@ -677,10 +890,10 @@ if [ "$HAVE_SDK" = yes ]; then
 	# the scheduler puts the processes)
 	: >"$WORK/p.sdk"; : >"$WORK/p.fs"
 	for rep in 1 2 3; do
-		out=$(node "$HERE/sdk.mjs" pipe 3000 $K "$NREQ" node "$EVERYTHING" stdio) || fail "line $LINENO"
+		out=$(node "$HERE/sdk.mjs" pipe 3000 $K "$NREQ" node "$EVERYTHING" stdio) || fail "line ${LINENO:-?}"
 		first "$out" >>"$WORK/p.sdk"
 		# shellcheck disable=SC2086
-		out=$("$B" conc 1.5 "$NREQ" $files) || fail "line $LINENO"
+		out=$("$B" conc 1.5 "$NREQ" $files) || fail "line ${LINENO:-?}"
 		calc "1e6/r" r="$(first "$out")" >>"$WORK/p.fs"
 		echo >>"$WORK/p.fs"
 	done
@@ -697,12 +910,12 @@ fi
 # ---- 7c. Streamable HTTP: the SDK's HTTP client against mcpfs ----
 log "7c. SDK over Streamable HTTP"
 if [ -n "$EV_PORT" ]; then
-	mkdir "$MNT/everything-http/h1" || fail "line $LINENO"
+	mkdir "$MNT/everything-http/h1" || fail "line ${LINENO:-?}"
 	: >"$WORK/h.sdk"; : >"$WORK/h.fs"
 	for rep in 1 2 3; do
-		out=$(node "$HERE/sdk.mjs" seq 300 "$NREQ" "http://127.0.0.1:$EV_PORT/mcp") || fail "line $LINENO"
+		out=$(node "$HERE/sdk.mjs" seq 300 "$NREQ" "http://127.0.0.1:$EV_PORT/mcp") || fail "line ${LINENO:-?}"
 		first "$out" >>"$WORK/h.sdk"
-		out=$("$B" reuse 300 "$NREQ" "$MNT/everything-http/h1/call") || fail "line $LINENO"
+		out=$("$B" reuse 300 "$NREQ" "$MNT/everything-http/h1/call") || fail "line ${LINENO:-?}"
 		first "$out" >>"$WORK/h.fs"
 	done
 	HSDK=$(median <"$WORK/h.sdk")
@@ -737,13 +950,13 @@ if [ "$HAVE_SDK" = yes ]; then
 		sleep 0.1
 	done
 	for rep in 1 2 3; do
-		out=$(node "$HERE/sdk.mjs" seq 500 "$NREQ" node "$EVERYTHING" stdio) || fail "line $LINENO"
+		out=$(node "$HERE/sdk.mjs" seq 500 "$NREQ" node "$EVERYTHING" stdio) || fail "line ${LINENO:-?}"
 		first "$out" >>"$WORK/s.direct"
-		out=$(node "$HERE/sdk.mjs" seq 500 "$SREQ" "$MCPFS" serve --thread bench "$MNT") || fail "line $LINENO"
+		out=$(node "$HERE/sdk.mjs" seq 500 "$SREQ" "$MCPFS" serve --thread bench "$MNT") || fail "line ${LINENO:-?}"
 		first "$out" >>"$WORK/s.serve"
-		out=$(MCP_BEARER=$STOK node "$HERE/sdk.mjs" seq 500 "$SREQ" "$SURL/bench") || fail "line $LINENO"
+		out=$(MCP_BEARER=$STOK node "$HERE/sdk.mjs" seq 500 "$SREQ" "$SURL/bench") || fail "line ${LINENO:-?}"
 		first "$out" >>"$WORK/s.http"
-		out=$(node "$HERE/sdk.mjs" seq 500 "$NREQ" "http://127.0.0.1:$EPORT/mcp") || fail "line $LINENO"
+		out=$(node "$HERE/sdk.mjs" seq 500 "$NREQ" "http://127.0.0.1:$EPORT/mcp") || fail "line ${LINENO:-?}"
 		first "$out" >>"$WORK/s.dhttp"
 	done
 	SD=$(median <"$WORK/s.direct"); SS=$(median <"$WORK/s.serve"); SH=$(median <"$WORK/s.http")
@@ -783,21 +996,21 @@ if [ "$HAVE_NODE" = yes ] && [ -f "$MCPORTER" ]; then
 			XDG_CACHE_HOME=$MPW/cache XDG_DATA_HOME=$MPW/data \
 			"$NODE22" "$MCPORTER" --config "$MPW/config/mcporter.json" "$@")
 	}
-	mcporter daemon start >"$MPW/daemon.log" 2>&1 || fail "line $LINENO"
-	mcporter call demo.incr >/dev/null 2>&1 || fail "line $LINENO"  # warm
+	mcporter daemon start >"$MPW/daemon.log" 2>&1 || fail "line ${LINENO:-?}"
+	mcporter call demo.incr >/dev/null 2>&1 || fail "line ${LINENO:-?}"  # warm
 	: >"$WORK/m.peer"; : >"$WORK/m.fs"
-	mkdir "$MNT/demo/m1" || fail "line $LINENO"
+	mkdir "$MNT/demo/m1" || fail "line ${LINENO:-?}"
 	IREQ='{"name":"incr","arguments":{}}'
 	sh -c "echo '$IREQ' > $MNT/demo/m1/call; cat $MNT/demo/m1/call" >/dev/null
 	for rep in 1 2 3 4 5; do
 		t0=$(now_ns)
-		mcporter call demo.incr >/dev/null 2>&1 || fail "line $LINENO"
+		mcporter call demo.incr >/dev/null 2>&1 || fail "line ${LINENO:-?}"
 		t1=$(now_ns)
 		echo $((t1 - t0)) >>"$WORK/m.peer"
 		for k in 1 2 3 4 5; do
 			t0=$(now_ns)
 			sh -c "echo '$IREQ' > $MNT/demo/m1/call; cat $MNT/demo/m1/call" >/dev/null ||
-				fail "line $LINENO"
+				fail "line ${LINENO:-?}"
 			t1=$(now_ns)
 			echo $((t1 - t0)) >>"$WORK/m.fs"
 		done
@@ -824,9 +1037,9 @@ row "6a. mcpfs RSS, idle, no session yet (stdio and HTTP servers configured)" \
 prev=0
 for target in 100 "$NMEM"; do
 	i=$((prev + 1))
-	while [ $i -le "$target" ]; do mkdir "$MNT2/demo/m$i" || fail "line $LINENO"; i=$((i + 1)); done
+	while [ $i -le "$target" ]; do mkdir "$MNT2/demo/m$i" || fail "line ${LINENO:-?}"; i=$((i + 1)); done
 	prev=$target
-	wait_ready "$MNT2/demo" "$target" || fail "line $LINENO"
+	wait_ready "$MNT2/demo" "$target" || fail "line ${LINENO:-?}"
 	sleep 0.3
 	rss=$(rss_kib "$MPID")
 	per=$(calc "(r-z)/n" r="$rss" z="$RSS0" n="$target")
@@ -836,9 +1049,9 @@ for target in 100 "$NMEM"; do
 done
 if [ -n "$HTTP_PORT" ]; then
 	rss1=$(rss_kib "$MPID")
-	mkdir "$MNT2/http/h1" || fail "line $LINENO"
+	mkdir "$MNT2/http/h1" || fail "line ${LINENO:-?}"
 	printf '%s' "$REQ" >"$MNT2/http/h1/call" && cat "$MNT2/http/h1/call" >/dev/null ||
-		fail "line $LINENO"
+		fail "line ${LINENO:-?}"
 	rmdir "$MNT2/http/h1"
 	sleep 0.3
 	rss2=$(rss_kib "$MPID")
@@ -856,6 +1069,7 @@ t1=$(now_ns)
 row "6'. unmount with $NMEM sessions (all closed, mcpfs exited)" \
 	"$(f2 "$(calc "(b-a)/1e9" a="$t0" b="$t1")") s" "—" "—" "(info)" "—"
 
+agents_rows
 scale_rows
 
 # ---- the table ----

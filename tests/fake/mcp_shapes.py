@@ -45,9 +45,12 @@ TOOLS = [
      'inputSchema': BOUNDED},
     {'name': 'blocks', 'description': 'One content block per mimeType.',
      'inputSchema': BLOCKS},
+    {'name': 'error_member', 'description': 'A result named error first.',
+     'inputSchema': {'type': 'object'}},
 ]
 RESOURCES = [{'uri': 'shapes://ok', 'name': 'ok'},
-             {'uri': 'shapes://broken', 'name': 'broken'}]
+             {'uri': 'shapes://broken', 'name': 'broken'},
+             {'uri': 'shapes://error-member', 'name': 'error-member'}]
 
 
 def block(i, mime):
@@ -91,6 +94,9 @@ def answer(msg):
         uri = params.get('uri')
         if uri == 'shapes://ok':
             return {'contents': [{'uri': uri, 'text': 'fine'}]}
+        if uri == 'shapes://error-member':
+            return {'error': 'stale', 'contents': [{'uri': uri,
+                                                    'text': 'still here'}]}
         if uri == 'shapes://broken':
             raise RpcError(-32603, 'the disk is on fire')
         raise RpcError(-32002, 'Resource not found')
@@ -102,6 +108,10 @@ def answer(msg):
         if params.get('name') == 'blocks':
             return {'content': [block(i, t) for i, t in
                                 enumerate(args.get('types', []))]}
+        if params.get('name') == 'error_member':
+            return {'error': 'the disk is on fire',
+                    'content': [{'type': 'text', 'text': 'partial'}],
+                    'isError': True}
         raise RpcError(-32602, f'Unknown tool: {params.get("name")}')
     raise RpcError(-32601, f'Method not found: {method}')
 

@@ -10,15 +10,15 @@
  * the next bytes give their ids (1-16, so that the corpus meets them);
  * the rest are the server's bytes.
  *
- * The session core around inbound.c is stubbed here: a call completes
- * into call_complete below, which builds what serve/peer.c sends its
- * client ({"jsonrpc":"2.0","id":N,"result":R}, or R's error), and
- * session_observe gets what a client hears of notifications. Checked:
- * every such message, every line of events and every line of trace is
- * one line of compact JSON (jscan_is_value, jcompact_is, no newline); a
- * call completes only while it is in flight (no reply to an id that is
- * not pending reaches anyone); every trace record is an "in" record of
- * the fixed shape mcpfs writes.
+ * The session core around inbound.c is stubbed here: a call completes into
+ * call_complete or call_complete_error below, which build what
+ * serve/peer.c sends its client ({"jsonrpc":"2.0","id":N,"result":R}, or
+ * the error as it is), and session_observe gets what a client hears of
+ * notifications. Checked: every such message, every line of events and
+ * every line of trace is one line of compact JSON (jscan_is_value,
+ * jcompact_is, no newline); a call completes only while it is in flight
+ * (no reply to an id that is not pending reaches anyone); every trace
+ * record is an "in" record of the fixed shape mcpfs writes.
  */
 #include <stdarg.h>
 #include <stdint.h>
@@ -83,8 +83,9 @@ static void untrack(mcp_call *c)
 	c->done = 1;
 }
 
-/* What serve/peer.c's call_done makes of a reply for its client. */
-void call_complete(mcp_call *c, mcp_buf *b)
+/* What serve/peer.c's call_done makes of a reply for its client: a
+ * result is wrapped, an error ({"error": E}, failed) is sent as it is. */
+static void deliver(mcp_call *c, mcp_buf *b, int failed)
 {
 	char *m;
 	size_t n;
@@ -103,11 +104,16 @@ void call_complete(mcp_call *c, mcp_buf *b)
 					   "\"id\":%llu,\"result\":%.*s}",
 					   (unsigned long long)c->rpc_id,
 					   (int)n, b->data);
-		if (strncmp(b->data, "{\"error\":", 9))
+		if (!failed)
 			one_line(m, k);
 		free(m);
 	}
 	mcp_buf_unref(b);
+}
+
+void call_complete(mcp_call *c, mcp_buf *b)
+{
+	deliver(c, b, 0);
 }
 
 void call_fail(mcp_call *c, int code, const char *msg, cJSON *data)
@@ -129,15 +135,13 @@ void session_error(mcp_session *s, char *msg)
 	free(msg);
 }
 
-mcp_buf *msg_error_reply(cJSON *err)
+void call_complete_error(mcp_call *c, cJSON *err)
 {
 	cJSON *o = cJSON_CreateObject();
-	mcp_buf *b;
 
 	cJSON_AddItemToObject(o, "error", cJSON_Duplicate(err, 1));
-	b = mcp_buf_json(o, 0);
+	deliver(c, mcp_buf_json(o, 0), 1);
 	cJSON_Delete(o);
-	return b;
 }
 
 void session_observe(mcp_session *s, const char *json, size_t len)

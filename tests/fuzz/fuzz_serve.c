@@ -12,7 +12,8 @@
  * requests with the same id and the client's leaving find calls in
  * flight). A line of the input whose first byte is '!' is a server's
  * question (elicitation) opening in the thread, with the rest as its
- * params.
+ * params. A first line whose first byte is '?' scopes the client
+ * (scope.c): "?SERVERS TOOLS", each "-" for none ("?a,z search").
  *
  * Checked: every message the peer sends is one JSON text, with no
  * newline, and every request gets at most one reply that ends it; no
@@ -45,6 +46,7 @@ struct mcp_call {
 	mcp_buf *reply;
 	struct mcp_listener *l;
 	int pending;
+	int failed; /* made here as an error, as call.c's flag */
 };
 
 struct mcp_req {
@@ -114,6 +116,7 @@ void mcp_listener_remove(struct mcp_listener *l)
 void mcp_call_cancel_why(mcp_call *c, const char *reason)
 {
 	(void)reason;
+	c->failed = !c->reply;
 	call_finish(c, "{\"error\":{\"code\":-32800,\"message\":\"call "
 		    "cancelled\"}}\n");
 }
@@ -220,10 +223,11 @@ int mcp_list(mcp_server *srv, mcp_session *s, enum mcp_list what,
 	uint64_t id = (uint64_t)(uintptr_t)srv;
 
 	(void)s;
-	if (id == 3 || what > MCP_PROMPTS)
+	if (id == 3 || what > MCP_PROMPTS) {
 		*out = call_new("{\"error\":{\"code\":-32601,\"message\":"
 				"\"no\"}}\n");
-	else
+		(*out)->failed = 1;
+	} else
 		*out = call_new(listings[id - 1][what]);
 	return 0;
 }
@@ -243,6 +247,11 @@ int mcp_req_parse(const char *json, size_t len, const char *target,
 	*out = calloc(1, sizeof **out);
 	(*out)->text = strndup(json, len);
 	return 0;
+}
+
+int mcp_call_failed(const mcp_call *c)
+{
+	return c->reply && c->failed;
 }
 
 int mcp_call_start(mcp_server *srv, mcp_session *s, mcp_req *r,
@@ -305,6 +314,23 @@ static void out_send(struct serve_out *o, const char *json, size_t len,
 	}
 }
 
+/* "?SERVERS TOOLS\n" at at: p scoped so; what follows it. */
+static const char *scope(struct serve_peer *p, const char *at,
+			 const char *end)
+{
+	const char *nl = memchr(at, '\n', (size_t)(end - at));
+	char *l = strndup(at + 1, (size_t)((nl ? nl : end) - at - 1));
+	char *tools = l ? strchr(l, ' ') : NULL;
+
+	if (tools)
+		*tools++ = 0;
+	if (l)
+		serve_peer_scope(p, strcmp(l, "-") ? l : NULL,
+				 tools && strcmp(tools, "-") ? tools : NULL);
+	free(l);
+	return nl ? nl + 1 : end;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct serve_out out = { out_send, 1 };
@@ -317,6 +343,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(have_thread, 0, sizeof have_thread);
 	npending = 0;
 	nstarted = 0;
+	if (p && at < end && *at == '?')
+		at = scope(p, at, end);
 	while (p && at < end && tag + 1 < MAX_TAGS) {
 		nl = memchr(at, '\n', (size_t)(end - at));
 		if (!nl)

@@ -39,6 +39,11 @@ const char *mcp_list_key(enum mcp_list what)
 	return keys[what];
 }
 
+int mcp_call_failed(const mcp_call *c) /* as call.c's */
+{
+	return c->done && c->failed;
+}
+
 mcp_call *mcp_call_ref(mcp_call *c)
 {
 	if (c)
@@ -50,8 +55,7 @@ void mcp_call_unref(mcp_call *c)
 {
 	if (c && !--c->refs) {
 		mcp_buf_unref(c->reply);
-		if (c->lidx)
-			c->lidx_free(c->lidx);
+		surface_index_free(c);
 		free(c);
 	}
 }

@@ -77,7 +77,9 @@ sources_for() {
 		"$root/lib/gbuf.c $root/lib/ctlesc.c -lm" ;;
 	serve)   echo "-I$root/serve -I$work/serve $root/serve/peer.c" \
 		"$root/serve/peerask.c $root/serve/route.c $root/lib/uritmpl.c" \
-		"$root/lib/buf.c $root/lib/bigmem.c" ;;
+		"$root/serve/scope.c $root/serve/search.c $root/lib/gbuf.c" \
+		"$root/lib/buf.c $root/lib/bigmem.c" \
+		"$root/sessions/base/versions.c" ;;
 	surface) echo "$root/sessions/protocol/surface.c $root/sessions/protocol/result.c" \
 		"$root/sessions/base/buf.c $root/lib/buf.c" \
 		"$root/lib/jscan.c $root/lib/jspan.c $root/lib/jnames.c $root/lib/jsent.c" \

@@ -57,4 +57,11 @@ def controls(data):
     text = data.decode('utf-8', errors='surrogateescape')
     return sorted({hex(ord(c)) for c in text
                    if (ord(c) < 0x20 and c not in '\t\n') or
-                   0x7f <= ord(c) <= 0x9f or 0xdc80 <= ord(c) <= 0xdc9f})
+                   0x7f <= ord(c) <= 0x9f or 0xdc80 <= ord(c) <= 0xdc9f or
+                   c in BIDI})
+
+
+# Bidi controls and line marks: they reorder what a terminal shows
+# ('evil\u202etxt.exe' shows as 'evilexe.txt'), lib/ctlesc.c's hidden().
+BIDI = ('\u061c\u200e\u200f\u2028\u2029\u202a\u202b\u202c\u202d\u202e'
+        '\u2066\u2067\u2068\u2069')

@@ -256,7 +256,11 @@ def test_16_concurrent_open_files(mcpfs_mount):
         fd = open_call(t)
         fds.append(fd)
         if i % 2 == 0:
-            ms = 100 + (15 - i) * 80    # sent first, answered last
+            # sent first, answered last; the first one far last (6 s), so
+            # that a test process starved for a second on a loaded machine
+            # cannot read its reply before the others' (it did: 0.2 ms
+            # after the 1,300 ms one, at load 30)
+            ms = 6000 if i == 0 else 100 + (15 - i) * 80
             send(fd, {'name': 'sleep', 'arguments': {'ms': ms}})
             want.append(f'slept {ms}')
         else:
@@ -278,7 +282,7 @@ def test_16_concurrent_open_files(mcpfs_mount):
         os.close(fd)
     assert got == want
     # no read waits behind another open file's call: every echo, and the
-    # shortest sleep (100 ms), is read before the longest sleep (1300 ms)
+    # shortest sleep (100 ms), is read before the longest sleep (6 s)
     # ends (the order within 80 ms of each other is the scheduler's on a
     # loaded machine, not mcpfs's)
     assert max(finished[i] for i in (*range(1, 16, 2), 14)) < finished[0]

@@ -25,7 +25,9 @@ PKG = 'mcpfs'
 FILES = ['usr/bin/mcpfs', 'usr/libexec/mcpfs/mcpfs-exec',
          'usr/libexec/mcpfs/demo-server', 'usr/share/man/man1/mcpfs.1.gz',
          'usr/lib/systemd/user/mcpfs.service']
-MODULE = re.compile(r'^/usr/lib/[^/]+/mcpfs/mcpfs-http\.so$')
+# the HTTP client's module and the HTTP door's (--serve)
+MODULES = [re.compile(r'^/usr/lib/[^/]+/mcpfs/mcpfs-http\.so$'),
+           re.compile(r'^/usr/lib/[^/]+/mcpfs/mcpfs-serve\.so$')]
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0,
                                 reason='dpkg -i needs root')
@@ -95,7 +97,8 @@ def test_install_mount_call_purge(deb, tmp_path):
     paths = ['/' + ln.split()[-1].lstrip('./') for ln in listing.splitlines()]
     for f in FILES:
         assert '/' + f in paths, f'{f} not in the package:\n{listing}'
-    assert any(MODULE.match(p) for p in paths), listing
+    for module in MODULES:
+        assert any(module.match(p) for p in paths), listing
     # /usr/local/bin comes first on mount(8)'s PATH: it must not hide the
     # package's mcpfs
     assert not os.path.lexists('/usr/local/bin/mcpfs'), \

@@ -41,6 +41,7 @@ def installed(tmp_path_factory):
             for key, pat in (('mcpfs', r'/bin/mcpfs$'),
                              ('exec', r'/libexec/mcpfs/mcpfs-exec$'),
                              ('demo', r'/libexec/mcpfs/demo-server$'),
+                             ('door', r'/lib/[^/]*/?mcpfs/mcpfs-serve\.so$'),
                              ('man', r'/share/man/man1/mcpfs\.1$'),
                              ('unit', r'/systemd/user/mcpfs\.service$')):
                 if re.search(pat, '/' + rel):
@@ -50,7 +51,7 @@ def installed(tmp_path_factory):
 
 
 def test_install_puts_every_file_in_place(installed):
-    for key in ('mcpfs', 'exec', 'demo', 'man', 'unit'):
+    for key in ('mcpfs', 'exec', 'demo', 'door', 'man', 'unit'):
         assert key in installed, f'meson install did not install {key}: ' \
             f'{sorted(str(p) for p in installed["dest"].rglob("*"))}'
     assert os.access(installed['mcpfs'], os.X_OK)

@@ -21,6 +21,9 @@
 //   {"op": "prompts"} / {"op": "prompt", "name", "arguments"}
 //   {"op": "resources"} / {"op": "read", "uri"}
 //   {"op": "close"}                     ends the session, then exits
+// SDK_SERVE_ARGS in the environment (a JSON array) adds arguments to
+// `mcpfs serve` (--servers A,B, --tools search). A connection that fails
+// prints {"error": MESSAGE} and exits 1.
 // With SDK_ANSWER set in the environment the client declares elicitation
 // and sampling and answers every such request of the server with that JSON
 // (SDK_ANSWER=error: with a JSON-RPC error; SDK_ANSWER=slow: never,
@@ -34,7 +37,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { CreateMessageRequestSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const [mcpfs, mount, thread] = process.argv.slice(2);
-const args = ["serve", ...(thread ? ["--thread", thread] : []), mount];
+const args = ["serve", ...(thread ? ["--thread", thread] : []),
+  ...JSON.parse(process.env.SDK_SERVE_ARGS || "[]"), mount];
 const transport = mcpfs === "--http"
   ? new StreamableHTTPClientTransport(new URL(mount), { requestInit: {
       headers: { Authorization: "Bearer " + thread } } })
@@ -58,8 +62,14 @@ if (answer) {
   client.setRequestHandler(ElicitRequestSchema, reply);
   client.setRequestHandler(CreateMessageRequestSchema, reply);
 }
-await client.connect(transport);
-out({ ok: "connected", server: client.getServerVersion() });
+try {
+  await client.connect(transport);
+} catch (e) {
+  out({ error: String(e && e.message ? e.message : e) });
+  process.exit(1);
+}
+out({ ok: "connected", server: client.getServerVersion(),
+      instructions: client.getInstructions() });
 
 const bg = {};
 const run = async (c) => {

@@ -92,11 +92,30 @@ static void test_json(void **state)
 	free(out);
 }
 
+/* A status or help file shown in a terminal must not reorder itself: a
+ * server's name "evil\u202etxt.exe" would show as "evilexe.txt". The bidi
+ * and line marks inside strings are escaped as \uXXXX; the newlines and
+ * tabs between tokens of printed JSON stay as they are. */
+static void test_json_bidi(void **state)
+{
+	const char *in = "{\n\t\"a\":\t\"evil\xe2\x80\xaetxt\xe2\x81\xa6"
+			 "x\xe2\x80\xa8y\xd8\x9cz\xc3\xa9\"\n}";
+	size_t n;
+	char *out = ctlesc_json(in, strlen(in), &n);
+
+	assert_non_null(out);
+	assert_string_equal(out, "{\n\t\"a\":\t\"evil\\u202etxt\\u2066"
+				 "x\\u2028y\\u061cz\xc3\xa9\"\n}");
+	assert_int_equal(n, strlen(out));
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_json_bidi),
 		cmocka_unit_test(test_bytes),
 		cmocka_unit_test(test_unsafe),
 	};

@@ -77,12 +77,34 @@ static void test_oom(void **state)
 	assert_false(b.oom);
 }
 
+static void test_array(void **state)
+{
+	size_t cap = 0, i;
+	int *v = NULL, *nv;
+
+	(void)state;
+	for (i = 0; i < 100; i++) {
+		nv = gbuf_grow(v, &cap, i + 1, sizeof *v, 16);
+		assert_non_null(nv);
+		v = nv;
+		v[i] = (int)i;
+	}
+	assert_int_equal(cap, 128); /* 16 doubled thrice */
+	for (i = 0; i < 100; i++)
+		assert_int_equal(v[i], (int)i);
+	assert_ptr_equal(gbuf_grow(v, &cap, 128, sizeof *v, 16), v);
+	assert_null(gbuf_grow(v, &cap, SIZE_MAX / 2, sizeof *v, 16));
+	assert_int_equal(cap, 128); /* as it was */
+	free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_grow),
 		cmocka_unit_test(test_take_clear),
 		cmocka_unit_test(test_oom),
+		cmocka_unit_test(test_array),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
