@@ -124,7 +124,7 @@ struct mcp_session {
 					  reply (NULL: result/ not read) */
 	struct res_kept *kept;         /* reskept.c: resources/ files as last
 					  read, for st_size (NULL: none) */
-	struct list_notes *notes;      /* pages.c: a listing "none" or
+	struct list_notes *notes;      /* listnotes.c: a listing "none" or
 					  partial, and why (spec 9; NULL:
 					  none) */
 	struct names *help;            /* guide.c: help/ file names (NULL:
@@ -397,8 +397,9 @@ void session_list_note(mcp_session *s, const mcp_call *c, const cJSON *err,
 /* s's notes of listing what, or of all (what MCP_NLISTS), dropped: the
  * listing is asked again. */
 void session_list_forget(mcp_session *s, int what);
-/* s's note of listing what, or NULL. */
+/* listnotes.c: s's note of listing what, or NULL; and set (taken). */
 const cJSON *session_list_note_of(const mcp_session *s, int what);
+void list_note_set(mcp_session *s, enum mcp_list what, cJSON *note);
 
 /* handshake.c: starting the protocol (initialize, or the modern probe) */
 /* by the era known or configured; 0 or -ENOMEM (nothing sent) */

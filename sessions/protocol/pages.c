@@ -98,35 +98,6 @@ static size_t skip_ws(const char *p, size_t i, size_t end)
 	return i;
 }
 
-/* A session's notes of listings that ended short (mcp_session.notes),
- * made at the first. */
-struct list_notes {
-	cJSON *v[MCP_NLISTS];
-};
-
-void session_list_forget(mcp_session *s, int what)
-{
-	int i, left = 0;
-
-	for (i = 0; s->notes && i < MCP_NLISTS; i++) {
-		if (what != MCP_NLISTS && what != i) {
-			left |= s->notes->v[i] != NULL;
-			continue;
-		}
-		cJSON_Delete(s->notes->v[i]);
-		s->notes->v[i] = NULL;
-	}
-	if (!left) {
-		free(s->notes);
-		s->notes = NULL;
-	}
-}
-
-const cJSON *session_list_note_of(const mcp_session *s, int what)
-{
-	return s->notes ? s->notes->v[what] : NULL;
-}
-
 void session_list_note(mcp_session *s, const mcp_call *c, const cJSON *err,
 		       const char *why)
 {
@@ -155,12 +126,7 @@ void session_list_note(mcp_session *s, const mcp_call *c, const cJSON *err,
 		cJSON_AddNumberToObject(n, "items", c->pg ?
 					cJSON_GetArraySize(c->pg->acc) : 0);
 	}
-	if (!s->notes && !(s->notes = calloc(1, sizeof *s->notes))) {
-		cJSON_Delete(n);
-		return;
-	}
-	cJSON_Delete(s->notes->v[c->list]);
-	s->notes->v[c->list] = n;
+	list_note_set(s, c->list, n);
 	mlog(MLOG_INFO, "server %s thread %s: %s %s: %s", s->srv->conf->name,
 	     s->oneshot ? "(one-shot)" : s->name, method, none
 	     ? "taken as none" : "ends short", why);
