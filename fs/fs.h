@@ -249,25 +249,27 @@ struct fh {
 	mcp_buf *snap;           /* the bytes read: status, stderr, result/... */
 	struct callfile *cf;     /* call, tools.json, tools/x, prompts/x */
 	struct askfile *af;      /* requests/<n> */
-	struct gbuf dir;         /* readdir snapshot */
-	/* a directory added to as it is read (skillsdir.c): more adds the
-	 * entries that fit below upto bytes of dir (all when they do not
-	 * all fit: a part at each readdir, never the whole folder at once) */
-	int (*more)(struct fh *h, fuse_req_t req, size_t upto);
-	mcp_call *list;          /* ... from the entry list_at (-1: no more)
-				  * of this listing (a reference) */
-	long list_at;
-	uint64_t list_dir;       /* ... the directory's id (ino_make) */
-	struct gbuf line;        /* ctl: a line held until close (ctlfile.c;
-				  * oom set: its open takes no more) */
-	uint64_t ev_shift;       /* events: stream offset - file offset */
-	uint64_t ev_pos;         /* ... the stream offset read up to */
-	char *ev_rest;           /* ... bytes owed before it: the rest of a
-				    line a read cut, or a dropped line */
-	size_t ev_rest_n, ev_rest_done; /* ... their length; given */
-	uint64_t ev_rest_off;    /* ... the file offset of their first */
-	struct fuse_pollhandle *ph; /* ... a poll(2) waiting for more */
-	LIST_ENTRY(fh) plink;    /* ... on logfile.c's list while it waits */
+	union {                  /* the kind's own part: */
+		struct {         /* a directory (ops NULL) */
+			struct gbuf dir; /* readdir snapshot */
+			/* a directory added to as it is read (skillsdir.c):
+			 * more adds the entries that fit below upto bytes
+			 * of dir (all when they do not all fit: a part at
+			 * each readdir, never the whole folder at once) */
+			int (*more)(struct fh *h, fuse_req_t req, size_t upto);
+			mcp_call *list;  /* ... from the entry list_at (-1: no
+					  * more) of this listing (a
+					  * reference) */
+			long list_at;
+			uint64_t list_dir; /* ... the directory's id
+					      (ino_make) */
+		};
+		struct gbuf line; /* ctl: a line held until close
+				   * (ctlfile.c; oom set: its open takes
+				   * no more) */
+		struct logfh *log; /* events, trace: where a reader is,
+				    * logfile.c's (made at open) */
+	};
 	LIST_ENTRY(fh) link;     /* every open one (fs_fh_new) */
 };
 

@@ -23,28 +23,55 @@
 
 #define REST_STEP (64 * 1024)
 
-static LIST_HEAD(, fh) waiting = LIST_HEAD_INITIALIZER(waiting);
+/* An open events or trace file (fh.log), made at its open. */
+struct logfh {
+	struct fh *h;
+	uint64_t shift;          /* stream offset - file offset */
+	uint64_t pos;            /* the stream offset read up to */
+	char *rest;              /* bytes owed before it: the rest of a line
+				    a read cut, or a dropped line */
+	size_t rest_n, rest_done; /* their length; given */
+	uint64_t rest_off;       /* the file offset of their first */
+	struct fuse_pollhandle *ph; /* a poll(2) waiting for more */
+	LIST_ENTRY(logfh) link;  /* on waiting while it waits */
+};
+
+static LIST_HEAD(, logfh) waiting = LIST_HEAD_INITIALIZER(waiting);
+
+static int log_open(struct fh *h, const struct node *n, int acc)
+{
+	(void)n;
+	(void)acc;
+	if (!(h->log = calloc(1, sizeof *h->log)))
+		return -ENOMEM;
+	h->log->h = h;
+	return 0;
+}
 
 static void unwait(struct fh *h)
 {
-	if (!h->ph)
+	if (!h->log->ph)
 		return;
-	LIST_REMOVE(h, plink);
-	fuse_pollhandle_destroy(h->ph);
-	h->ph = NULL;
+	LIST_REMOVE(h->log, link);
+	fuse_pollhandle_destroy(h->log->ph);
+	h->log->ph = NULL;
 }
 
 static void rest_drop(struct fh *h)
 {
-	free(h->ev_rest);
-	h->ev_rest = NULL;
-	h->ev_rest_n = h->ev_rest_done = 0;
+	free(h->log->rest);
+	h->log->rest = NULL;
+	h->log->rest_n = h->log->rest_done = 0;
 }
 
 static void log_release(struct fh *h)
 {
+	if (!h->log)
+		return;
 	unwait(h);
 	rest_drop(h);
+	free(h->log);
+	h->log = NULL;
 }
 
 static enum mcp_log log_of(const struct fh *h)
@@ -55,13 +82,13 @@ static enum mcp_log log_of(const struct fh *h)
 /* The owed bytes from where they stand, at most size of them. */
 static void rest_read(struct fh *h, fuse_req_t req, size_t size)
 {
-	size_t n = h->ev_rest_n - h->ev_rest_done;
+	size_t n = h->log->rest_n - h->log->rest_done;
 
 	if (n > size)
 		n = size;
-	fuse_reply_buf(req, h->ev_rest + h->ev_rest_done, n);
-	h->ev_rest_done += n;
-	if (h->ev_rest_done == h->ev_rest_n)
+	fuse_reply_buf(req, h->log->rest + h->log->rest_done, n);
+	h->log->rest_done += n;
+	if (h->log->rest_done == h->log->rest_n)
 		rest_drop(h);
 }
 
@@ -94,10 +121,10 @@ static int rest_keep(struct fh *h, mcp_session *s, enum mcp_log which,
 		free(b);
 		return 0;
 	}
-	h->ev_rest = b;
-	h->ev_rest_n = len;
-	h->ev_rest_done = 0;
-	h->ev_rest_off = off;
+	h->log->rest = b;
+	h->log->rest_n = len;
+	h->log->rest_done = 0;
+	h->log->rest_off = off;
 	return 0;
 }
 
@@ -105,12 +132,12 @@ static void log_read(struct fh *h, fuse_req_t req, size_t size, off_t off,
 		     enum mcp_log which)
 {
 	mcp_session *s = fs_thread(h->session_id);
-	uint64_t pos = (uint64_t)off + h->ev_shift, start;
+	uint64_t pos = (uint64_t)off + h->log->shift, start;
 	char *buf, line[48];
 	size_t n = 0;
 	int k;
 
-	if (h->ev_rest && (uint64_t)off == h->ev_rest_off + h->ev_rest_done) {
+	if (h->log->rest && (uint64_t)off == h->log->rest_off + h->log->rest_done) {
 		rest_read(h, req, size);
 		return;
 	}
@@ -124,21 +151,21 @@ static void log_read(struct fh *h, fuse_req_t req, size_t size, off_t off,
 		/* a read of the start: the window from its oldest line, and
 		 * this open file goes on from there (cat gives the window
 		 * once, then EOF) */
-		h->ev_shift = start;
+		h->log->shift = start;
 		pos = start;
 	} else if (pos < start) {
 		/* fell behind: a line that says so, then the oldest line */
 		k = snprintf(line, sizeof line, "{\"dropped\":%" PRIu64 "}\n",
 			     start - pos);
-		if (!(h->ev_rest = strdup(line))) {
+		if (!(h->log->rest = strdup(line))) {
 			fuse_reply_err(req, ENOMEM);
 			return;
 		}
-		h->ev_rest_n = (size_t)k;
-		h->ev_rest_done = 0;
-		h->ev_rest_off = (uint64_t)off;
-		h->ev_shift = start - ((uint64_t)off + (uint64_t)k);
-		h->ev_pos = start;
+		h->log->rest_n = (size_t)k;
+		h->log->rest_done = 0;
+		h->log->rest_off = (uint64_t)off;
+		h->log->shift = start - ((uint64_t)off + (uint64_t)k);
+		h->log->pos = start;
 		rest_read(h, req, size);
 		return;
 	}
@@ -153,7 +180,7 @@ static void log_read(struct fh *h, fuse_req_t req, size_t size, off_t off,
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	h->ev_pos = pos + n + h->ev_rest_n;
+	h->log->pos = pos + n + h->log->rest_n;
 	fuse_reply_buf(req, buf, n);
 	free(buf);
 }
@@ -180,31 +207,33 @@ static void log_poll(struct fh *h, fuse_req_t req,
 	if (ph) {
 		unwait(h);
 		if (s) { /* a thread gone adds no more lines */
-			h->ph = ph;
-			LIST_INSERT_HEAD(&waiting, h, plink);
+			h->log->ph = ph;
+			LIST_INSERT_HEAD(&waiting, h->log, link);
 		} else {
 			fuse_pollhandle_destroy(ph);
 		}
 	}
 	fuse_reply_poll(req, !s ? POLLIN | POLLRDNORM | POLLHUP
-			: end > h->ev_pos || h->ev_rest ? POLLIN | POLLRDNORM
+			: end > h->log->pos || h->log->rest ? POLLIN | POLLRDNORM
 							: 0);
 }
 
 void fs_log_grew(uint64_t thread_id, enum mcp_log which)
 {
-	struct fh *h, *next;
+	struct logfh *l, *next;
+	struct fh *h;
 
-	for (h = LIST_FIRST(&waiting); h; h = next) {
-		next = LIST_NEXT(h, plink);
+	for (l = LIST_FIRST(&waiting); l; l = next) {
+		next = LIST_NEXT(l, link);
+		h = l->h;
 		if (h->session_id == thread_id && log_of(h) == which) {
-			fuse_lowlevel_notify_poll(h->ph);
+			fuse_lowlevel_notify_poll(h->log->ph);
 			unwait(h);
 		}
 	}
 }
 
-const struct file_ops events_ops = {.read = events_read,
+const struct file_ops events_ops = {.open = log_open, .read = events_read,
 				    .release = log_release, .poll = log_poll};
-const struct file_ops trace_ops = {.read = trace_read,
+const struct file_ops trace_ops = {.open = log_open, .read = trace_read,
 				   .release = log_release, .poll = log_poll};

@@ -221,8 +221,10 @@ void fs_fh_free(struct fh *h)
 	if (h->ops && h->ops->release)
 		h->ops->release(h);
 	mcp_buf_unref(h->snap);
-	mcp_call_unref(h->list);
-	gbuf_free(&h->dir);
+	if (!h->ops) { /* a directory's part */
+		mcp_call_unref(h->list);
+		gbuf_free(&h->dir);
+	}
 	free(h);
 }
 

@@ -14,8 +14,9 @@
  * (frame_take): a long reply then needs no copy at all. That is why this
  * buffer is not lib/gbuf.c's: a gbuf owns its block and appends by copy.
  *
- * A buffer grown past FRAME_KEEP by a long line is released once that line
- * is delivered.
+ * The buffer is released whenever no byte of a line is left in it (an
+ * idle session holds none; the next read takes a fresh one, 1 KiB from
+ * the allocator's cache).
  *
  * A line that goes past max is dropped: its bytes so far are released,
  * and the rest is read into a buffer of at most max + 2 bytes and thrown
@@ -274,9 +275,10 @@ int frame_commit(struct frame *f, size_t n, frame_line_cb cb, void *ctx)
 		f->len = 0;
 		f->skip = 1;
 	}
-	if (f->len == 0 && f->cap > FRAME_KEEP) {
-		/* Do not keep a huge buffer for the rest of the session
-		 * because one line was huge. */
+	if (f->len == 0) {
+		/* Nothing held: no buffer kept between messages (an idle
+		 * session holds none; a huge one is not kept for the rest
+		 * of the session because one line was huge). */
 		frame_free(f);
 	}
 	return rc;

@@ -3,7 +3,8 @@
  * Open addressing over a power-of-two array, linear probing, load factor at
  * most 3/4; deletion shifts the following run back instead of leaving
  * tombstones, so lookups stay short however many requests come and go.
- * Id 0 marks an empty slot.
+ * Id 0 marks an empty slot. The table is made at the first entry and freed
+ * when its last goes: most of the time a session waits for no reply.
  *
  * Beyond the header's contract, idtab_put refuses id 0 and NULL values with
  * -EINVAL (NULL could not be told apart from "absent") and a present id with
@@ -15,7 +16,7 @@
 
 #include "idtab.h"
 
-#define IDTAB_MIN_CAP 16
+#define IDTAB_MIN_CAP 4
 
 static size_t home(const struct idtab *t, uint64_t id)
 {
@@ -124,7 +125,8 @@ void *idtab_del(struct idtab *t, uint64_t id)
 	}
 	t->slots[i].id = 0;
 	t->slots[i].val = NULL;
-	t->count--;
+	if (--t->count == 0)
+		idtab_free(t); /* an idle session holds no table */
 	return val;
 }
 

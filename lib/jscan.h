@@ -84,6 +84,10 @@ int jscan_feed(struct jscan *j, const char *buf, size_t len, size_t *used);
  * top-level number counts), else JSCAN_MORE (incomplete) or JSCAN_ERROR. */
 int jscan_finish(struct jscan *j);
 
+/* The UTF-8 form of code point cp in out (1 to 4 bytes); its length. */
+size_t jscan_utf8_put(uint32_t cp, unsigned char *out);
+
+/* jspan.c: a checked text read by its spans. */
 /*
  * Structure-only skipping, for text that is valid JSON (then exact) or
  * untrusted (then some end within n, or 0; never a read at or past n).

@@ -9,8 +9,9 @@
 #include <stdint.h>
 
 struct ring {
-	char *buf;      /* cap bytes, allocated on the first append */
+	char *buf;      /* size bytes, grown as bytes come, up to cap */
 	size_t cap;
+	size_t size;    /* ... allocated: all of total until it is cap */
 	uint64_t total;
 	/* NULL, or called after each ring_line (a whole line kept) */
 	void (*grew)(struct ring *r, void *arg);

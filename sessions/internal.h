@@ -1,6 +1,9 @@
 /*
  * internal.h - what the files of sessions/ share: the server, session,
- * process and call structs. Never included by fs/.
+ * process and call structs. A feature's own state of a session or a call
+ * (tasks, input rounds, pages, a reply read as it arrives, the names
+ * given out, result/) is a pointer here, made at its first use, its
+ * struct private to the feature's file. Never included by fs/.
  */
 #ifndef MCPFS_INTERNAL_H
 #define MCPFS_INTERNAL_H
@@ -107,43 +110,27 @@ struct mcp_session {
 				     failure of the calls failing now */
 	cJSON *call_error;        /* lasterr.c: status.last_call_error */
 	double call_error_at;     /* ... and when */
-	struct lost {             /* lost.c: the last state lost (spec 5) */
-		double at;        /* when; 0: never */
-		unsigned generation; /* ... of which process */
-		int pending;      /* the next user call fails with it */
-		char *why;        /* the exit, as calls in flight heard it */
-		cJSON *data;      /* ... with their error's data */
-	} lost;
+	struct lost *lost;        /* lost.c: the last state lost (spec 5;
+				     NULL: none yet) */
 	int exit_status, term_signal, has_exit;
 	unsigned start_fails;
 	double next_start;
 	mcp_call *last_sent, *last_done, *lists[MCP_NLISTS];
 	struct ring err, events, trace;
 	cJSON *subs;                   /* subscribe.c: the URIs subscribed */
-	struct names names[MCP_NLISTS]; /* surface.c: names given out */
-	struct res_kept *kept;         /* surface.c: resources/ files as last
-					  read, newest last (st_size) */
-	size_t nkept, kept_bytes;
-	cJSON *notes[MCP_NLISTS];      /* inbound.c: a listing "none" or
-					  partial, and why (spec 9) */
-	struct names help;             /* guide.c: help/ file names */
-	struct stream {                /* inbound.c: a long reply arriving */
-		enum stream_state state;
-		mcp_call *c;           /* whose (STREAM_ON) */
-		const char *base;      /* the line so far (transport's) */
-		size_t len, start;     /* its length; where the result is */
-		size_t end, scan;      /* result end (0: not yet); scanned */
-		int depth, in_str, esc;
-		size_t ctl_scan, ctl_at; /* scanned for control bytes;
-					    the first one (0: none) */
-	} stream;
-	uint64_t long_stream;          /* inbound.c: the rpc id of a reply
-					  read as it arrived that went past
-					  --max-message, until it ends */
-	mcp_call *unpacked;            /* surface.c: the reply parts are of */
-	cJSON *warnings;               /* surface.c: what status notes */
-	struct mcp_part *parts;
-	size_t nparts;
+	struct surface *sf;            /* surface.c: names given out and
+					  warnings (NULL: none yet) */
+	struct result *res;            /* result.c: the parts of the last
+					  reply (NULL: result/ not read) */
+	struct res_kept *kept;         /* reskept.c: resources/ files as last
+					  read, for st_size (NULL: none) */
+	struct list_notes *notes;      /* listnotes.c: a listing "none" or
+					  partial, and why (spec 9; NULL:
+					  none) */
+	struct names *help;            /* guide.c: help/ file names (NULL:
+					  none yet) */
+	struct stream *stream;         /* stream.c: a long reply arriving
+					  (NULL: no line came in parts) */
 	uv_timer_t idle_timer;
 	int closed;
 	LIST_HEAD(, mcp_ask) asks; /* open questions, oldest first (ask.c) */
@@ -152,8 +139,7 @@ struct mcp_session {
 	int era;                   /* MCP_ERA_*: spoken; AUTO = not known */
 	int probing;               /* server/discover in flight (modern) */
 	unsigned probes;           /* server/discover sent this start */
-	TAILQ_HEAD(, mcp_call) tasks; /* task.c: calls run as tasks (tasks/) */
-	unsigned long task_seq;    /* ... the last number given */
+	struct tasks *tasks;       /* task.c: tasks/ (NULL: no task yet) */
 };
 
 /* CALL_SIDE: a request of the tree (a resources/ read), not a reply of
@@ -185,38 +171,28 @@ struct mcp_call {
 	enum mcp_list list;      /* CALL_LIST: which */
 	int relisted;            /* sent again after a HeaderMismatch */
 	enum call_task task;     /* task.c */
-	char task_id[128];
-	char task_file[128];     /* ... its name in tasks/ */
-	unsigned long task_num;  /* ... its number in tasks/ (0: not listed) */
-	TAILQ_ENTRY(mcp_call) task_link; /* ... on its session's tasks */
-	cJSON *task_state;       /* ... the Task as last seen (tasks/ID) */
-	cJSON *task_seen;        /* ... input request keys asked already */
-	unsigned task_ms;        /* ... the poll interval */
+	struct task *tk;         /* ... the task it runs as (NULL: none) */
 	struct mcp_listener wait; /* for the tools listing (taskSupport) */
-	cJSON *acc;              /* its pages so far */
-	struct pagejob *job;     /* ... a long page or print under way */
-	struct lindex *lidx;     /* CALL_LIST: its entries indexed, freed */
-	void (*lidx_free)(struct lindex *); /* ... by this (surface.c's) */
-	void *skills;            /* MCP_SKILLS: its tree (live/skills.c) */
-	void *skw;               /* ... its pages until the tree is made */
-	void (*skw_free)(void *); /* ... freed by this */
-	void (*skills_free)(void *); /* ... freed by this */
-	unsigned pages;          /* ... how many */
-	cJSON *cursors;          /* ... the cursors asked for */
+	struct pages *pg;        /* pages.c: its pages (NULL: none yet) */
+	struct lindex *lidx;     /* CALL_LIST: its entries indexed
+				    (surface.c) */
+	struct stree *skills;    /* MCP_SKILLS: its tree (live/skills.c) */
+	struct skills_walk *skw; /* ... its pages until the tree is made */
 	char method[64];         /* CALL_USER: its method, for status */
 	int probe;               /* CALL_INIT: the server/discover probe */
-	cJSON *mrtr_resp;        /* mrtr.c: inputResponses so far */
-	cJSON *mrtr_state;       /* ... the requestState to echo, or NULL */
-	unsigned mrtr_open;      /* ... input requests unanswered */
-	unsigned mrtr_rounds;    /* ... input_required results so far */
-	int mrtr_loop;           /* ... opening this round's questions */
-	void (*mrtr_all)(mcp_call *c); /* ... once every one is answered */
+	struct mrtr *mrtr;       /* mrtr.c: its input rounds (NULL: none) */
 };
 
+/* index.c: what the process gives every file of sessions/, set once by
+ * mcp_init: its loop, the mount's options, fs/'s hooks. */
+struct sessions_process {
+	uv_loop_t *loop;
+	struct mcp_options opts;
+	const struct mcp_hooks *hooks;
+};
+extern struct sessions_process process;
+
 /* index.c: every session, the threads of each server, the clock */
-extern uv_loop_t *mcp_loop;
-extern struct mcp_options mcp_opts;
-extern const struct mcp_hooks *mcp_hooks_p;
 double mcp_now(void);
 uint64_t mcp_new_id(void);
 int sessions_link(mcp_session *s);    /* a new session: 0 or -ENOMEM */
@@ -248,6 +224,10 @@ struct call_hooks {
 	/* send c (no longer pending) again, once the tools listing that
 	 * was dropped for it is there again */
 	void (*relisted)(mcp_call *c);
+	/* c, completed, is taken off s: what the features hold of it on s
+	 * let go (its entry in tasks/) */
+	void (*detached)(mcp_session *s, mcp_call *c);
+	void (*freed)(mcp_call *c); /* c is freed: its features' state */
 };
 void call_setup(const struct call_hooks *h);
 void call_relisted(mcp_call *c); /* hooks->relisted */
@@ -339,7 +319,6 @@ void session_answer(mcp_session *s, cJSON *id, cJSON *result, cJSON *err);
 void inbound_setup(void (*h)(mcp_session *s, mcp_call *c, cJSON *msg));
 void inbound_message(mcp_session *s, struct frame *f, char *line,
 		     size_t len);
-void inbound_partial(mcp_session *s, const char *p, size_t n);
 /* A message longer than --max-message was dropped (transport.h,
  * too_long): the calls to fail (up to 2, at ids) with the message msg,
  * which names the option and the size needed; 0 when none (len 0: the
@@ -366,6 +345,8 @@ int pages_take(mcp_session *s, mcp_call *c, struct frame *f, char *line,
 	       size_t len, size_t rs, size_t re);
 /* Listing c complete (or ended short): its document, now or in slices. */
 void pages_end(mcp_call *c);
+int pages_busy(const mcp_call *c); /* 1 while a page of c is being read */
+void pages_release(mcp_call *c);      /* c's pages, as c is freed */
 /* surface.c: the index of a listing's entries (mcp_entries) made from its
  * document reply a part at a time: begin, step until it returns 1 (0:
  * more, after about budget ns; 0: no budget; -ENOMEM), then end,
@@ -375,6 +356,7 @@ struct lindex_walk *surface_index_begin(mcp_call *c, const mcp_buf *reply);
 int surface_index_step(struct lindex_walk *w, uint64_t budget);
 int surface_index_end(mcp_call *c, struct lindex_walk *w, mcp_session *s);
 void surface_index_drop(struct lindex_walk *w);
+void surface_index_free(mcp_call *c); /* c's index, as c is freed */
 /* live/skills.c: the tree of a skills listing (MCP_SKILLS) made from its
  * pages a part at a time, as surface_index_*: each page b whose items
  * are the array at of n bytes is kept with c (skills_page: 0 or -ENOMEM;
@@ -397,6 +379,7 @@ struct skills_walk *skills_take(mcp_call *c, mcp_session *s);
 int skills_step(struct skills_walk *w, uint64_t budget);
 void skills_end(mcp_call *c, struct skills_walk *w, mcp_session *s);
 void skills_drop(struct skills_walk *w);
+void skills_release(mcp_call *c); /* c's tree and pages, as c is freed */
 /* live/skillcheck.c: the bytes b of skill file path as its listing says
  * (sha: its SHA-256, size its bytes; sha NULL: a dynamic SKILL.md, no
  * longer than the SEP's 16 MiB): 0, or -EIO (said in s's status). */
@@ -414,6 +397,9 @@ void session_list_note(mcp_session *s, const mcp_call *c, const cJSON *err,
 /* s's notes of listing what, or of all (what MCP_NLISTS), dropped: the
  * listing is asked again. */
 void session_list_forget(mcp_session *s, int what);
+/* listnotes.c: s's note of listing what, or NULL; and set (taken). */
+const cJSON *session_list_note_of(const mcp_session *s, int what);
+void list_note_set(mcp_session *s, enum mcp_list what, cJSON *note);
 
 /* handshake.c: starting the protocol (initialize, or the modern probe) */
 /* by the era known or configured; 0 or -ENOMEM (nothing sent) */
@@ -433,6 +419,11 @@ void client_request(mcp_session *s, const char *method, cJSON *id,
 
 /* surface.c */
 void surface_free(mcp_session *s);
+/* Room for more names of listing what of s at once (names_reserve): 0 or
+ * -ENOMEM. */
+int surface_names_reserve(mcp_session *s, enum mcp_list what, size_t more);
+const cJSON *surface_warnings(const mcp_session *s); /* NULL: none */
+void result_free(mcp_session *s); /* result.c: as s is freed */
 /* reskept.c: resources/URI of s was read as b (NULL: the read failed,
  * nothing is known of it now), kept for its st_size (mcp_resource_size);
  * and all of them dropped (the session is freed). */
@@ -454,20 +445,6 @@ void guide_learn(mcp_server *srv, const cJSON *info, const cJSON *instr);
 /* ... or failed to start, for why (its last_error): README.md says it. */
 void guide_start_failed(mcp_server *srv, const char *why);
 void guide_server_free(mcp_server *srv);
-
-/* task.c: tool calls run as tasks (SEP-1686 on 2025-11-25, the tasks
- * extension SEP-2663 on 2026-07-28; spec 15) */
-/* 1 if c must run as a task (listing: the tools listing of its session),
- * 0 if not, -1 if that is not known until the listing is done. */
-int task_required(mcp_session *s, const mcp_call *c, mcp_call *listing);
-int task_augment(mcp_call *c);  /* add "task": {}; 0 or -1 */
-/* A reply to c: 1 if it was a CreateTaskResult (legacy: tasks/result is
- * sent; modern: tasks/get polls it), 0 if not. */
-int task_created(mcp_session *s, mcp_call *c, cJSON *res);
-void task_cancel(mcp_session *s, mcp_call *c); /* tasks/cancel, if a task */
-/* notifications/tasks/status (2025-11-25) or notifications/tasks: the
- * state of a listed task of s. */
-void task_notified(mcp_session *s, const cJSON *params);
 
 /* warm.c: spare sessions (the "warm" key) */
 void session_warm(mcp_server *srv);   /* start or close spares to warm */
@@ -523,14 +500,29 @@ void lost_note(mcp_session *s, const char *why, const cJSON *data);
 int lost_report(mcp_session *s, mcp_call *c);
 void lost_forget(mcp_session *s); /* a restart the user asked for */
 void lost_free(mcp_session *s);
+/* status.lost (spec 5): s's last state lost, or null, into o. */
+void lost_json(cJSON *o, const mcp_session *s);
 
-/* session.c */
+/* sessobj.c: the session object */
 mcp_session *session_new(mcp_server *srv, const char *name, int oneshot,
 			 int spare);
+/* s (closed) is freed once its timer is closed, with its features' state. */
+void session_free(mcp_session *s);
+/* call_hooks' detached and freed: the features' state of a call */
+void session_call_detached(mcp_session *s, mcp_call *c);
+void session_call_freed(mcp_call *c);
+
+/* cancel.c: c fails with code and msg (and last_error says so), before
+ * its reply: the server is told why (reason), its questions and task
+ * are dropped. */
+void cancel_call(mcp_call *c, int code, const char *msg, const char *reason);
+
+/* session.c */
 int session_start(mcp_session *s);
 void session_idle_check(mcp_session *s); /* (re)arm the idle timer */
-void session_close(mcp_session *s, const char *why);
+/* Close a session that goes away without an rmdir and tell fs/. */
 void session_close_notify(mcp_session *s, const char *why);
+void session_close(mcp_session *s, const char *why);
 /* subscribe.c: ctl's `subscribe URI` (on) and `unsubscribe URI`: 0,
  * -EOPNOTSUPP (the server offers none), -ENOENT (not subscribed),
  * -EINVAL, -ENOMEM. */

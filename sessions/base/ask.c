@@ -91,7 +91,7 @@ static double timeout_of(const mcp_session *s)
 {
 	const struct mcp_server_conf *conf = s->srv->conf;
 
-	return conf->timeout >= 0 ? conf->timeout : mcp_opts.call_timeout;
+	return conf->timeout >= 0 ? conf->timeout : process.opts.call_timeout;
 }
 
 static cJSON *error_of(int code, const char *msg)
@@ -268,15 +268,14 @@ void ask_drop_ctx(mcp_session *s, void *ctx, const char *why)
 	}
 }
 
-static void ask_open(mcp_session *s, const char *method, cJSON *id,
-		     cJSON *params, ask_done_fn done, void *ctx)
+/* A question s cannot open answered now (off in the config, not valid,
+ * a one-shot's, no numbers or room left): 1, else 0 with its *kind. */
+static int ask_refused(mcp_session *s, const char *method, cJSON *id,
+		       cJSON *params, enum ask_kind *kind, ask_done_fn done,
+		       void *ctx)
 {
 	int sampling = !strcmp(method, "sampling/createMessage");
-	char why[200], host[256];
-	enum ask_kind kind;
-	struct mcp_stat st;
-	mcp_ask *q, *last;
-	cJSON *x;
+	char why[200];
 
 	if (!(s->ask_caps & (sampling ? ASK_CAP_SAMPLING : ASK_CAP_ELICIT))) {
 		snprintf(why, sizeof why, "%s is off for server %s (set "
@@ -285,14 +284,14 @@ static void ask_open(mcp_session *s, const char *method, cJSON *id,
 			 s->srv->conf->name,
 			 sampling ? "sampling" : "elicitation");
 		answer_now(s, method, id, -32601, why, done, ctx);
-		return;
+		return 1;
 	}
-	if (ask_check_question(method, params, &kind, why, sizeof why) < 0) {
+	if (ask_check_question(method, params, kind, why, sizeof why) < 0) {
 		answer_now(s, method, id, -32602, why, done, ctx);
-		return;
+		return 1;
 	}
 	if (s->oneshot) {
-		if (kind == ASK_SAMPLING)
+		if (*kind == ASK_SAMPLING)
 			answer_now(s, method, id, -1, "no one to answer: the "
 				   "server-level call is one-shot (use a "
 				   "thread)", done, ctx);
@@ -300,20 +299,34 @@ static void ask_open(mcp_session *s, const char *method, cJSON *id,
 			answer_now(s, method, id, 0, "the server-level call is "
 				   "one-shot and has no requests/ directory",
 				   done, ctx);
-		return;
+		return 1;
 	}
 	if (s->ask_seq >= ASK_NUM_MAX) {
 		answer_now(s, method, id, -32603, "no question numbers left "
 			   "in this thread (restart it with a new name)",
 			   done, ctx);
-		return;
+		return 1;
 	}
 	if (s->nasks >= ASKS_MAX) {
 		snprintf(why, sizeof why, "too many open questions (%d)",
 			 ASKS_MAX);
 		answer_now(s, method, id, -32603, why, done, ctx);
-		return;
+		return 1;
 	}
+	return 0;
+}
+
+static void ask_open(mcp_session *s, const char *method, cJSON *id,
+		     cJSON *params, ask_done_fn done, void *ctx)
+{
+	char host[256];
+	enum ask_kind kind;
+	struct mcp_stat st;
+	mcp_ask *q, *last;
+	cJSON *x;
+
+	if (ask_refused(s, method, id, params, &kind, done, ctx))
+		return;
 	q = calloc(1, sizeof *q);
 	if (!q || !(q->rpc_id = cJSON_Duplicate(id, 1)) ||
 	    !(q->params = params ? cJSON_Duplicate(params, 1)
@@ -344,7 +357,7 @@ static void ask_open(mcp_session *s, const char *method, cJSON *id,
 	else
 		LIST_INSERT_HEAD(&s->asks, q, link);
 	s->nasks++;
-	uv_timer_init(mcp_loop, &q->timer);
+	uv_timer_init(process.loop, &q->timer);
 	q->timer.data = q;
 	if (q->timeout > 0)
 		uv_timer_start(&q->timer, expire_cb,

@@ -33,18 +33,7 @@ static void call_free_cb(uv_handle_t *h)
 	mcp_buf_unref(c->reply);
 	free(c->line);
 	free(c->tool);
-	cJSON_Delete(c->acc);
-	if (c->lidx)
-		c->lidx_free(c->lidx);
-	if (c->skills)
-		c->skills_free(c->skills);
-	if (c->skw)
-		c->skw_free(c->skw);
-	cJSON_Delete(c->cursors);
-	cJSON_Delete(c->mrtr_resp);
-	cJSON_Delete(c->mrtr_state);
-	cJSON_Delete(c->task_state);
-	cJSON_Delete(c->task_seen);
+	hooks->freed(c);
 	free(c);
 }
 
@@ -64,31 +53,6 @@ void mcp_call_unref(mcp_call *c)
 mcp_buf *mcp_call_reply(const mcp_call *c)
 {
 	return c->done ? c->reply : NULL;
-}
-
-/* The bytes of c's result that have arrived: *n at *p. */
-static void partial(const mcp_call *c, const char **p, size_t *n)
-{
-	const struct stream *st = c->s ? &c->s->stream : NULL;
-	size_t end;
-
-	*n = 0;
-	if (c->done || !st || st->c != c)
-		return;
-	end = st->end ? st->end : st->len;
-	if (st->ctl_at && st->ctl_at < end)
-		end = st->ctl_at; /* escaped in the reply (inbound.c) */
-	*p = st->base + st->start;
-	*n = end - st->start;
-}
-
-int mcp_call_stream(const mcp_call *c, const char **p, size_t *n)
-{
-	if (p && n)
-		partial(c, p, n);
-	if (!c->done || !c->streamed || c->stream_ok)
-		return 0;
-	return c->too_long ? EFBIG : EIO;
 }
 
 void call_more(mcp_call *c)
@@ -149,8 +113,8 @@ mcp_call *call_new(enum call_kind kind, mcp_server *srv, mcp_session *s)
 	LIST_INIT(&c->listeners);
 	c->started = mcp_now();
 	c->timeout = srv->conf->timeout >= 0 ? srv->conf->timeout
-					     : mcp_opts.call_timeout;
-	uv_timer_init(mcp_loop, &c->timer);
+					     : process.opts.call_timeout;
+	uv_timer_init(process.loop, &c->timer);
 	c->timer.data = c;
 	if (s && c->timeout > 0)
 		uv_timer_start(&c->timer, timer_cb,
@@ -222,16 +186,11 @@ static void detach(mcp_session *s, mcp_call *c)
 {
 	if (c->rpc_id)
 		idtab_del(&s->pending, c->rpc_id);
-	if (s->stream.c == c)
-		s->stream.c = NULL; /* the rest of its line is not a reply */
 	if (c->queued) {
 		TAILQ_REMOVE(&s->queue, c, qlink);
 		c->queued = 0;
 	}
-	if (c->task_num) { /* tasks/ shows running tasks only (task.c) */
-		TAILQ_REMOVE(&s->tasks, c, task_link);
-		c->task_num = 0;
-	}
+	hooks->detached(s, c); /* tasks/ shows running tasks only */
 	if (c->kind != CALL_USER)
 		return;
 	s->in_flight--;

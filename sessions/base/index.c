@@ -12,9 +12,7 @@
 
 #include "internal.h"
 
-uv_loop_t *mcp_loop;
-struct mcp_options mcp_opts;
-const struct mcp_hooks *mcp_hooks_p;
+struct sessions_process process;
 
 static uint64_t id_counter;
 static LIST_HEAD(, mcp_session) all_sessions =

@@ -107,6 +107,9 @@ int mcp_conf_same_roots(const struct mcp_server_conf *a,
 struct mcp_server_conf *mcp_conf_reach_dup(const struct mcp_server_conf *c);
 /* Free one entry (NULL is fine). */
 void mcp_server_conf_free(struct mcp_server_conf *c);
+/* confentry.c: sc->digest, of its launch fields (command, args, env, cwd,
+ * url, transport, headers), set once the entry is parsed. */
+void mcp_conf_digest(struct mcp_server_conf *sc);
 
 /* The last component of a path (a command's name, for logs and status). */
 const char *mcp_base_name(const char *path);

@@ -144,6 +144,29 @@ static int get_scopes(const cJSON *v, const struct mcp_config_ctx *ctx,
 	return 0;
 }
 
+/* The keys of c that go together, checked: 0, or -1 with *why. */
+static int check(const struct mcp_oauth_conf *c, char **why)
+{
+	int r = 0;
+
+	if (!r && c->client_metadata_url &&
+	    strncmp(c->client_metadata_url, "https://", 8))
+		r = fail(why, "clientMetadataUrl", "must be an https:// URL");
+	if (!r && c->client_credentials && !c->client_id)
+		r = fail(why, "clientId", c->jwt_bearer ? "required with the "
+			 "jwt_bearer grant" : "required with the "
+			 "client_credentials grant");
+	if (!r && c->jwt_bearer && !c->assertion &&
+	    (!c->idp_token_endpoint || !c->idp_id_token))
+		r = fail(why, "grant", "jwt_bearer needs assertion, or "
+			 "idpTokenEndpoint and idpIdToken");
+	if (!r && c->assertion && (!c->jwt_bearer || c->idp_token_endpoint ||
+				   c->idp_id_token))
+		r = fail(why, "assertion", "goes with the jwt_bearer grant, "
+			 "without idpTokenEndpoint and idpIdToken");
+	return r;
+}
+
 int mcp_oauth_conf_parse(const void *val, const struct mcp_config_ctx *ctx,
 			 struct mcp_oauth_conf **out, char **why)
 {
@@ -210,21 +233,8 @@ int mcp_oauth_conf_parse(const void *val, const struct mcp_config_ctx *ctx,
 				 "assertion)");
 		}
 	}
-	if (!r && c->client_metadata_url &&
-	    strncmp(c->client_metadata_url, "https://", 8))
-		r = fail(why, "clientMetadataUrl", "must be an https:// URL");
-	if (!r && c->client_credentials && !c->client_id)
-		r = fail(why, "clientId", c->jwt_bearer ? "required with the "
-			 "jwt_bearer grant" : "required with the "
-			 "client_credentials grant");
-	if (!r && c->jwt_bearer && !c->assertion &&
-	    (!c->idp_token_endpoint || !c->idp_id_token))
-		r = fail(why, "grant", "jwt_bearer needs assertion, or "
-			 "idpTokenEndpoint and idpIdToken");
-	if (!r && c->assertion && (!c->jwt_bearer || c->idp_token_endpoint ||
-				   c->idp_id_token))
-		r = fail(why, "assertion", "goes with the jwt_bearer grant, "
-			 "without idpTokenEndpoint and idpIdToken");
+	if (!r)
+		r = check(c, why);
 	if (r) {
 		mcp_oauth_conf_free(c);
 		return -1;

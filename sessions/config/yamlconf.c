@@ -101,12 +101,36 @@ static cJSON *plain(const char *s, size_t n)
 	return NULL; /* a string */
 }
 
+/* A scalar: a number, true, false or null when plain and one, else a
+ * string. */
+static cJSON *scalar(struct yconv *y, struct fy_node *fyn)
+{
+	const char *s;
+	cJSON *out;
+	char *c;
+	size_t n;
+
+	if (fy_node_get_style(fyn) == FYNS_ALIAS)
+		return yfail(y, fyn, "aliases are not supported");
+	s = fy_node_get_scalar(fyn, &n);
+	if (!s)
+		return yfail(y, fyn, "unreadable scalar");
+	if (memchr(s, 0, n))
+		return yfail(y, fyn, "NUL byte in a scalar");
+	if (fy_node_get_style(fyn) == FYNS_PLAIN && (out = plain(s, n)) != NULL)
+		return out;
+	c = strndup(s, n);
+	out = c ? cJSON_CreateString(c) : NULL;
+	free(c);
+	return out;
+}
+
 static cJSON *node(struct yconv *y, struct fy_node *fyn)
 {
 	cJSON *out = NULL, *v;
 	void *it = NULL;
 	size_t n, kn;
-	const char *s, *k;
+	const char *k;
 
 	if (!fyn)
 		return cJSON_CreateNull();
@@ -116,23 +140,7 @@ static cJSON *node(struct yconv *y, struct fy_node *fyn)
 		return yfail(y, fyn, "tags are not supported");
 	switch (fy_node_get_type(fyn)) {
 	case FYNT_SCALAR:
-		if (fy_node_get_style(fyn) == FYNS_ALIAS)
-			return yfail(y, fyn, "aliases are not supported");
-		s = fy_node_get_scalar(fyn, &n);
-		if (!s)
-			return yfail(y, fyn, "unreadable scalar");
-		if (memchr(s, 0, n))
-			return yfail(y, fyn, "NUL byte in a scalar");
-		if (fy_node_get_style(fyn) == FYNS_PLAIN &&
-		    (out = plain(s, n)) != NULL)
-			return out;
-		{
-			char *c = strndup(s, n);
-
-			out = c ? cJSON_CreateString(c) : NULL;
-			free(c);
-		}
-		return out;
+		return scalar(y, fyn);
 	case FYNT_SEQUENCE: {
 		struct fy_node *el;
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "task.h"
 
 int mcp_session_ctl(mcp_session *s, const char *verb, size_t len)
 {
@@ -28,7 +29,7 @@ int mcp_session_ctl(mcp_session *s, const char *verb, size_t len)
 			if (!c)
 				c = TAILQ_FIRST(&s->queue);
 			if (!c) /* a modern task between polls (task.c) */
-				c = TAILQ_FIRST(&s->tasks);
+				c = task_first(s);
 			if (!c)
 				break;
 			mcp_call_cancel(c);

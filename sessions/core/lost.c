@@ -20,12 +20,23 @@
 
 #include "internal.h"
 
+/* A thread's last state lost (mcp_session.lost), made at its first. */
+struct lost {
+	double at;           /* when */
+	unsigned generation; /* of which process */
+	int pending;         /* the next user call fails with it */
+	char *why;           /* the exit, as calls in flight heard it */
+	cJSON *data;         /* ... with their error's data */
+};
+
 void lost_note(mcp_session *s, const char *why, const cJSON *data)
 {
-	struct lost *l = &s->lost;
+	struct lost *l = s->lost;
 
 	if (s->oneshot || s->spare || s->closed)
 		return;
+	if (!l && !(l = s->lost = calloc(1, sizeof *l)))
+		return; /* out of memory: the loss is in last_error only */
 	free(l->why);
 	cJSON_Delete(l->data);
 	l->why = session_shown(strdup(why));
@@ -41,10 +52,10 @@ void lost_note(mcp_session *s, const char *why, const cJSON *data)
 
 int lost_report(mcp_session *s, mcp_call *c)
 {
-	struct lost *l = &s->lost;
+	struct lost *l = s->lost;
 	char msg[400];
 
-	if (!l->pending || c->kind != CALL_USER)
+	if (!l || !l->pending || c->kind != CALL_USER)
 		return 0;
 	l->pending = 0;
 	snprintf(msg, sizeof msg, "the server's state is gone: generation %u "
@@ -59,13 +70,35 @@ int lost_report(mcp_session *s, mcp_call *c)
 
 void lost_forget(mcp_session *s)
 {
-	s->lost.pending = 0;
+	if (s->lost)
+		s->lost->pending = 0;
 }
 
 void lost_free(mcp_session *s)
 {
-	free(s->lost.why);
-	cJSON_Delete(s->lost.data);
-	s->lost.why = NULL;
-	s->lost.data = NULL;
+	if (!s->lost)
+		return;
+	free(s->lost->why);
+	cJSON_Delete(s->lost->data);
+	free(s->lost);
+	s->lost = NULL;
+}
+
+void lost_json(cJSON *o, const mcp_session *s)
+{
+	const struct lost *l = s->lost;
+	cJSON *j;
+
+	if (!l) {
+		cJSON_AddNullToObject(o, "lost");
+		return;
+	}
+	j = cJSON_AddObjectToObject(o, "lost");
+	msg_add_time(j, "at", l->at);
+	cJSON_AddNumberToObject(j, "generation", l->generation);
+	if (l->why)
+		cJSON_AddStringToObject(j, "why", l->why);
+	else
+		cJSON_AddNullToObject(j, "why");
+	cJSON_AddBoolToObject(j, "pending", l->pending);
 }

@@ -40,9 +40,9 @@ static int watching;
 int mcp_init(uv_loop_t *loop, const struct mcp_options *opts,
 	     const struct mcp_hooks *hooks)
 {
-	mcp_loop = loop;
-	mcp_opts = *opts;
-	mcp_hooks_p = hooks;
+	process.loop = loop;
+	process.opts = *opts;
+	process.hooks = hooks;
 	jsent_count_failures(); /* message.c: no request built short */
 	{
 		struct transport_env env = {
@@ -306,15 +306,15 @@ static int apply_config(struct mcp_config *cfg)
 	for (i = 0; i < nwarnings; i++)
 		mlog(MLOG_WARN, "%s", warnings[i]);
 	cref_unref(cref);
-	if (mcp_hooks_p && mcp_hooks_p->servers_changed)
-		mcp_hooks_p->servers_changed();
+	if (process.hooks && process.hooks->servers_changed)
+		process.hooks->servers_changed();
 	return 0;
 }
 
 /* The built-in config: one server, demo, running the example server. */
 static char *default_config(void)
 {
-	char *dir = strdup(mcp_opts.self_exe), *d = dirname(dir);
+	char *dir = strdup(process.opts.self_exe), *d = dirname(dir);
 	char path[4096];
 	cJSON *o = cJSON_CreateObject(), *s, *demo;
 	char *txt;
@@ -439,11 +439,11 @@ static void watch_start(void)
 
 	if (!nconfigs)
 		return;
-	uv_timer_init(mcp_loop, &debounce);
+	uv_timer_init(process.loop, &debounce);
 	watching = 1;
 	for (i = 0; i < nconfigs; i++) {
 		copy = strdup(config_paths[i]);
-		uv_fs_event_init(mcp_loop, &watches[i]);
+		uv_fs_event_init(process.loop, &watches[i]);
 		if (uv_fs_event_start(&watches[i], watch_cb, dirname(copy),
 				      0) < 0)
 			mlog(MLOG_WARN, "cannot watch the folder of config "
@@ -589,14 +589,14 @@ mcp_buf *mcp_status_json(void)
 	for (i = 0; i < nwarnings; i++)
 		cJSON_AddItemToArray(w, cJSON_CreateString(warnings[i]));
 	cJSON_AddNumberToObject(o, "sessions", session_live_count());
-	cJSON_AddNumberToObject(o, "max_sessions", mcp_opts.max_sessions);
+	cJSON_AddNumberToObject(o, "max_sessions", process.opts.max_sessions);
 	if (session_cap_refusal())
 		cJSON_AddStringToObject(o, "cap_refusal",
 					session_cap_refusal());
 	else
 		cJSON_AddNullToObject(o, "cap_refusal");
-	cJSON_AddNumberToObject(o, "idle_timeout", mcp_opts.idle_timeout);
-	cJSON_AddNumberToObject(o, "call_timeout", mcp_opts.call_timeout);
+	cJSON_AddNumberToObject(o, "idle_timeout", process.opts.idle_timeout);
+	cJSON_AddNumberToObject(o, "call_timeout", process.opts.call_timeout);
 	cJSON_AddItemToObject(o, "closed", sessions_closed_json());
 	cJSON_AddItemToObject(o, "collisions", collisions_json());
 	b = status_buf(o);

@@ -27,6 +27,8 @@
 #include "era.h"
 #include "internal.h"
 #include "jsent.h"
+#include "stream.h"
+#include "task.h"
 
 static void call_send(mcp_session *s, mcp_call *c);
 static int task_check(mcp_session *s, mcp_call *c);
@@ -34,46 +36,6 @@ static void session_lost(mcp_session *s, int code, const char *what);
 static void session_ready(mcp_session *s);
 
 /* ---- calls: timeouts, cancels, what follows a completion ---- */
-
-static void send_cancelled(mcp_session *s, uint64_t id, const char *reason)
-{
-	cJSON *m = msg_notification("notifications/cancelled");
-	cJSON *p = cJSON_AddObjectToObject(m, "params");
-
-	cJSON_AddNumberToObject(p, "requestId", (double)id);
-	cJSON_AddStringToObject(p, "reason", reason);
-	session_send_json(s, m, 0);
-	cJSON_Delete(m);
-}
-
-static void call_abort(mcp_call *c, int code, const char *msg,
-		       const char *reason)
-{
-	mcp_session *s = c->s;
-
-	if (s)
-		ask_drop_ctx(s, c, reason); /* its input requests (mrtr.c) */
-	if (s && c->rpc_id && s->t) {
-		/* the modern era cancels an exchange by ending it */
-		if (s->era != MCP_ERA_MODERN ||
-		    !(s->ops->caps & TRANSPORT_EXCHANGES))
-			send_cancelled(s, c->rpc_id, reason);
-		if (s->ops->forget)
-			s->ops->forget(s->t, c->rpc_id);
-	}
-	if (s && s->t) /* a modern task between polls has no rpc_id */
-		task_cancel(s, c);
-	if (s && c->kind == CALL_USER) { /* the whole reason, for status */
-		char *e;
-
-		if (asprintf(&e, "%s%s", msg, code == ERR_CANCELLED
-			     ? " (ctl cancel, or its reader was interrupted)"
-			     : "") < 0)
-			e = NULL;
-		session_error(s, e);
-	}
-	call_fail_noted(c, code, msg, NULL);
-}
 
 /* The probe c (handshake.c) ended with msg (or none: why). */
 static void probe_done(mcp_session *s, mcp_call *c, cJSON *msg,
@@ -113,20 +75,7 @@ static void call_timed_out(mcp_call *c)
 	mlog(MLOG_INFO, "server %s thread %s: request %" PRIu64 " timed out",
 	     c->srv->conf->name, s->oneshot ? "(one-shot)" : s->name,
 	     c->rpc_id);
-	call_abort(c, ERR_TIMEOUT, msg, "timeout"); /* and last_error */
-}
-
-void mcp_call_cancel_why(mcp_call *c, const char *reason)
-{
-	if (c->done || !c->s)
-		return;
-	call_abort(c, ERR_CANCELLED, "call cancelled",
-		   reason ? reason : "cancelled by user");
-}
-
-void mcp_call_cancel(mcp_call *c)
-{
-	mcp_call_cancel_why(c, NULL);
+	cancel_call(c, ERR_TIMEOUT, msg, "timeout"); /* and last_error */
 }
 
 /* After a call of s completed (s is NULL for a refused one). */
@@ -222,7 +171,7 @@ static void session_fail_all(mcp_session *s, int code, const char *msg,
 		if (!c)
 			c = TAILQ_FIRST(&s->queue);
 		if (!c) /* a modern task between two polls (task.c) */
-			c = TAILQ_FIRST(&s->tasks);
+			c = task_first(s);
 		if (!c)
 			break;
 		call_fail_noted(c, code, msg, data); /* its cause set, or asked */
@@ -409,7 +358,7 @@ static void up_message(void *ctx, struct frame *f, char *line, size_t len)
 
 static void up_partial(void *ctx, const char *p, size_t n)
 {
-	inbound_partial(ctx, p, n);
+	stream_partial(ctx, p, n);
 }
 
 static void up_too_long(void *ctx, size_t len, int has_id, uint64_t id)
@@ -730,8 +679,8 @@ void session_close_notify(mcp_session *s, const char *why)
 	mlog(MLOG_INFO, "server %s thread %s: closing (%s)",
 	     s->srv->conf->name, s->name, why);
 	session_close(s, why);
-	if (mcp_hooks_p && mcp_hooks_p->session_gone)
-		mcp_hooks_p->session_gone(s->srv->id, s->name);
+	if (process.hooks && process.hooks->session_gone)
+		process.hooks->session_gone(s->srv->id, s->name);
 }
 
 static void idle_cb(uv_timer_t *t)
@@ -747,7 +696,7 @@ static void idle_cb(uv_timer_t *t)
 void session_idle_check(mcp_session *s)
 {
 	double t = s->srv->conf->idle_timeout >= 0 ? s->srv->conf->idle_timeout
-						   : mcp_opts.idle_timeout;
+						   : process.opts.idle_timeout;
 
 	if (s->oneshot || s->spare || s->closed)
 		return;
@@ -758,35 +707,6 @@ void session_idle_check(mcp_session *s)
 		uv_timer_stop(&s->idle_timer);
 }
 
-mcp_session *session_new(mcp_server *srv, const char *name, int oneshot,
-			 int spare)
-{
-	mcp_session *s = calloc(1, sizeof *s);
-
-	if (!s)
-		return NULL;
-	s->id = mcp_new_id();
-	snprintf(s->name, sizeof s->name, "%s", name);
-	s->srv = srv;
-	s->oneshot = oneshot;
-	s->spare = spare;
-	s->state = S_IDLE;
-	s->created = s->last_used = mcp_now();
-	s->next_id = 1;
-	idtab_init(&s->pending);
-	TAILQ_INIT(&s->queue);
-	TAILQ_INIT(&s->tasks);
-	windows_init(s);
-	if (sessions_link(s) < 0) {
-		free(s);
-		return NULL;
-	}
-	uv_timer_init(mcp_loop, &s->idle_timer);
-	s->idle_timer.data = s;
-	session_obj_hold();
-	return s;
-}
-
 /* Start the process of a new thread or spare session. */
 int session_start(mcp_session *s)
 {
@@ -794,25 +714,6 @@ int session_start(mcp_session *s)
 
 	session_idle_check(s);
 	return r;
-}
-
-static void session_free_cb(uv_handle_t *h)
-{
-	mcp_session *s = h->data;
-
-	idtab_free(&s->pending);
-	cJSON_Delete(s->server_info);
-	cJSON_Delete(s->capabilities);
-	cJSON_Delete(s->subs);
-	free(s->last_error);
-	cJSON_Delete(s->call_error);
-	lost_free(s);
-	session_list_forget(s, MCP_NLISTS);
-	windows_free(s);
-	res_kept_free(s);
-	surface_free(s);
-	free(s);
-	session_obj_drop();
 }
 
 void session_close(mcp_session *s, const char *why)
@@ -836,7 +737,7 @@ void session_close(mcp_session *s, const char *why)
 	call_set_ref(&s->last_sent, NULL);
 	call_set_ref(&s->last_done, NULL);
 	drop_lists(s);
-	uv_close((uv_handle_t *)&s->idle_timer, session_free_cb);
+	session_free(s);
 }
 
 void session_restart(mcp_session *s)
@@ -858,9 +759,9 @@ void sessions_reap_done(const char *why, void (*cb)(void))
 
 	snprintf(reason, sizeof reason, "shutting down: %s", why ? why : "exit");
 	while ((s = sessions_any()) != NULL) {
-		if (!s->oneshot && !s->spare && mcp_hooks_p &&
-		    mcp_hooks_p->session_gone)
-			mcp_hooks_p->session_gone(s->srv->id, s->name);
+		if (!s->oneshot && !s->spare && process.hooks &&
+		    process.hooks->session_gone)
+			process.hooks->session_gone(s->srv->id, s->name);
 		session_close(s, reason);
 	}
 	sessions_when_reaped(cb);
@@ -877,6 +778,8 @@ static const struct call_hooks session_call_hooks = {
 	.timed_out = call_timed_out,
 	.completed = call_completed,
 	.relisted = call_relisted_cb,
+	.detached = session_call_detached,
+	.freed = session_call_freed,
 };
 
 void sessions_init(void)

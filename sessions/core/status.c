@@ -138,7 +138,7 @@ static void list_notes(cJSON *o, const mcp_session *s)
 	int i;
 
 	for (i = 0; i < MCP_NLISTS; i++) {
-		const cJSON *n = s->notes[i];
+		const cJSON *n = session_list_note_of(s, i);
 		const cJSON *k = cJSON_GetObjectItemCaseSensitive(n, "kind");
 		const cJSON *e = cJSON_GetObjectItemCaseSensitive(n, "error");
 		cJSON *d;
@@ -155,25 +155,6 @@ static void list_notes(cJSON *o, const mcp_session *s)
 		cJSON_DeleteItemFromObjectCaseSensitive(d, "kind");
 		cJSON_AddItemToObject(part, msg_list_method(i), d);
 	}
-}
-
-/* status.lost (spec 5): the last state lost with a process, or null. */
-static void lost_json(cJSON *o, const struct lost *l)
-{
-	cJSON *j;
-
-	if (!l->at) {
-		cJSON_AddNullToObject(o, "lost");
-		return;
-	}
-	j = cJSON_AddObjectToObject(o, "lost");
-	msg_add_time(j, "at", l->at);
-	cJSON_AddNumberToObject(j, "generation", l->generation);
-	if (l->why)
-		cJSON_AddStringToObject(j, "why", l->why);
-	else
-		cJSON_AddNullToObject(j, "why");
-	cJSON_AddBoolToObject(j, "pending", l->pending);
 }
 
 mcp_buf *mcp_session_status_json(mcp_session *s)
@@ -212,8 +193,8 @@ mcp_buf *mcp_session_status_json(mcp_session *s)
 	cJSON_AddItemToObject(o, "subscriptions", s->subs ?
 			      cJSON_Duplicate(s->subs, 1) :
 			      cJSON_CreateArray());
-	cJSON_AddItemToObject(o, "warnings", s->warnings ?
-			      cJSON_Duplicate(s->warnings, 1) :
+	cJSON_AddItemToObject(o, "warnings", surface_warnings(s) ?
+			      cJSON_Duplicate(surface_warnings(s), 1) :
 			      cJSON_CreateArray());
 	list_notes(o, s);
 	if (s->last_error) {
@@ -231,7 +212,7 @@ mcp_buf *mcp_session_status_json(mcp_session *s)
 		cJSON_AddNullToObject(o, "last_call_error");
 		cJSON_AddNullToObject(o, "last_call_error_at");
 	}
-	lost_json(o, &s->lost);
+	lost_json(o, s);
 	if (s->has_exit) {
 		cJSON *e = cJSON_AddObjectToObject(o, "exit");
 

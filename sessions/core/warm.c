@@ -93,7 +93,7 @@ static void refill_later(mcp_server *srv)
 		waiting[nwaiting++] = srv;
 	}
 	if (!refill_on) {
-		uv_timer_init(mcp_loop, &refill);
+		uv_timer_init(process.loop, &refill);
 		refill_on = 1;
 	}
 	if (!uv_is_active((uv_handle_t *)&refill))
@@ -129,7 +129,7 @@ static void cap_refused(const char *srv, const char *name)
 	snprintf(cap_refusal, sizeof cap_refusal, "%s: mkdir %s/%s refused "
 		 "(EAGAIN): the session cap (--max-sessions %u) is reached "
 		 "and every session is busy (a call in flight or an open "
-		 "file)", when, srv, name, mcp_opts.max_sessions);
+		 "file)", when, srv, name, process.opts.max_sessions);
 	mlog(MLOG_WARN, "%s", cap_refusal + strlen(when) + 2);
 }
 
@@ -163,11 +163,11 @@ int mcp_session_create(mcp_server *srv, const char *name,
 		return r;
 	if (mcp_session_find(srv, name))
 		return -EEXIST;
-	if (mcp_opts.max_sessions) { /* the cap: make room, or refuse */
-		while (session_live_count() >= mcp_opts.max_sessions &&
+	if (process.opts.max_sessions) { /* the cap: make room, or refuse */
+		while (session_live_count() >= process.opts.max_sessions &&
 		       (s = sessions_lru_idle()) != NULL)
 			session_close_notify(s, "session cap");
-		if (session_live_count() >= mcp_opts.max_sessions) {
+		if (session_live_count() >= process.opts.max_sessions) {
 			cap_refused(srv->conf->name, name);
 			return -EAGAIN;
 		}

@@ -82,15 +82,17 @@ static const cJSON *entry(mcp_server *srv, mcp_session *s,
 
 long mcp_help_intern(mcp_server *srv, mcp_session *s, const char *file)
 {
-	return names_intern(s ? &s->help : &srv->help, file);
+	if (s && !s->help && !(s->help = calloc(1, sizeof *s->help)))
+		return -ENOMEM;
+	return names_intern(s ? s->help : &srv->help, file);
 }
 
 const char *mcp_help_name_at(mcp_server *srv, mcp_session *s,
 			     unsigned long i)
 {
-	struct names *t = s ? &s->help : &srv->help;
+	const struct names *t = s ? s->help : &srv->help;
 
-	return i < t->n ? t->v[i] : NULL;
+	return t && i < t->n ? t->v[i] : NULL;
 }
 
 /* The entry is found in the listing's index and parsed alone: no help
@@ -234,7 +236,7 @@ mcp_buf *mcp_readme(void)
 	mcp_buf *out;
 	char *txt;
 
-	gbuf_printf(&b, intro, mcp_opts.idle_timeout);
+	gbuf_printf(&b, intro, process.opts.idle_timeout);
 	for (srv = mcp_server_next(NULL); srv; srv = mcp_server_next(srv)) {
 		const cJSON *info = cJSON_GetObjectItemCaseSensitive(
 			srv->about, "serverInfo");

@@ -323,7 +323,7 @@ static int name_skills(struct skills_walk *w)
 	if (est > SKILL_NODES_MAX)
 		est = SKILL_NODES_MAX;
 	if (!shared || stree_reserve(t, est) < 0 ||
-	    (t->s && names_reserve(&t->s->names[MCP_SKILLS], est) < 0)) {
+	    (t->s && surface_names_reserve(t->s, MCP_SKILLS, est) < 0)) {
 		free(shared);
 		return -ENOMEM;
 	}
@@ -563,11 +563,6 @@ static int walk_add(struct skills_walk *w, mcp_buf *b, struct jscan_span arr,
 	return 0;
 }
 
-static void pages_free(void *w)
-{
-	walk_free(w);
-}
-
 int skills_page(mcp_call *c, mcp_buf *b, size_t at, size_t n,
 		struct jscan_span *items, size_t nitems)
 {
@@ -577,8 +572,17 @@ int skills_page(mcp_call *c, mcp_buf *b, size_t at, size_t n,
 		free(items);
 		return -ENOMEM;
 	}
-	c->skw_free = pages_free;
 	return walk_add(c->skw, b, arr, items, nitems);
+}
+
+void skills_release(mcp_call *c)
+{
+	if (c->skills)
+		stree_free(c->skills);
+	if (c->skw)
+		walk_free(c->skw);
+	c->skills = NULL;
+	c->skw = NULL;
 }
 
 void skills_drop(struct skills_walk *w)
@@ -737,10 +741,9 @@ void skills_end(mcp_call *c, struct skills_walk *w, mcp_session *s)
 			     "and folders (the limit)", w->full,
 			     w->full > 1 ? "s" : "", SKILL_NODES_MAX);
 	if (c->skills)
-		c->skills_free(c->skills);
+		stree_free(c->skills);
 	w->t->s = NULL;
 	c->skills = w->t;
-	c->skills_free = stree_free;
 	w->t = NULL;
 	walk_free(w);
 }

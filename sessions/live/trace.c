@@ -13,7 +13,7 @@
  * else out of the window), is a line without msg that says so:
  * {"at":...,"dir":"in","bytes":N,"note":"not JSON"}. Nothing else is
  * written: HTTP headers (where secrets live) are not messages.
- * -o notrace (mcp_opts.notrace) turns it off. The session's other
+ * -o notrace (process.opts.notrace) turns it off. The session's other
  * windows (stderr, events) are set up and freed here with it.
  */
 #include <stdio.h>
@@ -32,8 +32,8 @@ static void grew(struct ring *r, void *arg)
 {
 	mcp_session *s = arg;
 
-	if (mcp_hooks_p && mcp_hooks_p->log_grew)
-		mcp_hooks_p->log_grew(s->id, r == &s->trace ? MCP_TRACE
+	if (process.hooks && process.hooks->log_grew)
+		process.hooks->log_grew(s->id, r == &s->trace ? MCP_TRACE
 							: MCP_EVENTS);
 }
 
@@ -141,7 +141,7 @@ int trace_in(mcp_session *s, const char *line, size_t len, int *ws)
 {
 	int ok;
 
-	if (mcp_opts.notrace || trimmed(line, len) != len ||
+	if (process.opts.notrace || trimmed(line, len) != len ||
 	    len > TRACE_MSG_MAX) {
 		trace_msg(s, 1, line, len); /* scans nothing it can hand on */
 		return -1;
@@ -155,7 +155,7 @@ void trace_msg(mcp_session *s, int in, const char *line, size_t len)
 {
 	int ws = 0, ok = 1;
 
-	if (mcp_opts.notrace)
+	if (process.opts.notrace)
 		return;
 	len = trimmed(line, len);
 	/* checked once: a message valid and compact is kept as it is; what

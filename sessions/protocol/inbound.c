@@ -23,6 +23,8 @@
 #include "jscan.h"
 #include "jsent.h"
 #include "mrtr.h"
+#include "stream.h"
+#include "task.h"
 
 /* Replies at least this long are passed through after a check of their
  * structure only; shorter ones are checked to be valid JSON first. */
@@ -165,7 +167,7 @@ static void response(mcp_session *s, cJSON *msg, const char *line,
 		handshake(s, c, msg);
 		return;
 	}
-	if (c->job) { /* its page is being read (pages.c): a second reply */
+	if (pages_busy(c)) { /* its page is being read: a second reply */
 		mlog(MLOG_DEBUG, "server %s: a second reply to a listing page "
 		     "dropped", s->srv->conf->name);
 		return;
@@ -280,176 +282,12 @@ static int valid_line(const char *line, size_t len)
  * and the NUL, room for its newline and NUL). A short one is copied, so that
  * a kept reply holds no more memory than it needs.
  */
-/* ---- a long reply read as it arrives (stdio) ---- */
-
 static size_t ws_end(const char *p, size_t i, size_t n)
 {
 	while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' ||
 			 p[i] == '\n'))
 		i++;
 	return i;
-}
-
-/*
- * The line so far begins a reply {"jsonrpc", "id": N, ... "result": R...}
- * to a user call, with id before result (a result-first reply cannot be
- * placed before its id arrives, at the end): 1 with the stream started at
- * R, 0 to look again with more bytes, -1 never for this line.
- */
-static int stream_detect(mcp_session *s, const char *p, size_t n)
-{
-	struct stream *st = &s->stream;
-	size_t i = ws_end(p, 0, n), ke, ve;
-	uint64_t id = 0;
-	int have_id = 0;
-	mcp_call *c;
-
-	if (i < n && p[i] != '{')
-		return -1;
-	for (i++;;) {
-		i = ws_end(p, i, n);
-		if (i > 4096)
-			return -1; /* a long envelope before result: no */
-		if (i >= n)
-			return 0;
-		if (p[i] != '"')
-			return -1;
-		if (!(ke = jscan_string_end(p, i, n)))
-			return 0;
-		ve = ws_end(p, ke, n);
-		if (ve >= n)
-			return 0;
-		if (p[ve] != ':')
-			return -1;
-		ve = ws_end(p, ve + 1, n);
-		if (ve >= n)
-			return 0;
-		if (ke - i == 8 && !memcmp(p + i, "\"result\"", 8))
-			break;
-		if ((ke - i == 7 && !memcmp(p + i, "\"error\"", 7)) ||
-		    (ke - i == 8 && !memcmp(p + i, "\"method\"", 8)))
-			return -1;
-		if (ke - i == 4 && !memcmp(p + i, "\"id\"", 4)) {
-			size_t k = ve;
-
-			for (id = 0; k < n && p[k] >= '0' && p[k] <= '9'; k++)
-				id = id * 10 + (uint64_t)(p[k] - '0');
-			if (k == ve || p[ve] == '0' || k - ve > 15)
-				return -1;
-			have_id = 1;
-		}
-		if (!(i = jscan_value_end(p, ve, n)) || i >= n)
-			return 0;
-		i = ws_end(p, i, n);
-		if (i < n && p[i] != ',')
-			return -1;
-		i++;
-	}
-	if (!have_id || (p[ve] != '{' && p[ve] != '['))
-		return -1;
-	c = idtab_get(&s->pending, id);
-	if (!c || c->kind != CALL_USER || c->task == TASK_ASKED)
-		return -1;
-	st->c = c;
-	st->start = st->scan = ve;
-	c->stream_at = ve;
-	st->end = 0;
-	st->depth = st->in_str = st->esc = 0;
-	st->ctl_scan = ve;
-	st->ctl_at = 0;
-	c->streamed = 1;
-	return 1;
-}
-
-/*
- * Inside a string of the result, from i (not just after a backslash): to
- * its closing quote, found with memchr rather than byte by byte (a long
- * reply is mostly one long text, and this loop ran at a few hundred MB/s,
- * the largest user-space cost of a streamed 16 MiB reply). A quote ends
- * the string if an even run of backslashes comes before it. Returns where
- * to go on: after the closing quote (st->in_str cleared), or st->len with
- * st->esc set if the bytes so far end in an odd run of backslashes.
- */
-static size_t string_scan(struct stream *st, size_t i)
-{
-	const char *p = st->base, *q;
-	size_t j, k;
-
-	while ((q = memchr(p + i, '"', st->len - i)) != NULL) {
-		j = (size_t)(q - p);
-		for (k = j; k > i && p[k - 1] == '\\'; k--)
-			;
-		if ((j - k) % 2 == 0) {
-			st->in_str = 0;
-			return j + 1;
-		}
-		i = j + 1;
-	}
-	for (k = st->len; k > i && p[k - 1] == '\\'; k--)
-		;
-	st->esc = (st->len - k) % 2;
-	return st->len;
-}
-
-/* Follow the result's structure over the new bytes, to where it ends. */
-static void stream_scan(struct stream *st)
-{
-	const char *p = st->base;
-	size_t i = st->scan;
-
-	if (st->in_str && st->esc && i < st->len) {
-		st->esc = 0;    /* the byte after a backslash */
-		i++;
-	}
-	if (st->in_str && i < st->len)
-		i = string_scan(st, i);
-	for (; i < st->len && !st->end; i++) {
-		char ch = p[i];
-
-		if (ch == '"') {
-			st->in_str = 1;
-			i = string_scan(st, i + 1) - 1;
-		} else if (ch == '{' || ch == '[') {
-			st->depth++;
-		} else if ((ch == '}' || ch == ']') && --st->depth == 0) {
-			st->end = i + 1;
-		} else if (ch == ' ' && (!st->ctl_at || i < st->ctl_at)) {
-			st->ctl_at = i; /* dropped in the reply (fast_reply) */
-		}
-	}
-	st->scan = i;
-}
-
-void inbound_partial(mcp_session *s, const char *p, size_t n)
-{
-	struct stream *st = &s->stream;
-	int r;
-
-	if (st->state == STREAM_OFF)
-		return;
-	st->base = p;
-	st->len = n;
-	if (st->state == STREAM_LOOKING) {
-		r = stream_detect(s, p, n);
-		if (r == 0)
-			return;
-		st->state = r > 0 ? STREAM_ON : STREAM_OFF;
-	}
-	if (!st->c) { /* its call ended (timeout, cancel) */
-		st->state = STREAM_OFF;
-		return;
-	}
-	/* a raw control byte is escaped in the reply, a space outside a
-	 * string dropped (fast_reply, spec 6): what is readable stops before
-	 * the first one, so that it is a prefix of the reply as it will be
-	 * (controls first: stream_scan keeps the earlier of the two) */
-	if (!st->ctl_at) {
-		st->ctl_scan = jcompact_control(p, st->ctl_scan, n);
-		if (st->ctl_scan < n)
-			st->ctl_at = st->ctl_scan;
-	}
-	stream_scan(st);
-	call_more(st->c);
 }
 
 /* 1 if the result at p[rs, re) is not final: "resultType" is
@@ -468,7 +306,7 @@ static int not_final(const char *p, size_t rs, size_t re)
  * strings, or raw control bytes (which RFC 8259 refuses and cJSON takes).
  * The result as the server wrote it, made one compact line (jcompact.h):
  * valid JSON and, up to its first such byte, the very bytes a reader may
- * have read as it arrived (inbound_partial stops there). 0 when c
+ * have read as it arrived (stream_partial stops there). 0 when c
  * completed, -1 for the cJSON path.
  */
 static int compact_reply(mcp_session *s, mcp_call *c, const char *line,
@@ -717,9 +555,8 @@ static int batch(mcp_session *s, char *line, size_t len)
 void inbound_message(mcp_session *s, struct frame *f, char *line,
 		     size_t len)
 {
-	mcp_call *sc = s->stream.state == STREAM_ON ? s->stream.c : NULL;
+	mcp_call *sc = stream_line_end(s);
 
-	memset(&s->stream, 0, sizeof s->stream); /* the next line: look */
 	mcp_call_ref(sc);
 	if (batch(s, line, len) < 0)
 		inbound_line(s, f, line, len, sc);
@@ -736,22 +573,18 @@ size_t inbound_too_long(mcp_session *s, size_t len, int has_id, uint64_t id,
 			uint64_t ids[2], char *msg, size_t n)
 {
 	size_t k = 0, mib = (len >> 20) + 1;
+	uint64_t long_id;
 
 	if (len == 0) { /* passed the limit: a reply read as it arrives ends */
-		s->long_stream = s->stream.state == STREAM_ON && s->stream.c ?
-				 s->stream.c->rpc_id : 0;
-		if (s->long_stream)
-			s->stream.c->too_long = 1;
-		memset(&s->stream, 0, sizeof s->stream);
+		stream_too_long(s);
 		return 0;
 	}
-	memset(&s->stream, 0, sizeof s->stream);
+	long_id = stream_long_id(s);
 	snprintf(msg, n, "the server sent a message of %zu bytes, over the "
 		 "limit of %zu bytes: raise it with --max-message %zuM "
-		 "(-o max_message=%zuM)", len, mcp_opts.max_line, mib, mib);
-	if (s->long_stream && (!has_id || id != s->long_stream))
-		ids[k++] = s->long_stream;
-	s->long_stream = 0;
+		 "(-o max_message=%zuM)", len, process.opts.max_line, mib, mib);
+	if (long_id && (!has_id || id != long_id))
+		ids[k++] = long_id;
 	if (has_id)
 		ids[k++] = id;
 	if (!k) {

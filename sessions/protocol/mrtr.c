@@ -30,6 +30,48 @@
 
 #define MRTR_ROUNDS_MAX 16
 
+/* A call's input rounds (mcp_call.mrtr), made at its first. */
+struct mrtr {
+	cJSON *resp;     /* inputResponses so far */
+	cJSON *state;    /* the requestState to echo, or NULL */
+	unsigned open;   /* input requests unanswered */
+	unsigned rounds; /* input_required results so far */
+	int loop;        /* opening this round's questions */
+	void (*all)(mcp_call *c); /* once every one is answered */
+};
+
+/* c's rounds, made at the first (NULL when out of memory). */
+static struct mrtr *mrtr_of(mcp_call *c)
+{
+	if (!c->mrtr)
+		c->mrtr = calloc(1, sizeof *c->mrtr);
+	return c->mrtr;
+}
+
+cJSON *mrtr_answers(mcp_call *c)
+{
+	cJSON *r = c->mrtr ? c->mrtr->resp : NULL;
+
+	if (r)
+		c->mrtr->resp = NULL;
+	return r;
+}
+
+int mrtr_waiting(const mcp_call *c)
+{
+	return c->mrtr && c->mrtr->open;
+}
+
+void mrtr_free(mcp_call *c)
+{
+	if (!c->mrtr)
+		return;
+	cJSON_Delete(c->mrtr->resp);
+	cJSON_Delete(c->mrtr->state);
+	free(c->mrtr);
+	c->mrtr = NULL;
+}
+
 /* The progress token of c (its token without the quotes). */
 static void token_of(const mcp_call *c, char *out, size_t n)
 {
@@ -57,15 +99,15 @@ static void retry(mcp_call *c)
 	token_of(c, tok, sizeof tok);
 	id = s->next_id++;
 	line = mcp_request_line(c->line, &c->req, id, tok[0] ? tok : NULL, &n);
-	resp = jsent_print(c->mrtr_resp, 0, NULL);
-	if (c->mrtr_state)
-		state = jsent_print(c->mrtr_state, 0, NULL);
+	resp = jsent_print(c->mrtr->resp, 0, NULL);
+	if (c->mrtr->state)
+		state = jsent_print(c->mrtr->state, 0, NULL);
 	if (line) {
 		struct jscan_span top = {0, n};
 
 		jscan_member(line, top, "params", &params);
 	}
-	if (!line || !resp || (c->mrtr_state && !state) || !params.n ||
+	if (!line || !resp || (c->mrtr->state && !state) || !params.n ||
 	    line[params.at] != '{' || gbuf_reserve(&o, n + strlen(resp) +
 						   (state ? strlen(state) : 0) +
 						   64) < 0) {
@@ -109,7 +151,7 @@ static void answered(void *ctx, const char *key, cJSON *res, cJSON *err)
 	cJSON *msg;
 	char why[300];
 
-	if ((!res && !err) || c->done || !c->s || !c->mrtr_resp) {
+	if ((!res && !err) || c->done || !c->s || !c->mrtr || !c->mrtr->resp) {
 		cJSON_Delete(res);
 		cJSON_Delete(err);
 		mcp_call_unref(c);
@@ -126,10 +168,10 @@ static void answered(void *ctx, const char *key, cJSON *res, cJSON *err)
 		mcp_call_unref(c);
 		return;
 	}
-	cJSON_AddItemToObject(c->mrtr_resp, key, res ? res :
+	cJSON_AddItemToObject(c->mrtr->resp, key, res ? res :
 			      cJSON_CreateObject());
-	if (c->mrtr_open && !--c->mrtr_open && !c->mrtr_loop)
-		c->mrtr_all(c);
+	if (c->mrtr->open && !--c->mrtr->open && !c->mrtr->loop)
+		c->mrtr->all(c);
 	mcp_call_unref(c);
 }
 
@@ -139,29 +181,33 @@ int mrtr_ask(mcp_session *s, mcp_call *c, const cJSON *reqs,
 	cJSON *r, *meth;
 	char why[200];
 
-	cJSON_Delete(c->mrtr_resp);
-	c->mrtr_resp = cJSON_CreateObject();
-	c->mrtr_all = all;
-	c->mrtr_loop = 1;
-	c->mrtr_open = 0;
+	if (!mrtr_of(c)) {
+		call_complete(c, NULL); /* out of memory */
+		return 1;
+	}
+	cJSON_Delete(c->mrtr->resp);
+	c->mrtr->resp = cJSON_CreateObject();
+	c->mrtr->all = all;
+	c->mrtr->loop = 1;
+	c->mrtr->open = 0;
 	cJSON_ArrayForEach(r, reqs) {
 		meth = cJSON_GetObjectItemCaseSensitive(r, "method");
 		if (!r->string || !cJSON_IsString(meth))
 			continue;
 		if (!strcmp(meth->valuestring, "roots/list")) {
-			cJSON_AddItemToObject(c->mrtr_resp, r->string,
+			cJSON_AddItemToObject(c->mrtr->resp, r->string,
 					      msg_roots(s->srv->conf));
 		} else if (!strcmp(meth->valuestring, "elicitation/create") ||
 			   !strcmp(meth->valuestring,
 				   "sampling/createMessage")) {
-			c->mrtr_open++;
+			c->mrtr->open++;
 			ask_input(s, meth->valuestring, r->string,
 				  cJSON_GetObjectItemCaseSensitive(r, "params"),
 				  answered, mcp_call_ref(c));
 		} else {
 			snprintf(why, sizeof why, "mcpfs does not support the "
 				 "input request %.100s", meth->valuestring);
-			c->mrtr_loop = 0;
+			c->mrtr->loop = 0;
 			ask_drop_ctx(s, c, why);
 			call_fail(c, -32601, why, NULL);
 			return 1;
@@ -169,8 +215,8 @@ int mrtr_ask(mcp_session *s, mcp_call *c, const cJSON *reqs,
 		if (c->done)
 			break;
 	}
-	c->mrtr_loop = 0;
-	if (!c->done && !c->mrtr_open)
+	c->mrtr->loop = 0;
+	if (!c->done && !c->mrtr->open)
 		all(c);
 	return c->done;
 }
@@ -182,19 +228,23 @@ int mrtr_result(mcp_session *s, mcp_call *c, cJSON *res)
 
 	if (!cJSON_IsString(rt) || strcmp(rt->valuestring, "input_required"))
 		return 0;
-	if (!c->line || c->mrtr_open) {
+	if (!mrtr_of(c)) {
+		call_complete(c, NULL); /* out of memory */
+		return 1;
+	}
+	if (!c->line || c->mrtr->open) {
 		call_fail(c, ERR_PROTOCOL, "input_required for a request mcpfs "
 			  "cannot retry", NULL);
 		return 1;
 	}
-	if (++c->mrtr_rounds > MRTR_ROUNDS_MAX) {
+	if (++c->mrtr->rounds > MRTR_ROUNDS_MAX) {
 		call_fail(c, ERR_PROTOCOL, "the server asked for input more "
 			  "than 16 times for one request", NULL);
 		return 1;
 	}
-	cJSON_Delete(c->mrtr_state);
+	cJSON_Delete(c->mrtr->state);
 	st = cJSON_GetObjectItemCaseSensitive(res, "requestState");
-	c->mrtr_state = st ? cJSON_Duplicate(st, 1) : NULL;
+	c->mrtr->state = st ? cJSON_Duplicate(st, 1) : NULL;
 	mrtr_ask(s, c, cJSON_GetObjectItemCaseSensitive(res, "inputRequests"),
 		 retry);
 	return 1;

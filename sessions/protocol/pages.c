@@ -59,24 +59,43 @@ int line_member(const char *line, size_t len, const char *key,
 	return jscan_member(line, top, key, v);
 }
 
+/* A listing call's pages (mcp_call.pg), made at its first page. */
+struct pages {
+	cJSON *acc;              /* its items so far */
+	struct pagejob *job;     /* a long page or print under way */
+	unsigned n;              /* how many pages */
+	cJSON *cursors;          /* the cursors asked for */
+};
+
+/* c's pages, made at the first; NULL when out of memory. */
+static struct pages *pages_of(mcp_call *c)
+{
+	if (!c->pg)
+		c->pg = calloc(1, sizeof *c->pg);
+	return c->pg;
+}
+
+int pages_busy(const mcp_call *c)
+{
+	return c->pg && c->pg->job;
+}
+
+void pages_release(mcp_call *c)
+{
+	if (!c->pg)
+		return;
+	cJSON_Delete(c->pg->acc);
+	cJSON_Delete(c->pg->cursors);
+	free(c->pg);
+	c->pg = NULL;
+}
+
 static size_t skip_ws(const char *p, size_t i, size_t end)
 {
 	while (i < end && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' ||
 			   p[i] == '\n'))
 		i++;
 	return i;
-}
-
-void session_list_forget(mcp_session *s, int what)
-{
-	int i;
-
-	for (i = 0; i < MCP_NLISTS; i++) {
-		if (what != MCP_NLISTS && what != i)
-			continue;
-		cJSON_Delete(s->notes[i]);
-		s->notes[i] = NULL;
-	}
 }
 
 void session_list_note(mcp_session *s, const mcp_call *c, const cJSON *err,
@@ -86,12 +105,13 @@ void session_list_note(mcp_session *s, const mcp_call *c, const cJSON *err,
 	cJSON *n = cJSON_CreateObject();
 	cJSON *code = cJSON_GetObjectItemCaseSensitive(err, "code");
 	cJSON *msg = cJSON_GetObjectItemCaseSensitive(err, "message");
-	int none = err && c->pages == 0;
+	unsigned pages = c->pg ? c->pg->n : 0;
+	int none = err && pages == 0;
 	char line[160];
 
 	if (err) {
 		snprintf(line, sizeof line, "page %u: error %d%s%.100s",
-			 c->pages + 1, cJSON_IsNumber(code) ? code->valueint
+			 pages + 1, cJSON_IsNumber(code) ? code->valueint
 							    : 0,
 			 cJSON_IsString(msg) ? ": " : "",
 			 cJSON_IsString(msg) ? msg->valuestring : "");
@@ -102,11 +122,11 @@ void session_list_note(mcp_session *s, const mcp_call *c, const cJSON *err,
 		cJSON_AddItemToObject(n, "error", cJSON_Duplicate(err, 1));
 	if (!none) {
 		cJSON_AddStringToObject(n, "reason", why);
-		cJSON_AddNumberToObject(n, "pages", c->pages);
-		cJSON_AddNumberToObject(n, "items", cJSON_GetArraySize(c->acc));
+		cJSON_AddNumberToObject(n, "pages", pages);
+		cJSON_AddNumberToObject(n, "items", c->pg ?
+					cJSON_GetArraySize(c->pg->acc) : 0);
 	}
-	cJSON_Delete(s->notes[c->list]);
-	s->notes[c->list] = n;
+	list_note_set(s, c->list, n);
 	mlog(MLOG_INFO, "server %s thread %s: %s %s: %s", s->srv->conf->name,
 	     s->oneshot ? "(one-shot)" : s->name, method, none
 	     ? "taken as none" : "ends short", why);
@@ -116,7 +136,7 @@ void session_list_note(mcp_session *s, const mcp_call *c, const cJSON *err,
 
 struct pagejob {
 	uv_idle_t idle;
-	mcp_call *c;             /* a reference; c->job is this */
+	mcp_call *c;             /* a reference; its pages' job is this */
 	char *mem;               /* the page's line (reading), owned ... */
 	int big;                 /* ... a bigmem block or malloc'd */
 	const char *line;
@@ -125,7 +145,7 @@ struct pagejob {
 	struct jscan_members it; /* its items still to take */
 	size_t wat, wi;          /* ... the one being walked: its start, */
 	int depth, walking;      /* ... where the walk is, how deep */
-	cJSON *next;             /* printing: the next item of c->acc */
+	cJSON *next;             /* printing: the next item of acc */
 	size_t printed;          /* ... how many are */
 	struct gbuf out;         /* ... the document so far */
 	mcp_buf *doc;            /* indexing: the document, then its reply */
@@ -155,7 +175,7 @@ static void job_end(struct pagejob *j)
 	else
 		free(j->mem);
 	j->mem = NULL;
-	j->c->job = NULL;
+	j->c->pg->job = NULL;
 	mcp_call_unref(j->c);
 	uv_idle_stop(&j->idle);
 	uv_close((uv_handle_t *)&j->idle, job_closed);
@@ -163,14 +183,14 @@ static void job_end(struct pagejob *j)
 
 static struct pagejob *job_new(mcp_call *c, uv_idle_cb cb)
 {
-	struct pagejob *j = calloc(1, sizeof *j);
+	struct pagejob *j;
 
-	if (!j)
+	if (!pages_of(c) || !(j = calloc(1, sizeof *j)))
 		return NULL;
-	uv_idle_init(mcp_loop, &j->idle);
+	uv_idle_init(process.loop, &j->idle);
 	j->idle.data = j;
 	j->c = mcp_call_ref(c);
-	c->job = j;
+	c->pg->job = j;
 	uv_idle_start(&j->idle, cb);
 	return j;
 }
@@ -271,7 +291,7 @@ static void print_slice(uv_idle_t *h)
 			j->out.oom = 1;
 		free(t);
 		/* printed: freed now, not in one cJSON_Delete at the end */
-		cJSON_Delete(cJSON_DetachItemViaPointer(c->acc, it));
+		cJSON_Delete(cJSON_DetachItemViaPointer(c->pg->acc, it));
 		if (j->out.oom)
 			break;
 	}
@@ -283,8 +303,8 @@ static void print_slice(uv_idle_t *h)
 		if (t && !b)
 			free(t);
 	}
-	cJSON_Delete(c->acc);
-	c->acc = NULL;
+	cJSON_Delete(c->pg->acc);
+	c->pg->acc = NULL;
 	/* its index too, before anyone asks for it in one piece */
 	if (b && (j->walk = surface_index_begin(c, b)) != NULL) {
 		j->doc = b;
@@ -301,28 +321,31 @@ static void print_slice(uv_idle_t *h)
 void pages_end(mcp_call *c)
 {
 	const char *key = mcp_list_key(c->list);
-	cJSON *out;
+	cJSON *out, *acc = c->pg ? c->pg->acc : NULL;
 	struct pagejob *j;
 
-	cJSON_Delete(c->cursors);
-	c->cursors = NULL;
+	if (c->pg) {
+		cJSON_Delete(c->pg->cursors);
+		c->pg->cursors = NULL;
+	}
 	if (c->list == MCP_SKILLS) {
-		skills_end_list(c, cJSON_GetArraySize(c->acc));
-		cJSON_Delete(c->acc);
-		c->acc = NULL;
+		skills_end_list(c, cJSON_GetArraySize(acc));
+		cJSON_Delete(acc);
+		if (c->pg)
+			c->pg->acc = NULL;
 		return;
 	}
-	if (c->acc && cJSON_GetArraySize(c->acc) >= PRINT_SLICED &&
+	if (acc && cJSON_GetArraySize(acc) >= PRINT_SLICED &&
 	    (j = job_new(c, print_slice)) != NULL) {
-		j->next = c->acc->child;
+		j->next = acc->child;
 		if (gbuf_printf(&j->out, "{\n\t\"%s\":\t[", key) < 0)
 			j->out.oom = 1;
 		return;
 	}
 	out = cJSON_CreateObject();
-	cJSON_AddItemToObject(out, key, c->acc ? c->acc
-					       : cJSON_CreateArray());
-	c->acc = NULL;
+	cJSON_AddItemToObject(out, key, acc ? acc : cJSON_CreateArray());
+	if (c->pg)
+		c->pg->acc = NULL;
 	call_complete(c, mcp_buf_json(out, 1));
 	cJSON_Delete(out);
 }
@@ -332,12 +355,12 @@ static int cursor_seen(mcp_call *c, const char *cursor)
 {
 	cJSON *it;
 
-	if (!c->cursors)
-		c->cursors = cJSON_CreateArray();
-	cJSON_ArrayForEach(it, c->cursors)
+	if (!c->pg->cursors)
+		c->pg->cursors = cJSON_CreateArray();
+	cJSON_ArrayForEach(it, c->pg->cursors)
 		if (!strcmp(it->valuestring, cursor))
 			return 1;
-	cJSON_AddItemToArray(c->cursors, cJSON_CreateString(cursor));
+	cJSON_AddItemToArray(c->pg->cursors, cJSON_CreateString(cursor));
 	return 0;
 }
 
@@ -354,13 +377,13 @@ static void page_done(mcp_session *s, mcp_call *c, const char *next)
 	}
 	why[0] = 0;
 	if (cursor_seen(c, next))
-		snprintf(why, sizeof why, "page %u repeats a cursor", c->pages);
-	else if (c->pages >= LIST_MAX_PAGES)
+		snprintf(why, sizeof why, "page %u repeats a cursor", c->pg->n);
+	else if (c->pg->n >= LIST_MAX_PAGES)
 		snprintf(why, sizeof why, "stopped after %u pages (the limit)",
-			 c->pages);
-	else if (cJSON_GetArraySize(c->acc) >= LIST_MAX_ITEMS)
+			 c->pg->n);
+	else if (cJSON_GetArraySize(c->pg->acc) >= LIST_MAX_ITEMS)
 		snprintf(why, sizeof why, "stopped at %d items (the limit)",
-			 cJSON_GetArraySize(c->acc));
+			 cJSON_GetArraySize(c->pg->acc));
 	if (why[0]) {
 		session_list_note(s, c, NULL, why);
 		pages_end(c);
@@ -405,7 +428,7 @@ static void skills_got(mcp_call *c, const cJSON *items, const char *line,
 	size_t n;
 
 	for (i = 0; i < k; i++)
-		cJSON_AddItemToArray(c->acc, cJSON_CreateNull());
+		cJSON_AddItemToArray(c->pg->acc, cJSON_CreateNull());
 	if (!k)
 		return;
 	if (iv && line[iv->at] == '[') {
@@ -432,9 +455,13 @@ void pages_got(mcp_session *s, mcp_call *c, cJSON *res, const char *line,
 	cJSON *t, *nx;
 	int raw;
 
-	if (!c->acc)
-		c->acc = cJSON_CreateArray();
-	c->pages++;
+	if (!pages_of(c)) {
+		call_complete(c, NULL); /* out of memory */
+		return;
+	}
+	if (!c->pg->acc)
+		c->pg->acc = cJSON_CreateArray();
+	c->pg->n++;
 	raw = line_member(line, len, "result", &rv) &&
 	      jscan_member(line, rv, key, &iv);
 	if (c->list == MCP_SKILLS) {
@@ -456,7 +483,7 @@ void pages_got(mcp_session *s, mcp_call *c, cJSON *res, const char *line,
 			continue;
 		if (got)
 			jsent_keep(d, line + v.at, v.n);
-		cJSON_AddItemToArray(c->acc, d);
+		cJSON_AddItemToArray(c->pg->acc, d);
 	}
 	page_done(s, c, cJSON_IsString(next) ? next->valuestring : NULL);
 }
@@ -644,7 +671,7 @@ static void read_slice(uv_idle_t *h)
 		if (!r)
 			break;
 		if (c->list == MCP_SKILLS) { /* counted; the page is kept */
-			cJSON_AddItemToArray(c->acc, cJSON_CreateNull());
+			cJSON_AddItemToArray(c->pg->acc, cJSON_CreateNull());
 			keep_item(j, v);
 			continue;
 		}
@@ -654,13 +681,13 @@ static void read_slice(uv_idle_t *h)
 		}
 		if ((d = admit(s, c, d)) != NULL) {
 			jsent_keep(d, j->line + v.at, v.n);
-			cJSON_AddItemToArray(c->acc, d);
+			cJSON_AddItemToArray(c->pg->acc, d);
 		}
 	}
 	next = bad || j->it.bad ? NULL : cursor_of(j, &bad);
 	if (bad || j->it.bad)
 		snprintf(why, sizeof why, "page %u is not valid JSON "
-			 "(the items before are kept)", c->pages);
+			 "(the items before are kept)", c->pg->n);
 	else if (c->list == MCP_SKILLS)
 		skills_keep(j);
 	job_end(j); /* the page's bytes freed */
@@ -682,7 +709,9 @@ int pages_take(mcp_session *s, mcp_call *c, struct frame *f, char *line,
 	char *mem;
 	int big = 0;
 
-	if (c->job)
+	if (!pages_of(c))
+		return -1; /* out of memory: the cJSON path fails it */
+	if (c->pg->job)
 		return 0; /* a second reply to this page: dropped */
 	/* where the items start; their end is the walk's (a skills page of
 	 * one item of 15 MB was walked through twice more) */
@@ -708,9 +737,9 @@ int pages_take(mcp_session *s, mcp_call *c, struct frame *f, char *line,
 		job_end(j);
 		return -1;
 	}
-	if (!c->acc)
-		c->acc = cJSON_CreateArray();
-	c->pages++;
+	if (!c->pg->acc)
+		c->pg->acc = cJSON_CreateArray();
+	c->pg->n++;
 	j->mem = mem;
 	j->big = big;
 	j->line = line;
@@ -720,7 +749,7 @@ int pages_take(mcp_session *s, mcp_call *c, struct frame *f, char *line,
 	jscan_items_init(&j->it, line, iv.at, iv.at + iv.n);
 	mlog(MLOG_DEBUG, "server %s thread %s: %s page %u (%zu bytes) read "
 	     "a slice at a time", s->srv->conf->name, s->oneshot
-	     ? "(one-shot)" : s->name, msg_list_method(c->list), c->pages,
+	     ? "(one-shot)" : s->name, msg_list_method(c->list), c->pg->n,
 	     len);
 	return 0;
 }

@@ -16,60 +16,66 @@
 #define KEPT_MAX 256
 #define KEPT_BYTES ((size_t)16 << 20)
 
+/* A session's reads kept (mcp_session.kept), newest last, made at the
+ * first. */
 struct res_kept {
-	unsigned long idx; /* the URI's number (mcp_name_intern) */
-	mcp_buf *b;
+	size_t n, bytes;   /* how many; their bytes together */
+	struct {
+		unsigned long idx; /* the URI's number (mcp_name_intern) */
+		mcp_buf *b;
+	} v[KEPT_MAX];
 };
 
-static void kept_drop(mcp_session *s, size_t i)
+static void kept_drop(struct res_kept *k, size_t i)
 {
-	s->kept_bytes -= s->kept[i].b->len;
-	mcp_buf_unref(s->kept[i].b);
-	memmove(s->kept + i, s->kept + i + 1,
-		(--s->nkept - i) * sizeof *s->kept);
+	k->bytes -= k->v[i].b->len;
+	mcp_buf_unref(k->v[i].b);
+	memmove(k->v + i, k->v + i + 1, (--k->n - i) * sizeof *k->v);
 }
 
-static long kept_find(const mcp_session *s, unsigned long idx)
+static long kept_find(const struct res_kept *k, unsigned long idx)
 {
 	size_t i;
 
-	for (i = 0; i < s->nkept; i++)
-		if (s->kept[i].idx == idx)
+	for (i = 0; k && i < k->n; i++)
+		if (k->v[i].idx == idx)
 			return (long)i;
 	return -1;
 }
 
 void res_kept_set(mcp_session *s, const char *uri, mcp_buf *b)
 {
-	long idx = names_intern(&s->names[MCP_RESOURCES], uri), i;
+	long idx = mcp_name_intern(s, MCP_RESOURCES, uri), i;
+	struct res_kept *k = s->kept;
 
 	if (idx < 0)
 		return;
-	if ((i = kept_find(s, (unsigned long)idx)) >= 0)
-		kept_drop(s, (size_t)i);
+	if ((i = kept_find(k, (unsigned long)idx)) >= 0)
+		kept_drop(k, (size_t)i);
 	if (!b || b->len > KEPT_BYTES)
 		return;
-	if (!s->kept && !(s->kept = malloc(KEPT_MAX * sizeof *s->kept)))
+	if (!k && !(k = s->kept = calloc(1, sizeof *k)))
 		return;
-	while (s->nkept && (s->nkept == KEPT_MAX ||
-			    s->kept_bytes + b->len > KEPT_BYTES))
-		kept_drop(s, 0); /* the oldest */
-	s->kept[s->nkept].idx = (unsigned long)idx;
-	s->kept[s->nkept++].b = mcp_buf_ref(b);
-	s->kept_bytes += b->len;
+	while (k->n && (k->n == KEPT_MAX || k->bytes + b->len > KEPT_BYTES))
+		kept_drop(k, 0); /* the oldest */
+	k->v[k->n].idx = (unsigned long)idx;
+	k->v[k->n++].b = mcp_buf_ref(b);
+	k->bytes += b->len;
 }
 
 size_t mcp_resource_size(mcp_session *s, unsigned long idx)
 {
-	long i = kept_find(s, idx);
+	long i = kept_find(s->kept, idx);
 
-	return i < 0 ? 0 : s->kept[i].b->len;
+	return i < 0 ? 0 : s->kept->v[i].b->len;
 }
 
 void res_kept_free(mcp_session *s)
 {
-	while (s->nkept)
-		kept_drop(s, s->nkept - 1);
+	if (!s->kept)
+		return;
+	while (s->kept->n)
+		kept_drop(s->kept, s->kept->n - 1);
 	free(s->kept);
 	s->kept = NULL;
 }

@@ -39,11 +39,32 @@
 #include "ctlesc.h"
 #include "internal.h"
 #include "mrtr.h"
+#include "task.h"
 
 #define TASK_NUM_MAX 1000000 /* numbers fit the 20-bit index of fs/ inodes */
+#define TASK_ID_MAX 128
 #define POLL_MS_MIN 50
 #define POLL_MS_MAX 5000
 #define POLL_MS_DEFAULT 1000
+
+/* A call's task (mcp_call.tk), from its CreateTaskResult to the call's
+ * end; listed in tasks/ while the call runs. */
+struct task {
+	mcp_call *c;             /* whose (c frees it: task_free) */
+	char id[TASK_ID_MAX];
+	char file[TASK_ID_MAX];  /* its name in tasks/ */
+	unsigned long num;       /* its number in tasks/ (0: not listed) */
+	TAILQ_ENTRY(task) link;  /* on its session's tasks */
+	cJSON *state;            /* the Task as last seen (tasks/ID) */
+	cJSON *seen;             /* input request keys asked already */
+	unsigned ms;             /* the poll interval */
+};
+
+/* A session's tasks/ (mcp_session.tasks), made at its first task. */
+struct tasks {
+	TAILQ_HEAD(, task) list; /* listed, oldest first */
+	unsigned long seq;       /* the last number given */
+};
 
 static int server_has_tool_tasks(const mcp_session *s)
 {
@@ -143,7 +164,8 @@ int task_augment(mcp_call *c)
 
 static void task_seen(mcp_call *c, const cJSON *task)
 {
-	cJSON *t = cJSON_Duplicate(task, 1), *old = c->task_state;
+	struct task *k = c->tk;
+	cJSON *t = cJSON_Duplicate(task, 1), *old = k->state;
 	cJSON *ms = cJSON_GetObjectItemCaseSensitive(task, "pollIntervalMs")
 		?: cJSON_GetObjectItemCaseSensitive(task, "pollInterval");
 	const char *drop[] = {"result", "error", "inputRequests",
@@ -164,11 +186,11 @@ static void task_seen(mcp_call *c, const cJSON *task)
 								    "status"),
 				   1)))
 		call_progress(c); /* the task moved: a sign of life */
-	c->task_state = t;
+	k->state = t;
 	cJSON_Delete(old);
-	c->task_ms = POLL_MS_DEFAULT;
+	k->ms = POLL_MS_DEFAULT;
 	if (cJSON_IsNumber(ms))
-		c->task_ms = ms->valuedouble < POLL_MS_MIN ? POLL_MS_MIN
+		k->ms = ms->valuedouble < POLL_MS_MIN ? POLL_MS_MIN
 			   : ms->valuedouble > POLL_MS_MAX ? POLL_MS_MAX
 			   : (unsigned)ms->valuedouble;
 }
@@ -188,92 +210,132 @@ static int file_name_ok(const char *id)
 	return 1;
 }
 
-/* c runs as task id: listed in tasks/ of s. A server that gives an id a
- * listed task has (a running call's) reused it: c takes that one entry,
- * its number and name (one inode), and the older call, which runs on
- * and polls as before, is no longer listed (spec 6: one name never
- * listed twice). */
-static void task_list(mcp_session *s, mcp_call *c, const char *id,
-		      const cJSON *task)
+/* c runs as task id: listed in tasks/ of s (0, or -1 when out of
+ * memory). A server that gives an id a listed task has (a running
+ * call's) reused it: c takes that one entry, its number and name (one
+ * inode), and the older call, which runs on and polls as before, is no
+ * longer listed (spec 6: one name never listed twice). */
+static int task_list(mcp_session *s, mcp_call *c, const char *id,
+		     const cJSON *task)
 {
-	mcp_call *old;
+	struct task *k = c->tk, *old;
 
-	snprintf(c->task_id, sizeof c->task_id, "%s", id);
-	TAILQ_FOREACH(old, &s->tasks, task_link)
-		if (!strcmp(old->task_id, c->task_id))
+	if (!s->tasks && (s->tasks = calloc(1, sizeof *s->tasks)))
+		TAILQ_INIT(&s->tasks->list);
+	if (!k && (k = c->tk = calloc(1, sizeof *k)))
+		k->c = c;
+	if (!s->tasks || !k)
+		return -1;
+	snprintf(k->id, sizeof k->id, "%s", id);
+	TAILQ_FOREACH(old, &s->tasks->list, link)
+		if (!strcmp(old->id, k->id))
 			break;
 	if (old) {
-		c->task_num = old->task_num;
-		memcpy(c->task_file, old->task_file, sizeof c->task_file);
-		TAILQ_INSERT_AFTER(&s->tasks, old, c, task_link);
-		TAILQ_REMOVE(&s->tasks, old, task_link);
-		old->task_num = 0;
+		k->num = old->num;
+		memcpy(k->file, old->file, sizeof k->file);
+		TAILQ_INSERT_AFTER(&s->tasks->list, old, k, link);
+		TAILQ_REMOVE(&s->tasks->list, old, link);
+		old->num = 0;
 		mlog(MLOG_INFO, "server %s: task %s given again (request "
 		     "%llu): tasks/ shows the latest", s->srv->conf->name,
-		     c->task_id, (unsigned long long)c->rpc_id);
+		     k->id, (unsigned long long)c->rpc_id);
 		task_seen(c, task);
-		return;
+		return 0;
 	}
-	if (++s->task_seq >= TASK_NUM_MAX)
-		s->task_seq = 1;
-	c->task_num = s->task_seq;
+	if (++s->tasks->seq >= TASK_NUM_MAX)
+		s->tasks->seq = 1;
+	k->num = s->tasks->seq;
 	if (file_name_ok(id))
-		snprintf(c->task_file, sizeof c->task_file, "%s", id);
+		snprintf(k->file, sizeof k->file, "%s", id);
 	else
-		snprintf(c->task_file, sizeof c->task_file, "task-%lu",
-			 c->task_num);
-	TAILQ_INSERT_TAIL(&s->tasks, c, task_link);
+		snprintf(k->file, sizeof k->file, "task-%lu", k->num);
+	TAILQ_INSERT_TAIL(&s->tasks->list, k, link);
 	task_seen(c, task);
 	mlog(MLOG_DEBUG, "server %s: request %llu runs as task %s",
-	     s->srv->conf->name, (unsigned long long)c->rpc_id, c->task_id);
+	     s->srv->conf->name, (unsigned long long)c->rpc_id, k->id);
+	return 0;
 }
 
 void task_notified(mcp_session *s, const cJSON *params)
 {
 	cJSON *id = cJSON_GetObjectItemCaseSensitive(params, "taskId");
-	mcp_call *c;
+	struct task *k;
 
-	if (!cJSON_IsString(id))
+	if (!cJSON_IsString(id) || !s->tasks)
 		return;
-	TAILQ_FOREACH(c, &s->tasks, task_link)
-		if (!strcmp(c->task_id, id->valuestring)) {
-			task_seen(c, params);
+	TAILQ_FOREACH(k, &s->tasks->list, link)
+		if (!strcmp(k->id, id->valuestring)) {
+			task_seen(k->c, params);
 			return;
 		}
+}
+
+mcp_call *task_first(mcp_session *s)
+{
+	return s->tasks && !TAILQ_EMPTY(&s->tasks->list)
+		       ? TAILQ_FIRST(&s->tasks->list)->c : NULL;
+}
+
+void task_unlist(mcp_session *s, mcp_call *c)
+{
+	if (c->tk && c->tk->num) {
+		TAILQ_REMOVE(&s->tasks->list, c->tk, link);
+		c->tk->num = 0;
+	}
+}
+
+void task_free(mcp_call *c)
+{
+	if (!c->tk)
+		return;
+	cJSON_Delete(c->tk->state);
+	cJSON_Delete(c->tk->seen);
+	free(c->tk);
+	c->tk = NULL;
+}
+
+void tasks_free(mcp_session *s)
+{
+	free(s->tasks);
+	s->tasks = NULL;
 }
 
 /* ---- tasks/ (sessions.h) ---- */
 
 const char *mcp_task_next(mcp_session *s, unsigned long *num)
 {
-	mcp_call *c;
+	struct task *k;
 	int past = *num == 0;
 
-	TAILQ_FOREACH(c, &s->tasks, task_link) {
+	if (!s->tasks)
+		return NULL;
+	TAILQ_FOREACH(k, &s->tasks->list, link) {
 		if (past) {
-			*num = c->task_num;
-			return c->task_file;
+			*num = k->num;
+			return k->file;
 		}
-		past = c->task_num == *num;
+		past = k->num == *num;
 	}
 	return NULL;
 }
 
-static mcp_call *task_by_num(mcp_session *s, unsigned long num)
+static struct task *task_by_num(mcp_session *s, unsigned long num)
 {
-	mcp_call *c;
+	struct task *k;
 
-	TAILQ_FOREACH(c, &s->tasks, task_link)
-		if (c->task_num == num)
-			return c;
+	if (!s->tasks)
+		return NULL;
+	TAILQ_FOREACH(k, &s->tasks->list, link)
+		if (k->num == num)
+			return k;
 	return NULL;
 }
 
 mcp_buf *mcp_task_json(mcp_session *s, unsigned long num)
 {
-	mcp_call *c = task_by_num(s, num);
+	struct task *k = task_by_num(s, num);
 
-	return c && c->task_state ? mcp_buf_json(c->task_state, 1) : NULL;
+	return k && k->state ? mcp_buf_json(k->state, 1) : NULL;
 }
 
 /* ---- requests about a task, each a side call of its own ---- */
@@ -305,7 +367,7 @@ static void side_send(mcp_session *s, mcp_call *c, const char *method,
 	cJSON *p = params ? params : cJSON_CreateObject();
 	mcp_call *sc;
 
-	if (!w || !p || !cJSON_AddStringToObject(p, "taskId", c->task_id)) {
+	if (!w || !p || !cJSON_AddStringToObject(p, "taskId", c->tk->id)) {
 		free(w);
 		cJSON_Delete(p);
 		return;
@@ -355,10 +417,10 @@ static void poll_later(mcp_call *c)
 
 	if (!p)
 		return; /* the call's timer ends it */
-	uv_timer_init(mcp_loop, &p->timer);
+	uv_timer_init(process.loop, &p->timer);
 	p->timer.data = p;
 	p->c = mcp_call_ref(c);
-	uv_timer_start(&p->timer, poll_cb, c->task_ms, 0);
+	uv_timer_start(&p->timer, poll_cb, c->tk->ms, 0);
 }
 
 static void updated(mcp_call *c, cJSON *r)
@@ -370,27 +432,27 @@ static void updated(mcp_call *c, cJSON *r)
 		return;
 	msg = cJSON_PrintUnformatted(e);
 	mlog(MLOG_WARN, "server %s: tasks/update of task %s failed: %.300s",
-	     c->srv->conf->name, c->task_id, msg ? msg : "error");
+	     c->srv->conf->name, c->tk->id, msg ? msg : "error");
 	free(msg);
 }
 
 /* Every input request of this round answered: tasks/update sends them. */
 static void answers_ready(mcp_call *c)
 {
-	cJSON *p = cJSON_CreateObject(), *k;
+	cJSON *p = cJSON_CreateObject(), *resp = mrtr_answers(c), *k;
 
-	if (!c->task_seen)
-		c->task_seen = cJSON_CreateObject();
-	cJSON_ArrayForEach(k, c->mrtr_resp)
-		if (c->task_seen)
-			cJSON_AddItemToObject(c->task_seen, k->string,
+	if (!c->tk->seen)
+		c->tk->seen = cJSON_CreateObject();
+	cJSON_ArrayForEach(k, resp)
+		if (c->tk->seen)
+			cJSON_AddItemToObject(c->tk->seen, k->string,
 					      cJSON_CreateTrue());
-	if (!p || !c->s) {
+	if (!p || !resp || !c->s) {
 		cJSON_Delete(p);
+		cJSON_Delete(resp);
 		return;
 	}
-	cJSON_AddItemToObject(p, "inputResponses", c->mrtr_resp);
-	c->mrtr_resp = NULL;
+	cJSON_AddItemToObject(p, "inputResponses", resp);
 	side_send(c->s, c, "tasks/update", p, updated);
 }
 
@@ -399,15 +461,15 @@ static void ask_new(mcp_session *s, mcp_call *c, const cJSON *reqs)
 {
 	cJSON *fresh, *r;
 
-	if (c->mrtr_open || !(fresh = cJSON_CreateObject()))
+	if (mrtr_waiting(c) || !(fresh = cJSON_CreateObject()))
 		return; /* a round still open: its answers go first */
 	cJSON_ArrayForEach(r, reqs)
-		if (r->string && !cJSON_GetObjectItemCaseSensitive(c->task_seen,
+		if (r->string && !cJSON_GetObjectItemCaseSensitive(c->tk->seen,
 								   r->string))
 			cJSON_AddItemReferenceToObject(fresh, r->string, r);
 	if (fresh->child && !mrtr_ask(s, c, fresh, answers_ready))
 		mlog(MLOG_INFO, "server %s: task %s needs input: asked in "
-		     "requests/", s->srv->conf->name, c->task_id);
+		     "requests/", s->srv->conf->name, c->tk->id);
 	cJSON_Delete(fresh);
 }
 
@@ -422,7 +484,7 @@ static void polled(mcp_call *c, cJSON *r)
 		if (c->task != TASK_POLLED) { /* 2025-11-25: the view only */
 			mlog(MLOG_INFO, "server %s: tasks/get of task %s "
 			     "failed: tasks/%s is not updated", s->srv->conf->name,
-			     c->task_id, c->task_id);
+			     c->tk->id, c->tk->id);
 			return;
 		}
 		/* a poll cancelled (ctl cancel takes every request of the
@@ -457,7 +519,7 @@ static void polled(mcp_call *c, cJSON *r)
 	} else if (!strcmp(status, "cancelled")) {
 		m = cJSON_GetObjectItemCaseSensitive(r, "statusMessage");
 		snprintf(why, sizeof why, "the server cancelled task %.128s%s"
-			 "%.120s", c->task_id, cJSON_IsString(m) ? ": " : "",
+			 "%.120s", c->tk->id, cJSON_IsString(m) ? ": " : "",
 			 cJSON_IsString(m) ? m->valuestring : "");
 		call_fail(c, ERR_CANCELLED, why, NULL);
 	} else {
@@ -478,15 +540,18 @@ static int modern_task(mcp_session *s, mcp_call *c, cJSON *res)
 
 	if (!cJSON_IsString(rt) || strcmp(rt->valuestring, "task"))
 		return 0;
-	if (c->kind != CALL_USER || c->task_num ||
+	if (c->kind != CALL_USER || (c->tk && c->tk->num) ||
 	    !cJSON_IsString(id) || !id->valuestring[0] ||
-	    strlen(id->valuestring) >= sizeof c->task_id) {
+	    strlen(id->valuestring) >= TASK_ID_MAX) {
 		call_fail(c, ERR_PROTOCOL, "the server answered with a task "
 			  "mcpfs cannot follow (a task for a request other "
 			  "than tools/call, or no taskId)", NULL);
 		return 1;
 	}
-	task_list(s, c, id->valuestring, res);
+	if (task_list(s, c, id->valuestring, res) < 0) {
+		call_complete(c, NULL); /* out of memory */
+		return 1;
+	}
 	c->task = TASK_POLLED;
 	call_untrack(s, c); /* that exchange is over */
 	c->rpc_id = 0;
@@ -503,9 +568,12 @@ int task_created(mcp_session *s, mcp_call *c, cJSON *res)
 	task = cJSON_GetObjectItemCaseSensitive(res, "task");
 	id = cJSON_GetObjectItemCaseSensitive(task, "taskId");
 	if (c->task != TASK_ASKED || !cJSON_IsString(id) ||
-	    strlen(id->valuestring) >= sizeof c->task_id)
+	    strlen(id->valuestring) >= TASK_ID_MAX)
 		return 0; /* not a task after all: the reply as it is */
-	task_list(s, c, id->valuestring, task);
+	if (task_list(s, c, id->valuestring, task) < 0) {
+		call_complete(c, NULL); /* out of memory */
+		return 1;
+	}
 	c->task = TASK_AWAITED;
 	idtab_del(&s->pending, c->rpc_id);
 	c->rpc_id = s->next_id++;
@@ -513,7 +581,7 @@ int task_created(mcp_session *s, mcp_call *c, cJSON *res)
 		return 1;
 	m = msg_request(c->rpc_id, "tasks/result");
 	cJSON_AddStringToObject(cJSON_AddObjectToObject(m, "params"),
-				"taskId", c->task_id);
+				"taskId", c->tk->id);
 	session_send_json(s, m, c->rpc_id);
 	cJSON_Delete(m);
 	poll_later(c); /* for tasks/ID only */
@@ -522,6 +590,6 @@ int task_created(mcp_session *s, mcp_call *c, cJSON *res)
 
 void task_cancel(mcp_session *s, mcp_call *c)
 {
-	if (c->task_id[0] && !c->done)
+	if (c->tk && !c->done)
 		side_send(s, c, "tasks/cancel", NULL, NULL);
 }

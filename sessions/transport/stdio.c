@@ -189,8 +189,9 @@ static char slab[64 * 1024];
 
 /*
  * The server's stdout is read straight into the free tail of the frame: at
- * least 1 KiB, so that an idle session keeps a small buffer, and at least
- * as much as the frame holds, so that a long line doubles it.
+ * least 1 KiB (a small buffer, which frame.c releases once its lines
+ * are delivered), and at least as much as the frame holds, so that a
+ * long line doubles it.
  */
 static void out_alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
@@ -483,6 +484,37 @@ static void stdio_fini(void)
 	helper = NULL;
 }
 
+/* p's handles (the process's counted, not yet started) and its frame. */
+static void proc_init(struct proc *p)
+{
+	frame_init(&p->frame, tenv.max_line);
+	uv_pipe_init(tenv.loop, &p->in, 0);
+	uv_pipe_init(tenv.loop, &p->out, 0);
+	uv_pipe_init(tenv.loop, &p->err, 0);
+	uv_timer_init(tenv.loop, &p->timer);
+	p->handles = 5;
+	p->in.data = p->out.data = p->err.data = p->timer.data = p;
+	p->process.data = p;
+	tenv.obj_hold();
+}
+
+/* Why the spawn of conf's command in cwd failed with r, into err. */
+static void spawn_failed(const struct mcp_server_conf *conf, const char *cwd,
+			 int r, char *err, size_t errlen)
+{
+	const char *base = strrchr(conf->command, '/');
+	const char *name = base ? base + 1 : conf->command;
+
+	/* the child's chdir fails as its exec would: say which */
+	if ((r == UV_ENOENT || r == UV_EACCES || r == UV_ENOTDIR) && cwd &&
+	    access(cwd, X_OK) != 0)
+		snprintf(err, errlen, "cannot start %s: its working directory "
+			 "%s: %s", name, cwd, strerror(errno));
+	else
+		snprintf(err, errlen, "cannot start %s: %s", name,
+			 strerror(-r));
+}
+
 static int stdio_start(const struct mcp_server_conf *conf,
 		       const struct transport_up *up, void *ctx,
 		       struct transport **out, char *err, size_t errlen)
@@ -516,15 +548,7 @@ static int stdio_start(const struct mcp_server_conf *conf,
 	argv[3] = conf->command;
 	for (i = 0; i < conf->nargs; i++)
 		argv[4 + i] = conf->args[i];
-	frame_init(&p->frame, tenv.max_line);
-	uv_pipe_init(tenv.loop, &p->in, 0);
-	uv_pipe_init(tenv.loop, &p->out, 0);
-	uv_pipe_init(tenv.loop, &p->err, 0);
-	uv_timer_init(tenv.loop, &p->timer);
-	p->handles = 5;
-	p->in.data = p->out.data = p->err.data = p->timer.data = p;
-	p->process.data = p;
-	tenv.obj_hold();
+	proc_init(p);
 	memset(&o, 0, sizeof o);
 	r = stdin_pipe(&p->in, &cin);
 	io[0].flags = UV_INHERIT_FD;
@@ -558,18 +582,7 @@ static int stdio_start(const struct mcp_server_conf *conf,
 	free(argv);
 	free(env);
 	if (r < 0) {
-		const char *base = strrchr(conf->command, '/');
-		const char *name = base ? base + 1 : conf->command;
-
-		/* the child's chdir fails as its exec would: say which */
-		if ((r == UV_ENOENT || r == UV_EACCES || r == UV_ENOTDIR) &&
-		    o.cwd && access(o.cwd, X_OK) != 0)
-			snprintf(err, errlen, "cannot start %s: its working "
-				 "directory %s: %s", name, o.cwd,
-				 strerror(errno));
-		else
-			snprintf(err, errlen, "cannot start %s: %s", name,
-				 strerror(-r));
+		spawn_failed(conf, o.cwd, r, err, errlen);
 		free(cwd);
 		p->exited = 1;
 		proc_maybe_finish(p);

@@ -33,8 +33,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-struct mcp_options mcp_opts;
-const struct mcp_hooks *mcp_hooks_p;
+struct sessions_process process;
 
 static mcp_session *S;
 
@@ -211,6 +210,12 @@ void pages_got(mcp_session *s, mcp_call *c, cJSON *res, const char *line,
 	untrack(c);
 }
 void pages_end(mcp_call *c) { untrack(c); }
+int pages_busy(const mcp_call *c)
+{
+	(void)c;
+	return 0;
+}
+
 int pages_take(mcp_session *s, mcp_call *c, struct frame *f, char *line,
 	       size_t len, size_t rs, size_t re)
 {
@@ -298,6 +303,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	s->era = MCP_ERA_LEGACY;
 	/* above -max_len; reused (the ring reads only what was written) */
 	s->events.cap = s->trace.cap = sizeof evbuf;
+	s->events.size = s->trace.size = sizeof evbuf; /* never grown */
 	s->events.buf = evbuf;
 	s->trace.buf = trbuf;
 	idtab_init(&s->pending);

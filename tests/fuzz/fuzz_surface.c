@@ -55,8 +55,7 @@ void mcp_call_unref(mcp_call *c)
 {
 	if (c && !--c->refs) {
 		mcp_buf_unref(c->reply);
-		if (c->lidx)
-			c->lidx_free(c->lidx);
+		surface_index_free(c);
 		free(c);
 	}
 }
@@ -146,6 +145,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		mcp_call_unref(c);
 	}
 	surface_free(s);
+	result_free(s);
 	free(s);
 	return 0;
 }

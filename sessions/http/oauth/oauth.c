@@ -41,28 +41,11 @@
 enum { PH_IDLE, PH_DISCOVER, PH_BROWSER, PH_CODE, PH_REFRESH, PH_CLIENT,
        PH_EXCHANGE };
 
-/* The loopback listener's bounds: connections at once (the oldest one not
- * waiting for its token goes for a new one, so a flood cannot lock the
- * browser out), and the time each has to send its request. */
-#define CONN_MAX 16
-#define CONN_MS 5000
-
-struct oauth_conn {
-	uv_tcp_t tcp;
-	uv_timer_t timer;
-	int handles;                    /* open: tcp and timer */
-	struct oauth *o;
-	char buf[8192];
-	size_t len;
-	int answered, busy;             /* busy: in read_cb, answered there */
-	uv_write_t wr;
-	char *resp;
-	TAILQ_ENTRY(oauth_conn) link;   /* in o->conns while o is set */
-};
-
 static LIST_HEAD(, oauth) all = LIST_HEAD_INITIALIZER(all);
 
 static void step_done(struct oauth *o, int r, const char *err);
+static int callback_url(struct oauth *o, const char *url, char *why,
+			size_t n);
 
 static void set_str(char **dst, const char *v)
 {
@@ -153,236 +136,6 @@ static void required_msg(const struct oauth *o, char *m, size_t n)
 			 "authorizationUrl of %s/auth in a browser", o->name);
 }
 
-/* ---- the loopback listener ---- */
-
-static void conn_free_cb(uv_handle_t *h)
-{
-	struct oauth_conn *c = h->data;
-
-	if (--c->handles > 0)
-		return;
-	free(c->resp);
-	free(c);
-}
-
-static void conn_close(struct oauth_conn *c)
-{
-	if (c->o) {
-		if (c->o->answer == c)
-			c->o->answer = NULL;
-		TAILQ_REMOVE(&c->o->conns, c, link);
-		c->o->nconns--;
-	}
-	c->o = NULL;
-	if (!uv_is_closing((uv_handle_t *)&c->tcp))
-		uv_close((uv_handle_t *)&c->tcp, conn_free_cb);
-	if (!uv_is_closing((uv_handle_t *)&c->timer))
-		uv_close((uv_handle_t *)&c->timer, conn_free_cb);
-}
-
-static void wrote_cb(uv_write_t *wr, int status)
-{
-	conn_close(wr->data);
-}
-
-static void conn_answer(struct oauth_conn *c, int code, const char *text)
-{
-	uv_buf_t b;
-	int n;
-
-	if (c->answered)
-		return;
-	c->answered = 1;
-	uv_read_stop((uv_stream_t *)&c->tcp);
-	n = asprintf(&c->resp, "HTTP/1.1 %d %s\r\nContent-Type: text/plain; "
-		     "charset=utf-8\r\nContent-Length: %zu\r\nConnection: "
-		     "close\r\nCache-Control: no-store\r\n\r\n%s\n", code,
-		     code == 200 ? "OK" : code == 404 ? "Not Found" :
-		     code == 408 ? "Request Timeout" : "Bad Request", strlen(text) + 1, text);
-	if (n < 0) {
-		c->resp = NULL;
-		conn_close(c);
-		return;
-	}
-	b = uv_buf_init(c->resp, (unsigned)n);
-	c->wr.data = c;
-	if (uv_write(&c->wr, (uv_stream_t *)&c->tcp, &b, 1, wrote_cb) < 0)
-		conn_close(c);
-}
-
-static void lis_free_cb(uv_handle_t *h)
-{
-	free(h);
-}
-
-/* The flow ended: the listener and every connection but the one waiting
- * for its answer (got_token and step_done answer it, then it closes). */
-static void listener_close(struct oauth *o)
-{
-	struct oauth_conn *c, *next;
-
-	for (c = TAILQ_FIRST(&o->conns); c; c = next) {
-		next = TAILQ_NEXT(c, link);
-		if (c != o->answer && !c->busy)
-			conn_close(c);
-	}
-	if (!o->lis)
-		return;
-	o->lis->data = NULL;
-	uv_close((uv_handle_t *)o->lis, lis_free_cb);
-	o->lis = NULL;
-	mod_log(MLOG_DEBUG, "server %s: auth: loopback listener on port %d "
-	        "closed", o->name, o->port);
-}
-
-static int callback_url(struct oauth *o, const char *url, char *why,
-			size_t n);
-
-static void alloc_cb(uv_handle_t *h, size_t sz, uv_buf_t *b)
-{
-	struct oauth_conn *c = h->data;
-
-	*b = uv_buf_init(c->buf + c->len, (unsigned)(sizeof c->buf - 1 -
-						       c->len));
-}
-
-static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *b)
-{
-	struct oauth_conn *c = s->data;
-	char *end, target[4096], url[4200], why[300];
-	int r;
-
-	if (nread < 0 || !c->o) {
-		conn_close(c);
-		return;
-	}
-	c->len += (size_t)nread;
-	c->buf[c->len] = 0;
-	if (memchr(c->buf, 0, c->len)) {
-		conn_answer(c, 400, "malformed request");
-		return;
-	}
-	end = strstr(c->buf, "\r\n\r\n");
-	if (!end) {
-		if (c->len >= sizeof c->buf - 1)
-			conn_answer(c, 400, "request too long");
-		return;
-	}
-	if (sscanf(c->buf, "GET %4095s HTTP/1.", target) != 1 ||
-	    strncmp(target, "/callback", 9) ||
-	    (target[9] && target[9] != '?')) {
-		conn_answer(c, 404, "not the mcpfs sign-in callback");
-		return;
-	}
-	snprintf(url, sizeof url, "http://127.0.0.1:%d%s", c->o->port, target);
-	c->busy = 1;
-	r = callback_url(c->o, url, why, sizeof why);
-	c->busy = 0;
-	if (r == 1) {
-		c->o->answer = c; /* answered once the token request ends */
-		return;
-	}
-	conn_answer(c, 400, why);
-}
-
-/* A connection's time to send its request is up: answered, closed. */
-static void conn_deadline_cb(uv_timer_t *t)
-{
-	struct oauth_conn *c = t->data;
-
-	if (c->o && c->o->answer == c)
-		return; /* its token request is under way */
-	if (c->answered)
-		conn_close(c);
-	else
-		conn_answer(c, 408, "request timeout");
-}
-
-static void connection_cb(uv_stream_t *srv, int status)
-{
-	struct oauth *o = srv->data;
-	struct oauth_conn *c, *old;
-
-	if (status < 0 || !o)
-		return;
-	c = calloc(1, sizeof *c);
-	if (!c) /* accept and drop it: an unaccepted one stalls the listener */
-		return (void)oauth_net_drop(srv);
-	if (o->nconns >= CONN_MAX) {
-		TAILQ_FOREACH(old, &o->conns, link)
-			if (old != o->answer)
-				break;
-		if (old)
-			conn_close(old);
-	}
-	c->o = o;
-	TAILQ_INSERT_TAIL(&o->conns, c, link);
-	o->nconns++;
-	uv_tcp_init(mod_env.loop, &c->tcp);
-	uv_timer_init(mod_env.loop, &c->timer);
-	c->handles = 2;
-	c->tcp.data = c->timer.data = c;
-	uv_timer_start(&c->timer, conn_deadline_cb, CONN_MS, 0);
-	if (uv_accept(srv, (uv_stream_t *)&c->tcp) < 0 ||
-	    uv_read_start((uv_stream_t *)&c->tcp, alloc_cb, read_cb) < 0)
-		conn_close(c);
-}
-
-/* Open the listener on redirectPort or a derived port; 0 or -errno. */
-static int listener_open(struct oauth *o)
-{
-	unsigned char d[32];
-	int i, ports[4], np = 0, r = -EADDRINUSE;
-
-	if (o->lis)
-		return 0;
-	if (o->cfg.redirect_port) {
-		ports[np++] = o->cfg.redirect_port;
-	} else {
-		oauth_sha256(o->url, strlen(o->url), d);
-		for (i = 0; i < 4; i++)
-			ports[np++] = 20000 + (d[2 * i] << 8 | d[2 * i + 1]) %
-					      40000;
-	}
-	for (i = 0; i < np; i++) {
-		struct sockaddr_in a;
-		uv_tcp_t *t = malloc(sizeof *t);
-
-		if (!t)
-			return -ENOMEM;
-		uv_tcp_init(mod_env.loop, t);
-		t->data = o;
-		uv_ip4_addr("127.0.0.1", ports[i], &a);
-		r = uv_tcp_bind(t, (const struct sockaddr *)&a, 0);
-		if (!r)
-			r = uv_listen((uv_stream_t *)t, 8, connection_cb);
-		if (!r) {
-			char *uri = NULL;
-
-			o->lis = t;
-			o->port = ports[i];
-			if (asprintf(&uri, "http://127.0.0.1:%d/callback",
-				     o->port) < 0)
-				return -ENOMEM;
-			if (o->redirect_uri && strcmp(o->redirect_uri, uri) &&
-			    o->registered) {
-				/* registered for another port */
-				o->registered = 0;
-				set_str(&o->client_id, NULL);
-				set_str(&o->client_secret, NULL);
-			}
-			free(o->redirect_uri);
-			o->redirect_uri = uri;
-			mod_log(MLOG_DEBUG, "server %s: auth: loopback listener "
-			        "on port %d", o->name, o->port);
-			return 0;
-		}
-		t->data = NULL;
-		uv_close((uv_handle_t *)t, lis_free_cb);
-	}
-	return r;
-}
-
 /* ---- the flow ---- */
 
 static void pick_scope(struct oauth *o)
@@ -421,7 +174,7 @@ static void begin(struct oauth *o)
 		return;
 	}
 	if (!o->cfg.client_credentials) {
-		r = listener_open(o);
+		r = oauth_listen_open(o, callback_url);
 		if (r < 0) {
 			char m[500];
 
@@ -478,13 +231,13 @@ static void flow_failed(struct oauth *o, const char *err)
 	char m[500];
 
 	o->phase = PH_IDLE;
-	listener_close(o);
+	oauth_listen_close(o);
 	set_str(&o->authz_url, NULL);
 	set_state(o, OA_FAILED, err);
 	required_msg(o, m, sizeof m);
 	wake(o, 0, m);
 	if (o->answer) {
-		conn_answer(o->answer, 400, err);
+		oauth_conn_answer(o->answer, 400, err);
 		o->answer = NULL;
 	}
 }
@@ -494,7 +247,7 @@ static void got_token(struct oauth *o)
 	char d[300];
 
 	o->phase = PH_IDLE;
-	listener_close(o);
+	oauth_listen_close(o);
 	set_str(&o->authz_url, NULL);
 	set_str(&o->stepup_scope, NULL);
 	oauth_store_save(o);
@@ -502,7 +255,7 @@ static void got_token(struct oauth *o)
 	set_state(o, OA_AUTHORIZED, d);
 	wake(o, 1, NULL);
 	if (o->answer) {
-		conn_answer(o->answer, 200, "mcpfs: signed in; you can close "
+		oauth_conn_answer(o->answer, 200, "mcpfs: signed in; you can close "
 			    "this page.");
 		o->answer = NULL;
 	}
@@ -776,7 +529,7 @@ int oauth_challenge(struct oauth *o, long status, const char *www,
 		add_waiter(o, w);
 		if (o->phase == PH_BROWSER) {
 			o->phase = PH_IDLE;
-			listener_close(o);
+			oauth_listen_close(o);
 		}
 		if (o->phase == PH_IDLE)
 			begin(o);
@@ -834,7 +587,7 @@ void oauth_login(struct oauth *o)
 {
 	oauth_flow_abort(o);
 	o->phase = PH_IDLE;
-	listener_close(o);
+	oauth_listen_close(o);
 	if (o->store_refused && oauth_store_load(o) == 0)
 		o->store_refused = 0;
 	mod_log(MLOG_INFO, "server %s: auth: login", o->name);
@@ -845,7 +598,7 @@ void oauth_logout(struct oauth *o)
 {
 	oauth_flow_abort(o);
 	o->phase = PH_IDLE;
-	listener_close(o);
+	oauth_listen_close(o);
 	if (!o->store_refused) {
 		oauth_revoke(o, o->refresh, "refresh_token");
 		oauth_revoke(o, o->access, "access_token");
@@ -878,8 +631,8 @@ void oauth_fini(void)
 		oauth_flow_abort(o);
 		oauth_net_forget(o);
 		if (o->answer)
-			conn_close(o->answer);
-		listener_close(o);
+			oauth_conn_close(o->answer);
+		oauth_listen_close(o);
 		oauth_clear(o, 1);
 		cfg_take(o, NULL);
 		free(o->authz_url);

@@ -175,4 +175,16 @@ int oauth_store_remove(const struct oauth *o);
 struct stat;
 int oauth_store_check(const struct stat *st, unsigned uid);
 
+/* oauthlisten.c: the loopback listener. A redirect's URL goes to cb (1:
+ * the code taken, and the connection waits in o->answer for its page; 0
+ * or -1 with why, which the browser is shown). Open: 0, or a negated
+ * errno; close: the listener and every connection but o->answer. */
+typedef int (*oauth_callback_fn)(struct oauth *o, const char *url, char *why,
+				 size_t n);
+int oauth_listen_open(struct oauth *o, oauth_callback_fn cb);
+void oauth_listen_close(struct oauth *o);
+/* The page of connection c (code, text), then it closes. */
+void oauth_conn_answer(struct oauth_conn *c, int code, const char *text);
+void oauth_conn_close(struct oauth_conn *c);
+
 #endif

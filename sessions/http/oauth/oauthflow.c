@@ -37,31 +37,12 @@
 #include "gbuf.h"
 #include "oauth.h"
 #include "oauthcrypto.h"
+#include "oauthfetch.h"
 #include "oauthnet.h"
 #include "oauthutil.h"
 #include "sessions.h"
 
 #define BODY_MAX (256 * 1024)
-#define MAX_CANDIDATES 4
-
-enum step { ST_PRM, ST_ASM, ST_REG, ST_TOKEN, ST_EXCHANGE, ST_REVOKE };
-
-struct fetch {
-	struct cu_xfer cu;
-	struct oauth *o;
-	enum step step;
-	enum oauth_tok tok;
-	struct curl_slist *hdrs;
-	char *body, *form; /* form: a token request's, before client auth */
-	int nonce_again;   /* sent again with the server's DPoP nonce */
-	struct gbuf in;
-	long code;
-	/* discovery: the URLs still to try */
-	char *cand[MAX_CANDIDATES];
-	unsigned ncand, at;
-	int killed;
-	struct oauth_netguard guard;
-};
 
 static void fetch_done_cb(struct cu_xfer *cu, CURLcode res);
 
@@ -93,7 +74,7 @@ static size_t write_cb(char *p, size_t size, size_t n, void *ud)
 }
 
 /* End the step: the transfer goes (outside curl's callbacks). */
-static void finish(struct fetch *f, int r, const char *err)
+void fetch_finish(struct fetch *f, int r, const char *err)
 {
 	struct oauth *o = f->o;
 
@@ -107,7 +88,7 @@ static void finish(struct fetch *f, int r, const char *err)
 }
 
 /* Send one request of f: GET url, or POST body (form, or JSON when json). */
-static int fetch_send(struct fetch *f, const char *url, int post, int json)
+int fetch_send(struct fetch *f, const char *url, int post, int json)
 {
 	CURL *e = f->cu.easy ? NULL : curl_easy_init();
 
@@ -141,7 +122,7 @@ static int fetch_send(struct fetch *f, const char *url, int post, int json)
 	return cu_start(&f->cu) < 0 ? -EIO : 0;
 }
 
-static struct fetch *fetch_new(struct oauth *o, enum step step)
+struct fetch *fetch_new(struct oauth *o, enum step step)
 {
 	struct fetch *f = calloc(1, sizeof *f);
 
@@ -158,7 +139,7 @@ static struct fetch *fetch_new(struct oauth *o, enum step step)
 
 /* The fetch of step that follows old (whose transfer is killed), or NULL
  * with the step reported failed (out of memory). */
-static struct fetch *fetch_next(struct fetch *old, enum step step)
+struct fetch *fetch_next(struct fetch *old, enum step step)
 {
 	struct oauth *o = old->o;
 	struct fetch *f = fetch_new(o, step);
@@ -175,13 +156,13 @@ static struct fetch *fetch_next(struct fetch *old, enum step step)
 /* Start f's candidate at, or the next one; a new transfer each time. */
 static void try_candidate(struct fetch *f);
 
-static void set_str(char **dst, const char *v)
+void fetch_set_str(char **dst, const char *v)
 {
 	free(*dst);
 	*dst = v ? strdup(v) : NULL;
 }
 
-static const char *jstr(const cJSON *j, const char *k)
+const char *fetch_jstr(const cJSON *j, const char *k)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, k);
 
@@ -239,7 +220,7 @@ static void try_candidate(struct fetch *f)
 		unsigned i;
 
 		if (!n) {
-			finish(f, -1, "out of memory");
+			fetch_finish(f, -1, "out of memory");
 			return;
 		}
 		for (i = 0; i < f->ncand; i++) {
@@ -256,7 +237,7 @@ static void try_candidate(struct fetch *f)
 	oauth_log_url(MLOG_DEBUG, f->o, "GET at", f->cand[f->at]);
 	r = fetch_send(f, f->cand[f->at], 0, 0);
 	if (r < 0)
-		finish(f, -1, "cannot start an HTTP request");
+		fetch_finish(f, -1, "cannot start an HTTP request");
 }
 
 static void start_prm(struct oauth *o)
@@ -276,7 +257,7 @@ static void start_prm(struct oauth *o)
 	add_cand(f, oauth_wellknown(o->url, "oauth-protected-resource",
 				    OAUTH_WK_ROOT));
 	if (!f->ncand) {
-		finish(f, -1, "the server url has no origin");
+		fetch_finish(f, -1, "the server url has no origin");
 		return;
 	}
 	try_candidate(f);
@@ -287,7 +268,7 @@ static void prm_result(struct fetch *f, cJSON *j)
 {
 	struct oauth *o = f->o;
 	const cJSON *as = cJSON_GetObjectItemCaseSensitive(j, "authorization_servers");
-	const char *res = jstr(j, "resource");
+	const char *res = fetch_jstr(j, "resource");
 	char msg[400];
 
 	if (!j) { /* none: a 2025-03-26 server, its own authorization server */
@@ -296,7 +277,7 @@ static void prm_result(struct fetch *f, cJSON *j)
 		o->legacy = 1;
 		free(o->issuer);
 		o->issuer = origin;
-		set_str(&o->resource, o->url);
+		fetch_set_str(&o->resource, o->url);
 		free(o->prm_scopes);
 		o->prm_scopes = NULL;
 		mod_log(MLOG_INFO, "server %s: auth: no protected resource "
@@ -308,11 +289,11 @@ static void prm_result(struct fetch *f, cJSON *j)
 	if (res && !oauth_resource_matches(res, o->url)) {
 		snprintf(msg, sizeof msg, "resource mismatch: the protected "
 			 "resource metadata names %.150s, not this server", res);
-		finish(f, -1, msg);
+		fetch_finish(f, -1, msg);
 		return;
 	}
 	if (!cJSON_IsArray(as) || !cJSON_IsString(cJSON_GetArrayItem(as, 0))) {
-		finish(f, -1, "the protected resource metadata names no "
+		fetch_finish(f, -1, "the protected resource metadata names no "
 		       "authorization server");
 		return;
 	}
@@ -322,11 +303,11 @@ static void prm_result(struct fetch *f, cJSON *j)
 	    o->registered) {
 		/* another authorization server: its own registration */
 		o->registered = 0;
-		set_str(&o->client_id, NULL);
-		set_str(&o->client_secret, NULL);
+		fetch_set_str(&o->client_id, NULL);
+		fetch_set_str(&o->client_secret, NULL);
 	}
-	set_str(&o->issuer, cJSON_GetArrayItem(as, 0)->valuestring);
-	set_str(&o->resource, res ? res : o->url);
+	fetch_set_str(&o->issuer, cJSON_GetArrayItem(as, 0)->valuestring);
+	fetch_set_str(&o->resource, res ? res : o->url);
 	free(o->prm_scopes);
 	o->prm_scopes = jwords(j, "scopes_supported");
 	start_asm(f);
@@ -343,12 +324,12 @@ static void start_asm(struct fetch *old)
 		return;
 	origin = is ? oauth_url_origin(is) : NULL;
 	if (!origin) {
-		finish(f, -1, "bad authorization server issuer");
+		fetch_finish(f, -1, "bad authorization server issuer");
 		return;
 	}
 	free(origin);
 	if (!oauth_url_allowed(is)) {
-		finish(f, -1, "http:// endpoint refused: the authorization "
+		fetch_finish(f, -1, "http:// endpoint refused: the authorization "
 		       "server is not https and not on loopback");
 		return;
 	}
@@ -393,60 +374,70 @@ static int endpoint(struct fetch *f, char **dst, const char *url,
 		snprintf(msg, sizeof msg, "http:// endpoint refused: the %s "
 			 "endpoint %.200s is neither https nor loopback", what,
 			 url);
-		finish(f, -1, msg);
+		fetch_finish(f, -1, msg);
 		return -1;
 	}
-	set_str(dst, url);
+	fetch_set_str(dst, url);
 	return 0;
+}
+
+/* No authorization server metadata: the default endpoints at the
+ * origin (the 2025-03-26 fallback), then the client. */
+static void no_metadata(struct fetch *f)
+{
+	struct oauth *o = f->o;
+	char *origin;
+
+	origin = oauth_url_origin(o->legacy ? o->url : o->issuer);
+	mod_log(MLOG_INFO, "server %s: auth: no authorization server "
+	        "metadata; the default endpoints at %s", o->name,
+	        origin ? origin : "?");
+	o->have_meta = 0;
+	oauth_dpop_meta(o, NULL);
+	o->as_methods = AM_BASIC | AM_POST | AM_NONE;
+	o->cimd = o->iss_required = 0;
+	free(o->as_scopes);
+	o->as_scopes = NULL;
+	if (origin) {
+		char *a = NULL, *t = NULL, *r = NULL;
+
+		if (asprintf(&a, "%s/authorize", origin) < 0)
+			a = NULL;
+		if (asprintf(&t, "%s/token", origin) < 0)
+			t = NULL;
+		if (asprintf(&r, "%s/register", origin) < 0)
+			r = NULL;
+		if (endpoint(f, &o->authz_ep, a, "authorization") < 0 ||
+		    endpoint(f, &o->token_ep, t, "token") < 0 ||
+		    endpoint(f, &o->reg_ep, r, "registration") < 0) {
+			free(a), free(t), free(r), free(origin);
+			return;
+		}
+		free(a), free(t), free(r);
+	}
+	free(origin);
+	start_client(f);
 }
 
 static void asm_result(struct fetch *f, cJSON *j)
 {
 	struct oauth *o = f->o;
-	const char *is = jstr(j, "issuer");
+	const char *is = fetch_jstr(j, "issuer");
 	const cJSON *pk;
-	char msg[400], *origin;
+	char msg[400];
 
 	if (!j) {
-		origin = oauth_url_origin(o->legacy ? o->url : o->issuer);
-		mod_log(MLOG_INFO, "server %s: auth: no authorization server "
-		        "metadata; the default endpoints at %s", o->name,
-		        origin ? origin : "?");
-		o->have_meta = 0;
-		oauth_dpop_meta(o, NULL);
-		o->as_methods = AM_BASIC | AM_POST | AM_NONE;
-		o->cimd = o->iss_required = 0;
-		free(o->as_scopes);
-		o->as_scopes = NULL;
-		if (origin) {
-			char *a = NULL, *t = NULL, *r = NULL;
-
-			if (asprintf(&a, "%s/authorize", origin) < 0)
-				a = NULL;
-			if (asprintf(&t, "%s/token", origin) < 0)
-				t = NULL;
-			if (asprintf(&r, "%s/register", origin) < 0)
-				r = NULL;
-			if (endpoint(f, &o->authz_ep, a, "authorization") < 0 ||
-			    endpoint(f, &o->token_ep, t, "token") < 0 ||
-			    endpoint(f, &o->reg_ep, r, "registration") < 0) {
-				free(a), free(t), free(r), free(origin);
-				return;
-			}
-			free(a), free(t), free(r);
-		}
-		free(origin);
-		start_client(f);
+		no_metadata(f);
 		return;
 	}
 	if (!is || (!o->legacy && !same_issuer(is, o->issuer))) {
 		snprintf(msg, sizeof msg, "issuer mismatch: metadata of %.150s "
 			 "says issuer %.150s", o->issuer, is ? is : "(none)");
-		finish(f, -1, msg);
+		fetch_finish(f, -1, msg);
 		return;
 	}
 	if (o->legacy)
-		set_str(&o->issuer, is);
+		fetch_set_str(&o->issuer, is);
 	pk = cJSON_GetObjectItemCaseSensitive(j,
 					      "code_challenge_methods_supported");
 	if (cJSON_IsArray(pk) && !o->cfg.client_credentials) {
@@ -457,21 +448,21 @@ static void asm_result(struct fetch *f, cJSON *j)
 			s256 |= cJSON_IsString(e) &&
 				!strcmp(e->valuestring, "S256");
 		if (!s256) {
-			finish(f, -1, "the authorization server does not "
+			fetch_finish(f, -1, "the authorization server does not "
 			       "support PKCE S256");
 			return;
 		}
 	}
-	if (endpoint(f, &o->revoke_ep, jstr(j, "revocation_endpoint"),
+	if (endpoint(f, &o->revoke_ep, fetch_jstr(j, "revocation_endpoint"),
 		     "revocation") < 0 ||
-	    endpoint(f, &o->authz_ep, jstr(j, "authorization_endpoint"),
+	    endpoint(f, &o->authz_ep, fetch_jstr(j, "authorization_endpoint"),
 		     "authorization") < 0 ||
-	    endpoint(f, &o->token_ep, jstr(j, "token_endpoint"), "token") < 0 ||
-	    endpoint(f, &o->reg_ep, jstr(j, "registration_endpoint"),
+	    endpoint(f, &o->token_ep, fetch_jstr(j, "token_endpoint"), "token") < 0 ||
+	    endpoint(f, &o->reg_ep, fetch_jstr(j, "registration_endpoint"),
 		     "registration") < 0)
 		return;
 	if (!o->token_ep || (!o->authz_ep && !o->cfg.client_credentials)) {
-		finish(f, -1, "the authorization server metadata lacks its "
+		fetch_finish(f, -1, "the authorization server metadata lacks its "
 		       "endpoints");
 		return;
 	}
@@ -496,27 +487,27 @@ static void start_client(struct fetch *old)
 	int m;
 
 	if (o->cfg.client_id) {
-		set_str(&o->client_id, o->cfg.client_id);
-		set_str(&o->client_secret, o->cfg.client_secret);
+		fetch_set_str(&o->client_id, o->cfg.client_id);
+		fetch_set_str(&o->client_secret, o->cfg.client_secret);
 		o->registered = 0;
 		o->auth_method = oauth_pick_method(o, o->client_secret != NULL);
-		finish(old, 0, NULL);
+		fetch_finish(old, 0, NULL);
 		return;
 	}
 	if (o->cfg.client_metadata_url && o->cimd) {
-		set_str(&o->client_id, o->cfg.client_metadata_url);
-		set_str(&o->client_secret, NULL);
+		fetch_set_str(&o->client_id, o->cfg.client_metadata_url);
+		fetch_set_str(&o->client_secret, NULL);
 		o->registered = 0;
 		o->auth_method = AM_NONE;
-		finish(old, 0, NULL);
+		fetch_finish(old, 0, NULL);
 		return;
 	}
 	if (o->registered && o->client_id) {
-		finish(old, 0, NULL);
+		fetch_finish(old, 0, NULL);
 		return;
 	}
 	if (!o->reg_ep) {
-		finish(old, -1, "no client id: the authorization server offers "
+		fetch_finish(old, -1, "no client id: the authorization server offers "
 		       "no registration (set oauth.clientId)");
 		return;
 	}
@@ -546,24 +537,24 @@ static void start_client(struct fetch *old)
 	cJSON_free(txt);
 	oauth_log_url(MLOG_INFO, o, "registering a client at", o->reg_ep);
 	if (!f->body || fetch_send(f, o->reg_ep, 1, 1) < 0)
-		finish(f, -1, "cannot start the registration request");
+		fetch_finish(f, -1, "cannot start the registration request");
 }
 
 static void reg_result(struct fetch *f, cJSON *j)
 {
 	struct oauth *o = f->o;
-	const char *id = jstr(j, "client_id"), *sec = jstr(j, "client_secret");
-	const char *m = jstr(j, "token_endpoint_auth_method");
+	const char *id = fetch_jstr(j, "client_id"), *sec = fetch_jstr(j, "client_secret");
+	const char *m = fetch_jstr(j, "token_endpoint_auth_method");
 	char msg[300];
 
 	if (!id || f->code < 200 || f->code > 299) {
 		snprintf(msg, sizeof msg, "client registration failed (HTTP "
 			 "%ld)", f->code);
-		finish(f, -1, msg);
+		fetch_finish(f, -1, msg);
 		return;
 	}
-	set_str(&o->client_id, id);
-	set_str(&o->client_secret, sec);
+	fetch_set_str(&o->client_id, id);
+	fetch_set_str(&o->client_secret, sec);
 	o->registered = 1;
 	if (m && !strcmp(m, "client_secret_post"))
 		o->auth_method = AM_POST;
@@ -573,194 +564,7 @@ static void reg_result(struct fetch *f, cJSON *j)
 		o->auth_method = AM_NONE;
 	else
 		o->auth_method = oauth_pick_method(o, sec != NULL);
-	finish(f, 0, NULL);
-}
-
-/* ---- tokens ---- */
-
-/* Send token request f of form (taken): the client's authentication and
- * a DPoP proof made for this sending (RFC 9449 8: a nonce retry is a new
- * proof, and a new client assertion). */
-static void token_send(struct fetch *f, char *form)
-{
-	struct oauth *o = f->o;
-	char *body = form ? strdup(form) : NULL, err[300] = "out of memory";
-
-	f->form = form;
-	if (!body || oauth_client_auth(o, &f->hdrs, &body, err, sizeof err) < 0 ||
-	    oauth_dpop_token(o, &f->hdrs, o->token_ep, err, sizeof err) < 0) {
-		free(body);
-		finish(f, -1, err);
-		return;
-	}
-	f->body = body;
-	oauth_log_url(MLOG_DEBUG, o, f->tok == FT_CODE ? "token request "
-		"(authorization_code) to" : f->tok == FT_REFRESH ? "token request "
-		"(refresh_token) to" : f->tok == FT_JAG ? "token request "
-		"(jwt-bearer) to" : "token request (client_credentials) to",
-		o->token_ep);
-	if (fetch_send(f, o->token_ep, 1, 0) < 0)
-		finish(f, -1, "cannot start the token request");
-}
-
-void oauth_token(struct oauth *o, enum oauth_tok kind, const char *code)
-{
-	struct fetch *f = fetch_new(o, ST_TOKEN);
-	char *body = NULL;
-	int r = 0;
-
-	if (!f) {
-		o->busy = 0;
-		o->step_done(o, -1, "out of memory");
-		return;
-	}
-	f->tok = kind;
-	if (!o->token_ep || !o->client_id) {
-		finish(f, -1, "no token endpoint or client id known");
-		return;
-	}
-	if (kind == FT_CODE) {
-		r |= oauth_form_add(&body, "grant_type", "authorization_code");
-		r |= oauth_form_add(&body, "code", code);
-		r |= oauth_form_add(&body, "redirect_uri", o->redirect_uri);
-		r |= oauth_form_add(&body, "code_verifier", o->verifier);
-	} else if (kind == FT_REFRESH) {
-		r |= oauth_form_add(&body, "grant_type", "refresh_token");
-		r |= oauth_form_add(&body, "refresh_token", o->refresh);
-	} else if (kind == FT_JAG) {
-		r |= oauth_form_add(&body, "grant_type",
-				    "urn:ietf:params:oauth:grant-type:jwt-bearer");
-		r |= oauth_form_add(&body, "assertion", o->jag ? o->jag :
-				    o->cfg.assertion ? o->cfg.assertion : "");
-		if (o->want_scope && *o->want_scope)
-			r |= oauth_form_add(&body, "scope", o->want_scope);
-	} else {
-		r |= oauth_form_add(&body, "grant_type", "client_credentials");
-		if (o->want_scope && *o->want_scope)
-			r |= oauth_form_add(&body, "scope", o->want_scope);
-	}
-	if (o->resource)
-		r |= oauth_form_add(&body, "resource", o->resource);
-	if (r) {
-		free(body);
-		body = NULL;
-	}
-	token_send(f, body);
-}
-
-static void token_result(struct fetch *f, cJSON *j)
-{
-	struct oauth *o = f->o;
-	const char *at = jstr(j, "access_token"), *rt = jstr(j, "refresh_token");
-	const char *sc = jstr(j, "scope"), *e = jstr(j, "error");
-	const cJSON *ex = cJSON_GetObjectItemCaseSensitive(j, "expires_in");
-	char msg[300];
-	struct fetch *nf;
-
-	if (f->code == 400 && e && !strcmp(e, "use_dpop_nonce") && o->dpop &&
-	    o->as_nonce && !f->nonce_again) { /* once, with its nonce */
-		char *form = f->form;
-
-		f->form = NULL;
-		if (!(nf = fetch_next(f, ST_TOKEN))) {
-			free(form);
-			return;
-		}
-		nf->tok = f->tok;
-		nf->nonce_again = 1;
-		token_send(nf, form);
-		return;
-	}
-	if (!at || f->code < 200 || f->code > 299) {
-		snprintf(msg, sizeof msg, "token request refused (HTTP %ld%s%.80s)",
-			 f->code, e ? ": " : "", e ? e : "");
-		finish(f, -1, msg);
-		return;
-	}
-	if (!oauth_token_ok(at) || (rt && !oauth_token_ok(rt))) {
-		finish(f, -1, "token request: the server sent a token with "
-		       "characters outside RFC 6750's (refused)");
-		return;
-	}
-	set_str(&o->access, at);
-	o->dpop_bound = o->dpop && jstr(j, "token_type") &&
-			!strcasecmp(jstr(j, "token_type"), "DPoP");
-	if (rt)
-		set_str(&o->refresh, rt);
-	else if (f->tok != FT_REFRESH)
-		set_str(&o->refresh, NULL);
-	if (sc)
-		set_str(&o->scopes, sc);
-	else if (f->tok != FT_REFRESH)
-		set_str(&o->scopes, o->want_scope);
-	if (cJSON_IsNumber(ex)) {
-		o->lifetime = oauth_clamp_expiry(ex->valuedouble);
-		o->expires_at = (double)time(NULL) + o->lifetime;
-	} else {
-		o->lifetime = o->expires_at = 0;
-	}
-	o->gen++;
-	finish(f, 0, NULL);
-}
-
-/* SEP-990: the ID token for an ID-JAG (RFC 8693 token exchange) at the
- * identity provider, for this authorization server and resource. */
-void oauth_exchange(struct oauth *o)
-{
-	struct fetch *f = fetch_new(o, ST_EXCHANGE);
-	const struct mcp_oauth_conf *c = &o->cfg;
-	char *body = NULL;
-	int r = 0;
-
-	if (!f) {
-		o->busy = 0;
-		o->step_done(o, -1, "out of memory");
-		return;
-	}
-	if (!oauth_url_allowed(c->idp_token_endpoint)) {
-		finish(f, -1, "http:// endpoint refused: the identity "
-		       "provider's token endpoint");
-		return;
-	}
-	r |= oauth_form_add(&body, "grant_type",
-			    "urn:ietf:params:oauth:grant-type:token-exchange");
-	r |= oauth_form_add(&body, "subject_token", c->idp_id_token);
-	r |= oauth_form_add(&body, "subject_token_type",
-			    "urn:ietf:params:oauth:token-type:id_token");
-	r |= oauth_form_add(&body, "requested_token_type",
-			    "urn:ietf:params:oauth:token-type:id-jag");
-	r |= oauth_form_add(&body, "audience", o->issuer ? o->issuer : "");
-	if (o->resource)
-		r |= oauth_form_add(&body, "resource", o->resource);
-	if (o->want_scope && *o->want_scope)
-		r |= oauth_form_add(&body, "scope", o->want_scope);
-	if (c->idp_client_id)
-		r |= oauth_form_add(&body, "client_id", c->idp_client_id);
-	f->body = body;
-	oauth_log_url(MLOG_DEBUG, o, "token exchange at", c->idp_token_endpoint);
-	if (r || !body || fetch_send(f, c->idp_token_endpoint, 1, 0) < 0)
-		finish(f, -1, "cannot start the token exchange");
-}
-
-static void exchange_result(struct fetch *f, cJSON *j)
-{
-	const char *at = jstr(j, "access_token"), *e = jstr(j, "error");
-	char msg[300];
-
-	if (!at || f->code < 200 || f->code > 299) {
-		snprintf(msg, sizeof msg, "token exchange at the identity "
-			 "provider refused (HTTP %ld%s%.80s)", f->code,
-			 e ? ": " : "", e ? e : "");
-		finish(f, -1, msg);
-		return;
-	}
-	if (!oauth_token_ok(at)) {
-		finish(f, -1, "token exchange: the identity provider sent a "
-		       "token with characters outside RFC 6750's (refused)");
-		return;
-	}
-	set_str(&f->o->jag, at);
-	finish(f, 0, NULL);
+	fetch_finish(f, 0, NULL);
 }
 
 /* RFC 7009: revoke token at the server's revocation endpoint, fire and
@@ -819,7 +623,7 @@ static void fetch_done_cb(struct cu_xfer *cu, CURLcode res)
 			 origin : "a URL", f->guard.what);
 		free(origin);
 		mod_log(MLOG_WARN, "server %s: auth: %s", o->name, msg);
-		finish(f, -1, msg);
+		fetch_finish(f, -1, msg);
 		return;
 	}
 	if (res == CURLE_OK && f->in.len)
@@ -849,15 +653,13 @@ static void fetch_done_cb(struct cu_xfer *cu, CURLcode res)
 			 "token exchange" : "token request",
 			 curl_easy_strerror(res));
 		cJSON_Delete(j);
-		finish(f, -1, msg);
+		fetch_finish(f, -1, msg);
 		return;
 	}
 	if (f->step == ST_REG)
 		reg_result(f, j);
-	else if (f->step == ST_EXCHANGE)
-		exchange_result(f, j);
 	else
-		token_result(f, j);
+		f->got(f, j); /* oauthtoken.c's */
 	cJSON_Delete(j);
 }
 

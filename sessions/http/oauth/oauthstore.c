@@ -151,71 +151,64 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-int oauth_store_load(struct oauth *o)
+/* The store at path opened for reading: its fd, -ENOENT when there is
+ * none (or its folder is not there), or -EPERM (o->err says why). */
+static int store_open(struct oauth *o, const char *path)
 {
-	char *path = oauth_store_path(o->url), *buf = NULL;
 	struct stat st;
-	ssize_t n = 0, got;
-	cJSON *j, *v;
-	int fd, dfd;
+	int fd, dfd = store_dirfd(0), e;
 
-	if (!path)
-		return 0;
-	dfd = store_dirfd(0);
 	if (dfd == -ELOOP || dfd == -ENOTDIR) {
 		snprintf(o->err, sizeof o->err, "token store directory of %s "
 			 "is a symbolic link or not a directory: refused "
 			 "(permissions)", path);
-		free(path);
 		return -EPERM;
 	}
-	if (dfd < 0) {
-		free(path);
-		return 0;
-	}
+	if (dfd < 0)
+		return -ENOENT;
 	fd = openat(dfd, base_name(path), O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
 		    O_NOCTTY | O_CLOEXEC);
+	e = errno;
 	close(dfd);
 	if (fd < 0) {
-		int e = errno;
-
 		if (e == ELOOP)
 			snprintf(o->err, sizeof o->err, "token store %s is a "
 				 "symbolic link: not read (permissions)", path);
 		else if (e != ENOENT)
 			snprintf(o->err, sizeof o->err, "token store %s: %s",
 				 path, strerror(e));
-		free(path);
-		return e == ENOENT ? 0 : -EPERM;
+		return e == ENOENT ? -ENOENT : -EPERM;
 	}
-	if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode))
 		snprintf(o->err, sizeof o->err, "token store %s is not a "
 			 "regular file (a FIFO, device or directory): refused "
 			 "(remove it, or write logout to auth)", path);
-		close(fd);
-		free(path);
-		return -EPERM;
-	}
-	if (fstat(fd, &st) < 0 || oauth_store_check(&st, getuid()) < 0) {
+	else if (fstat(fd, &st) < 0 || oauth_store_check(&st, getuid()) < 0)
 		snprintf(o->err, sizeof o->err, "token store %s refused: "
 			 "permissions %04o or owner %u are not 0600 and you; "
 			 "not read (chmod 600 it, or write logout to auth)",
 			 path, (unsigned)(st.st_mode & 07777),
 			 (unsigned)st.st_uid);
-		close(fd);
-		free(path);
-		return -EPERM;
-	}
-	if (st.st_size > STORE_MAX) {
+	else if (st.st_size > STORE_MAX)
 		snprintf(o->err, sizeof o->err, "token store %s is %lld bytes, "
 			 "over the %d KiB limit: refused, left as it is "
 			 "(remove it, or write logout to auth)", path,
 			 (long long)st.st_size, STORE_MAX / 1024);
-		close(fd);
-		free(path);
-		return -EPERM;
-	}
-	buf = malloc(STORE_MAX + 1);
+	else
+		return fd;
+	close(fd);
+	return -EPERM;
+}
+
+/* The store's JSON read from fd (closed), NULL when it is no JSON; or
+ * -EPERM in *err when it grew over the limit. */
+static cJSON *store_read(struct oauth *o, int fd, const char *path, int *err)
+{
+	char *buf = malloc(STORE_MAX + 1);
+	ssize_t n = 0, got;
+	cJSON *j;
+
+	*err = 0;
 	while (buf && n <= STORE_MAX &&
 	       (got = read(fd, buf + n, STORE_MAX + 1 - (size_t)n)) > 0)
 		n += got;
@@ -224,19 +217,19 @@ int oauth_store_load(struct oauth *o)
 		snprintf(o->err, sizeof o->err, "token store %s grew over the "
 			 "%d KiB limit: refused", path, STORE_MAX / 1024);
 		free(buf);
-		free(path);
-		return -EPERM;
+		*err = -EPERM;
+		return NULL;
 	}
 	j = buf && n > 0 ? cJSON_ParseWithLength(buf, (size_t)n) : NULL;
 	free(buf);
-	v = cJSON_GetObjectItemCaseSensitive(j, "url");
-	if (!cJSON_IsString(v) || strcmp(v->valuestring, o->url)) {
-		mod_log(MLOG_WARN, "server %s: token store %s unreadable or of "
-		        "another url: ignored", o->name, path);
-		cJSON_Delete(j);
-		free(path);
-		return -EINVAL;
-	}
+	return j;
+}
+
+/* What the store j (of o->url) holds, taken into o. */
+static void store_take(struct oauth *o, cJSON *j, const char *path)
+{
+	cJSON *v;
+
 	o->issuer = get(j, "issuer");
 	o->authz_ep = get(j, "authorization_endpoint");
 	o->token_ep = get(j, "token_endpoint");
@@ -257,7 +250,6 @@ int oauth_store_load(struct oauth *o)
 		free(o->access);
 		o->access = NULL;
 	}
-	free(path);
 	o->scopes = get(j, "scopes");
 	v = cJSON_GetObjectItemCaseSensitive(j, "auth_method");
 	o->auth_method = cJSON_IsNumber(v) ? v->valueint : 0;
@@ -267,6 +259,36 @@ int oauth_store_load(struct oauth *o)
 	o->expires_at = cJSON_IsNumber(v) ? v->valuedouble : 0;
 	v = cJSON_GetObjectItemCaseSensitive(j, "lifetime");
 	o->lifetime = cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+int oauth_store_load(struct oauth *o)
+{
+	char *path = oauth_store_path(o->url);
+	cJSON *j, *v;
+	int fd, err;
+
+	if (!path)
+		return 0;
+	fd = store_open(o, path);
+	if (fd < 0) {
+		free(path);
+		return fd == -ENOENT ? 0 : fd;
+	}
+	j = store_read(o, fd, path, &err);
+	if (err < 0) {
+		free(path);
+		return err;
+	}
+	v = cJSON_GetObjectItemCaseSensitive(j, "url");
+	if (!cJSON_IsString(v) || strcmp(v->valuestring, o->url)) {
+		mod_log(MLOG_WARN, "server %s: token store %s unreadable or of "
+		        "another url: ignored", o->name, path);
+		cJSON_Delete(j);
+		free(path);
+		return -EINVAL;
+	}
+	store_take(o, j, path);
+	free(path);
 	cJSON_Delete(j);
 	if (o->access) {
 		o->state = OA_AUTHORIZED;
@@ -281,21 +303,11 @@ static void put(cJSON *j, const char *k, const char *v)
 		cJSON_AddStringToObject(j, k, v);
 }
 
-int oauth_store_save(const struct oauth *o)
+/* The store's JSON of o. */
+static cJSON *store_json(const struct oauth *o)
 {
-	char *path = oauth_store_path(o->url), *tmp = NULL, *txt;
-	const char *why = NULL;
-	cJSON *j;
-	int fd = -1, dfd = -1, r = 0;
-	size_t len = 0;
+	cJSON *j = cJSON_CreateObject();
 
-	if (!path)
-		return -ENOMEM;
-	if (o->store_refused) { /* never write over what was refused */
-		free(path);
-		return -EPERM;
-	}
-	j = cJSON_CreateObject();
 	put(j, "url", o->url);
 	put(j, "issuer", o->issuer);
 	put(j, "authorization_endpoint", o->authz_ep);
@@ -314,6 +326,24 @@ int oauth_store_save(const struct oauth *o)
 	cJSON_AddBoolToObject(j, "registered", o->registered);
 	cJSON_AddNumberToObject(j, "expires_at", o->expires_at);
 	cJSON_AddNumberToObject(j, "lifetime", o->lifetime);
+	return j;
+}
+
+int oauth_store_save(const struct oauth *o)
+{
+	char *path = oauth_store_path(o->url), *tmp = NULL, *txt;
+	const char *why = NULL;
+	cJSON *j;
+	int fd = -1, dfd = -1, r = 0;
+	size_t len = 0;
+
+	if (!path)
+		return -ENOMEM;
+	if (o->store_refused) { /* never write over what was refused */
+		free(path);
+		return -EPERM;
+	}
+	j = store_json(o);
 	txt = cJSON_Print(j);
 	cJSON_Delete(j);
 	if (!txt) {
