@@ -87,7 +87,7 @@ struct parked {
 struct callfile {
 	int listing;  /* tools.json: the listing, read at offsets */
 	int prompt;   /* prompts/x: a prompts/get */
-	uint64_t server_id, session_id;
+	uint64_t server_id, thread_id;
 	struct jsonwrite in;  /* the request being written */
 	int sent;             /* a request was sent (or refused) here */
 	int attached;         /* what to read was settled (sent, or found) */
@@ -115,18 +115,18 @@ struct callfile {
 /* Whose call this is for writers.c: the thread, or the server. */
 static uint64_t owner(const struct callfile *cf)
 {
-	return cf->session_id ? cf->session_id : cf->server_id;
+	return cf->thread_id ? cf->thread_id : cf->server_id;
 }
 
-/* The thread session_id, or (0) the server server_id: 0 or -ENOENT. */
-static int resolve_ids(uint64_t server_id, uint64_t session_id,
+/* The thread thread_id, or (0) the server server_id: 0 or -ENOENT. */
+static int resolve_ids(uint64_t server_id, uint64_t thread_id,
 		       mcp_server **srv, mcp_session **s)
 {
 	struct mcp_stat st;
 
 	*s = NULL;
-	if (session_id) {
-		if (mcp_lookup(session_id, MCP_THREAD, &st) < 0)
+	if (thread_id) {
+		if (mcp_lookup(thread_id, MCP_THREAD, &st) < 0)
 			return -ENOENT;
 		*s = st.session;
 		*srv = st.server;
@@ -138,7 +138,7 @@ static int resolve_ids(uint64_t server_id, uint64_t session_id,
 
 static int resolve(struct callfile *cf, mcp_server **srv, mcp_session **s)
 {
-	return resolve_ids(cf->server_id, cf->session_id, srv, s);
+	return resolve_ids(cf->server_id, cf->thread_id, srv, s);
 }
 
 /* Room for one more reply in the queue: 0 or -ENOMEM. */
@@ -177,7 +177,7 @@ static void pop(struct callfile *cf)
 }
 
 struct callfile *callfile_new(int listing, int prompt, uint64_t server_id,
-			      uint64_t session_id, int write_only)
+			      uint64_t thread_id, int write_only)
 {
 	struct callfile *cf = calloc(1, sizeof *cf);
 
@@ -186,7 +186,7 @@ struct callfile *callfile_new(int listing, int prompt, uint64_t server_id,
 	cf->listing = listing;
 	cf->prompt = prompt;
 	cf->server_id = server_id;
-	cf->session_id = session_id;
+	cf->thread_id = thread_id;
 	cf->write_only = write_only;
 	if (listing) {
 		mcp_server *srv;
@@ -345,7 +345,7 @@ void callfile_read(struct callfile *cf, fuse_req_t req, size_t size,
 	cf->interrupted = 0; /* the reader lived on: it keeps the call */
 	if (!cf->attached) {
 		mcp_call *c = NULL;
-		int r = callfile_fresh(cf->server_id, cf->session_id, cf->key,
+		int r = callfile_fresh(cf->server_id, cf->thread_id, cf->key,
 				       fuse_req_ctx(req)->pid, &c);
 
 		if (r == -ENOENT)
@@ -380,7 +380,7 @@ void callfile_read(struct callfile *cf, fuse_req_t req, size_t size,
 		}
 }
 
-int callfile_fresh(uint64_t server_id, uint64_t session_id, const char *key,
+int callfile_fresh(uint64_t server_id, uint64_t thread_id, const char *key,
 		   pid_t pid, mcp_call **c)
 {
 	mcp_server *srv;
@@ -388,8 +388,8 @@ int callfile_fresh(uint64_t server_id, uint64_t session_id, const char *key,
 	int r;
 
 	*c = NULL; /* whose: the thread, or the server (owner()) */
-	if ((r = resolve_ids(server_id, session_id, &srv, &s)) < 0 ||
-	    (r = writers_find(session_id ? session_id : server_id, key, pid,
+	if ((r = resolve_ids(server_id, thread_id, &srv, &s)) < 0 ||
+	    (r = writers_find(thread_id ? thread_id : server_id, key, pid,
 			      c)) < 0)
 		return r;
 	if (!*c && !key)
@@ -684,14 +684,14 @@ void callfile_free(struct callfile *cf)
 
 static int call_open(struct fh *h, const struct node *n, int acc)
 {
-	h->cf = callfile_new(0, 0, n->st.server_id, h->session_id,
+	h->cf = callfile_new(0, 0, n->st.server_id, h->thread_id,
 			     acc == O_WRONLY);
 	return h->cf ? 0 : -errno;
 }
 
 static int toolsjson_open(struct fh *h, const struct node *n, int acc)
 {
-	h->cf = callfile_new(1, 0, n->st.server_id, h->session_id,
+	h->cf = callfile_new(1, 0, n->st.server_id, h->thread_id,
 			     acc == O_WRONLY);
 	return h->cf ? 0 : -errno;
 }

@@ -24,7 +24,7 @@ static int is_sub(const char *buf, size_t size)
 
 static int run(struct fh *h, const char *buf, size_t size)
 {
-	mcp_session *s = fs_thread(h->session_id);
+	mcp_session *s = fs_thread(h->thread_id);
 	int r = s ? mcp_session_ctl(s, buf, size) : -ENOENT;
 
 	if (r == -EINVAL && is_sub(buf, size))

@@ -182,7 +182,7 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	struct node p;
 	struct mcp_stat srv = { .name = "?" };
 
-	if (fs_resolve(parent, &p) == 0 && p.type == N_SESSION &&
+	if (fs_resolve(parent, &p) == 0 && p.type == N_THREAD &&
 	    fs_kinds[p.kind].what) { /* tools/, prompts/ */
 		mcp_lookup(p.st.server_id, MCP_SERVER, &srv);
 		mlog(MLOG_INFO, "%s/%s/%s: no such %s on server %s (ls %s)",
@@ -222,7 +222,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	h->kind = n.kind;
 	h->ops = ops;
 	if (n.s)
-		h->session_id = n.st.id;
+		h->thread_id = n.st.id;
 	if (n.srv)
 		h->server_id = n.st.server_id;
 	if (ops->open && (r = ops->open(h, &n, acc)) < 0) {
@@ -295,7 +295,7 @@ static void op_release(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_file_info *fi)
 {
 	struct fh *h = (struct fh *)(uintptr_t)fi->fh;
-	mcp_session *s = fs_thread(h->session_id);
+	mcp_session *s = fs_thread(h->thread_id);
 
 	fs_fh_free(h);
 	if (s)

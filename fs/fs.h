@@ -26,13 +26,13 @@ enum kind {
 	/* spec 9, in a thread directory */
 	K_TOOLDIR, K_RESULTDIR, K_RESDIR, K_RESJSON, K_PROMPTDIR,
 	K_PROMPTSJSON,
-	K_REQDIR,   /* requests/, the server's questions (spec 10) */
+	K_QUESTIONDIR, /* requests/, the server's questions (spec 10) */
 	K_TASKDIR,  /* tasks/, the calls run as tasks (spec 15) */
 	K_SKILLSDIR, /* skills/, the server's skills (spec 15) */
 	K_HELPDIR,  /* help/ of a server or a thread (spec 12) */
 	/* ... and in those directories, with an index */
 	K_TOOL, K_RESULT, K_RESOURCE, K_PROMPT,
-	K_REQ,      /* requests/<n>: the index is the question's number */
+	K_QUESTION, /* requests/<n>: the index is the question's number */
 	K_TASK,     /* tasks/<id>: the index is the task's number */
 	K_SKILLDIR, K_SKILLFILE, /* below skills/: the index numbers the path */
 	K_HELP,     /* help/<tool>, help/prompt:<name> */
@@ -185,7 +185,7 @@ fuse_ino_t fs_dir_parent(const struct node *n);
 
 /* A resolved inode. */
 struct node {
-	enum { N_ROOT, N_ROOTFILE, N_SERVER, N_SESSION } type;
+	enum { N_ROOT, N_ROOTFILE, N_SERVER, N_THREAD } type;
 	enum kind kind;
 	unsigned long idx;
 	mcp_server *srv;
@@ -244,7 +244,7 @@ void fs_reply_entry(fuse_req_t req, fuse_ino_t ino, const struct node *n);
 struct fh {
 	enum kind kind;
 	const struct file_ops *ops; /* fs_kinds[kind].ops (a file) */
-	uint64_t session_id;
+	uint64_t thread_id;
 	uint64_t server_id;      /* auth */
 	mcp_buf *snap;           /* the bytes read: status, stderr, result/... */
 	struct callfile *cf;     /* call, tools.json, tools/x, prompts/x */
@@ -321,13 +321,13 @@ void callfile_fh_release(struct fh *h);
  * and prompts/x, a last close with nothing written sends {}). NULL with
  * errno set (ENOENT: the thread or server is gone; ENOMEM). */
 struct callfile *callfile_new(int listing, int prompt, uint64_t server_id,
-			      uint64_t session_id, int write_only);
+			      uint64_t thread_id, int write_only);
 /* The call a fresh read (an open file that sent nothing) of call, or of
  * tools/x or prompts/x with key "t:x" or "p:x", by process pid would read
  * now (spec 4; writers.h): 0 with *c (borrowed; NULL: none, it reads as
  * empty), -ENOENT (the thread or server is gone), -ENOMEM or -EMFILE
  * (the reader's lineage could not be learnt). Sends nothing. */
-int callfile_fresh(uint64_t server_id, uint64_t session_id, const char *key,
+int callfile_fresh(uint64_t server_id, uint64_t thread_id, const char *key,
 		   pid_t pid, mcp_call **c);
 /* tools/<tool> and prompts/<prompt>: the request is the arguments object,
  * sent as a tools/call or prompts/get of name. */

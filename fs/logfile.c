@@ -131,7 +131,7 @@ static int rest_keep(struct fh *h, mcp_session *s, enum mcp_log which,
 static void log_read(struct fh *h, fuse_req_t req, size_t size, off_t off,
 		     enum mcp_log which)
 {
-	mcp_session *s = fs_thread(h->session_id);
+	mcp_session *s = fs_thread(h->thread_id);
 	uint64_t pos = (uint64_t)off + h->log->shift, start;
 	char *buf, line[48];
 	size_t n = 0;
@@ -198,7 +198,7 @@ static void trace_read(struct fh *h, fuse_req_t req, size_t size, off_t off)
 static void log_poll(struct fh *h, fuse_req_t req,
 		     struct fuse_pollhandle *ph)
 {
-	mcp_session *s = fs_thread(h->session_id);
+	mcp_session *s = fs_thread(h->thread_id);
 	enum mcp_log which = log_of(h);
 	uint64_t end = 0;
 
@@ -226,7 +226,7 @@ void fs_log_grew(uint64_t thread_id, enum mcp_log which)
 	for (l = LIST_FIRST(&waiting); l; l = next) {
 		next = LIST_NEXT(l, link);
 		h = l->h;
-		if (h->session_id == thread_id && log_of(h) == which) {
+		if (h->thread_id == thread_id && log_of(h) == which) {
 			fuse_lowlevel_notify_poll(h->log->ph);
 			unwait(h);
 		}

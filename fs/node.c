@@ -95,7 +95,7 @@ static int resolve(fuse_ino_t ino, struct node *n)
 		return present(n);
 	}
 	if (n->st.kind == MCP_THREAD) {
-		n->type = N_SESSION;
+		n->type = N_THREAD;
 		n->s = n->st.session;
 		if (KIND_IS(n->kind, KF_SERVER) && !KIND_IS(n->kind, KF_THREAD))
 			return -ENOENT; /* auth */
@@ -230,7 +230,7 @@ void fs_fh_free(struct fh *h)
 
 void fs_open_fail(fuse_req_t req, struct fh *h, int err)
 {
-	mcp_session *s = fs_thread(h->session_id);
+	mcp_session *s = fs_thread(h->thread_id);
 
 	fs_fh_free(h);
 	if (s)

@@ -441,10 +441,10 @@ void names_free(struct names *t);
 
 /* about.c: a session of srv finished its handshake: keep what it said of
  * itself (serverInfo, instructions) for README.md. */
-void guide_learn(mcp_server *srv, const cJSON *info, const cJSON *instr);
+void about_learn(mcp_server *srv, const cJSON *info, const cJSON *instr);
 /* ... or failed to start, for why (its last_error): README.md says it. */
-void guide_start_failed(mcp_server *srv, const char *why);
-void guide_server_free(mcp_server *srv);
+void about_start_failed(mcp_server *srv, const char *why);
+void about_server_free(mcp_server *srv);
 
 /* warm.c: spare sessions (the "warm" key) */
 void session_warm(mcp_server *srv);   /* start or close spares to warm */

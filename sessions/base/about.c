@@ -2,14 +2,14 @@
  * about.c - what each server said of itself at its latest handshake
  * (serverInfo, instructions), kept on the server for README.md (guide.c):
  * the one-shot session that listed its tools is gone by the time a user
- * reads the guide. A start that failed is kept too (guide_start_failed),
+ * reads the guide. A start that failed is kept too (about_start_failed),
  * until the next handshake: the guide says why the server cannot start.
  */
 #include <stdlib.h>
 
 #include "internal.h"
 
-void guide_learn(mcp_server *srv, const cJSON *info, const cJSON *instr)
+void about_learn(mcp_server *srv, const cJSON *info, const cJSON *instr)
 {
 	cJSON *a = cJSON_CreateObject();
 
@@ -24,7 +24,7 @@ void guide_learn(mcp_server *srv, const cJSON *info, const cJSON *instr)
 	srv->about = a;
 }
 
-void guide_start_failed(mcp_server *srv, const char *why)
+void about_start_failed(mcp_server *srv, const char *why)
 {
 	if (!why)
 		return;
@@ -35,7 +35,7 @@ void guide_start_failed(mcp_server *srv, const char *why)
 }
 
 /* At the server's end: that, and its help/ names (guide.c). */
-void guide_server_free(mcp_server *srv)
+void about_server_free(mcp_server *srv)
 {
 	cJSON_Delete(srv->about);
 	srv->about = NULL;

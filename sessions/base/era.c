@@ -170,7 +170,7 @@ static void took(mcp_session *s, cJSON *res)
 			res, "serverInfo");
 	s->capabilities = cJSON_DetachItemFromObjectCaseSensitive(
 		res, "capabilities");
-	guide_learn(s->srv, s->server_info,
+	about_learn(s->srv, s->server_info,
 		    cJSON_GetObjectItemCaseSensitive(res, "instructions"));
 	if (!cJSON_IsObject(s->capabilities)) {
 		cJSON_Delete(s->capabilities);

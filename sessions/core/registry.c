@@ -615,7 +615,7 @@ static void free_servers(mcp_server *list)
 	while ((srv = list) != NULL) {
 		list = srv->next;
 		server_drop_lists(srv);
-		guide_server_free(srv);
+		about_server_free(srv);
 		mcp_call_unref(srv->last_sent);
 		mcp_call_unref(srv->last_done);
 		cref_unref(srv->cref);

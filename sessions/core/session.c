@@ -134,7 +134,7 @@ static int session_spawn(mcp_session *s)
 	if (r < 0) {
 		s->t = NULL;
 		session_error(s, strdup(err));
-		guide_start_failed(s->srv, s->last_error);
+		about_start_failed(s->srv, s->last_error);
 		s->state = S_EXITED;
 		s->start_fails++;
 		s->next_start = mcp_now() + 0.5;
@@ -223,7 +223,7 @@ static void session_lost(mcp_session *s, int code, const char *what)
 	     s->oneshot ? "(one-shot)" : s->name, msg);
 	session_error(s, session_reason(s, msg)); /* and its stderr line */
 	if (starting)
-		guide_start_failed(s->srv, s->last_error);
+		about_start_failed(s->srv, s->last_error);
 	s->state = S_EXITED;
 	session_detach(s);
 	data = session_failure_data_for(s, &code);
@@ -318,7 +318,7 @@ static void init_reply(mcp_session *s, mcp_call *c, cJSON *msg)
 								 "serverInfo");
 	s->capabilities = cJSON_DetachItemFromObjectCaseSensitive(
 		res, "capabilities");
-	guide_learn(s->srv, s->server_info,
+	about_learn(s->srv, s->server_info,
 		    cJSON_GetObjectItemCaseSensitive(res, "instructions"));
 	session_ready(s);
 }

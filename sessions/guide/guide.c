@@ -6,7 +6,7 @@
  * the listings cached by mcp_list (the one place tools come from, so a
  * filter applied there applies here), and what the servers said of
  * themselves at their handshake (serverInfo, instructions), kept per
- * server by guide_learn. help/ names are numbered per server or session
+ * server by about_learn. help/ names are numbered per server or session
  * for their inodes, as the names of tools/.
  */
 #include <errno.h>
