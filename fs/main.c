@@ -528,18 +528,196 @@ static int quit(struct opts *o, struct fuse_args *args, char *mnt, int rc)
 	return rc;
 }
 
+/* The options of serve's doors (spec 14) into so; 0, or the exit status
+ * (2, or 1 when the door's module cannot be loaded) once said why. */
+static int serve_opts(const struct opts *o, struct serve_http_opts *so)
+{
+	char door[PATH_MAX + 200];
+	double idle, conns;
+	int rc;
+
+	if (number_opt("serve_idle", o->serve_idle, 300, 1, &idle) < 0 ||
+	    number_opt("serve_connections", o->serve_connections, 64, 1,
+		       &conns) < 0)
+		return 2;
+	so->addr = o->serve;
+	so->idle = (unsigned)idle;
+	so->connections = (unsigned)conns;
+	so->remote = o->serve_remote;
+	if (o->serve_tools && serve_tools_default(o->serve_tools) < 0) {
+		fprintf(stderr, "mcpfs: -o serve_tools=%s: all or search\n",
+			o->serve_tools);
+		return 2;
+	}
+	if (!o->serve || (rc = serve_http_check(o->serve, o->serve_remote,
+						door, sizeof door)) >= 0)
+		return 0;
+	if (rc == -ENOEXEC) { /* no door without its module */
+		fprintf(stderr, "mcpfs: --serve %s: %s\n", o->serve, door);
+		return 1;
+	}
+	if (rc == -EPERM)
+		fprintf(stderr, "mcpfs: --serve %s: not a loopback "
+			"address: whoever reaches it with the token "
+			"drives the mount, over plain HTTP. Serve "
+			"127.0.0.1 and reach it through ssh -L or a "
+			"TLS reverse proxy (man mcpfs), or add -o "
+			"serve_remote\n", o->serve);
+	else
+		fprintf(stderr, "mcpfs: --serve %s: not an address "
+			"to listen at ([ADDR:]PORT, e.g. 8765, "
+			"127.0.0.1:8765 or [::1]:8765)\n", o->serve);
+	return 2;
+}
+
+/* Where servers start: here, not in / where daemonizing leaves mcpfs; in
+ * / when mcpfs itself may not enter it (`sudo -u USER mcpfs` from a
+ * directory of root's: every start would fail with EACCES). Malloc'd. */
+static char *start_dir_here(void)
+{
+	char *d = getcwd(NULL, 0);
+
+	if (d && access(d, X_OK) != 0) {
+		fprintf(stderr, "mcpfs: warning: the current directory %s is "
+			"not accessible (%s); servers start in /\n", d,
+			strerror(errno));
+		free(d);
+		d = strdup("/");
+	}
+	return d;
+}
+
+/* The FUSE fd and the signals on the loop. */
+static void loop_watch(uv_loop_t *loop)
+{
+	int fd = fuse_session_fd(se);
+
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	uv_poll_init(loop, &fuse_poll, fd);
+	uv_poll_start(&fuse_poll, UV_READABLE, fuse_cb);
+	uv_signal_init(loop, &sig_int);
+	uv_signal_init(loop, &sig_term);
+	uv_signal_init(loop, &sig_hup);
+	uv_signal_start(&sig_int, signal_cb, SIGINT);
+	uv_signal_start(&sig_term, signal_cb, SIGTERM);
+	uv_signal_start(&sig_hup, signal_cb, SIGHUP);
+}
+
+/* After the loop: the open files freed, what loop_watch started closed
+ * (a warning for any handle still open), the FUSE session destroyed. */
+static void loop_unwatch(uv_loop_t *loop)
+{
+	fs_fh_free_all();
+	uv_close((uv_handle_t *)&fuse_poll, NULL);
+	uv_close((uv_handle_t *)&sig_int, NULL);
+	uv_close((uv_handle_t *)&sig_term, NULL);
+	uv_close((uv_handle_t *)&sig_hup, NULL);
+	uv_run(loop, UV_RUN_NOWAIT);
+	uv_walk(loop, left_open, NULL);
+	fuse_session_destroy(se);
+}
+
+/* The session core's options (spec 1) into mo: 0, or -1 once said why. */
+static int core_opts(const struct opts *o, struct mcp_options *mo)
+{
+	double cap;
+
+	if (number_opt("--idle-timeout", o->idle_timeout, 1800, 0,
+		       &mo->idle_timeout) < 0 ||
+	    number_opt("--call-timeout", o->call_timeout, 60, 0,
+		       &mo->call_timeout) < 0 ||
+	    number_opt("--max-sessions", o->max_sessions, 32, 1, &cap) < 0 ||
+	    size_opt("--max-message", o->max_message, (size_t)64 << 20,
+		     &mo->max_line) < 0)
+		return -1;
+	mo->max_sessions = (unsigned)cap;
+	return 0;
+}
+
+/* The FUSE session of mcpfs's operations. Only the mounting user gets in
+ * (FUSE's default); with allow_other the kernel enforces the modes
+ * (default_permissions). NULL for an option FUSE does not know. */
+static struct fuse_session *session_new(struct fuse_args *args)
+{
+	fuse_opt_add_arg(args, "-o");
+	fuse_opt_add_arg(args, "fsname=mcpfs,subtype=mcpfs");
+	if (allow_other(args)) {
+		fuse_opt_add_arg(args, "-o");
+		fuse_opt_add_arg(args, "default_permissions");
+	}
+#ifdef MCPFS_FUSE318	/* bench only: FUSE over io_uring (fuse318.c) */
+	return fuse_session_new(args, fuse318_ops(&mcpfs_ops),
+				sizeof mcpfs_ops, NULL);
+#else
+	return fuse_session_new(args, &mcpfs_ops, sizeof mcpfs_ops, NULL);
+#endif
+}
+
+/* mcpfs's own path (the supervisor's and `mcpfs serve`'s): 0 or -1. */
+static int self_exe(char *self, size_t size)
+{
+	ssize_t n = readlink("/proc/self/exe", self, size - 1);
+
+	if (n <= 0) {
+		fprintf(stderr, "mcpfs: cannot find my own executable\n");
+		return -1;
+	}
+	self[n] = 0;
+	return 0;
+}
+
+/* What the daemon sets once: SIGPIPE ignored, big replies (grown by
+ * realloc) out of the copying heap, result/'s names (spec 9) read once
+ * (without the file, the built-in ones). */
+static void daemon_setup(void)
+{
+	int rc;
+
+	signal(SIGPIPE, SIG_IGN);
+	mallopt(M_MMAP_THRESHOLD, 1 << 20);
+	if ((rc = mimetab_load(MIME_TYPES)) < 0)
+		mlog(MLOG_INFO, "%s: %s: result/ names only the types mcpfs "
+		     "knows itself", MIME_TYPES, strerror(-rc));
+}
+
+/* The configs of the options (spec 2), loaded: 0, or -1 once logged. */
+static int configs_load(const struct opts *o)
+{
+	char *err;
+
+	if (mcp_load_configs((const char *const *)o->configs, o->nconfigs,
+			     o->project, &err) == 0)
+		return 0;
+	mlog(MLOG_ERR, "%s", err ? err : "invalid config");
+	free(err);
+	return -1;
+}
+
+/* Both doors of serve (spec 14): the socket of `mcpfs serve`, and the
+ * HTTP door with --serve (a door that cannot listen ends the mount, exit
+ * status 1). */
+static void serve_start(uv_loop_t *loop, struct serve_http_opts *so,
+			size_t max_message)
+{
+	serve_listen(loop, mountpoint);
+	so->mountpoint = mountpoint;
+	so->max_message = max_message;
+	if (so->addr && serve_http_start(loop, so) < 0) {
+		begin_shutdown("--serve: cannot listen");
+		exit_code = 1;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 	struct fuse_cmdline_opts cl;
 	struct opts o = { 0 };
 	struct mcp_options mo;
-	char self[PATH_MAX], door[PATH_MAX + 200], *err, *start_dir;
-	double cap, serve_idle, serve_conns;
+	char self[PATH_MAX], *start_dir;
 	struct serve_http_opts so;
-	ssize_t n;
 	uv_loop_t *loop;
-	int fd, rc;
+	int rc;
 
 	if (argc > 1 && !strcmp(argv[1], "--mcpfs-exec"))
 		return mcp_supervise(argc, argv);
@@ -552,9 +730,7 @@ int main(int argc, char **argv)
 			usage(argv[0]);
 		else
 			printf("mcpfs %s\n", MCPFS_VERSION);
-		fuse_opt_free_args(&args);
-		free_opts(&o);
-		return 0;
+		return quit(&o, &args, NULL, 0);
 	}
 	if (settle_args(&o, &args) < 0 || fuse_parse_cmdline(&args, &cl) != 0)
 		return quit(&o, &args, NULL, 2);
@@ -563,78 +739,16 @@ int main(int argc, char **argv)
 		return quit(&o, &args, NULL, 2);
 	}
 	mountpoint = cl.mountpoint;
-	if (number_opt("--idle-timeout", o.idle_timeout, 1800, 0,
-		       &mo.idle_timeout) < 0 ||
-	    number_opt("--call-timeout", o.call_timeout, 60, 0,
-		       &mo.call_timeout) < 0 ||
-	    number_opt("--max-sessions", o.max_sessions, 32, 1, &cap) < 0 ||
-	    size_opt("--max-message", o.max_message, (size_t)64 << 20,
-		     &mo.max_line) < 0)
+	if (core_opts(&o, &mo) < 0)
 		return quit(&o, &args, cl.mountpoint, 2);
-	mo.max_sessions = (unsigned)cap;
-	if (number_opt("serve_idle", o.serve_idle, 300, 1, &serve_idle) < 0 ||
-	    number_opt("serve_connections", o.serve_connections, 64, 1,
-		       &serve_conns) < 0)
-		return quit(&o, &args, cl.mountpoint, 2);
-	if (o.serve_tools && serve_tools_default(o.serve_tools) < 0) {
-		fprintf(stderr, "mcpfs: -o serve_tools=%s: all or search\n",
-			o.serve_tools);
-		return quit(&o, &args, cl.mountpoint, 2);
-	}
-	if (o.serve && (rc = serve_http_check(o.serve, o.serve_remote, door,
-					      sizeof door)) < 0) {
-		if (rc == -ENOEXEC) { /* no door without its module */
-			fprintf(stderr, "mcpfs: --serve %s: %s\n", o.serve,
-				door);
-			return quit(&o, &args, cl.mountpoint, 1);
-		}
-		if (rc == -EPERM)
-			fprintf(stderr, "mcpfs: --serve %s: not a loopback "
-				"address: whoever reaches it with the token "
-				"drives the mount, over plain HTTP. Serve "
-				"127.0.0.1 and reach it through ssh -L or a "
-				"TLS reverse proxy (man mcpfs), or add -o "
-				"serve_remote\n", o.serve);
-		else
-			fprintf(stderr, "mcpfs: --serve %s: not an address "
-				"to listen at ([ADDR:]PORT, e.g. 8765, "
-				"127.0.0.1:8765 or [::1]:8765)\n", o.serve);
-		return quit(&o, &args, cl.mountpoint, 2);
-	}
+	if ((rc = serve_opts(&o, &so)) != 0)
+		return quit(&o, &args, cl.mountpoint, rc);
 	if (check_config(&o) < 0 || check_mountpoint(cl.mountpoint) < 0)
 		return quit(&o, &args, cl.mountpoint, 1);
-	/* servers start here, not in / where daemonizing leaves mcpfs; in /
-	 * when mcpfs itself may not enter it (`sudo -u USER mcpfs` from a
-	 * directory of root's: every start would fail with EACCES) */
-	start_dir = getcwd(NULL, 0);
-	if (start_dir && access(start_dir, X_OK) != 0) {
-		fprintf(stderr, "mcpfs: warning: the current directory %s is "
-			"not accessible (%s); servers start in /\n", start_dir,
-			strerror(errno));
-		free(start_dir);
-		start_dir = strdup("/");
-	}
-	n = readlink("/proc/self/exe", self, sizeof self - 1);
-	if (n <= 0) {
-		fprintf(stderr, "mcpfs: cannot find my own executable\n");
+	start_dir = start_dir_here();
+	if (self_exe(self, sizeof self) < 0)
 		return 1;
-	}
-	self[n] = 0;
-	/* Only the mounting user gets in (FUSE's default); with allow_other
-	 * the kernel enforces the modes (default_permissions). */
-	fuse_opt_add_arg(&args, "-o");
-	fuse_opt_add_arg(&args, "fsname=mcpfs,subtype=mcpfs");
-	if (allow_other(&args)) {
-		fuse_opt_add_arg(&args, "-o");
-		fuse_opt_add_arg(&args, "default_permissions");
-	}
-#ifdef MCPFS_FUSE318	/* bench only: FUSE over io_uring (fuse318.c) */
-	se = fuse_session_new(&args, fuse318_ops(&mcpfs_ops), sizeof mcpfs_ops,
-			      NULL);
-#else
-	se = fuse_session_new(&args, &mcpfs_ops, sizeof mcpfs_ops, NULL);
-#endif
-	if (!se) {	/* an option FUSE does not know (it said which) */
+	if (!(se = session_new(&args))) { /* FUSE said which option */
 		free(start_dir);
 		return quit(&o, &args, cl.mountpoint, 2);
 	}
@@ -645,63 +759,28 @@ int main(int argc, char **argv)
 		return 1;
 	if (!cl.foreground && !o.log)
 		mlog_syslog(); /* after the fork: mcpfs[PID] is the daemon's */
-	signal(SIGPIPE, SIG_IGN);
-	/* big replies grow by realloc: keep them out of the copying heap */
-	mallopt(M_MMAP_THRESHOLD, 1 << 20);
+	daemon_setup();
 	loop = uv_default_loop();
 	mo.notrace = o.notrace;
 	mo.self_exe = self;
 	mo.start_dir = start_dir;
-	/* result/'s names (spec 9): read once; without it, the built-in ones */
-	if ((rc = mimetab_load(MIME_TYPES)) < 0)
-		mlog(MLOG_INFO, "%s: %s: result/ names only the types mcpfs "
-		     "knows itself", MIME_TYPES, strerror(-rc));
 	mcp_init(loop, &mo, &hooks);
 #ifdef MCPFS_FUSE318
 	fuse318_start(loop);
 #endif
-	if (mcp_load_configs((const char *const *)o.configs, o.nconfigs,
-			     o.project, &err) < 0) {
-		mlog(MLOG_ERR, "%s", err ? err : "invalid config");
-		free(err);
+	if (configs_load(&o) < 0) {
 		fuse_session_unmount(se);
 		return 1;
 	}
 	fs_set_session(se);
-	fd = fuse_session_fd(se);
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-	uv_poll_init(loop, &fuse_poll, fd);
-	uv_poll_start(&fuse_poll, UV_READABLE, fuse_cb);
-	uv_signal_init(loop, &sig_int);
-	uv_signal_init(loop, &sig_term);
-	uv_signal_init(loop, &sig_hup);
-	uv_signal_start(&sig_int, signal_cb, SIGINT);
-	uv_signal_start(&sig_term, signal_cb, SIGTERM);
-	uv_signal_start(&sig_hup, signal_cb, SIGHUP);
+	loop_watch(loop);
 	mlog(MLOG_INFO, "mcpfs %s mounted on %s", MCPFS_VERSION, mountpoint);
-	serve_listen(loop, mountpoint);
-	so.addr = o.serve;
-	so.mountpoint = mountpoint;
-	so.max_message = mo.max_line;
-	so.idle = (unsigned)serve_idle;
-	so.connections = (unsigned)serve_conns;
-	so.remote = o.serve_remote;
-	if (o.serve && serve_http_start(loop, &so) < 0) {
-		begin_shutdown("--serve: cannot listen");
-		exit_code = 1;
-	}
+	serve_start(loop, &so, mo.max_line);
 	uv_run(loop, UV_RUN_DEFAULT);
 #ifdef MCPFS_FUSE318
 	fuse318_stop();
 #endif
-	fs_fh_free_all();
-	uv_close((uv_handle_t *)&fuse_poll, NULL);
-	uv_close((uv_handle_t *)&sig_int, NULL);
-	uv_close((uv_handle_t *)&sig_term, NULL);
-	uv_close((uv_handle_t *)&sig_hup, NULL);
-	uv_run(loop, UV_RUN_NOWAIT);
-	uv_walk(loop, left_open, NULL);
-	fuse_session_destroy(se);
+	loop_unwatch(loop);
 	fuse_opt_free_args(&args);
 	free(cl.mountpoint);
 	free(start_dir);
