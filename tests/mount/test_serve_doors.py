@@ -20,7 +20,7 @@ import subprocess
 import pytest
 
 from conftest import (MCPFS, everything, fake, needs_everything, read_file,
-                      run_with_deadline, slacked, wait_until)
+                      run_with_deadline, slacked, status, wait_until)
 from help_util import calls, scripted
 from test_serve import Client, needs_sdk, result_text
 
@@ -255,6 +255,29 @@ def test_what_a_client_gets_wrong_is_answered(mcpfs_mount):
     for rid in ('s', 12, 1.5, {'k': [1]}):
         assert c.ask(rid, 'ping')['id'] == rid
     assert c.seen == []
+    c.close()
+
+
+def test_a_call_the_core_refuses_is_answered_with_its_code(mcpfs_mount):
+    """A call the core refuses before it is sent: arguments that are not
+    an object are the client's error (-32602, with the reason); no room
+    for the client's thread (--max-sessions, the one place held by a call
+    in flight) is mcpfs's own (-32603, saying so)."""
+    m = mcpfs_mount({'a': fake()}, args=['--max-sessions', '1'])
+    c = Raw(m)
+    c.hello()
+    e = c.ask(1, 'tools/call', {'name': 'a__echo', 'arguments': 5})['error']
+    assert e['code'] == -32602 and 'arguments' in e['message'], e
+    c.send({'jsonrpc': '2.0', 'id': 2, 'method': 'tools/call', 'params': {
+        'name': 'a__sleep', 'arguments': {'ms': 60000}}})
+    wait_until(lambda: status(m.path / 'a' / 'raw')['in_flight'] >= 1,
+               what='the sleep in flight')
+    d = Raw(m, 'other')
+    d.hello()
+    e = d.ask(3, 'tools/call', {'name': 'a__echo',
+                                'arguments': {'text': 'x'}})['error']
+    assert e['code'] == -32603 and 'too many threads' in e['message'], e
+    d.close()
     c.close()
 
 
