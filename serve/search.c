@@ -18,9 +18,10 @@
  * applied). Pure: the listing in, the result out.
  *
  * Ranking: the query is cut into words (runs of letters and digits, a
- * character beyond ASCII counting as a letter; ASCII case folded). Each word scores 4 when it is a whole word of the
- * tool's SERVER__TOOL name (cut the same way), else 3 when it is part of
- * the name, else 1 when it is in the title or description, else 0. A
+ * character beyond ASCII counting as a letter; ASCII case folded). Each
+ * word scores 4 when it is a whole word of the tool's SERVER__TOOL name
+ * (cut the same way), else 3 when it is part of the name, else 1 when it
+ * is in the title or description, else 0. A
  * tool's score is the sum; a tool scoring 0 is left out; ties keep the
  * listing's order (the config's order of servers, each server's own).
  */
