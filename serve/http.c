@@ -38,11 +38,12 @@
  * while it waits for a request, and shutting the socket down: its next
  * run sees the end and closes it.
  *
- * This file, httpconn.c, httpcheck.c, httptoken.c and doorenv.c are the
- * module mcpfs-serve.so (door.h), which serve/door.c loads for --serve
- * only: the core is reached through door_env (the peers, the log, the
- * thread name check, the client entry), and mcpfs_door, at the end, is
- * the one symbol the module exports.
+ * The sessions and what their requests wait to send are httpsess.c's.
+ * This file, httpsess.c, httpconn.c, httpcheck.c, httptoken.c and
+ * doorenv.c are the module mcpfs-serve.so (door.h), which serve/door.c
+ * loads for --serve only: the core is reached through door_env (the
+ * peers, the log, the thread name check, the client entry), and
+ * mcpfs_door, at the end, is the one symbol the module exports.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -51,8 +52,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/queue.h>
-#include <sys/random.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 
 #include <cjson/cJSON.h>
@@ -63,46 +62,14 @@
 #include "gbuf.h"
 #include "httpcheck.h"
 #include "httpconn.h"
+#include "httpsess.h"
 #include "mlog.h"
-
-#define MAX_SESSIONS 256
-
-struct hreq;
-struct hsess {                   /* one client's MCP session */
-	LIST_ENTRY(hsess) link;
-	char id[33];                 /* its Mcp-Session-Id */
-	struct serve_out out;
-	struct serve_peer *peer;
-	LIST_HEAD(, hreq) reqs;
-	struct hreq *get;            /* its standalone event stream (GET) */
-	uint64_t last;               /* uv_now of its last request or stream */
-};
-
-struct hreq {                    /* one POST */
-	LIST_ENTRY(hreq) link;
-	struct MHD_Connection *conn;
-	struct hsess *hs;
-	struct hc_body body;
-	uint64_t tag;
-	int dispatched, suspended, done, fresh;
-	char *reply;                 /* the answer as JSON, when it came first */
-	size_t rlen;
-	int sse;                     /* ... else an event stream (2: none
-				      * queued yet, it waits suspended) */
-	struct gbuf q;               /* its events not yet sent */
-	size_t qoff;
-};
 
 static struct MHD_Daemon *daemon_;
 static uv_loop_t *loop_;
 static uv_poll_t mhd_poll;
 static uv_timer_t mhd_timer;
-static uv_timer_t ka_timer;      /* keep-alives while streams wait */
 static uv_timer_t sweep_timer;   /* deadlines and idle sessions, each 1 s */
-static LIST_HEAD(, hsess) sessions = LIST_HEAD_INITIALIZER(sessions);
-static TAILQ_HEAD(, hconn) conns = TAILQ_HEAD_INITIALIZER(conns);
-static unsigned nsess;
-static uint64_t idle_ms;         /* -o serve_idle */
 static struct hc_pool pool;      /* the bodies held */
 static char token[65];
 static uint64_t tags;
@@ -137,6 +104,14 @@ static void mhd_timer_cb(uv_timer_t *t)
 	mhd_run();
 }
 
+/* httpsess.c resumed a connection: MHD answers it from its next run,
+ * which is made soon. */
+static void kick(void)
+{
+	resumed = 1;
+	uv_timer_start(&mhd_timer, mhd_timer_cb, 0, 0);
+}
+
 static void mhd_poll_cb(uv_poll_t *h, int status, int events)
 {
 	(void)h;
@@ -147,8 +122,6 @@ static void mhd_poll_cb(uv_poll_t *h, int status, int events)
 
 /* ---- deadlines and connections ---- */
 
-static void session_expire(uint64_t now);
-
 /* Each second while there are connections or sessions: a request whose
  * headers or body are late is ended (hconn_sweep), an idle session too. */
 static void sweep_cb(uv_timer_t *t)
@@ -156,8 +129,7 @@ static void sweep_cb(uv_timer_t *t)
 	uint64_t now = uv_now(loop_);
 	int any = hconn_sweep(now);
 
-	session_expire(now);
-	if (!any && LIST_EMPTY(&sessions))
+	if (!hs_expire(now) && !any)
 		uv_timer_stop(t);
 }
 
@@ -178,179 +150,6 @@ static void conn_cb(void *cls, struct MHD_Connection *c, void **ctx,
 		hconn_start(c, ctx, uv_now(loop_));
 		sweep_arm();
 	}
-}
-
-/* ---- sessions and replies ---- */
-
-static void event(struct hreq *r, const char *json, size_t len)
-{
-	gbuf_add(&r->q, "event: message\ndata: ", 21);
-	gbuf_add(&r->q, json, len);
-	gbuf_add(&r->q, "\n\n", 2);
-}
-
-/* r has something to send (or is over): resume it if it waits. */
-static void wake(struct hreq *r)
-{
-	if (!r->suspended)
-		return;
-	r->suspended = 0;
-	MHD_resume_connection(r->conn);
-	/* MHD answers it from its next run: make that soon */
-	resumed = 1;
-	uv_timer_start(&mhd_timer, mhd_timer_cb, 0, 0);
-}
-
-/* Every second while a stream waits: an SSE comment on each waiting
- * stream, so that a client that went away is seen (MHD does not watch a
- * suspended connection; the write to a closed one fails and ends it, and
- * a POST ended so drops its call). */
-static void ka_cb(uv_timer_t *t)
-{
-	struct hsess *hs;
-	struct hreq *r;
-	int waiting = 0;
-
-	LIST_FOREACH(hs, &sessions, link) {
-		LIST_FOREACH(r, &hs->reqs, link)
-			if (r->suspended) {
-				gbuf_add(&r->q, ":\n\n", 3);
-				wake(r);
-				waiting = 1;
-			}
-		if ((r = hs->get) != NULL && r->suspended) {
-			gbuf_add(&r->q, ":\n\n", 3);
-			wake(r);
-			waiting = 1;
-		}
-	}
-	if (!waiting)
-		uv_timer_stop(t);
-}
-
-static void hs_send(struct serve_out *o, const char *json, size_t len,
-		    uint64_t tag, int last)
-{
-	struct hsess *hs = (struct hsess *)((char *)o -
-					    offsetof(struct hsess, out));
-	struct hreq *r;
-
-	if (!tag) { /* list_changed, logs: on the GET stream if there is one */
-		if ((r = hs->get) != NULL) {
-			event(r, json, len);
-			wake(r);
-		}
-		return;
-	}
-	LIST_FOREACH(r, &hs->reqs, link) {
-		if (r->tag != tag || r->done)
-			continue;
-		/* the reply at once, or first of all: plain JSON */
-		if (last && (!r->sse || (r->sse == 2 && !r->q.len)) &&
-		    (r->reply = malloc(len)) != NULL) {
-			memcpy(r->reply, json, len);
-			r->rlen = len;
-		} else if (r->sse) { /* progress, then the reply, as events */
-			event(r, json, len);
-		} else if (!last) {
-			return; /* before the stream: a reply comes at once */
-		}
-		r->done = last;
-		wake(r);
-		return;
-	}
-}
-
-static struct hsess *hs_find(const char *id)
-{
-	struct hsess *hs;
-
-	LIST_FOREACH(hs, &sessions, link)
-		if (id && !strcmp(hs->id, id))
-			return hs;
-	return NULL;
-}
-
-static void hs_end(struct hsess *hs)
-{
-	struct hreq *r;
-
-	while ((r = LIST_FIRST(&hs->reqs)) != NULL) {
-		LIST_REMOVE(r, link);
-		r->hs = NULL;
-		wake(r); /* answered: the session ended */
-	}
-	if ((r = hs->get) != NULL) {
-		hs->get = NULL;
-		r->hs = NULL;
-		wake(r);
-	}
-	LIST_REMOVE(hs, link);
-	nsess--;
-	door_env.peer_close(hs->peer);
-	free(hs);
-}
-
-static int hs_idle(const struct hsess *hs)
-{
-	return LIST_EMPTY(&hs->reqs) && !hs->get;
-}
-
-/* Sessions with no request and no open stream for serve_idle end. */
-static void session_expire(uint64_t now)
-{
-	struct hsess *hs, *next;
-
-	for (hs = LIST_FIRST(&sessions); hs; hs = next) {
-		next = LIST_NEXT(hs, link);
-		if (hs_idle(hs) && now - hs->last >= idle_ms) {
-			door_log(MLOG_INFO, "serve: HTTP session %.8s... "
-				 "idle for %llu s: ended", hs->id,
-				 (unsigned long long)(idle_ms / 1000));
-			hs_end(hs);
-		}
-	}
-}
-
-/* Seconds until a session may end: the idle one closest to its end. */
-static unsigned session_retry(void)
-{
-	uint64_t now = uv_now(loop_), best = idle_ms, left;
-	struct hsess *hs;
-
-	LIST_FOREACH(hs, &sessions, link)
-		if (hs_idle(hs)) {
-			left = now - hs->last >= idle_ms ? 0
-				: idle_ms - (now - hs->last);
-			if (left < best)
-				best = left;
-		}
-	return (unsigned)(best / 1000) + 1;
-}
-
-static struct hsess *hs_new(const char *thread)
-{
-	struct hsess *hs = calloc(1, sizeof *hs);
-	unsigned char b[16];
-	int i;
-
-	if (!hs || getrandom(b, sizeof b, 0) != (ssize_t)sizeof b) {
-		free(hs);
-		return NULL;
-	}
-	for (i = 0; i < 16; i++)
-		sprintf(hs->id + 2 * i, "%02x", b[i]);
-	hs->out.send = hs_send;
-	hs->out.asks = 1; /* on the call's event stream, else the GET one */
-	LIST_INIT(&hs->reqs);
-	if (!(hs->peer = door_env.peer_open(thread, &hs->out))) {
-		free(hs);
-		return NULL;
-	}
-	LIST_INSERT_HEAD(&sessions, hs, link);
-	nsess++;
-	hs->last = uv_now(loop_); /* the sweep runs: its request's connection */
-	return hs;
 }
 
 /* ---- requests ---- */
@@ -441,35 +240,6 @@ static int is_initialize(const char *body, size_t n)
 	return r;
 }
 
-/* The event stream of a request whose reply is not there yet: its
- * progress and then its reply, as they come (the connection is suspended
- * while there is nothing to send). */
-static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
-{
-	struct hreq *r = cls;
-	size_t n = r->q.len - r->qoff;
-
-	(void)pos;
-	if (n) {
-		if (n > max)
-			n = max;
-		memcpy(buf, r->q.p + r->qoff, n);
-		r->qoff += n;
-		if (r->qoff == r->q.len) {
-			gbuf_clear(&r->q);
-			r->qoff = 0;
-		}
-		return (ssize_t)n;
-	}
-	if (r->done || !r->hs)
-		return MHD_CONTENT_READER_END_OF_STREAM;
-	r->suspended = 1;
-	MHD_suspend_connection(r->conn);
-	if (!uv_is_active((uv_handle_t *)&ka_timer))
-		uv_timer_start(&ka_timer, ka_cb, 1000, 1000);
-	return 0;
-}
-
 static enum MHD_Result stream(struct MHD_Connection *c, struct hreq *r)
 {
 	int whole = r->done && r->hs; /* all in: one write, no chunks */
@@ -484,7 +254,7 @@ static enum MHD_Result stream(struct MHD_Connection *c, struct hreq *r)
 	rs = whole ? MHD_create_response_from_buffer(r->q.len, r->q.p,
 						     MHD_RESPMEM_MUST_COPY)
 		   : MHD_create_response_from_callback(
-			     MHD_SIZE_UNKNOWN, 16384, stream_read, r, NULL);
+			     MHD_SIZE_UNKNOWN, 16384, hs_read, r, NULL);
 	if (!rs)
 		return MHD_NO;
 	if (whole)
@@ -569,8 +339,8 @@ static enum MHD_Result dispatch(struct MHD_Connection *c, struct hreq *r,
 	if ((init = is_initialize(b->p, b->len)) < 0)
 		return respond(c, MHD_HTTP_BAD_REQUEST, "application/json",
 			       PARSE_ERROR, strlen(PARSE_ERROR), NULL);
-	if (!sid && init && nsess >= MAX_SESSIONS)
-		return busy(c, &b_sessions, session_retry());
+	if (!sid && init && hs_count() >= MAX_SESSIONS)
+		return busy(c, &b_sessions, hs_retry());
 	if (!sid && init) {
 		if (!(r->hs = scoped(c, thread, b, &res)))
 			return res;
@@ -605,10 +375,7 @@ static enum MHD_Result dispatch(struct MHD_Connection *c, struct hreq *r,
 	/* no headers until its first message (progress, a question, the
 	 * reply) or keep-alive: a reply first is the whole stream at once */
 	r->sse = 2;
-	r->suspended = 1;
-	MHD_suspend_connection(c);
-	if (!uv_is_active((uv_handle_t *)&ka_timer))
-		uv_timer_start(&ka_timer, ka_cb, 1000, 1000);
+	hs_wait(r);
 	return MHD_YES;
 }
 
@@ -732,16 +499,7 @@ static void completed(void *cls, struct MHD_Connection *c, void **ctx,
 	}
 	if (!r)
 		return;
-	if (r->hs) {
-		r->hs->last = uv_now(loop_);
-		if (r->hs->get == r) {
-			r->hs->get = NULL;
-		} else {
-			LIST_REMOVE(r, link);
-			if (!r->done) /* the client left before its reply */
-				door_env.peer_cancel(r->hs->peer, r->tag);
-		}
-	}
+	hs_forget(r);
 	hc_body_drop(&pool, &r->body);
 	gbuf_free(&r->q);
 	free(r->reply);
@@ -818,7 +576,6 @@ static int door_start(const struct door_env *env,
 	pool.held = 0;
 	pool.cap = o->max_message > SIZE_MAX / 4 ? SIZE_MAX
 						 : 4 * o->max_message;
-	idle_ms = (uint64_t)o->idle * 1000;
 	conn_max = hconn_limit(o->connections);
 	hconn_init(loop, conn_max);
 	daemon_ = MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
@@ -847,8 +604,8 @@ static int door_start(const struct door_env *env,
 	uv_poll_init(loop, &mhd_poll, fd);
 	uv_poll_start(&mhd_poll, UV_READABLE, mhd_poll_cb);
 	uv_timer_init(loop, &mhd_timer);
-	uv_timer_init(loop, &ka_timer);
 	uv_timer_init(loop, &sweep_timer);
+	hs_init(loop, (uint64_t)o->idle * 1000, kick);
 	mhd_run();
 	inet_ntop(ss.ss_family, v6 ?
 		  (void *)&((struct sockaddr_in6 *)&ss)->sin6_addr :
@@ -872,12 +629,10 @@ static void door_stop(void)
 {
 	if (!daemon_)
 		return;
-	while (!LIST_EMPTY(&sessions))
-		hs_end(LIST_FIRST(&sessions));
+	hs_stop();
 	uv_poll_stop(&mhd_poll);
 	uv_close((uv_handle_t *)&mhd_poll, NULL);
 	uv_close((uv_handle_t *)&mhd_timer, NULL);
-	uv_close((uv_handle_t *)&ka_timer, NULL);
 	uv_close((uv_handle_t *)&sweep_timer, NULL);
 	MHD_stop_daemon(daemon_);
 	daemon_ = NULL;
