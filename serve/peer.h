@@ -1,6 +1,7 @@
 /*
  * peer.h - what the files of one serve peer share (serve/peer.c, the
- * client's requests; serve/peerask.c, the servers' questions to it).
+ * client's requests; serve/peerjob.c, the calls they wait on;
+ * serve/peerask.c, the servers' questions to it).
  * Private to serve/.
  */
 #ifndef MCPFS_PEER_H
@@ -90,6 +91,57 @@ static inline void peer_send_json(struct serve_peer *p, cJSON *m,
 		     "of memory");
 	free(t);
 }
+
+/* {"jsonrpc":"2.0","id":ID,"result":R} with id the JSON text id; an
+ * error likewise (id NULL: null) */
+static inline void peer_result(struct serve_peer *p, const char *id,
+			       cJSON *r, uint64_t tag)
+{
+	cJSON *m = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(m, "jsonrpc", "2.0");
+	cJSON_AddItemToObject(m, "id", cJSON_Parse(id));
+	cJSON_AddItemToObject(m, "result", r);
+	peer_send_json(p, m, tag, 1);
+	cJSON_Delete(m);
+}
+
+static inline void peer_error(struct serve_peer *p, const char *id,
+			      int code, const char *msg, uint64_t tag)
+{
+	cJSON *m = cJSON_CreateObject(), *e = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(m, "jsonrpc", "2.0");
+	cJSON_AddItemToObject(m, "id", id ? cJSON_Parse(id)
+					  : cJSON_CreateNull());
+	cJSON_AddNumberToObject(e, "code", code);
+	cJSON_AddStringToObject(e, "message", msg);
+	cJSON_AddItemToObject(m, "error", e);
+	peer_send_json(p, m, tag, 1);
+	cJSON_Delete(m);
+}
+
+
+/* peerjob.c: a job of p with room for n calls, the client's id and tag;
+ * freed; cancelled (its calls told why: the client's reason, or NULL for
+ * mcpfs's) */
+struct job *job_new(struct serve_peer *p, size_t n, const char *id,
+		    uint64_t tag);
+void job_free(struct job *j);
+void job_cancel(struct job *j, const char *why);
+/* a J_LIST job for route (NULL, the client told: out of memory); its
+ * listings asked of every server p sees; both, for the client's listing
+ * of what (method) */
+struct job *job_lists(struct serve_peer *p, const char *id, uint64_t tag,
+		      enum mcp_list what, const char *method,
+		      enum job_route route);
+void job_ask(struct job *j);
+void job_listing(struct serve_peer *p, const char *id, uint64_t tag,
+		 enum mcp_list what, const char *method);
+/* the request req (a call file's JSON) sent as j's call to p's thread of
+ * srv: side (prompts, resources) or a call of the thread (tools) */
+void job_call(struct serve_peer *p, struct job *j,
+	      const struct mcp_stat *srv, cJSON *req, int side);
 
 /* peerask.c: the client's response m (to a question sent it); a
  * question's event (an "mcpfs/request" line of thread s); a question q

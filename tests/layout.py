@@ -38,7 +38,8 @@
    to none of mcpfs.
 
 Calls are found by name (comments and strings removed), which is exact
-enough for this tree: every non-static function has one definition.
+enough for this tree: every non-static function has one definition, and
+a file's call of a name it defines static is its own (as C scopes it).
 """
 import re
 import sys
@@ -49,6 +50,7 @@ DIRS = ('lib', 'sessions', 'fs', 'serve')
 files = sorted(f for d in DIRS for f in (ROOT / d).rglob('*.c'))
 text = {}
 defs = {}    # function -> file
+own = {}     # file -> the static functions it defines
 tables = {}  # const ops table -> file
 for f in files:
     t = f.read_text()
@@ -59,12 +61,14 @@ for f in files:
                          t, flags=re.M):
         if m.group(1) != 'main':  # each program's own, called by no file
             defs.setdefault(m.group(1), f)
+    own[f] = set(re.findall(r'^static\b[\w \*]*?\b(\w+)\s*\([^;{]*\)\s*\{',
+                            t, flags=re.M))
     for m in re.finditer(r'^const struct \w+ (\w+)\s*=', t, flags=re.M):
         tables.setdefault(m.group(1), f)
 
 edges = {f: set() for f in files}
 for f, t in text.items():
-    called = set(re.findall(r'\b(\w+)\s*\(', t))
+    called = set(re.findall(r'\b(\w+)\s*\(', t)) - own[f]
     words = set(re.findall(r'\b\w+\b', t))
     for name, d in defs.items():
         if d != f and name in called:

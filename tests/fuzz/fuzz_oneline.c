@@ -83,7 +83,7 @@ static void untrack(mcp_call *c)
 	c->done = 1;
 }
 
-/* What serve/peer.c's call_done makes of a reply for its client: a
+/* What serve/peerjob.c's call_done makes of a reply for its client: a
  * result is wrapped, an error ({"error": E}, failed) is sent as it is. */
 static void deliver(mcp_call *c, mcp_buf *b, int failed)
 {

@@ -1,6 +1,6 @@
 /*
  * fuzz_serve.c - libFuzzer target for serve's client-message path
- * (serve/peer.c, peerask.c, route.c): what an MCP client sends to the
+ * (serve/peer.c, peerjob.c, peerask.c, route.c): what an MCP client sends to the
  * mount, any bytes, one message per line, on a core stood in for here.
  *
  * The stand-in core has three servers: "a" (tools b__c and t, the latter

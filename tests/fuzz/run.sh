@@ -76,6 +76,7 @@ sources_for() {
 	kvargs)  echo "$root/lib/kvargs.c $root/sessions/guide/help.c" \
 		"$root/lib/gbuf.c $root/lib/ctlesc.c -lm" ;;
 	serve)   echo "-I$root/serve -I$work/serve $root/serve/peer.c" \
+		"$root/serve/peerjob.c" \
 		"$root/serve/peerask.c $root/serve/route.c $root/lib/uritmpl.c" \
 		"$root/serve/scope.c $root/serve/search.c $root/lib/gbuf.c" \
 		"$root/lib/buf.c $root/lib/bigmem.c" \
