@@ -1,6 +1,8 @@
 /*
  * internal.h - what the files of sessions/ share: the server, session,
- * process and call structs. A feature's own state of a session or a call
+ * process and call structs, and the functions many of them call (what
+ * only a few share has its own header: index.h, pages.h, policy.h,
+ * lost.h, task.h, mrtr.h, stream.h). A feature's own state of a session or a call
  * (tasks, input rounds, pages, a reply read as it arrives, the names
  * given out, result/) is a pointer here, made at its first use, its
  * struct private to the feature's file. Never included by fs/.
@@ -192,31 +194,6 @@ struct sessions_process {
 };
 extern struct sessions_process process;
 
-/* index.c: every session, the threads of each server, the clock */
-double mcp_now(void);
-uint64_t mcp_new_id(void);
-int sessions_link(mcp_session *s);    /* a new session: 0 or -ENOMEM */
-void sessions_unlink(mcp_session *s);
-mcp_session *sessions_any(void);      /* some live session, or NULL */
-unsigned session_live_count(void);
-/* warm.c: the last mkdir refused at the cap (every session busy), with
- * its time, for .status; NULL if none. */
-const char *session_cap_refusal(void);
-int session_idle(const mcp_session *s);
-mcp_session *sessions_lru_idle(void); /* the idle thread used longest ago */
-int sessions_adopt(mcp_session *s, const char *name); /* spare -> thread;
-							  0 or -ENOMEM */
-void session_obj_hold(void);
-void session_obj_drop(void);
-void sessions_when_reaped(void (*cb)(void)); /* once no object is left */
-void index_init(void);
-/* A thread closed (not a one-shot or spare): remembered with the time and
- * the reason (idle, cap, rmdir, ctl, config change, unmount) for .status;
- * the last 64 are kept. closed_json: them, newest first. */
-void sessions_closed_note(const mcp_session *s, const char *why);
-cJSON *sessions_closed_json(void);
-void index_fini(void);
-
 /* call.c: call objects, their timers and listeners */
 struct call_hooks {
 	void (*timed_out)(mcp_call *c);    /* its timer fired, not done */
@@ -256,23 +233,6 @@ void call_user_method(mcp_call *c);
 mcp_call *call_side(mcp_session *s, const char *method, cJSON *params,
 		    struct mcp_listener *l);
 
-/* The tool policy (policy.c, spec 13). */
-int policy_active(const struct mcp_server_conf *conf);
-/* Take the tools conf hides out of tools (a listing's array). */
-void policy_filter(const struct mcp_server_conf *conf, cJSON *tools);
-/* 1 when c is a tools/call that readOnly decides by the listing. */
-int policy_wants_listing(const mcp_session *s, const mcp_call *c);
-/* Before c is sent: 1 when the policy refused it (c is completed with the
- * error naming the rule), 0 to send it. With can_wait, a user call that
- * readOnly decides and that has no listing yet is let through (to wait
- * for it in task_check); without, it is refused. */
-int policy_refuse(mcp_session *s, mcp_call *c, mcp_call *listing,
-		  int can_wait);
-cJSON *policy_json(const struct mcp_server_conf *conf); /* null: none */
-int policy_same(const struct mcp_server_conf *a,
-		const struct mcp_server_conf *b);
-/* The policy of srv changed: its cached tools listings are dropped. */
-void policy_reload(mcp_server *srv);
 void call_progress(mcp_call *c);
 void call_more(mcp_call *c);       /* listeners: more of it streamed */
 void call_user_token(mcp_call *c); /* the request's own progress token */
@@ -328,78 +288,6 @@ size_t inbound_too_long(mcp_session *s, size_t len, int has_id, uint64_t id,
 /* live/observe.c: a notification or a question event of s (its events
  * line) to the observer of mcp_observe, if any */
 void session_observe(mcp_session *s, const char *json, size_t len);
-
-/* pages.c: listing pages gathered, long ones a slice at a time */
-/* The text of member key of the top-level object of line, in *v; 1 if
- * found. */
-int line_member(const char *line, size_t len, const char *key,
-		struct jscan_span *v);
-/* A page (reply result res, parsed; line its text) of listing c of s. */
-void pages_got(mcp_session *s, mcp_call *c, cJSON *res, const char *line,
-	       size_t len);
-/* The long reply line (a frame's, or f NULL: copied) to listing c, with
- * its result at [rs, re): 0 when it is read a slice at a time from here
- * (or dropped: a second reply to a page being read), -1 when it is no
- * page (the cJSON path then takes the line). */
-int pages_take(mcp_session *s, mcp_call *c, struct frame *f, char *line,
-	       size_t len, size_t rs, size_t re);
-/* Listing c complete (or ended short): its document, now or in slices. */
-void pages_end(mcp_call *c);
-int pages_busy(const mcp_call *c); /* 1 while a page of c is being read */
-void pages_release(mcp_call *c);      /* c's pages, as c is freed */
-/* surface.c: the index of a listing's entries (mcp_entries) made from its
- * document reply a part at a time: begin, step until it returns 1 (0:
- * more, after about budget ns; 0: no budget; -ENOMEM), then end,
- * which hands it to c (0, or -ENOMEM with w freed); or drop. */
-struct lindex_walk;
-struct lindex_walk *surface_index_begin(mcp_call *c, const mcp_buf *reply);
-int surface_index_step(struct lindex_walk *w, uint64_t budget);
-int surface_index_end(mcp_call *c, struct lindex_walk *w, mcp_session *s);
-void surface_index_drop(struct lindex_walk *w);
-void surface_index_free(mcp_call *c); /* c's index, as c is freed */
-/* live/skills.c: the tree of a skills listing (MCP_SKILLS) made from its
- * pages a part at a time, as surface_index_*: each page b whose items
- * are the array at of n bytes is kept with c (skills_page: 0 or -ENOMEM;
- * items, when not NULL, the nitems spans of its items found as it was
- * read, malloc'd, taken even on failure: no walk finds them again);
- * at its end, take them (NULL: ENOMEM; s, when not NULL, numbers each
- * path in its names as it goes), step until it returns 1 (0: more, after
- * about budget ns; 0: no budget; -ENOMEM), then end, which hands the tree
- * to c (warnings in s's status) and frees w. */
-struct skills_walk;
-/* skillwalk.c: where the value of the first member key of the object
- * obj (p[obj.at] its '{') starts, in *at, as jscan_member finds it,
- * without a walk to its end (a skills page's one item of 15 MB): 1 if
- * found. */
-int member_start(const char *p, struct jscan_span obj, const char *key,
-		 size_t *at);
-int skills_page(mcp_call *c, mcp_buf *b, size_t at, size_t n,
-		struct jscan_span *items, size_t nitems);
-struct skills_walk *skills_take(mcp_call *c, mcp_session *s);
-int skills_step(struct skills_walk *w, uint64_t budget);
-void skills_end(mcp_call *c, struct skills_walk *w, mcp_session *s);
-void skills_drop(struct skills_walk *w);
-void skills_release(mcp_call *c); /* c's tree and pages, as c is freed */
-/* live/skillcheck.c: the bytes b of skill file path as its listing says
- * (sha: its SHA-256, size its bytes; sha NULL: a dynamic SKILL.md, no
- * longer than the SEP's 16 MiB): 0, or -EIO (said in s's status). */
-int skill_verify(mcp_session *s, const char *path, const mcp_buf *b,
-		 const unsigned char *sha, long long size);
-/* The entry of the done listing named name, parsed alone; NULL if none
- * (or the listing failed). */
-cJSON *surface_entry_json(mcp_call *listing, mcp_session *s,
-			  const char *name);
-/* Listing c of s ends short: the server answered a page with err (on the
- * first page the listing is "none"), or why it stopped (a repeated
- * cursor, a limit). Noted in s->notes for status, and logged. */
-void session_list_note(mcp_session *s, const mcp_call *c, const cJSON *err,
-		       const char *why);
-/* s's notes of listing what, or of all (what MCP_NLISTS), dropped: the
- * listing is asked again. */
-void session_list_forget(mcp_session *s, int what);
-/* listnotes.c: s's note of listing what, or NULL; and set (taken). */
-const cJSON *session_list_note_of(const mcp_session *s, int what);
-void list_note_set(mcp_session *s, enum mcp_list what, cJSON *note);
 
 /* handshake.c: starting the protocol (initialize, or the modern probe) */
 /* by the era known or configured; 0 or -ENOMEM (nothing sent) */
@@ -488,20 +376,6 @@ void session_auth_data(const mcp_session *s, cJSON *data);
  * when *code is ERR_AUTH_UP (the transport's "sign in first") the sign-in
  * data too, *code becoming ERR_AUTH, the code callers see. */
 cJSON *session_failure_data_for(const mcp_session *s, int *code);
-
-/* lost.c: a state lost with its process is never silent (spec 5) */
-/* s's process, which had finished its handshake, is gone: why (the
- * exit) and data (exit, stderr tail; copied) are status.lost, pending
- * for the next user call unless a user call in flight hears it now or
- * the server restarts silently. */
-void lost_note(mcp_session *s, const char *why, const cJSON *data);
-/* User call c, about to start on s: 1 when it failed with the pending
- * loss (and was not sent), 0 to send it. */
-int lost_report(mcp_session *s, mcp_call *c);
-void lost_forget(mcp_session *s); /* a restart the user asked for */
-void lost_free(mcp_session *s);
-/* status.lost (spec 5): s's last state lost, or null, into o. */
-void lost_json(cJSON *o, const mcp_session *s);
 
 /* sessobj.c: the session object */
 mcp_session *session_new(mcp_server *srv, const char *name, int oneshot,

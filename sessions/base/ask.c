@@ -38,6 +38,7 @@
 
 #include "ask.h"
 #include "askcheck.h"
+#include "index.h"
 #include "internal.h"
 #include "jscan.h"
 #include "jsent.h"

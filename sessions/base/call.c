@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "index.h"
 #include "internal.h"
 #include "jsent.h"
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "index.h"
 #include "internal.h"
 
 struct sessions_process process;

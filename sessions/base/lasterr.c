@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "gbuf.h"
+#include "index.h"
 #include "internal.h"
 #include "jscan.h"
 #include "jsent.h"

@@ -18,7 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "index.h"
 #include "internal.h"
+#include "lost.h"
 
 /* A thread's last state lost (mcp_session.lost), made at its first. */
 struct lost {

@@ -22,8 +22,10 @@
 #include "buildconfig.h"
 #include "configset.h"
 #include "gbuf.h"
+#include "index.h"
 #include "internal.h"
 #include "jsent.h"
+#include "policy.h"
 
 static mcp_server *servers, *dead_servers;
 static struct idtab server_ids;

@@ -25,8 +25,12 @@
 
 #include "ask.h"
 #include "era.h"
+#include "index.h"
 #include "internal.h"
 #include "jsent.h"
+#include "lost.h"
+#include "pages.h"
+#include "policy.h"
 #include "stream.h"
 #include "task.h"
 

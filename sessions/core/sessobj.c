@@ -7,8 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "index.h"
 #include "internal.h"
+#include "lost.h"
 #include "mrtr.h"
+#include "pages.h"
 #include "stream.h"
 #include "task.h"
 

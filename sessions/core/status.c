@@ -13,6 +13,9 @@
 #include "ctlesc.h"
 #include "jsent.h"
 #include "internal.h"
+#include "lost.h"
+#include "pages.h"
+#include "policy.h"
 #include "transport.h"
 
 /* The last max bytes of stderr, from a line start when cut. */

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "index.h"
 #include "internal.h"
 
 #define REFILL_DELAY 1000 /* ms */

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "pages.h"
 
 #define SKILL_BYTES_MAX (16u << 20)
 

@@ -52,6 +52,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "pages.h"
 #include "skillfm.h"
 #include "skilltree.h"
 

@@ -15,6 +15,7 @@
 #include "gbuf.h"
 #include "jscan.h"
 #include "jsent.h"
+#include "pages.h"
 #include "skilltree.h"
 
 #define SKILL_NAME_MAX 64        /* the Agent Skills rules */

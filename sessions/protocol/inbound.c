@@ -23,6 +23,7 @@
 #include "jscan.h"
 #include "jsent.h"
 #include "mrtr.h"
+#include "pages.h"
 #include "stream.h"
 #include "task.h"
 

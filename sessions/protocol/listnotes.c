@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "pages.h"
 
 /* A session's notes of listings that ended short (mcp_session.notes),
  * made at the first. */

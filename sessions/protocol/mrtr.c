@@ -27,6 +27,7 @@
 #include "jscan.h"
 #include "jsent.h"
 #include "mrtr.h"
+#include "policy.h"
 
 #define MRTR_ROUNDS_MAX 16
 

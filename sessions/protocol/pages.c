@@ -34,6 +34,8 @@
 #include "internal.h"
 #include "jscan.h"
 #include "jsent.h"
+#include "pages.h"
+#include "policy.h"
 
 #define LIST_MAX_PAGES 1000
 #define LIST_MAX_ITEMS 100000

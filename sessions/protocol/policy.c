@@ -23,6 +23,8 @@
 #include <string.h>
 
 #include "internal.h"
+#include "pages.h"
+#include "policy.h"
 
 static int any_match(char **globs, size_t n, const char *name)
 {

@@ -18,6 +18,7 @@
 #include "internal.h"
 #include "jscan.h"
 #include "jsent.h"
+#include "pages.h"
 
 /* The names a session gave out as files and its warnings
  * (mcp_session.sf), made at the first: an idle session has none. */

@@ -39,6 +39,8 @@
 #include "ctlesc.h"
 #include "internal.h"
 #include "mrtr.h"
+#include "pages.h"
+#include "policy.h"
 #include "task.h"
 
 #define TASK_NUM_MAX 1000000 /* numbers fit the 20-bit index of fs/ inodes */

@@ -29,6 +29,7 @@
 #include "jcompact.h"
 #include "jscan.h"
 #include "jsent.h"
+#include "pages.h"
 #include "sse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

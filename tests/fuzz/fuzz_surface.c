@@ -21,6 +21,7 @@
 #include "config.h"
 #include "ctlesc.h"
 #include "internal.h"
+#include "pages.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
