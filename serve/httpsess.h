@@ -38,7 +38,7 @@ struct hreq {                    /* one POST, or the GET stream */
 	struct hc_body body;
 	uint64_t tag;
 	int dispatched, suspended, done, fresh;
-	char *reply;                 /* the answer as JSON, when it came first */
+	char *reply;                 /* the answer as JSON, if it came first */
 	size_t rlen;
 	int sse;                     /* ... else an event stream (2: none
 				      * queued yet, it waits suspended) */

@@ -2,10 +2,11 @@
  * internal.h - what the files of sessions/ share: the server, session,
  * process and call structs, and the functions many of them call (what
  * only a few share has its own header: index.h, pages.h, policy.h,
- * lost.h, task.h, mrtr.h, stream.h). A feature's own state of a session or a call
- * (tasks, input rounds, pages, a reply read as it arrives, the names
- * given out, result/) is a pointer here, made at its first use, its
- * struct private to the feature's file. Never included by fs/.
+ * lost.h, task.h, mrtr.h, stream.h). A feature's own state of a
+ * session or a call (tasks, input rounds, pages, a reply read as it
+ * arrives, the names given out, result/) is a pointer here, made at its
+ * first use, its struct private to the feature's file. Never included
+ * by fs/.
  */
 #ifndef MCPFS_INTERNAL_H
 #define MCPFS_INTERNAL_H

@@ -1,7 +1,8 @@
 /*
  * fuzz_serve.c - libFuzzer target for serve's client-message path
- * (serve/peer.c, peerjob.c, peerask.c, route.c): what an MCP client sends to the
- * mount, any bytes, one message per line, on a core stood in for here.
+ * (serve/peer.c, peerjob.c, peerask.c, route.c): what an MCP client
+ * sends to the mount, any bytes, one message per line, on a core stood
+ * in for here.
  *
  * The stand-in core has three servers: "a" (tools b__c and t, the latter
  * requiring tasks; prompt b__p; resource x://r; template x://t/{id}),
