@@ -54,7 +54,7 @@ static void event(struct hreq *r, const char *json, size_t len)
 }
 
 /* r has something to send (or is over): resume it if it waits. */
-void hs_wake(struct hreq *r)
+static void hs_wake(struct hreq *r)
 {
 	if (!r->suspended)
 		return;

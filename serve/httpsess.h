@@ -60,10 +60,9 @@ int hs_expire(uint64_t now);
 /* seconds until a session may end (a 503's Retry-After) */
 unsigned hs_retry(void);
 
-/* r waits, suspended, for something to send; r has something to send or
- * is over; r's connection ended (a POST unanswered is cancelled) */
+/* r waits, suspended, for something to send; r's connection ended (a
+ * POST unanswered is cancelled) */
 void hs_wait(struct hreq *r);
-void hs_wake(struct hreq *r);
 void hs_forget(struct hreq *r);
 /* libmicrohttpd's content reader of r's event stream (cls: r) */
 ssize_t hs_read(void *cls, uint64_t pos, char *buf, size_t max);
