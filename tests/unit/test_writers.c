@@ -104,17 +104,52 @@ static int probe_error;     /* ... with this -errno */
 static int calloc_fail_at;  /* the nth calloc from now fails (0: none) */
 static int calloc_failed;   /* how many calloc failed */
 
-/* writers.c's calloc (linked with --wrap=calloc, tests/unit/meson.build) */
+static long live;            /* writers.c's blocks not freed yet */
+
+/* writers.c's calloc, strdup and free (linked with --wrap of each,
+ * tests/unit/meson.build): its only allocations and their frees */
 void *__real_calloc(size_t n, size_t size);
 void *__wrap_calloc(size_t n, size_t size);
 void *__wrap_calloc(size_t n, size_t size)
 {
+	void *p;
+
 	if (calloc_fail_at > 0 && --calloc_fail_at == 0) {
 		calloc_failed++;
 		errno = ENOMEM;
 		return NULL;
 	}
-	return __real_calloc(n, size);
+	if ((p = __real_calloc(n, size)) != NULL)
+		live++;
+	return p;
+}
+
+char *__real_strdup(const char *s);
+char *__wrap_strdup(const char *s);
+char *__wrap_strdup(const char *s)
+{
+	char *p = __real_strdup(s);
+
+	if (p)
+		live++;
+	return p;
+}
+
+void __real_free(void *p);
+void __wrap_free(void *p);
+void __wrap_free(void *p)
+{
+	if (p)
+		live--;
+	__real_free(p);
+}
+
+/* Every process node, table and record writers.c made is freed once it
+ * lets go of everything (a reference kept too many keeps a node). */
+static void assert_all_freed(void)
+{
+	writers_clear();
+	assert_int_equal(live, 0);
 }
 
 static int fake_probe(pid_t tid, struct writers_pinfo *pi)
@@ -134,6 +169,7 @@ static int setup(void **state)
 	memset(procs, 0, sizeof procs);
 	probe_fails = 0;
 	calloc_fail_at = calloc_failed = 0;
+	live = 0; /* what a test that failed left is not the next one's */
 	writers_probe_set(fake_probe);
 	spawn(1, 0, 1, 0);       /* init */
 	spawn(50, 1, 500, 100);  /* the shell (the test) */
@@ -316,7 +352,7 @@ static void test_out_of_memory_at_each_allocation(void **state)
 
 	spawn(100, 50, 1001, 230);
 	for (k = 1;; k++) {
-		writers_clear();
+		assert_all_freed();
 		calloc_failed = 0;
 		calloc_fail_at = k;
 		errno = 0;
@@ -342,6 +378,76 @@ static void test_out_of_memory_at_each_allocation(void **state)
 	/* 100, 50, 1: three nodes, the table, the record */
 	assert_int_equal(k, 6);
 	assert_string_equal(read_call(100), "Y");
+	assert_all_freed();
+}
+
+/* A thread (101, of process 100) looked up while memory runs out at
+ * each allocation in turn (its process's nodes 100, 50, 1, then its
+ * own): the lookup fails ENOMEM and lets go of all it made, the process
+ * it looked up first too; the next lookup gives the process. */
+static void test_thread_out_of_memory_lets_go_of_its_process(void **state)
+{
+	unsigned long long image;
+	struct wproc *w;
+	int k;
+
+	spawn(100, 50, 1001, 230);
+	spawn(101, 50, 1002, 231);
+	find(101)->pi.tgid = 100;
+	for (k = 1;; k++) {
+		assert_all_freed();
+		calloc_failed = 0;
+		calloc_fail_at = k;
+		errno = 0;
+		if ((w = writers_proc(101, &image)) != NULL)
+			break;
+		assert_int_equal(errno, ENOMEM);
+		assert_int_equal(calloc_failed, 1);
+	}
+	calloc_fail_at = 0;
+	assert_int_equal(calloc_failed, 0);
+	assert_int_equal(k, 5);
+	assert_ptr_equal(w, writers_proc(100, &image)); /* the process */
+	writers_proc_unref(w);
+	writers_proc_unref(w);
+	assert_all_freed();
+}
+
+/* A table at the cap that holds records of writers gone since is pruned
+ * before the cap refuses: 14 children of the shell, alive, write 16384
+ * calls (no pruning can drop a live writer's), then exit; the next
+ * call, of another child, is taken (each key's newest record is kept,
+ * the others are covered by it) instead of refused EAGAIN. */
+static void test_records_of_gone_writers_free_the_cap(void **state)
+{
+	static mcp_call c = {0, "C"}, d = {0, "D"};
+	unsigned long long image;
+	struct wproc *w[14];
+	struct wrec *rec;
+	char key[32];
+	int i, k, n = 0;
+
+	for (i = 0; i < 14; i++) {
+		spawn(100 + i, 50, 1001 + i, 230 + i);
+		w[i] = writers_proc(100 + i, &image);
+		assert_non_null(w[i]);
+	}
+	for (k = 0; n < 16384; k++)
+		for (i = 0; i < 14 && n < 16384; i++, n++) {
+			snprintf(key, sizeof key, "t:tool%d", k);
+			assert_int_equal(writers_prepare(1, key, w[i], image,
+							 &rec), 0);
+			writers_commit(1, rec, &c);
+		}
+	for (i = 0; i < 14; i++) {
+		writers_proc_unref(w[i]);
+		reap(100 + i);
+	}
+	spawn(200, 50, 2001, 300);
+	write_call(200, &d);
+	assert_string_equal(read_call(200), "D");
+	assert_all_freed();
+	assert_int_equal(c.refs + d.refs, 0);
 }
 
 int main(void)
@@ -365,6 +471,12 @@ int main(void)
 			teardown),
 		cmocka_unit_test_setup_teardown(
 			test_out_of_memory_at_each_allocation, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_records_of_gone_writers_free_the_cap, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_thread_out_of_memory_lets_go_of_its_process,
+			setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
