@@ -586,8 +586,10 @@ void callfile_write(struct callfile *cf, fuse_req_t req, const char *buf,
 	}
 	cf->interrupted = 0; /* alive after the signal: the call goes on */
 	cf->writer = fuse_req_ctx(req)->pid;
+	/* lines start a request; never the rest of one over the limit
+	 * (a write the kernel cut in parts, its rest written again) */
 	if (!cf->in_lines && cf->key && !jsonwrite_pending(&cf->in) &&
-	    kvargs_is_lines(buf, size))
+	    !was_big && kvargs_is_lines(buf, size))
 		cf->in_lines = 1;
 	if (cf->in_lines) { /* gathered, each line checked, sent at close */
 		if (cf->lines_bad)
@@ -601,8 +603,10 @@ void callfile_write(struct callfile *cf, fuse_req_t req, const char *buf,
 		if (r < 0) {
 			int bad = r == -EINVAL;
 
-			if (r == -EFBIG)
+			if (r == -EFBIG) { /* and so is the rest, till close */
 				refuse(cf, "request over " MAX_REQUEST_TEXT, 0);
+				jsonwrite_too_big(&cf->in);
+			}
 			lines_reset(cf);
 			cf->in_lines = cf->lines_bad = bad; /* till close */
 			fuse_reply_err(req, -r);

@@ -23,6 +23,12 @@ void jsonwrite_clear(struct jsonwrite *w)
 	jscan_names_free(&w->names);
 }
 
+void jsonwrite_too_big(struct jsonwrite *w)
+{
+	jsonwrite_clear(w);
+	w->too_big = 1;
+}
+
 void jsonwrite_reset(struct jsonwrite *w)
 {
 	jsonwrite_clear(w);
@@ -51,8 +57,7 @@ int jsonwrite_feed(struct jsonwrite *w, const char *p, size_t size,
 	}
 	if (w->buf.len + size > limit) {
 		snprintf(w->why, sizeof w->why, "over %zu MiB", limit >> 20);
-		w->too_big = 1;
-		jsonwrite_clear(w);
+		jsonwrite_too_big(w);
 		return -EFBIG;
 	}
 	r = jscan_feed(&w->scan, p, size, &used);

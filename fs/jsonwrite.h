@@ -43,6 +43,9 @@ int jsonwrite_finish(struct jsonwrite *w);
 /* 1 when bytes of an unfinished value are pending. */
 int jsonwrite_pending(const struct jsonwrite *w);
 
+/* Over the limit by another way in (NAME=VALUE lines, callfile.c): as
+ * -EFBIG leaves w, every feed fails so until jsonwrite_reset. */
+void jsonwrite_too_big(struct jsonwrite *w);
 /* Drop what was gathered (after JW_DONE); too_big stays. */
 void jsonwrite_clear(struct jsonwrite *w);
 /* jsonwrite_clear and forget too_big. */

@@ -208,6 +208,50 @@ def test_name_value_lines_in_several_writes(mcpfs_mount):
         'message'] == 'request refused: line 2: by=abc: by is an integer'
 
 
+def test_tool_file_over_the_limit_stays_refused(mcpfs_mount):
+    """A tools/x request over 16 MiB, as JSON or as NAME=VALUE lines,
+    written with Python's buffered file (one write() the kernel cuts in
+    parts: the part past the limit fails EFBIG, the write returns short
+    and Python writes the rest): the rest is refused EFBIG too, never
+    taken as a request of its own, and the reply stays the refusal (spec
+    9, as test_hardening's call file). Before, the rest was read as
+    NAME=VALUE lines: close failed EINVAL with "line 1: 'aaa...' is not
+    NAME=VALUE" in place of the refusal."""
+    m = mcpfs_mount({'demo': demo()})
+    t = thread(m, 'demo', 't1')
+    path = t / 'tools' / 'echo'
+    for head in ('text=', '{"text":"'):
+        def go():
+            with pytest.raises(OSError) as e:
+                with open(path, 'w') as f:
+                    f.write(head + 'a' * (17 << 20))
+            return e.value.errno
+        assert run_with_deadline(go, 60) == errno.EFBIG, head
+        assert json.loads(read_file(path))['error']['message'] == \
+            'request refused: request over 16 MiB', head
+        # on one open file: every later write is EFBIG too, close is ok
+        def raw():
+            fd = os.open(path, os.O_WRONLY)
+            try:
+                os.write(fd, head.encode())
+                with pytest.raises(OSError) as e:
+                    for _ in range(17):
+                        os.write(fd, b'a' * (1 << 20))
+                assert e.value.errno == errno.EFBIG
+                for more in (b'aaa\n', b'text=small\n', b'{"text":"x"}'):
+                    with pytest.raises(OSError) as e:
+                        os.write(fd, more)
+                    assert e.value.errno == errno.EFBIG, more
+            finally:
+                os.close(fd)
+        run_with_deadline(raw, 60)
+        assert json.loads(read_file(path))['error']['message'] == \
+            'request refused: request over 16 MiB', head
+    # a fresh open file takes a request
+    assert close_error(path, 'text=fresh\n') == 0
+    assert json.loads(read_file(path))['content'][0]['text'] == 'fresh'
+
+
 # ---------------------------------------------------------------- sizes
 
 def test_sizes_are_real(mcpfs_mount):
