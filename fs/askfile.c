@@ -17,7 +17,9 @@
  *           EINVAL; so does an answer with a member name twice in one
  *           object or holding a control character (spec 13: the server
  *           would read another answer than the one checked); more than
- *           16 MiB with EFBIG. Each such refusal is also the question's
+ *           16 MiB with EFBIG, and so does every later write of that
+ *           open file (the rest of a write the kernel cut in parts is no
+ *           answer of its own). Each such refusal is also the question's
  *           "refused". White space between values is nothing, even after
  *           the answer.
  *   close   an incomplete answer fails close with EINVAL.
@@ -63,7 +65,7 @@ static int deliver(struct askfile *af)
 void askfile_write(struct askfile *af, fuse_req_t req, const char *buf,
 		   size_t size)
 {
-	int r;
+	int r, was_big;
 
 	if (!jsonwrite_pending(&af->w) && jscan_blank(buf, size)) {
 		fuse_reply_write(req, size); /* even after the answer */
@@ -74,12 +76,14 @@ void askfile_write(struct askfile *af, fuse_req_t req, const char *buf,
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
+	was_big = af->w.too_big;
 	r = jsonwrite_feed(&af->w, buf, size, MAX_REQUEST);
 	if (r < 0) {
-		if (r != -ENOMEM)
+		if (r != -ENOMEM && !was_big)
 			mcp_ask_answer(fs_question(af->ask_id), NULL, 0,
 				       af->w.why);
-		jsonwrite_reset(&af->w);
+		if (r != -EFBIG) /* over the limit: the rest too, till close */
+			jsonwrite_reset(&af->w);
 		fuse_reply_err(req, -r);
 		return;
 	}

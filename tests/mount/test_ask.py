@@ -37,8 +37,8 @@ import time
 import pytest
 
 from conftest import (call, everything, fake, needs_everything, read_file,
-                      SLACK, slacked, status, text, thread, tool, wait_until,
-                      write_file)
+                      run_with_deadline, SLACK, slacked, status, text, thread,
+                      tool, wait_until, write_file)
 from test_http import Everything, FakeHTTP, sid_of
 from test_sse import EverythingSSE
 
@@ -249,6 +249,33 @@ def test_form_answers_that_do_not_fit_are_refused(mcpfs_mount):
     reply = bg.result()
     assert text(reply).startswith('❌ User declined')
     assert raw_result(reply) == {'action': 'decline'}
+
+
+@needs_everything
+def test_an_answer_over_the_limit_stays_refused(mcpfs_mount):
+    """An answer over 16 MiB written with Python's buffered file (one
+    write() the kernel cuts in parts: the part past the limit fails
+    EFBIG, the write returns short and Python writes the rest): the rest
+    is EFBIG too, never read as a new answer, so the user sees EFBIG and
+    the question's "refused" says why; the question stays and a fresh
+    open file answers it. Before, the rest failed EINVAL and "refused"
+    named invalid JSON."""
+    m = mcpfs_mount({'ev': everything()})
+    t = thread(m, 'ev')
+    bg = Background(t, ELICIT)
+    wait_questions(t)
+    big = '{"action":"accept","content":{"name":"' + 'a' * (17 << 20) + '"}}'
+
+    def go():
+        with pytest.raises(OSError) as e:
+            with open(t / 'requests' / '1', 'w') as f:
+                f.write(big)
+        return e.value.errno
+    assert run_with_deadline(go, 60) == errno.EFBIG
+    assert open_questions(t) == ['1']
+    assert 'over 16 MiB' in question(t, '1')['refused']
+    assert answer(t, '1', {'action': 'decline'}) == 0
+    assert text(bg.result()).startswith('❌ User declined')
 
 
 @needs_everything
