@@ -708,6 +708,17 @@ static void serve_start(uv_loop_t *loop, struct serve_http_opts *so,
 	}
 }
 
+/* --help or --version: said, and mcpfs exits 0. */
+static int help_or_version(struct opts *o, struct fuse_args *args,
+			   const char *prog)
+{
+	if (o->show_help)
+		usage(prog);
+	else
+		printf("mcpfs %s\n", MCPFS_VERSION);
+	return quit(o, args, NULL, 0);
+}
+
 int main(int argc, char **argv)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
@@ -725,13 +736,8 @@ int main(int argc, char **argv)
 		return serve_relay(argc - 1, argv + 1);
 	if (fuse_opt_parse(&args, &o, opt_spec, opt_proc) == -1)
 		return quit(&o, &args, NULL, 2);
-	if (o.show_help || o.show_version) {
-		if (o.show_help)
-			usage(argv[0]);
-		else
-			printf("mcpfs %s\n", MCPFS_VERSION);
-		return quit(&o, &args, NULL, 0);
-	}
+	if (o.show_help || o.show_version)
+		return help_or_version(&o, &args, argv[0]);
 	if (settle_args(&o, &args) < 0 || fuse_parse_cmdline(&args, &cl) != 0)
 		return quit(&o, &args, NULL, 2);
 	if (!cl.mountpoint) {
