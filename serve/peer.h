@@ -121,7 +121,6 @@ static inline void peer_error(struct serve_peer *p, const char *id,
 	cJSON_Delete(m);
 }
 
-
 /* peerjob.c: a job of p with room for n calls, the client's id and tag;
  * freed; cancelled (its calls told why: the client's reason, or NULL for
  * mcpfs's) */
