@@ -66,6 +66,7 @@
 #include <string.h>
 
 #include "fs.h"
+#include "gbuf.h"
 #include "jsonwrite.h"
 #include "kvargs.h"
 #include "writers.h"
@@ -144,15 +145,12 @@ static int resolve(struct callfile *cf, mcp_server **srv, mcp_session **s)
 /* Room for one more reply in the queue: 0 or -ENOMEM. */
 static int reserve(struct callfile *cf)
 {
-	if (cf->nreps == cf->capreps) {
-		size_t cap = cf->capreps ? cf->capreps * 2 : 2;
-		struct rep *r = realloc(cf->reps, cap * sizeof *r);
+	struct rep *r = gbuf_grow(cf->reps, &cf->capreps, cf->nreps + 1,
+				  sizeof *r, 2);
 
-		if (!r)
-			return -ENOMEM;
-		cf->reps = r;
-		cf->capreps = cap;
-	}
+	if (!r)
+		return -ENOMEM;
+	cf->reps = r;
 	return 0;
 }
 
@@ -357,17 +355,13 @@ void callfile_read(struct callfile *cf, fuse_req_t req, size_t size,
 		}
 		cf->attached = cf->found = 1;
 	}
-	if (cf->nparked == cf->capparked) {
-		size_t cap = cf->capparked ? cf->capparked * 2 : 2;
-
-		p = realloc(cf->parked, cap * sizeof *p);
-		if (!p) {
-			fuse_reply_err(req, ENOMEM);
-			return;
-		}
-		cf->parked = p;
-		cf->capparked = cap;
+	p = gbuf_grow(cf->parked, &cf->capparked, cf->nparked + 1, sizeof *p,
+		      2);
+	if (!p) {
+		fuse_reply_err(req, ENOMEM);
+		return;
 	}
+	cf->parked = p;
 	p = &cf->parked[cf->nparked++];
 	p->req = req;
 	p->size = size;

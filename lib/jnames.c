@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gbuf.h"
 #include "jnames.h"
 
 static int nomem(struct jscan_names *n)
@@ -77,6 +78,7 @@ const char *jnames_end(struct jscan_names *n)
 	size_t len = n->nbytes - n->key, i;
 	uint64_t h = 14695981039346656037ull; /* FNV-1a */
 	long c = control_in(s, len);
+	struct jscan_name *ne;
 
 	if (c >= 0) {
 		snprintf(n->why, sizeof n->why, "a member name holds the "
@@ -85,17 +87,12 @@ const char *jnames_end(struct jscan_names *n)
 	}
 	for (i = 0; i < len; i++)
 		h = (h ^ s[i]) * 1099511628211ull;
-	if (n->nent == n->capent) {
-		size_t cap = n->capent ? n->capent * 2 : 16;
-		struct jscan_name *ne = realloc(n->ent, cap * sizeof *ne);
-
-		if (!ne) {
-			nomem(n);
-			return "out of memory";
-		}
-		n->ent = ne;
-		n->capent = cap;
+	ne = gbuf_grow(n->ent, &n->capent, n->nent + 1, sizeof *ne, 16);
+	if (!ne) {
+		nomem(n);
+		return "out of memory";
 	}
+	n->ent = ne;
 	n->ent[n->nent].off = n->key;
 	n->ent[n->nent].len = len;
 	n->ent[n->nent].hash = h;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gbuf.h"
 #include "route.h"
 #include "uritmpl.h"
 
@@ -63,12 +64,9 @@ cJSON *route_merge(struct route_src *src, size_t n, enum route_kind kind)
 				"name");
 			if (!cJSON_IsString(v))
 				continue;
-			if (k == cap) {
-				cap = cap ? 2 * cap : 64;
-				if (!(na = realloc(a, cap * sizeof *a)))
-					goto fail;
-				a = na;
-			}
+			if (!(na = gbuf_grow(a, &cap, k + 1, sizeof *a, 64)))
+				goto fail;
+			a = na;
 			a[k] = (struct named){ .at = i, .seq = k, .item = it };
 			if (kind == ROUTE_TOOLS || kind == ROUTE_PROMPTS) {
 				if (asprintf(&a[k].name, "%s" ROUTE_SEP "%s",

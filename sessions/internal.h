@@ -40,7 +40,8 @@ struct conf_ref {
  * a hash of them (open addressing: a number + 1, 0 for an empty slot). */
 struct names {
 	char **v;
-	unsigned long n, cap;
+	unsigned long n;
+	size_t cap;
 	unsigned long *hash;
 	size_t hcap;
 };

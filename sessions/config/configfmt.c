@@ -253,15 +253,12 @@ static int env_line(char *line, char ***env, size_t *n, size_t *cap)
 		free(kv);
 		return 0;
 	}
-	if (*n + 2 > *cap) {
-		*cap = *cap ? *cap * 2 : *n + 8;
-		ne = realloc(*env, *cap * sizeof *ne);
-		if (!ne) {
-			free(kv);
-			return -2;
-		}
-		*env = ne;
+	/* room for kv and the NULL that ends env */
+	if (!(ne = gbuf_grow(*env, cap, *n + 2, sizeof *ne, *n + 8))) {
+		free(kv);
+		return -2;
 	}
+	*env = ne;
 	(*env)[(*n)++] = kv;
 	(*env)[*n] = NULL;
 	return 0;

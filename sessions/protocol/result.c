@@ -83,15 +83,11 @@ static void add_part(struct unpack *u, const char *name, mcp_buf *data)
 
 	if (!data)
 		return;
-	if (u->n == u->cap) {
-		v = realloc(u->v, (u->cap ? u->cap * 2 : 8) * sizeof *v);
-		if (!v) {
-			mcp_buf_unref(data);
-			return;
-		}
-		u->v = v;
-		u->cap = u->cap ? u->cap * 2 : 8;
+	if (!(v = gbuf_grow(u->v, &u->cap, u->n + 1, sizeof *v, 8))) {
+		mcp_buf_unref(data);
+		return;
 	}
+	u->v = v;
 	snprintf(u->v[u->n].name, sizeof u->v[u->n].name, "%s", name);
 	u->v[u->n++].data = data;
 }

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "ctlesc.h"
+#include "gbuf.h"
 #include "internal.h"
 #include "jscan.h"
 #include "jsent.h"
@@ -109,13 +110,9 @@ long names_intern(struct names *t, const char *name)
 		return (long)t->hash[i] - 1;
 	if (t->n >= MCP_NAMES_MAX)
 		return -ENOSPC;
-	if (t->n == t->cap) {
-		v = realloc(t->v, (t->cap ? t->cap * 2 : 16) * sizeof *v);
-		if (!v)
-			return -ENOMEM;
-		t->v = v;
-		t->cap = t->cap ? t->cap * 2 : 16;
-	}
+	if (!(v = gbuf_grow(t->v, &t->cap, t->n + 1, sizeof *v, 16)))
+		return -ENOMEM;
+	t->v = v;
 	if (hash_grow(&t->hash, &t->hcap, t->n, t->n + 1, t->v) < 0 ||
 	    !(t->v[t->n] = strdup(name)))
 		return -ENOMEM;

@@ -61,7 +61,7 @@ cflags="$cflags -I$root/sessions/base -I$root/sessions/protocol -I$root/serve"
 
 sources_for() {
 	case $1 in
-	jscan)   echo "$root/lib/jscan.c $root/lib/jspan.c $root/lib/jnames.c" ;;
+	jscan)   echo "$root/lib/jscan.c $root/lib/jspan.c $root/lib/jnames.c $root/lib/gbuf.c" ;;
 	frame)   echo "$root/lib/frame.c $root/lib/bigmem.c" ;;
 	config)  echo "$root/sessions/config/config.c $root/sessions/config/confentry.c" \
 		"$root/sessions/config/configfmt.c" \
