@@ -34,6 +34,7 @@
 #include "ctlesc.h"
 #include "gbuf.h"
 #include "help.h"
+#include "jexact.h"
 #include "kvargs.h"
 
 static const char *str(const cJSON *o, const char *k)
@@ -369,7 +370,7 @@ static int kv_name(const char *n)
 /* The JSON of v, compact, with DEL and C1 escaped (malloc'd). */
 static char *compact_json(const cJSON *v)
 {
-	char *t = cJSON_PrintUnformatted(v), *out;
+	char *t = jexact_print(v, 0), *out;
 
 	if (!t)
 		return NULL;
@@ -575,7 +576,7 @@ static void shape(struct gbuf *b, const cJSON *p)
 		sub = p;
 	if (!sub)
 		return;
-	t = cJSON_PrintUnformatted(sub);
+	t = jexact_print(sub, 0);
 	if (!t)
 		return;
 	gbuf_printf(b, "      %s: ", sub == p ? "shape" : "items");
@@ -611,7 +612,7 @@ static void limits(struct gbuf *b, const cJSON *p)
 			oneline(b, v->valuestring);
 			continue;
 		}
-		if (!v || !(t = cJSON_PrintUnformatted(v)))
+		if (!v || !(t = jexact_print(v, 0)))
 			continue;
 		gbuf_printf(b, ", %s ", keys[i]);
 		oneline(b, t);
@@ -622,7 +623,7 @@ static void limits(struct gbuf *b, const cJSON *p)
 /* ", KEY JSON" for the default or enum values of an argument. */
 static void json_attr(struct gbuf *b, const char *what, const cJSON *v)
 {
-	char *t = cJSON_PrintUnformatted(v);
+	char *t = jexact_print(v, 0);
 
 	gbuf_printf(b, ", %s ", what);
 	oneline(b, t ? t : "?");
@@ -770,7 +771,7 @@ char *help_render(const cJSON *entry, int prompt, const char *fname)
 	gbuf_puts(&b, "The reply: cat the same file again, or result/ (text, "
 		      "0.txt, 1.png, ...).\n");
 	if (out) {
-		char *t = cJSON_Print(out);
+		char *t = jexact_print(out, 1);
 
 		gbuf_puts(&b, "\nOutput schema (result/structured.json):\n");
 		if (t)

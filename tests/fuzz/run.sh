@@ -73,7 +73,7 @@ sources_for() {
 	sse)     echo "$root/lib/sse.c $root/lib/gbuf.c" ;;
 	askcheck) echo "$root/sessions/base/askcheck.c -lm" ;;
 	httpcheck) echo "$root/serve/httpcheck.c $root/lib/gbuf.c" ;;
-	kvargs)  echo "$root/lib/kvargs.c $root/sessions/guide/help.c" \
+	kvargs)  echo "$root/lib/kvargs.c $root/sessions/guide/help.c $root/lib/jexact.c" \
 		"$root/lib/gbuf.c $root/lib/ctlesc.c -lm" ;;
 	serve)   echo "-I$root/serve -I$work/serve $root/serve/peer.c" \
 		"$root/serve/peerjob.c" \

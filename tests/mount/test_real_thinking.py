@@ -150,3 +150,20 @@ def test_a_crash_loses_the_history_and_says_so(mcpfs_mount):
     assert history(sh(['bash'], f'echo "{lines(1)}" > {tool}; cat {tool}',
                       t)) == 1
     assert status(t)['generation'] == st['generation'] + 1
+
+
+def test_help_shows_the_schemas_numbers_as_written(mcpfs_mount):
+    """The tool's integers are zod's (bounded by 2^53 - 1): help/ shows
+    the bound as the schema has it, not cJSON's 9.00719925474099e+15,
+    which is another number; its example line is one the server takes."""
+    m = mount(mcpfs_mount)
+    t = m.path / 'think' / 't1'
+    os.mkdir(t)
+    h = read_file(t / 'help' / 'sequentialthinking').decode()
+    assert 'thoughtNumber (integer, required, minimum 1, maximum ' \
+        '9007199254740991)' in h, h
+    assert 'e+15' not in h
+    run = [ln.strip() for ln in h.splitlines()
+           if ln.strip().startswith("printf '%s\\n'")]
+    assert run, h
+    assert 'thoughtHistoryLength' in sh(['sh'], run[0], t)

@@ -682,6 +682,39 @@ static void test_help_alternatives_and_limits(void **state)
 	free(h);
 }
 
+/* Numbers in help/ are the schema's own: a bound of 2^53 - 1 (zod's
+ * integer bound, in most TypeScript servers' schemas) is no
+ * 9.00719925474099e+15 (cJSON's printing, which reads back as another
+ * number), nor is a default or an example made from a bound; fractions
+ * keep their digits and stay short. */
+static void test_help_numbers_are_exact(void **state)
+{
+	char *h = help_of("{\"name\":\"t\",\"annotations\":{\"readOnlyHint\":"
+			  "true},\"inputSchema\":{\"properties\":{"
+			  "\"n\":{\"type\":\"integer\",\"minimum\":"
+			  "9007199254740000,\"maximum\":9007199254740991},"
+			  "\"m\":{\"type\":\"integer\",\"minimum\":"
+			  "-9007199254740991,\"default\":123456789012345678},"
+			  "\"f\":{\"type\":\"number\",\"maximum\":"
+			  "0.30000000000000004,\"enum\":[0.1,1e300,"
+			  "2.5,9007199254740993]}},"
+			  "\"required\":[\"n\",\"f\"]}}");
+
+	assert_non_null(h);
+	assert_non_null(strstr(h, "  n (integer, required, minimum "
+				  "9007199254740000, maximum "
+				  "9007199254740991)\n"));
+	assert_non_null(strstr(h, "  m (integer, optional, default "
+				  "123456789012345680, minimum "
+				  "-9007199254740991)\n"));
+	assert_non_null(strstr(h, "  f (number, required, one of "
+				  "[0.1,1e+300,2.5,9007199254740992], maximum "
+				  "0.30000000000000004)\n"));
+	assert_non_null(strstr(h, "'n=9007199254740000'"));
+	assert_null(strstr(h, "e+15"));
+	free(h);
+}
+
 /* help_quote of text with prefix and max, as a string (malloc'd). */
 static char *quoted(const char *text, const char *prefix, size_t max)
 {
@@ -796,6 +829,7 @@ int main(void)
 		cmocka_unit_test(test_help_lines_run_in_bash),
 		cmocka_unit_test(test_help_details),
 		cmocka_unit_test(test_help_alternatives_and_limits),
+		cmocka_unit_test(test_help_numbers_are_exact),
 		cmocka_unit_test(test_help_quote),
 	};
 
