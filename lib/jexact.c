@@ -55,11 +55,44 @@ static int exact_numbers(cJSON *v)
 	return 0;
 }
 
+/* 1 when cJSON's printing of a number of v, at any depth, could read
+ * back as another number (not an int, which it prints whole, and its 15
+ * significant digits do not read back as it: cJSON then takes them if
+ * they are within a relative DBL_EPSILON), or print a whole number of 16
+ * to 21 digits with an exponent (9.00719925474e+15, which NAME=VALUE
+ * does not take as an integer). Most JSON has none, and is printed with
+ * no copy. */
+static int inexact(const cJSON *v)
+{
+	const cJSON *it;
+	char buf[40];
+	double d;
+
+	if (cJSON_IsNumber(v)) {
+		d = v->valuedouble;
+		if (d >= -2147483648.0 && d <= 2147483647.0 && d == (int)d)
+			return 0;
+		if (d == floor(d) && d > -1e21 && d < 1e21 &&
+		    (d <= -1e15 || d >= 1e15))
+			return 1; /* whole, not 9.00719925474e+15 */
+		snprintf(buf, sizeof buf, "%1.15g", d);
+		return strtod(buf, NULL) != d;
+	}
+	for (it = v->child; it; it = it->next)
+		if (inexact(it))
+			return 1;
+	return 0;
+}
+
 char *jexact_print(const cJSON *v, int formatted)
 {
 	char buf[40], *t;
 	cJSON *c;
 
+	if (!v)
+		return NULL; /* as cJSON's own */
+	if (!inexact(v))
+		return formatted ? cJSON_Print(v) : cJSON_PrintUnformatted(v);
 	if (cJSON_IsNumber(v)) {
 		jexact_number(buf, sizeof buf, v->valuedouble);
 		c = cJSON_CreateRaw(buf);

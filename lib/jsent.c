@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jexact.h"
 #include "jscan.h"
 #include "jsent.h"
 
@@ -95,7 +96,7 @@ unsigned long jsent_failures(void)
 
 char *jsent_print(const cJSON *j, int pretty, size_t *len)
 {
-	char *t = pretty ? cJSON_Print(j) : cJSON_PrintUnformatted(j);
+	char *t = jexact_print(j, pretty); /* numbers that read back */
 	char *out, *w;
 	size_t n, pairs = 0, i;
 

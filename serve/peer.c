@@ -29,6 +29,7 @@
 #include <cjson/cJSON.h>
 
 #include "buildconfig.h"
+#include "jexact.h"
 #include "mlog.h"
 #include "peer.h"
 #include "route.h"
@@ -130,7 +131,7 @@ static void tools_call(struct serve_peer *p, const char *id, cJSON *params,
 		return;
 	}
 	if (tok)
-		j->token = cJSON_PrintUnformatted(tok);
+		j->token = jexact_print(tok, 0);
 	req = cJSON_CreateObject();
 	if (prompt) {
 		cJSON_AddStringToObject(req, "method", "prompts/get");
@@ -219,7 +220,7 @@ static void cancelled(struct serve_peer *p, cJSON *params)
 {
 	cJSON *rid = cJSON_GetObjectItemCaseSensitive(params, "requestId");
 	cJSON *why = cJSON_GetObjectItemCaseSensitive(params, "reason");
-	char *id = rid ? cJSON_PrintUnformatted(rid) : NULL;
+	char *id = rid ? jexact_print(rid, 0) : NULL;
 	struct job *j, *nx;
 
 	for (j = LIST_FIRST(&p->jobs); id && j; j = nx) {
@@ -315,7 +316,7 @@ int serve_peer_input(struct serve_peer *p, const char *json, size_t len,
 		cJSON_Delete(m);
 		return 0;
 	}
-	ids = cJSON_PrintUnformatted(id);
+	ids = jexact_print(id, 0); /* as the client wrote it */
 	if (!ids) {
 		cJSON_Delete(m);
 		return -ENOMEM;
@@ -342,7 +343,7 @@ static void note(const struct mcp_stat *s, const char *json, size_t len)
 	cJSON *method = cJSON_GetObjectItemCaseSensitive(m, "method");
 	cJSON *params = cJSON_GetObjectItemCaseSensitive(m, "params");
 	cJSON *tok = cJSON_GetObjectItemCaseSensitive(params, "progressToken");
-	char *t = tok ? cJSON_PrintUnformatted(tok) : NULL;
+	char *t = tok ? jexact_print(tok, 0) : NULL;
 	const char *meth = cJSON_IsString(method) ? method->valuestring : "";
 	uint64_t sid = s->id;
 	struct serve_peer *p;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jexact.h"
 #include "mlog.h"
 #include "peer.h"
 #include "scope.h"
@@ -57,7 +58,7 @@ void peer_answered(struct serve_peer *p, cJSON *m)
 		mcp_ask_answer(q, NULL, 0, why);
 		return;
 	}
-	t = cJSON_PrintUnformatted(res);
+	t = jexact_print(res, 0); /* numbers as the client sent */
 	if (t && mcp_ask_answer(q, t, strlen(t), NULL) < 0)
 		mlog(MLOG_INFO, "serve: the client's answer to question %s of "
 		     "thread %s does not fit it: it stays in requests/",

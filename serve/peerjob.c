@@ -14,6 +14,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "jexact.h"
 #include "mlog.h"
 #include "peer.h"
 #include "route.h"
@@ -310,7 +311,7 @@ void job_listing(struct serve_peer *p, const char *id, uint64_t tag,
 void job_call(struct serve_peer *p, struct job *j,
 	      const struct mcp_stat *srv, cJSON *req, int side)
 {
-	char *t = cJSON_PrintUnformatted(req);
+	char *t = jexact_print(req, 0); /* numbers as the client sent */
 	const char *why = NULL;
 	struct mcp_stat s;
 	mcp_call *c;

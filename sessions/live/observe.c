@@ -13,6 +13,7 @@
 
 #include "ask.h"
 #include "internal.h"
+#include "jexact.h"
 
 static const struct mcp_observer *observer;
 
@@ -37,7 +38,7 @@ void ask_observed(const struct mcp_stat *q, const cJSON *params)
 
 	if (!observer || !observer->ask)
 		return;
-	t = params ? cJSON_PrintUnformatted(params) : strdup("{}");
+	t = params ? jexact_print(params, 0) : strdup("{}");
 	if (t)
 		observer->ask(q, t, strlen(t));
 	free(t);

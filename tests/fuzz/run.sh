@@ -69,7 +69,7 @@ sources_for() {
 		"$root/sessions/config/yamlconf.c $root/sessions/config/toml.c" \
 		"$root/lib/jscan.c $root/lib/jspan.c $root/lib/jnames.c $root/lib/gbuf.c $fyaml -lm" ;;
 	toml)    echo "$root/sessions/config/toml.c $root/lib/gbuf.c -lm" ;;
-	request) echo "$root/sessions/base/request.c $root/lib/jscan.c $root/lib/jspan.c $root/lib/jnames.c $root/lib/gbuf.c $root/lib/jsent.c" ;;
+	request) echo "$root/sessions/base/request.c $root/lib/jscan.c $root/lib/jspan.c $root/lib/jnames.c $root/lib/gbuf.c $root/lib/jsent.c $root/lib/jexact.c" ;;
 	sse)     echo "$root/lib/sse.c $root/lib/gbuf.c" ;;
 	askcheck) echo "$root/sessions/base/askcheck.c -lm" ;;
 	httpcheck) echo "$root/serve/httpcheck.c $root/lib/gbuf.c" ;;
@@ -79,18 +79,20 @@ sources_for() {
 		"$root/serve/peerjob.c" \
 		"$root/serve/peerask.c $root/serve/route.c $root/lib/uritmpl.c" \
 		"$root/serve/scope.c $root/serve/search.c $root/lib/gbuf.c" \
+		"$root/lib/jexact.c" \
 		"$root/lib/buf.c $root/lib/bigmem.c" \
 		"$root/sessions/base/versions.c" ;;
 	surface) echo "$root/sessions/protocol/surface.c $root/sessions/protocol/result.c" \
 		"$root/sessions/base/buf.c $root/lib/buf.c" \
 		"$root/lib/jscan.c $root/lib/jspan.c $root/lib/jnames.c $root/lib/jsent.c" \
+		"$root/lib/jexact.c" \
 		"$root/lib/gbuf.c $root/lib/bigmem.c $root/lib/mimetab.c" \
 		"$root/lib/ctlesc.c" ;;
 	oneline) echo "$root/sessions/protocol/inbound.c $root/sessions/protocol/stream.c" \
 		"$root/sessions/live/trace.c" \
 		"$root/sessions/base/buf.c $root/lib/buf.c $root/lib/ring.c" \
 		"$root/lib/idtab.c $root/lib/jscan.c $root/lib/jspan.c $root/lib/jnames.c" \
-		"$root/lib/jcompact.c $root/lib/jsent.c $root/lib/gbuf.c" \
+		"$root/lib/jcompact.c $root/lib/jsent.c $root/lib/jexact.c $root/lib/gbuf.c" \
 		"$root/lib/frame.c $root/lib/bigmem.c $root/lib/sse.c" ;;
 	esac
 }

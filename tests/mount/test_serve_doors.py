@@ -258,6 +258,32 @@ def test_what_a_client_gets_wrong_is_answered(mcpfs_mount):
     c.close()
 
 
+def test_numbers_pass_serve_as_they_are(mcpfs_mount):
+    """Numbers of 16 and 17 significant digits (a timestamp in
+    microseconds, 2^53 - 1, 0.1 + 0.2) reach the server through serve
+    as the file door sends them, and a 16-digit id comes back as sent.
+    cJSON's printing, which serve went through, made 9007199254740991
+    9.00719925474099e+15 (9007199254740990: another number) and
+    0.30000000000000004 0.3."""
+    m = mcpfs_mount({'a': fake()})
+    c = Raw(m, 't1')
+    c.hello()
+    for n, rid in ((1733540123456789, 1733540123456789),
+                   (9007199254740991, 2)):
+        r = c.ask(rid, 'tools/call', {'name': 'a__echo', 'arguments': {
+            'text': 'x', 'n': n, 'f': 0.30000000000000004}})
+        assert r['id'] == rid, r
+        assert result_text(r) == 'x', r
+    c.close()
+    trace = read_file(m.path / 'a' / 't1' / 'trace').decode()
+    sent = [json.loads(ln)['msg'] for ln in trace.splitlines()
+            if '"tools/call"' in ln and '"dir":"out"' in ln]
+    assert [s['params']['arguments']['n'] for s in sent] == \
+        [1733540123456789, 9007199254740991], trace
+    assert '"n":1733540123456789,' in trace
+    assert '"f":0.30000000000000004' in trace
+
+
 def test_a_call_the_core_refuses_is_answered_with_its_code(mcpfs_mount):
     """A call the core refuses before it is sent: arguments that are not
     an object are the client's error (-32602, with the reason); no room
