@@ -1,7 +1,8 @@
 /*
- * jexact.c - a cJSON value printed with its numbers exact (jexact.h):
- * help/ shows a schema's bounds, defaults and enums as the server wrote
- * them, so that what a user copies from it is what the schema says.
+ * jexact.c - a cJSON value printed with its numbers exact (jexact.h), so
+ * that a number mcpfs passes on (serve's requests to a server, status,
+ * result/) or shows (help/'s bounds, defaults and enums) reads back as
+ * the number it was given.
  */
 #include <math.h>
 #include <stdio.h>
