@@ -30,6 +30,8 @@
 
 #include "buildconfig.h"
 #include "jexact.h"
+#include "jscan.h"
+#include "jsent.h"
 #include "mlog.h"
 #include "peer.h"
 #include "route.h"
@@ -286,10 +288,35 @@ static const struct method {
 	{ NULL, NULL, 0 },
 };
 
+/* json, which cJSON could not read: its id as JSON text when it is an
+ * object with one that can be read (by structure only: JSON that holds
+ * an unpaired surrogate escape, valid in RFC 8259, is neither cJSON's
+ * nor I-JSON's), else NULL. */
+static char *unread_id(const char *json, size_t len)
+{
+	struct jscan_span top = { 0, 0 }, v;
+	cJSON *id;
+	char *t = NULL;
+
+	while (top.at < len && (json[top.at] == ' ' || json[top.at] == '\t' ||
+				json[top.at] == '\r' || json[top.at] == '\n'))
+		top.at++;
+	top.n = len - top.at;
+	if (top.n && json[top.at] == '{' &&
+	    jscan_member(json, top, "id", &v) &&
+	    (id = cJSON_ParseWithLength(json + v.at, v.n)) != NULL) {
+		if (!cJSON_IsNull(id))
+			t = jexact_print(id, 0);
+		cJSON_Delete(id);
+	}
+	return t;
+}
+
 int serve_peer_input(struct serve_peer *p, const char *json, size_t len,
 		     uint64_t tag)
 {
-	cJSON *m = cJSON_ParseWithLength(json, len), *id, *method, *params;
+	/* an escaped NUL kept (as C0 80, jsent.h) to reach the server */
+	cJSON *m = jsent_parse(json, len), *id, *method, *params;
 	const struct method *k;
 	char *ids = NULL;
 	const char *meth;
@@ -298,6 +325,14 @@ int serve_peer_input(struct serve_peer *p, const char *json, size_t len,
 	method = cJSON_GetObjectItemCaseSensitive(m, "method");
 	id = cJSON_GetObjectItemCaseSensitive(m, "id");
 	params = cJSON_GetObjectItemCaseSensitive(m, "params");
+	if (!m && (ids = unread_id(json, len)) != NULL) {
+		peer_error(p, ids, -32600, "mcpfs cannot read this message: "
+			   "a string holds an unpaired surrogate escape "
+			   "(\\uD800 to \\uDFFF), or it nests past 1000 "
+			   "levels, or memory ran out", tag);
+		free(ids);
+		return 1;
+	}
 	if (!cJSON_IsObject(m)) {
 		peer_error(p, NULL, -32700, "parse error: not a JSON-RPC "
 			   "message", tag);

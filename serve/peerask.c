@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jexact.h"
+#include "jsent.h"
 #include "mlog.h"
 #include "peer.h"
 #include "scope.h"
@@ -36,6 +36,7 @@ void peer_answered(struct serve_peer *p, cJSON *m)
 	struct mcp_stat qs;
 	uint64_t qid;
 	mcp_ask *q;
+	size_t tn = 0;
 	char *t;
 	int k;
 
@@ -58,8 +59,8 @@ void peer_answered(struct serve_peer *p, cJSON *m)
 		mcp_ask_answer(q, NULL, 0, why);
 		return;
 	}
-	t = jexact_print(res, 0); /* numbers as the client sent */
-	if (t && mcp_ask_answer(q, t, strlen(t), NULL) < 0)
+	t = jsent_print(res, 0, &tn); /* numbers and NULs as sent */
+	if (t && mcp_ask_answer(q, t, tn, NULL) < 0)
 		mlog(MLOG_INFO, "serve: the client's answer to question %s of "
 		     "thread %s does not fit it: it stays in requests/",
 		     qs.name, p->thread);

@@ -14,7 +14,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "jexact.h"
+#include "jsent.h"
 #include "mlog.h"
 #include "peer.h"
 #include "route.h"
@@ -311,7 +311,9 @@ void job_listing(struct serve_peer *p, const char *id, uint64_t tag,
 void job_call(struct serve_peer *p, struct job *j,
 	      const struct mcp_stat *srv, cJSON *req, int side)
 {
-	char *t = jexact_print(req, 0); /* numbers as the client sent */
+	size_t tn = 0;
+	/* numbers as the client sent them, an escaped NUL as \u0000 */
+	char *t = jsent_print(req, 0, &tn);
 	const char *why = NULL;
 	struct mcp_stat s;
 	mcp_call *c;
@@ -322,7 +324,7 @@ void job_call(struct serve_peer *p, struct job *j,
 	r = t ? thread_of(p, srv, &s) : -ENOMEM;
 	if (r == 0) {
 		j->sess_id = s.id;
-		r = mcp_req_parse(t, strlen(t), NULL, side ? MCP_REQ_SIDE : 0,
+		r = mcp_req_parse(t, tn, NULL, side ? MCP_REQ_SIDE : 0,
 				  &q, &why);
 		if (r == 0)
 			r = mcp_call_start(srv->server, s.session, q, &c);

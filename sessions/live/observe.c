@@ -13,7 +13,7 @@
 
 #include "ask.h"
 #include "internal.h"
-#include "jexact.h"
+#include "jsent.h"
 
 static const struct mcp_observer *observer;
 
@@ -38,7 +38,7 @@ void ask_observed(const struct mcp_stat *q, const cJSON *params)
 
 	if (!observer || !observer->ask)
 		return;
-	t = params ? jexact_print(params, 0) : strdup("{}");
+	t = params ? jsent_print(params, 0, NULL) : strdup("{}");
 	if (t)
 		observer->ask(q, t, strlen(t));
 	free(t);

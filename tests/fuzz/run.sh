@@ -79,7 +79,8 @@ sources_for() {
 		"$root/serve/peerjob.c" \
 		"$root/serve/peerask.c $root/serve/route.c $root/lib/uritmpl.c" \
 		"$root/serve/scope.c $root/serve/search.c $root/lib/gbuf.c" \
-		"$root/lib/jexact.c" \
+		"$root/lib/jexact.c $root/lib/jsent.c $root/lib/jscan.c" \
+		"$root/lib/jspan.c $root/lib/jnames.c" \
 		"$root/lib/buf.c $root/lib/bigmem.c" \
 		"$root/sessions/base/versions.c" ;;
 	surface) echo "$root/sessions/protocol/surface.c $root/sessions/protocol/result.c" \

@@ -284,6 +284,28 @@ def test_numbers_pass_serve_as_they_are(mcpfs_mount):
     assert '"f":0.30000000000000004' in trace
 
 
+def test_strings_pass_serve_as_they_are(mcpfs_mount):
+    """An escaped NUL in an argument reaches the server (spec 5: the file
+    door keeps it), where serve cut the string there ("a\\u0000b" went
+    as "a"); a request that is JSON but holds a string no C string can
+    (an unpaired surrogate escape) is answered with an error of its id,
+    where serve answered an id of null and the client waited for ever."""
+    m = mcpfs_mount({'a': fake()})
+    c = Raw(m, 't1')
+    c.hello()
+    c.send('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":'
+           '{"name":"a__echo","arguments":{"text":"a\\u0000b"}}}')
+    assert c.reply(1)['result']['content'][0]['text'] == 'a\x00b'
+    c.send('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":'
+           '{"name":"a__echo","arguments":{"text":"\\ud800x"}}}')
+    e = c.reply(2)['error']
+    assert e['code'] == -32600 and 'cannot read' in e['message'], e
+    assert c.ask(3, 'ping')['result'] == {}  # and the session goes on
+    c.close()
+    trace = read_file(m.path / 'a' / 't1' / 'trace').decode()
+    assert '"text":"a\\u0000b"' in trace
+
+
 def test_a_call_the_core_refuses_is_answered_with_its_code(mcpfs_mount):
     """A call the core refuses before it is sent: arguments that are not
     an object are the client's error (-32602, with the reason); no room
