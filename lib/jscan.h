@@ -159,5 +159,9 @@ int jscan_str_is(const char *p, struct jscan_span s, const char *want);
  */
 int jscan_member(const char *p, struct jscan_span obj, const char *key,
 		 struct jscan_span *val);
+/* The same in the top-level object of the n bytes at p (whitespace before
+ * it allowed): a line's member. */
+int jscan_top_member(const char *p, size_t n, const char *key,
+		     struct jscan_span *val);
 
 #endif

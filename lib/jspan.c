@@ -247,6 +247,16 @@ int jscan_str_is(const char *p, struct jscan_span s, const char *want)
 	return !*w;
 }
 
+int jscan_top_member(const char *p, size_t n, const char *key,
+		     struct jscan_span *val)
+{
+	struct jscan_span top;
+
+	top.at = skip_ws(p, 0, n);
+	top.n = n - top.at;
+	return jscan_member(p, top, key, val);
+}
+
 int jscan_member(const char *p, struct jscan_span obj, const char *key,
 		 struct jscan_span *val)
 {

@@ -294,16 +294,11 @@ static const struct method {
  * nor I-JSON's), else NULL. */
 static char *unread_id(const char *json, size_t len)
 {
-	struct jscan_span top = { 0, 0 }, v;
+	struct jscan_span v;
 	cJSON *id;
 	char *t = NULL;
 
-	while (top.at < len && (json[top.at] == ' ' || json[top.at] == '\t' ||
-				json[top.at] == '\r' || json[top.at] == '\n'))
-		top.at++;
-	top.n = len - top.at;
-	if (top.n && json[top.at] == '{' &&
-	    jscan_member(json, top, "id", &v) &&
+	if (jscan_top_member(json, len, "id", &v) &&
 	    (id = cJSON_ParseWithLength(json + v.at, v.n)) != NULL) {
 		if (!cJSON_IsNull(id))
 			t = jexact_print(id, 0);

@@ -117,7 +117,7 @@ static void keep_as_sent(cJSON *j, const char *line, size_t len,
 {
 	struct jscan_span v;
 
-	if (j && line_member(line, len, key, &v))
+	if (j && jscan_top_member(line, len, key, &v))
 		jsent_keep(j, line + v.at, v.n);
 }
 

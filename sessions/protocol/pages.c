@@ -47,20 +47,6 @@
 #define PRINT_SLICED 2048             /* items and up: printed in slices */
 #define WALK_PART (1 << 20)           /* bytes of an item walked at once */
 
-int line_member(const char *line, size_t len, const char *key,
-		struct jscan_span *v)
-{
-	size_t i = 0;
-	struct jscan_span top;
-
-	while (i < len && (line[i] == ' ' || line[i] == '\t' ||
-			   line[i] == '\r' || line[i] == '\n'))
-		i++;
-	top.at = i;
-	top.n = len - i;
-	return jscan_member(line, top, key, v);
-}
-
 /* A listing call's pages (mcp_call.pg), made at its first page. */
 struct pages {
 	cJSON *acc;              /* its items so far */
@@ -464,7 +450,7 @@ void pages_got(mcp_session *s, mcp_call *c, cJSON *res, const char *line,
 	if (!c->pg->acc)
 		c->pg->acc = cJSON_CreateArray();
 	c->pg->n++;
-	raw = line_member(line, len, "result", &rv) &&
+	raw = jscan_top_member(line, len, "result", &rv) &&
 	      jscan_member(line, rv, key, &iv);
 	if (c->list == MCP_SKILLS) {
 		skills_got(c, items, line, len, raw ? &iv : NULL);

@@ -10,10 +10,6 @@
 #include "internal.h"
 
 /* pages.c: listing pages gathered, long ones a slice at a time */
-/* The text of member key of the top-level object of line, in *v; 1 if
- * found. */
-int line_member(const char *line, size_t len, const char *key,
-		struct jscan_span *v);
 /* A page (reply result res, parsed; line its text) of listing c of s. */
 void pages_got(mcp_session *s, mcp_call *c, cJSON *res, const char *line,
 	       size_t len);

@@ -62,19 +62,6 @@ int mlog_limit(struct mlog_limit *l, int level, const char *what)
 	return 0;
 }
 
-int line_member(const char *line, size_t len, const char *key,
-		struct jscan_span *v)
-{
-	size_t i = 0;
-	struct jscan_span top;
-
-	while (i < len && strchr(" \t\r\n", line[i]))
-		i++;
-	top.at = i;
-	top.n = len - i;
-	return jscan_member(line, top, key, v);
-}
-
 /* The call leaves the table of those in flight: it must be there. */
 static void untrack(mcp_call *c)
 {
