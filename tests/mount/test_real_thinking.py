@@ -57,6 +57,21 @@ def lines(n, total=4, more='true'):
             f'totalThoughts:={total}\nnextThoughtNeeded:={more}\n')
 
 
+TOOL = 'tools/sequentialthinking'
+
+
+def two_thoughts(mcpfs_mount):
+    """A mount, its thread think/t1, and two thoughts written there from
+    bash: (mount, thread directory)."""
+    m = mount(mcpfs_mount)
+    t = m.path / 'think' / 't1'
+    os.mkdir(t)
+    for n in (1, 2):
+        assert history(sh(['bash'], f'echo "{lines(n)}" > {TOOL}; '
+                          f'cat {TOOL}', t)) == n
+    return m, t
+
+
 def test_thoughts_accumulate_in_one_thread_whatever_writes_them(
         mcpfs_mount):
     """Four thoughts, each written by another writer (a bash heredoc, dash
@@ -100,13 +115,8 @@ def test_an_agent_and_the_shell_share_the_history(mcpfs_mount):
     """`mcpfs serve --thread t1`, spoken to as a client would, calls
     think__sequentialthinking in the thread the shell made: its thought
     is the shell's third, and the shell's next is the fourth."""
-    m = mount(mcpfs_mount)
-    t = m.path / 'think' / 't1'
-    os.mkdir(t)
-    tool = 'tools/sequentialthinking'
-    for n in (1, 2):
-        assert history(sh(['bash'], f'echo "{lines(n)}" > {tool}; '
-                          f'cat {tool}', t)) == n
+    m, t = two_thoughts(mcpfs_mount)
+    tool = TOOL
     raw = Raw(m, 't1')
     try:
         raw.hello()
@@ -128,13 +138,8 @@ def test_a_crash_loses_the_history_and_says_so(mcpfs_mount):
     the next call says so (-32002, spec 5) instead of answering from a
     fresh process as if nothing happened; the call after that is the
     first thought of a new process (generation 2)."""
-    m = mount(mcpfs_mount)
-    t = m.path / 'think' / 't1'
-    os.mkdir(t)
-    tool = 'tools/sequentialthinking'
-    for n in (1, 2):
-        assert history(sh(['bash'], f'echo "{lines(n)}" > {tool}; '
-                          f'cat {tool}', t)) == n
+    m, t = two_thoughts(mcpfs_mount)
+    tool = TOOL
     st = status(t)
     os.kill(st['pid'], signal.SIGKILL)
     wait_until(lambda: status(t)['state'] == 'exited', slacked(10),
